@@ -1,0 +1,68 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// One module per concern; the executable stays thin. See ARCHITECTURE.md.
+let package = Package(
+    name: "rapidscan",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "rapidscan", targets: ["rapidscan"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+    ],
+    targets: [
+        // C libraries, through pkg-config.
+        .systemLibrary(name: "CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg-dev"])]),
+        // libjpeg/libpng errors are caught with setjmp here, in C, and returned as codes.
+        .target(name: "CImageCodecs", dependencies: ["CPNG", "CJPEG"]),
+
+        // Pure values: GTIN/EAN/UPC/ISBN.
+        .target(name: "BookCodes"),
+        // Files -> 8-bit grayscale images.
+        .target(name: "Imaging", dependencies: ["CImageCodecs"]),
+        // zbar behind a safe Swift type; detections validated through BookCodes.
+        .target(name: "BarcodeReading", dependencies: ["CZBar", "Imaging", "BookCodes"]),
+        // Config file, environment, XDG locations.
+        .target(name: "RapidScanConfig"),
+        // SQLite work/ISBN cache and the user's library.
+        .target(name: "Catalogue", dependencies: [
+            "BookCodes",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+        // Google Books, Open Library over HTTP.
+        .target(name: "MetadataSources", dependencies: ["BookCodes", "RapidScanConfig"]),
+        // ISBN -> cache -> sources -> merged work; pending lookups.
+        .target(name: "BookLookup", dependencies: ["BookCodes", "Catalogue", "MetadataSources"]),
+        // Frame source -> decode -> validate -> debounce -> lookup -> add -> session -> output.
+        .target(name: "Pipeline", dependencies: ["BookCodes", "Imaging", "BarcodeReading", "Catalogue", "BookLookup"]),
+        // Subcommands (one type each); the executable only calls into this.
+        .target(name: "RapidScanCLI", dependencies: [
+            "BookCodes", "Imaging", "BarcodeReading", "RapidScanConfig", "Catalogue",
+            "MetadataSources", "BookLookup", "Pipeline",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "rapidscan", dependencies: ["RapidScanCLI"]),
+
+        // Test helpers: fixture paths, a loopback HTTP server replaying recorded responses.
+        .target(name: "TestSupport", dependencies: [
+            .product(name: "FlyingFox", package: "FlyingFox"),
+        ], path: "Tests/TestSupport"),
+        .testTarget(name: "BookCodesTests", dependencies: [
+            "BookCodes", .product(name: "PropertyBased", package: "swift-property-based"),
+        ]),
+        .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport"]),
+        .testTarget(name: "BarcodeReadingTests", dependencies: ["BarcodeReading", "Imaging", "BookCodes", "TestSupport"]),
+        .testTarget(name: "CatalogueTests", dependencies: ["Catalogue", "BookCodes", "TestSupport"]),
+        .testTarget(name: "MetadataSourcesTests", dependencies: ["MetadataSources", "RapidScanConfig", "BookCodes", "TestSupport"]),
+        .testTarget(name: "BookLookupTests", dependencies: ["BookLookup", "Catalogue", "MetadataSources", "BookCodes", "TestSupport"]),
+        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Catalogue", "BookLookup", "BarcodeReading", "BookCodes", "TestSupport"]),
+        // Runs the built `rapidscan` binary end to end.
+        .testTarget(name: "CLITests", dependencies: ["TestSupport"]),
+    ]
+)

@@ -1,0 +1,1 @@
+// BarcodeReading: see ARCHITECTURE.md

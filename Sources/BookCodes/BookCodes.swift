@@ -1,0 +1,1 @@
+// BookCodes: see ARCHITECTURE.md

@@ -1,0 +1,1 @@
+// BookLookup: see ARCHITECTURE.md

@@ -1,0 +1,1 @@
+// Imaging: see ARCHITECTURE.md

@@ -1,0 +1,1 @@
+// MetadataSources: see ARCHITECTURE.md

@@ -1,0 +1,1 @@
+// Pipeline: see ARCHITECTURE.md

@@ -1,0 +1,1 @@
+// RapidScanConfig: see ARCHITECTURE.md

@@ -1,0 +1,3 @@
+import RapidScanCLI
+
+await RapidScanCommand.main()

@@ -1,0 +1,3 @@
+import Testing
+
+@Test func BookCodesTargetBuilds() { #expect(Bool(true)) }

@@ -1,0 +1,3 @@
+import Testing
+
+@Test func PipelineTargetBuilds() { #expect(Bool(true)) }
