@@ -1,1 +1,0 @@
-// BookCodes: see ARCHITECTURE.md
