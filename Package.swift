@@ -13,6 +13,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         // C libraries, through pkg-config.
@@ -29,7 +30,9 @@ let package = Package(
         // zbar behind a safe Swift type; detections validated through BookCodes.
         .target(name: "BarcodeReading", dependencies: ["CZBar", "Imaging", "BookCodes"]),
         // Config file, environment, XDG locations.
-        .target(name: "RapidScanConfig"),
+        .target(name: "RapidScanConfig", dependencies: [
+            .product(name: "TOMLKit", package: "TOMLKit"),
+        ]),
         // SQLite work/ISBN cache and the user's library.
         .target(name: "Catalogue", dependencies: [
             "BookCodes",
