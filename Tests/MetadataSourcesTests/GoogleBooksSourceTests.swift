@@ -39,6 +39,17 @@ import TestSupport
         #expect(request.header("User-Agent") == "rapidscan/\(RapidScanVersion.current)")
     }
 
+    @Test func httpThumbnailWithoutCurlKeepsItsQuery() async throws {
+        guard let harness = try await Harness.start() else { return }
+        defer { Task { await harness.stop() } }
+        try harness.server.replay(Self.volumes, fixture: "googlebooks/volumes_isbn_9780990582939_no_edge_curl_us.json")
+        let edition = try #require(try await harness.google.edition(isbn: ISBN13("9780990582939")))
+        #expect(edition.coverImageUrl
+            == "https://books.google.com/books/content?id=ySOBzgEACAAJ&printsec=frontcover&img=1&zoom=1&source=gbs_api")
+        #expect(edition.publishDate == "2021-07-27")
+        #expect(edition.pageCount == 640)
+    }
+
     @Test func noItemsKeyMeansNotFound() async throws {
         guard let harness = try await Harness.start() else { return }
         defer { Task { await harness.stop() } }

@@ -82,6 +82,42 @@ import TestSupport
         #expect(harness.server.requests.count == 1)
     }
 
+    @Test func editionCoversWinAndMissingWorkIsSkipped() async throws {
+        guard let harness = try await Harness.start() else { return }
+        defer { Task { await harness.stop() } }
+        let server = harness.server
+        try server.replay("/isbn/9780743273565.json", fixture: "openlibrary/books_OL23109860M_edition_gatsby_covers_notes.json")
+        // The work record is gone (404): the edition alone still makes a book.
+        try server.replay("/works/OL468431W.json", fixture: "openlibrary/error_404_notfound.json", status: 404)
+        server.route("/authors/OL27349A.json", response: .json(#"{"name": "F. Scott Fitzgerald"}"#))
+
+        let edition = try #require(try await harness.openLibrary.edition(isbn: ISBN13("9780743273565")))
+        #expect(edition.title == "The Great Gatsby")
+        #expect(edition.authors == ["F. Scott Fitzgerald"])
+        #expect(edition.coverImageUrl == "https://covers.example.org/b/id/6776207-L.jpg")
+        #expect(edition.format == "paperback")  // "Trade Paperback"
+        #expect(edition.pageCount == 180)
+        #expect(edition.description == nil)  // `notes` are not a description
+        #expect(edition.categories.first == "Traffic accidents -- Fiction")
+        #expect(server.requests.map(\.path) == ["/isbn/9780743273565.json", "/works/OL468431W.json", "/authors/OL27349A.json"])
+    }
+
+    @Test func missingAuthorRecordFallsBackToByStatementOrNothing() async throws {
+        guard let harness = try await Harness.start() else { return }
+        defer { Task { await harness.stop() } }
+        try harness.server.replay(
+            "/isbn/9781943899159.json", fixture: "openlibrary/books_OL36884359M_edition_description_markdown_isbn13_only.json")
+        // No routes for the work or the author: the fixture server answers 404 for both.
+        let edition = try #require(try await harness.openLibrary.edition(isbn: ISBN13("9781943899159")))
+        #expect(edition.title == "The Stars with You")
+        #expect(edition.authors.isEmpty)
+        #expect(edition.description?.hasPrefix(">\"She didn't choose her garden\"") == true)
+        #expect(edition.isbn10 == "1943899150")
+        #expect(edition.publishDate == "2022")
+        #expect(edition.pageCount == 36)
+        #expect(harness.server.requests.count == 3)
+    }
+
     @Test func notFoundIsNil() async throws {
         guard let harness = try await Harness.start() else { return }
         defer { Task { await harness.stop() } }
