@@ -235,3 +235,19 @@ public final class HTTPClient: Sendable {
         return components.string ?? "\(url.scheme ?? "http")://\(url.host ?? "")\(url.path)"
     }
 }
+
+enum RequestURL {
+    /// `base` + path + query, with `+`, `&`, `=` and quotes in values percent-encoded
+    /// (URLQueryItem leaves `+`, which Google would read as a space).
+    static func make(base: URL, path: String, query: [URLQueryItem]) throws(SourceError) -> URL {
+        var allowed = CharacterSet.urlQueryAllowed
+        allowed.remove(charactersIn: "+&=\"#")
+        let encoded = query.map { item in
+            "\(item.name)=\(item.value?.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")"
+        }.joined(separator: "&")
+        guard let url = URL(string: base.absoluteString + path + "?" + encoded) else {
+            throw .badResponse("cannot build a request URL from base \(base.absoluteString)")
+        }
+        return url
+    }
+}
