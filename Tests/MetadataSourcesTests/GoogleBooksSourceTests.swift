@@ -171,6 +171,25 @@ import TestSupport
         #expect(error == .quotaExceeded)
     }
 
+    @Test func plainTooManyRequestsWaitsForRetryAfterDate() async throws {
+        guard let harness = try await Harness.start(retries: 1) else { return }
+        defer { Task { await harness.stop() } }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        let inTwentySeconds = formatter.string(from: Date().addingTimeInterval(20))
+        harness.server.route(Self.volumes, responses: [
+            FixtureResponse(status: 429, headers: ["Retry-After": inTwentySeconds]),
+            try .fixture("googlebooks/volumes_isbn_9781250313188_no_edge_curl_us.json"),
+        ])
+        let edition = try await harness.google.edition(isbn: ISBN13("9781250313188"))
+        #expect(edition?.title == "Gideon the Ninth")
+        #expect(harness.server.requests.count == 2)
+        let waited = try #require(harness.clock.sleeps.first)
+        #expect((17...20).contains(waited))
+    }
+
     @Test func unknownLocationIsPermanentAndNotRetried() async throws {
         guard let harness = try await Harness.start(retries: 2) else { return }
         defer { Task { await harness.stop() } }
