@@ -30,6 +30,39 @@ import TestSupport
         maxRetryDelaySeconds = 12
         """
 
+    /// The example given for the README: every key, at its default value (contact aside).
+    static let documentedExample = """
+        # database = "~/.local/share/rapidscan/library.sqlite"
+
+        [sources]
+        order = ["googleBooks", "openLibrary"]
+
+        [sources.googleBooks]
+        enabled = true
+        baseURL = "https://www.googleapis.com"
+        apiKeyEnv = "GOOGLE_BOOKS_API_KEY"
+        # apiKey = "..."
+
+        [sources.openLibrary]
+        enabled = true
+        baseURL = "https://openlibrary.org"
+        coversBaseURL = "https://covers.openlibrary.org"
+        contact = "you@example.com"
+
+        [http]
+        timeoutSeconds = 10
+        retries = 2
+        maxConcurrentRequests = 4
+        retryBaseDelaySeconds = 0.5
+        maxRetryDelaySeconds = 30
+        """
+
+    @Test func documentedExampleMatchesTheDefaults() throws {
+        var expected = RapidScanSettings()
+        expected.contact = "you@example.com"
+        #expect(try RapidScanSettings.parse(toml: Self.documentedExample) == expected)
+    }
+
     @Test func defaultsWithoutAConfigFile() throws {
         try withTemporaryDirectory { directory in
             let environment = ["HOME": directory.path, "XDG_CONFIG_HOME": directory.appendingPathComponent("cfg").path]
