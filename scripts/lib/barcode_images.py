@@ -220,11 +220,12 @@ def scene(rng, size, labels, tilt=6.0, clutter_count=25):
 
 def lighting(image, rng):
     """Uneven light (brighter in one corner), a little blur and sensor noise, as a phone adds."""
-    shade = Image.radial_gradient("L").resize(image.size, Image.Resampling.BILINEAR)
+    w, h = image.size
+    shade = Image.radial_gradient("L").resize((2 * w, 2 * h), Image.Resampling.BILINEAR)
     shade = ImageOps.invert(shade).point(lambda v: 150 + v * 105 // 255)
-    shifted = Image.new("L", image.size, 0)
-    shifted.paste(shade, (rng.randint(-image.width // 4, image.width // 4), rng.randint(-image.height // 4, image.height // 4)))
-    lit = Image.composite(image, Image.new("RGB", image.size, (0, 0, 0)), shifted)
+    left, top = rng.randint(w // 4, 3 * w // 4), rng.randint(h // 4, 3 * h // 4)
+    shade = shade.crop((left, top, left + w, top + h))
+    lit = Image.composite(image, Image.new("RGB", image.size, (0, 0, 0)), shade)
     lit = Image.blend(image, lit, 0.5)
     return add_noise(blur(lit, 0.7 * image.width / 1024), rng, 0.06)
 
@@ -233,7 +234,7 @@ def label_for_photo(rng, scale):
     """A random known ISBN, with an EAN-5 price half of the time; returns (label, expected codes)."""
     isbn = rng.choice(sorted(BOOKS))
     addon = rng.choice([None, "51299", "90000", "01099", "62495"])
-    label = book_label(isbn, addon=addon, module=max(2, round(3 * scale)))
+    label = book_label(isbn, addon=addon, module=max(2, round(rng.uniform(1.6, 3.4) * scale)))
     expected = [f"EAN-13:{isbn}"] + ([f"EAN-5:{addon}"] if addon else [])
     return label, expected
 
