@@ -75,7 +75,7 @@ static void rs_cmyk_row_to_gray(const unsigned char *cmyk, unsigned char *gray, 
         unsigned c = cmyk[0], m = cmyk[1], y = cmyk[2], k = cmyk[3];
         if (!inverted) { c = 255 - c; m = 255 - m; y = 255 - y; k = 255 - k; }
         unsigned r = rs_clamp_product(c, k), g = rs_clamp_product(m, k), b = rs_clamp_product(y, k);
-        gray[x] = (unsigned char)((r * 77 + g * 150 + b * 29 + 128) >> 8);
+        gray[x] = (unsigned char)((r * 19595 + g * 38470 + b * 7471 + 32768) >> 16);   // BT.601
     }
 }
 
