@@ -15,7 +15,7 @@ typedef struct rs_jpeg_error {
     char *message;
     char *warnings;
     int *warning_count;
-    int truncated;
+    int truncated;          // "Premature end of JPEG file": the data ran out
 } rs_jpeg_error;
 
 static void rs_jpeg_error_exit(j_common_ptr cinfo) {
@@ -38,9 +38,9 @@ static void rs_jpeg_output_message(j_common_ptr cinfo) {
 static void rs_jpeg_emit_message(j_common_ptr cinfo, int level) {
     if (level >= 0) return;
     rs_jpeg_error *error = (rs_jpeg_error *)cinfo->err;
-    if (cinfo->err->msg_code == JWRN_JPEG_EOF) error->truncated = 1;
     if (error->warning_count) *error->warning_count += 1;
     cinfo->err->num_warnings++;
+    if (cinfo->err->msg_code == JWRN_JPEG_EOF) error->truncated = 1;
     (*cinfo->err->output_message)(cinfo);
 }
 
@@ -114,6 +114,12 @@ rs_status rs_jpeg_decode(const unsigned char *data, size_t size,
     }
     int cmyk = cinfo.jpeg_color_space == JCS_CMYK || cinfo.jpeg_color_space == JCS_YCCK;
     cinfo.out_color_space = cmyk ? JCS_CMYK : JCS_GRAYSCALE;
+    // Ceiling division, as libjpeg sizes scaled output.
+    while (options->max_output_pixels > 0 && denominator < 8 &&
+           (unsigned long long)((cinfo.image_width + denominator - 1) / denominator) *
+                   ((cinfo.image_height + denominator - 1) / denominator) > options->max_output_pixels)
+        denominator *= 2;
+    out->scale_denominator = denominator;
     cinfo.scale_num = 1;
     cinfo.scale_denom = (unsigned)denominator;
     if (options->fast) {

@@ -7,6 +7,7 @@ struct NativeDecodeResult {
     var sourceHeight: Int
     var exifOrientation: Int
     var warnings: [String]
+    var scale: JPEGScale
 }
 
 /// A codec's refusal, before a file name is attached.
@@ -50,10 +51,11 @@ enum JPEGColorModel: CaseIterable {
 
 /// The only place that touches the C codecs' pointers.
 enum NativeCodecs {
-    static func decodeJPEG(_ bytes: UnsafeRawBufferPointer, scale: JPEGScale, maxPixels: Int,
-                           fast: Bool) -> Result<NativeDecodeResult, NativeDecodeFailure> {
+    static func decodeJPEG(_ bytes: UnsafeRawBufferPointer, scale: JPEGScale, targetPixels: Int?,
+                           maxPixels: Int, fast: Bool) -> Result<NativeDecodeResult, NativeDecodeFailure> {
         var options = rs_jpeg_decode_options(
             scale_denominator: Int32(scale.rawValue),
+            max_output_pixels: UInt64(max(targetPixels ?? 0, 0)),
             max_pixels: UInt64(max(maxPixels, 0)),
             fast: fast ? 1 : 0)
         return decode { output in
@@ -88,7 +90,8 @@ enum NativeCodecs {
             image: image,
             sourceWidth: Int(output.source_width), sourceHeight: Int(output.source_height),
             exifOrientation: Int(output.exif_orientation),
-            warnings: warnings.isEmpty ? [] : warnings.split(separator: "\n").map(String.init)))
+            warnings: warnings.isEmpty ? [] : warnings.split(separator: "\n").map(String.init),
+            scale: JPEGScale(rawValue: Int(output.scale_denominator)) ?? .full))
     }
 
     /// EXIF orientation (1…8) of an APP1 payload, nil when it has none.

@@ -126,6 +126,13 @@ import TestSupport
         expectError(directory, "is a directory")
     }
 
+    @Test func fifoIsRefusedWithoutWaitingForAWriter() throws {
+        let folder = try TemporaryFolder()
+        let fifo = folder.url.appendingPathComponent("camera.jpg")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        expectError(fifo, "cannot open (not a regular file)")
+    }
+
     @Test func relativePathsAreNamedAsGiven() throws {
         let folder = try TemporaryFolder()
         _ = try folder.write([], to: "empty.png")
