@@ -222,6 +222,7 @@ rs_status rs_jpeg_encode(const unsigned char *pixels, int width, int height,
     cinfo.in_color_space = components == 1 ? JCS_GRAYSCALE : components == 3 ? JCS_RGB : JCS_CMYK;
     jpeg_set_defaults(&cinfo);
     if (options->color == RS_JPEG_YCCK) jpeg_set_colorspace(&cinfo, JCS_YCCK);
+    if (options->color == RS_JPEG_PLAIN_CMYK) cinfo.write_Adobe_marker = FALSE;
     jpeg_set_quality(&cinfo, options->quality, TRUE);
     if (options->progressive) jpeg_simple_progression(&cinfo);
     jpeg_start_compress(&cinfo, TRUE);

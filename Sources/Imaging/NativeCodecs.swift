@@ -33,10 +33,10 @@ struct NativeDecodeFailure: Error {
 
 /// How pixels handed to the JPEG encoder are laid out and stored.
 enum JPEGColorModel: CaseIterable {
-    case gray, rgb, cmyk, ycck
+    case gray, rgb, cmyk, ycck, plainCMYK
 
     var componentCount: Int {
-        switch self { case .gray: 1; case .rgb: 3; case .cmyk, .ycck: 4 }
+        switch self { case .gray: 1; case .rgb: 3; case .cmyk, .ycck, .plainCMYK: 4 }
     }
 
     var native: rs_jpeg_color {
@@ -45,6 +45,7 @@ enum JPEGColorModel: CaseIterable {
         case .rgb: RS_JPEG_RGB
         case .cmyk: RS_JPEG_CMYK
         case .ycck: RS_JPEG_YCCK
+        case .plainCMYK: RS_JPEG_PLAIN_CMYK
         }
     }
 }

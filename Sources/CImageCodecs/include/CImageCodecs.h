@@ -54,6 +54,7 @@ typedef enum rs_jpeg_color {
     RS_JPEG_RGB = 3,            // 3 bytes per pixel, stored as YCbCr
     RS_JPEG_CMYK = 4,           // 4 bytes per pixel, Adobe (inverted) CMYK
     RS_JPEG_YCCK = 5,           // 4 bytes per pixel, Adobe CMYK stored as YCCK
+    RS_JPEG_PLAIN_CMYK = 6,     // 4 bytes per pixel, no Adobe marker: 0 = no ink
 } rs_jpeg_color;
 
 typedef struct rs_jpeg_encode_options {
