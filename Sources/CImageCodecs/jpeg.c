@@ -137,7 +137,8 @@ rs_status rs_jpeg_decode(const unsigned char *data, size_t size,
         rs_copy_message(out->message, RS_MESSAGE_CAPACITY, "not enough memory for the decoded image");
         return RS_ERROR_NO_MEMORY;
     }
-    while (cinfo.output_scanline < height) {
+    // Once the data has run out, the remaining rows would only be gray filler.
+    while (cinfo.output_scanline < height && !error.truncated) {
         size_t y = cinfo.output_scanline;
         if (cmyk) {
             JSAMPROW row = cmyk_row;
@@ -150,7 +151,7 @@ rs_status rs_jpeg_decode(const unsigned char *data, size_t size,
             jpeg_read_scanlines(&cinfo, rows, count);
         }
     }
-    jpeg_finish_decompress(&cinfo);
+    if (!error.truncated) jpeg_finish_decompress(&cinfo);
     jpeg_destroy_decompress(&cinfo);
     free(cmyk_row);
     if (error.truncated) {
