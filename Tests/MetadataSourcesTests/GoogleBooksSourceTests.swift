@@ -187,7 +187,9 @@ import TestSupport
         #expect(edition?.title == "Gideon the Ninth")
         #expect(harness.server.requests.count == 2)
         let waited = try #require(harness.clock.sleeps.first)
-        #expect((17...20).contains(waited))
+        // Wall time passes between writing the date and reading it (a loaded CI machine can
+        // take seconds), so only assert the wait came from the date, not the 0.5 s back-off.
+        #expect(waited > 2 && waited <= 20)
     }
 
     @Test func unknownLocationIsPermanentAndNotRetried() async throws {
