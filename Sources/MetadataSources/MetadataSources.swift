@@ -1,1 +1,0 @@
-// MetadataSources: see ARCHITECTURE.md
