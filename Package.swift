@@ -61,7 +61,9 @@ let package = Package(
         ]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport"]),
         .testTarget(name: "BarcodeReadingTests", dependencies: ["BarcodeReading", "Imaging", "BookCodes", "TestSupport"]),
-        .testTarget(name: "CatalogueTests", dependencies: ["Catalogue", "BookCodes", "TestSupport"]),
+        .testTarget(name: "CatalogueTests", dependencies: [
+            "Catalogue", "BookCodes", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
         .testTarget(name: "MetadataSourcesTests", dependencies: ["MetadataSources", "RapidScanConfig", "BookCodes", "TestSupport"]),
         .testTarget(name: "BookLookupTests", dependencies: ["BookLookup", "Catalogue", "MetadataSources", "BookCodes", "TestSupport"]),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Catalogue", "BookLookup", "BarcodeReading", "BookCodes", "TestSupport"]),
