@@ -67,7 +67,9 @@ public struct ScanEvent: Sendable, Hashable {
         case .libraryFull:
             return ("Library Full", "\(owned ?? 0)/\(limit ?? 0) books. Upgrade to Pro" + (isbn13.map { " (ISBN \($0) not added)" } ?? ""))
         case .queued:
-            return ("Queued", "will retry when \(source ?? "the lookup service") answers" + (isbn13.map { " (ISBN \($0))" } ?? ""))
+            let when = source == "offline" ? "offline: `rapidscan pending retry` adds it when online"
+                                           : "will retry when \(source ?? "the lookup service") answers"
+            return ("Queued", when + (isbn13.map { " (ISBN \($0))" } ?? ""))
         case .nonBook: return ("Not a Book", "\(printed) is a product code, not looked up")
         case .rejected: return ("Rejected", "\(printed): \(reason ?? "bad check digit")")
         case .debounced: return ("Repeat Skipped", "\(isbn13.map { "ISBN \($0)" } ?? printed) seen moments ago")
