@@ -78,6 +78,7 @@ public struct WatchSession: Sendable {
             }
         }
         output.started(totalFrames: nil)
+        OutputStream.standardError.write("Watching \(options.directory.path) for frames (Ctrl-C to stop)\n")
         ready()
         for await decoded in decoder.results {
             await processor.process(decoded)
