@@ -57,17 +57,34 @@ public struct ScanSession: Sendable {
             await processor.process(DecodedFrame(frame: problem.frame, outcome: .unreadable(reason: problem.reason)))
         }
         let interrupted: @Sendable () -> Bool = { interrupt?.isInterrupted ?? false }
+        // Lookups of the next few frames run while earlier frames wait for theirs; frames
+        // are still finished (added, recorded, reported, remembered) strictly in order.
+        var planned: [PlannedFrame] = []
         for await decoded in decoder.decode(toScan, stopWhen: interrupted) {
             if interrupted() { break }
-            let outcome = await processor.process(decoded)
-            if outcome.settled {
-                let frame = decoded.frame
-                try? catalogue.markProcessed(path: frame.resumeKey, size: frame.size, modified: frame.modified, outcome: outcome.note)
+            planned.append(processor.plan(decoded))
+            while let first = planned.first, first.isReady || planned.count > Self.lookahead {
+                planned.removeFirst()
+                await finish(first, processor: processor)
             }
         }
+        // Frames already decoded and planned finish even when interrupted.
+        for frame in planned { await finish(frame, processor: processor) }
         let summary = SessionSummary(record: processor.record, elapsed: Date().timeIntervalSince(started), interrupted: interrupted())
         output.finished(summary)
         return summary
+    }
+}
+
+extension ScanSession {
+    /// How many decoded frames may wait for their lookups at once.
+    static let lookahead = 16
+
+    private func finish(_ planned: PlannedFrame, processor: SessionProcessor) async {
+        let outcome = await processor.finish(planned)
+        guard outcome.settled else { return }
+        let frame = planned.frame
+        try? catalogue.markProcessed(path: frame.resumeKey, size: frame.size, modified: frame.modified, outcome: outcome.note)
     }
 }
 

@@ -7,6 +7,8 @@ import Testing
 final class ScanHarness: @unchecked Sendable {
     let directory: URL
     let server = FixtureServer()
+    /// Set before starting a command to add or override environment variables.
+    var extraEnvironment: [String: String] = [:]
     var database: URL { directory.appendingPathComponent("library.sqlite") }
 
     /// Books the recorded Google Books fixtures know, by ISBN.
@@ -43,6 +45,7 @@ final class ScanHarness: @unchecked Sendable {
         env["XDG_DATA_HOME"] = directory.appendingPathComponent("data").path
         env.removeValue(forKey: "GOOGLE_BOOKS_API_KEY")
         env.removeValue(forKey: "RAPIDSCAN_CONFIG")
+        env.merge(extraEnvironment) { _, new in new }
         return env
     }
 
