@@ -104,7 +104,8 @@ extension Catalogue {
                 indexedAt: indexed?.indexedAt ?? now, apiSource: edition.apiSource, metadataScore: score
             ).save(db)
         }
-        return work
+        // As stored (dates at the database's millisecond precision), so it equals later reads.
+        return try Work.fetchOne(db, key: work.workKey) ?? work
     }
 
     /// The seed's isbnIndex formats: hardcover, paperback, ebook, audiobook or unknown.
