@@ -165,3 +165,42 @@ import TestSupport
 enum SourceErrorText {
     static let server503 = "server error (HTTP 503)"
 }
+
+@Suite struct LookupServiceFallbackTests {
+    @Test func searchFallsBackToOpenLibraryWhenGoogleBooksFails() async throws {
+        guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
+        let harness = try await LookupHarness()
+        defer { Task { await harness.close() } }
+        try harness.server.replay(LookupHarness.volumes, fixture: "googlebooks/error_503_backend_failed.json", status: 503)
+        try harness.server.replay("/search.json", fixture: "openlibrary/search_json_title_author_institute_king_2024.json")
+
+        let outcome = await harness.service.search(title: "The Institute", author: "Stephen King")
+        #expect(outcome.source == "openLibrary")
+        #expect(outcome.failures.map(\.source) == ["googleBooks"])
+        #expect(outcome.works.contains { $0.workKey == "institute_stephenking" })
+        #expect(harness.server.requests(to: "/search.json").first?.query("author") == "Stephen King")
+        #expect(try harness.catalogue.work(key: "institute_stephenking") != nil)
+    }
+
+    @Test func aPlainLookupKeepsAnEarlierScansWishToOwnTheBook() async throws {
+        guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
+        let harness = try await LookupHarness()
+        defer { Task { await harness.close() } }
+        try harness.googleHas("9781761186769", fixture: "volumes_isbn_9781761186769_single_hit_nz.json")
+        let code = isbn("9781761186769")
+        await harness.server.stop()
+        guard case .unavailable = await harness.service.lookup(code, intent: .own()) else { Issue.record("expected unavailable"); return }
+
+        try await harness.server.start()
+        guard case let .found(work, false) = await harness.service.lookup(code) else { Issue.record("expected found"); return }
+        #expect(work.coverImageUrl == "https://books.google.com/books/content?id=iEGqEAAAQBAJ&printsec=frontcover&img=1&zoom=1&source=gbs_api")
+        #expect(try harness.catalogue.pendingLookup(isbn: code)?.intent.addOwned == true)
+
+        harness.server.clearRequests()
+        let outcomes = await harness.service.retryPending(now: harness.now, onlyDue: false)
+        guard case .added(let item)? = outcomes.first?.added else { Issue.record("expected added, got \(outcomes)"); return }
+        #expect(item.bookId == work.workKey)
+        #expect(harness.server.requests.isEmpty)  // resolved from the cache
+        #expect(try harness.count("pendingLookups") == 0 && harness.count("items") == 1)
+    }
+}
