@@ -29,41 +29,54 @@ enum AddOnPairing {
                   bounds: symbol.bounds, addOn: addOn)
     }
 
-    /// How far the supplement starts after the main code ends, as a fraction of the main
-    /// code's length; nil when it is not where a supplement of this code would be printed.
-    /// The printed gap is 7–12 modules against 95 for EAN-13 (67 for EAN-8, 51 for UPC-E).
+    /// How far the supplement's far end lies beyond the main code's last bar, in the main
+    /// code's modules; nil when it is not where a supplement of this code would be printed.
     static func gap(from main: ScannedSymbol, to supplement: ScannedSymbol) -> Double? {
         let directions: [ScannedSymbol.Orientation] =
             main.orientation == .unknown ? [.up, .right, .down, .left] : [main.orientation]
-        return directions.compactMap { gap(from: main.bounds, to: supplement.bounds, reading: $0) }.min()
+        return directions.compactMap { gap(from: main, to: supplement, reading: $0) }.min()
     }
 
-    private static func gap(from main: BoundingBox, to supplement: BoundingBox,
+    /// Modules from first to last bar: the unit for distances beside a code.
+    private static func modules(_ symbology: Symbology) -> Double {
+        switch symbology {
+        case .ean8: 67
+        case .upcE: 51
+        case .ean2: 20
+        case .ean5: 47
+        default: 95
+        }
+    }
+
+    private static func gap(from main: ScannedSymbol, to supplement: ScannedSymbol,
                             reading orientation: ScannedSymbol.Orientation) -> Double? {
-        // Along: the reading direction. Across: perpendicular to it.
-        let (length, distance, mainAcross, supplementAcross): (Int, Int, ClosedRange<Int>, ClosedRange<Int>)
+        let (m, s) = (main.bounds, supplement.bounds)
+        // Along the reading direction: main code's length, and the supplement's near and far
+        // edges measured from the main code's last bar. Across: the extent of the bars.
+        let length: Int, near: Int, far: Int, mainAcross: ClosedRange<Int>, supplementAcross: ClosedRange<Int>
         switch orientation {
         case .up, .unknown:
-            (length, distance) = (main.width, supplement.x - main.maxX)
-            (mainAcross, supplementAcross) = (main.y...main.maxY, supplement.y...supplement.maxY)
+            (length, near, far) = (m.width, s.x - m.maxX, s.maxX - m.maxX)
+            (mainAcross, supplementAcross) = (m.y...m.maxY, s.y...s.maxY)
         case .down:
-            (length, distance) = (main.width, main.x - supplement.maxX)
-            (mainAcross, supplementAcross) = (main.y...main.maxY, supplement.y...supplement.maxY)
+            (length, near, far) = (m.width, m.x - s.maxX, m.x - s.x)
+            (mainAcross, supplementAcross) = (m.y...m.maxY, s.y...s.maxY)
         case .right:
-            (length, distance) = (main.height, supplement.y - main.maxY)
-            (mainAcross, supplementAcross) = (main.x...main.maxX, supplement.x...supplement.maxX)
+            (length, near, far) = (m.height, s.y - m.maxY, s.maxY - m.maxY)
+            (mainAcross, supplementAcross) = (m.x...m.maxX, s.x...s.maxX)
         case .left:
-            (length, distance) = (main.height, main.y - supplement.maxY)
-            (mainAcross, supplementAcross) = (main.x...main.maxX, supplement.x...supplement.maxX)
+            (length, near, far) = (m.height, m.y - s.maxY, m.y - s.y)
+            (mainAcross, supplementAcross) = (m.x...m.maxX, s.x...s.maxX)
         }
         guard length > 0 else { return nil }
-        let fraction = Double(distance) / Double(length)
-        // Scan-line hits stop short of the quiet zones, so allow a little overlap and slack;
-        // across, the supplement's bars must lie beside the main code's, tolerating tilt.
-        let slack = max(length / 4, 4)
-        let acrossOK = supplementAcross.lowerBound <= mainAcross.upperBound + slack
+        let module = Double(length) / modules(main.symbology)
+        // zbar locates a supplement by its last bars only; the printed gap is 7–12 modules.
+        let farModules = Double(far) / module, nearModules = Double(near) / module
+        let slack = Int(module * 20)
+        let besideMain = supplementAcross.lowerBound <= mainAcross.upperBound + slack
             && supplementAcross.upperBound >= mainAcross.lowerBound - slack
-        guard fraction > -0.1, fraction < 0.5, acrossOK else { return nil }
-        return fraction
+        guard besideMain, nearModules > -3, farModules > 0,
+              farModules <= modules(supplement.symbology) + 20 else { return nil }
+        return farModules
     }
 }
