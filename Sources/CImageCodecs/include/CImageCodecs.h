@@ -1,5 +1,79 @@
 #ifndef CIMAGECODECS_H
 #define CIMAGECODECS_H
-// Placeholder: the imaging work fills this in (JPEG/PNG decode with setjmp kept in C).
-int rs_codecs_version(void);
+
+// JPEG (libjpeg) and PNG (libpng) to 8-bit grayscale, and back.
+// libjpeg reports fatal errors by longjmp; that jump lands in the same C function that
+// called setjmp, so no Swift frame is ever crossed. Every function returns a status
+// code and fills a message; every buffer handed out is freed with rs_free.
+
+#include <stddef.h>
+
+typedef enum rs_status {
+    RS_OK = 0,
+    RS_ERROR_CORRUPT = 1,      // the codec refused the data (message says why)
+    RS_ERROR_TRUNCATED = 2,    // the data ends before the image does
+    RS_ERROR_TOO_LARGE = 3,    // width × height is over max_pixels; nothing was allocated
+    RS_ERROR_NO_MEMORY = 4,
+    RS_ERROR_INVALID_ARGUMENT = 5,
+} rs_status;
+
+#define RS_MESSAGE_CAPACITY 200
+#define RS_WARNINGS_CAPACITY 1000
+
+typedef struct rs_gray_image {
+    unsigned char *pixels;          // width*height bytes, row-major; free with rs_free
+    int width;                      // of pixels (after DCT scaling)
+    int height;
+    int source_width;               // as stored in the file (0 when the header was unreadable)
+    int source_height;
+    int exif_orientation;           // 1...8; 1 when the file has none
+    int warning_count;              // warnings seen (may exceed what fits in warnings)
+    char message[RS_MESSAGE_CAPACITY];      // the error, when the status is not RS_OK
+    char warnings[RS_WARNINGS_CAPACITY];    // codec warnings, one per line
+} rs_gray_image;
+
+typedef struct rs_jpeg_decode_options {
+    int scale_denominator;              // 1, 2, 4 or 8 (DCT scaling)
+    unsigned long long max_pixels;      // checked against the stored size before decoding
+    int fast;                           // JDCT_IFAST and no fancy upsampling
+} rs_jpeg_decode_options;
+
+rs_status rs_jpeg_decode(const unsigned char *data, size_t size,
+                         const rs_jpeg_decode_options *options, rs_gray_image *out);
+
+rs_status rs_png_decode(const unsigned char *data, size_t size,
+                        unsigned long long max_pixels, rs_gray_image *out);
+
+/// Reads EXIF orientation (1...8) from an APP1 payload starting with "Exif\0\0"; 0 if none.
+int rs_exif_orientation(const unsigned char *payload, size_t length);
+
+typedef enum rs_jpeg_color {
+    RS_JPEG_GRAY = 1,           // 1 byte per pixel
+    RS_JPEG_RGB = 3,            // 3 bytes per pixel, stored as YCbCr
+    RS_JPEG_CMYK = 4,           // 4 bytes per pixel, Adobe (inverted) CMYK
+    RS_JPEG_YCCK = 5,           // 4 bytes per pixel, Adobe CMYK stored as YCCK
+} rs_jpeg_color;
+
+typedef struct rs_jpeg_encode_options {
+    rs_jpeg_color color;
+    int quality;                        // 1...100
+    int progressive;
+    const unsigned char *app1;          // optional APP1 payload (e.g. "Exif\0\0" + TIFF)
+    size_t app1_length;
+} rs_jpeg_encode_options;
+
+typedef struct rs_encoded {
+    unsigned char *bytes;               // free with rs_free
+    size_t size;
+    char message[RS_MESSAGE_CAPACITY];
+} rs_encoded;
+
+rs_status rs_jpeg_encode(const unsigned char *pixels, int width, int height,
+                         const rs_jpeg_encode_options *options, rs_encoded *out);
+
+/// 8-bit grayscale PNG.
+rs_status rs_png_encode_gray(const unsigned char *pixels, int width, int height, rs_encoded *out);
+
+void rs_free(void *pointer);
+
 #endif

@@ -1,0 +1,126 @@
+/// An 8-bit grayscale image: `width × height` bytes, row-major, no row padding.
+public struct GrayImage: Sendable, Hashable {
+    public let width: Int
+    public let height: Int
+    public let pixels: [UInt8]
+
+    /// The pixel count must be `width * height`; a mismatch is a programming error.
+    public init(width: Int, height: Int, pixels: [UInt8]) {
+        precondition(width >= 0 && height >= 0 && pixels.count == width * height,
+                     "GrayImage: \(pixels.count) bytes for \(width)×\(height)")
+        self.width = width
+        self.height = height
+        self.pixels = pixels
+    }
+
+    public subscript(x: Int, y: Int) -> UInt8 { pixels[y * width + x] }
+
+    /// The image turned as a viewer would turn the photo.
+    public func rotated(_ rotation: Rotation) -> GrayImage {
+        transformed(by: rotation.orientation)
+    }
+
+    /// The image as EXIF `orientation` (1…8) says it should be displayed;
+    /// values outside 1…8 leave it unchanged.
+    public func applyingEXIFOrientation(_ orientation: Int) -> GrayImage {
+        transformed(by: ImageOrientation(exifValue: orientation) ?? .up)
+    }
+
+    /// Each output pixel is the mean of a `factor × factor` box; edge pixels that do not
+    /// fill a whole box are dropped. A factor of 1 (or less) returns the image unchanged.
+    public func downscaled(by factor: Int) -> GrayImage {
+        guard factor > 1 else { return self }
+        let outputWidth = width / factor, outputHeight = height / factor
+        guard outputWidth > 0, outputHeight > 0 else {
+            return GrayImage(width: 0, height: 0, pixels: [])
+        }
+        let area = factor * factor
+        var sums = [Int](repeating: 0, count: outputWidth)
+        var output = [UInt8](repeating: 0, count: outputWidth * outputHeight)
+        pixels.withUnsafeBufferPointer { source in
+            output.withUnsafeMutableBufferPointer { destination in
+                for outputY in 0..<outputHeight {
+                    for index in sums.indices { sums[index] = 0 }
+                    for y in outputY * factor..<(outputY + 1) * factor {
+                        let row = y * width
+                        for outputX in 0..<outputWidth {
+                            var sum = 0
+                            let start = row + outputX * factor
+                            for x in start..<start + factor { sum += Int(source[x]) }
+                            sums[outputX] += sum
+                        }
+                    }
+                    let outputRow = outputY * outputWidth
+                    for outputX in 0..<outputWidth {
+                        destination[outputRow + outputX] = UInt8((sums[outputX] + area / 2) / area)
+                    }
+                }
+            }
+        }
+        return GrayImage(width: outputWidth, height: outputHeight, pixels: output)
+    }
+
+    /// Every output pixel `(x, y)` is read from `origin + x * stepX + y * stepY` in the source.
+    func transformed(by orientation: ImageOrientation) -> GrayImage {
+        if orientation == .up { return self }
+        let (w, h) = (width, height)
+        let swapsAxes = orientation.swapsAxes
+        let outputWidth = swapsAxes ? h : w, outputHeight = swapsAxes ? w : h
+        let (origin, stepX, stepY): (Int, Int, Int) = switch orientation {
+        case .up: (0, 1, w)
+        case .upMirrored: (w - 1, -1, w)
+        case .down: ((h - 1) * w + w - 1, -1, -w)
+        case .downMirrored: ((h - 1) * w, 1, -w)
+        case .leftMirrored: (0, w, 1)
+        case .right: ((h - 1) * w, -w, 1)
+        case .rightMirrored: ((h - 1) * w + w - 1, -w, -1)
+        case .left: (w - 1, w, -1)
+        }
+        var output = [UInt8](repeating: 0, count: pixels.count)
+        pixels.withUnsafeBufferPointer { source in
+            output.withUnsafeMutableBufferPointer { destination in
+                var index = 0
+                for y in 0..<outputHeight {
+                    var sourceIndex = origin + y * stepY
+                    for _ in 0..<outputWidth {
+                        destination[index] = source[sourceIndex]
+                        sourceIndex += stepX
+                        index += 1
+                    }
+                }
+            }
+        }
+        return GrayImage(width: outputWidth, height: outputHeight, pixels: output)
+    }
+}
+
+/// A quarter turn of the whole image, clockwise as seen by the viewer.
+public enum Rotation: Sendable, Hashable, CaseIterable {
+    case none, clockwise90, upsideDown, counterclockwise90
+
+    var orientation: ImageOrientation {
+        switch self {
+        case .none: .up
+        case .clockwise90: .right
+        case .upsideDown: .down
+        case .counterclockwise90: .left
+        }
+    }
+}
+
+/// The eight EXIF orientations, named (as in EXIF 2.3 and TIFF) by the transform that
+/// displays the stored pixels upright. Raw values are the EXIF tag values.
+enum ImageOrientation: Int, Sendable, CaseIterable {
+    case up = 1             // as stored
+    case upMirrored = 2     // mirror left-right
+    case down = 3           // rotate 180°
+    case downMirrored = 4   // mirror top-bottom
+    case leftMirrored = 5   // transpose (mirror, then rotate 270° clockwise)
+    case right = 6          // rotate 90° clockwise
+    case rightMirrored = 7  // transverse (mirror, then rotate 90° clockwise)
+    case left = 8           // rotate 270° clockwise
+
+    init?(exifValue: Int) { self.init(rawValue: exifValue) }
+
+    var swapsAxes: Bool { rawValue >= 5 }
+}

@@ -1,0 +1,20 @@
+import Foundation
+
+public struct ImageEncodingError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var message: String
+    public var description: String { "cannot encode image (\(message))" }
+}
+
+/// Writes gray images as PNG or JPEG (sample images, debugging output).
+public enum ImageEncoder {
+    public static func pngData(_ image: GrayImage) throws(ImageEncodingError) -> Data {
+        Data(try NativeCodecs.encodeGrayPNG(image))
+    }
+
+    public static func jpegData(_ image: GrayImage, quality: Int = 90, progressive: Bool = false)
+        throws(ImageEncodingError) -> Data {
+        Data(try NativeCodecs.encodeJPEG(pixels: image.pixels, width: image.width, height: image.height,
+                                         color: .gray, quality: quality,
+                                         progressive: progressive, app1: nil))
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+
+/// Turns image files (or bytes) into upright 8-bit gray images.
+public enum ImageLoader {
+    /// Extensions of files `load` decodes (matched case-insensitively).
+    public static let imageExtensions: Set<String> = ["png", "jpg", "jpeg", "jpe", "jfif", "pgm", "ppm", "pnm"]
+    /// Extensions of headerless frames; readable only with `ImageLoadOptions.rawFormat`.
+    public static let rawFrameExtensions: Set<String> = RawFrameDecoder.fileExtensions
+
+    /// Whether the file's extension names a format rapidscan reads (raw frames excluded:
+    /// they need a size, see `isSupportedImage(_:rawFormat:)`).
+    public static func isSupportedImage(_ url: URL) -> Bool {
+        imageExtensions.contains(url.pathExtension.lowercased())
+    }
+
+    /// As `isSupportedImage(_:)`, counting raw frame files too when a raw format is given.
+    public static func isSupportedImage(_ url: URL, rawFormat: RawFrameFormat?) -> Bool {
+        isSupportedImage(url) || (rawFormat != nil && rawFrameExtensions.contains(url.pathExtension.lowercased()))
+    }
+
+    /// Reads and decodes a file; errors name the file as the URL gives it (relative paths stay relative).
+    public static func load(contentsOf url: URL, options: ImageLoadOptions = .init()) throws(ImageError) -> LoadedImage {
+        let name = url.isFileURL ? url.relativePath : url.absoluteString
+        let bytes = try FileContents.bytes(atPath: url.path, name: name)
+        return try bytes.withUnsafeBytes { buffer in
+            decode(buffer, name: name, options: options)
+        }.get()
+    }
+
+    /// Decodes bytes already in memory; `name` is used in errors and for raw-frame extensions.
+    public static func load(data: Data, name: String, options: ImageLoadOptions = .init()) throws(ImageError) -> LoadedImage {
+        guard !data.isEmpty else { throw .emptyFile(file: name) }
+        return try data.withUnsafeBytes { buffer in
+            decode(buffer, name: name, options: options)
+        }.get()
+    }
+
+    static func decode(_ bytes: UnsafeRawBufferPointer, name: String, options: ImageLoadOptions) -> Result<LoadedImage, ImageError> {
+        Result { () throws(ImageError) -> LoadedImage in
+            var loaded = try decodeStored(bytes, name: name, options: options)
+            if options.applyOrientation, loaded.exifOrientation != 1 {
+                loaded.image = loaded.image.applyingEXIFOrientation(loaded.exifOrientation)
+            }
+            return loaded
+        }
+    }
+
+    private static func decodeStored(_ bytes: UnsafeRawBufferPointer, name: String, options: ImageLoadOptions) throws(ImageError) -> LoadedImage {
+        let isRawFile = rawFrameExtensions.contains((name as NSString).pathExtension.lowercased())
+        if isRawFile, let rawFormat = options.rawFormat {
+            return try decodeRaw(bytes, format: rawFormat, name: name, options: options)
+        }
+        switch ImageSignature.detect(bytes) {
+        case .decodable(.png):
+            return try native(NativeCodecs.decodePNG(bytes, maxPixels: options.maxPixels), format: .png, name: name, options: options)
+        case .decodable(.jpeg):
+            return try native(NativeCodecs.decodeJPEG(bytes, scale: options.jpegScale, maxPixels: options.maxPixels,
+                                                      fast: options.fastJPEGDecoding),
+                              format: .jpeg, name: name, options: options)
+        case .decodable(let format) where format == .pgm || format == .ppm:
+            return try decodeNetpbm(bytes, format: format, name: name, options: options)
+        case .decodable:
+            throw .notAnImage(file: name, start: Array(bytes.prefix(9)))
+        case .unsupported(let format):
+            throw .unsupportedFormat(file: name, format: format)
+        case .unknown:
+            if let rawFormat = options.rawFormat {
+                return try decodeRaw(bytes, format: rawFormat, name: name, options: options)
+            }
+            if isRawFile { throw .rawFormatMissing(file: name) }
+            if bytes.isEmpty { throw .emptyFile(file: name) }
+            throw .notAnImage(file: name, start: Array(bytes.prefix(9)))
+        }
+    }
+
+    private static func native(_ result: Result<NativeDecodeResult, NativeDecodeFailure>, format: ImageFormat,
+                               name: String, options: ImageLoadOptions) throws(ImageError) -> LoadedImage {
+        switch result {
+        case .success(let decoded):
+            LoadedImage(image: decoded.image, format: format,
+                        originalWidth: decoded.sourceWidth, originalHeight: decoded.sourceHeight,
+                        exifOrientation: decoded.exifOrientation, warnings: decoded.warnings)
+        case .failure(let failure):
+            throw failure.imageError(file: name, format: format, maxPixels: options.maxPixels)
+        }
+    }
+
+    private static func decodeNetpbm(_ bytes: UnsafeRawBufferPointer, format: ImageFormat, name: String,
+                                     options: ImageLoadOptions) throws(ImageError) -> LoadedImage {
+        do {
+            let (image, _) = try NetpbmDecoder(bytes: bytes).decode(maxPixels: options.maxPixels)
+            return LoadedImage(image: image, format: format, originalWidth: image.width, originalHeight: image.height)
+        } catch {
+            switch error {
+            case .corrupt(let detail): throw .corrupt(file: name, format: format, detail: detail)
+            case .truncated(let detail): throw .truncated(file: name, format: format, detail: detail)
+            case .tooLarge(let width, let height):
+                throw .tooLarge(file: name, width: width, height: height, maxPixels: options.maxPixels)
+            }
+        }
+    }
+
+    private static func decodeRaw(_ bytes: UnsafeRawBufferPointer, format: RawFrameFormat, name: String,
+                                  options: ImageLoadOptions) throws(ImageError) -> LoadedImage {
+        let image = try RawFrameDecoder.decode(bytes, format: format, file: name, maxPixels: options.maxPixels)
+        return LoadedImage(image: image, format: .raw, originalWidth: image.width, originalHeight: image.height)
+    }
+}

@@ -1,1 +1,0 @@
-// Imaging: see ARCHITECTURE.md

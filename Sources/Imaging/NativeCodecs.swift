@@ -1,0 +1,142 @@
+import CImageCodecs
+
+/// What libjpeg/libpng produced, copied out of C memory.
+struct NativeDecodeResult {
+    var image: GrayImage
+    var sourceWidth: Int
+    var sourceHeight: Int
+    var exifOrientation: Int
+    var warnings: [String]
+}
+
+/// A codec's refusal, before a file name is attached.
+struct NativeDecodeFailure: Error {
+    var status: rs_status
+    var message: String
+    var sourceWidth: Int
+    var sourceHeight: Int
+
+    func imageError(file: String, format: ImageFormat, maxPixels: Int) -> ImageError {
+        switch status {
+        case RS_ERROR_TOO_LARGE:
+            .tooLarge(file: file, width: sourceWidth, height: sourceHeight, maxPixels: maxPixels)
+        case RS_ERROR_TRUNCATED:
+            .truncated(file: file, format: format, detail: message)
+        case RS_ERROR_NO_MEMORY:
+            .outOfMemory(file: file, detail: message)
+        default:
+            .corrupt(file: file, format: format, detail: message)
+        }
+    }
+}
+
+/// How pixels handed to the JPEG encoder are laid out and stored.
+enum JPEGColorModel: CaseIterable {
+    case gray, rgb, cmyk, ycck
+
+    var componentCount: Int {
+        switch self { case .gray: 1; case .rgb: 3; case .cmyk, .ycck: 4 }
+    }
+
+    var native: rs_jpeg_color {
+        switch self {
+        case .gray: RS_JPEG_GRAY
+        case .rgb: RS_JPEG_RGB
+        case .cmyk: RS_JPEG_CMYK
+        case .ycck: RS_JPEG_YCCK
+        }
+    }
+}
+
+/// The only place that touches the C codecs' pointers.
+enum NativeCodecs {
+    static func decodeJPEG(_ bytes: UnsafeRawBufferPointer, scale: JPEGScale, maxPixels: Int,
+                           fast: Bool) -> Result<NativeDecodeResult, NativeDecodeFailure> {
+        var options = rs_jpeg_decode_options(
+            scale_denominator: Int32(scale.rawValue),
+            max_pixels: UInt64(max(maxPixels, 0)),
+            fast: fast ? 1 : 0)
+        return decode { output in
+            rs_jpeg_decode(bytes.assumingMemoryBound(to: UInt8.self).baseAddress, bytes.count, &options, output)
+        }
+    }
+
+    static func decodePNG(_ bytes: UnsafeRawBufferPointer, maxPixels: Int)
+        -> Result<NativeDecodeResult, NativeDecodeFailure> {
+        decode { output in
+            rs_png_decode(bytes.assumingMemoryBound(to: UInt8.self).baseAddress, bytes.count,
+                          UInt64(max(maxPixels, 0)), output)
+        }
+    }
+
+    private static func decode(_ call: (UnsafeMutablePointer<rs_gray_image>) -> rs_status)
+        -> Result<NativeDecodeResult, NativeDecodeFailure> {
+        var output = rs_gray_image()
+        let status = call(&output)
+        defer { rs_free(output.pixels) }
+        guard status == RS_OK, let pixels = output.pixels else {
+            return .failure(NativeDecodeFailure(
+                status: status == RS_OK ? RS_ERROR_CORRUPT : status,
+                message: string(fromCharacters: output.message),
+                sourceWidth: Int(output.source_width), sourceHeight: Int(output.source_height)))
+        }
+        let width = Int(output.width), height = Int(output.height)
+        let image = GrayImage(width: width, height: height,
+                              pixels: Array(UnsafeBufferPointer(start: pixels, count: width * height)))
+        let warnings = string(fromCharacters: output.warnings)
+        return .success(NativeDecodeResult(
+            image: image,
+            sourceWidth: Int(output.source_width), sourceHeight: Int(output.source_height),
+            exifOrientation: Int(output.exif_orientation),
+            warnings: warnings.isEmpty ? [] : warnings.split(separator: "\n").map(String.init)))
+    }
+
+    /// EXIF orientation (1…8) of an APP1 payload, nil when it has none.
+    static func exifOrientation(ofAPP1 payload: [UInt8]) -> Int? {
+        let value = payload.withUnsafeBufferPointer { rs_exif_orientation($0.baseAddress, $0.count) }
+        return value == 0 ? nil : Int(value)
+    }
+
+    static func encodeJPEG(pixels: [UInt8], width: Int, height: Int, color: JPEGColorModel,
+                           quality: Int, progressive: Bool, app1: [UInt8]?) throws(ImageEncodingError) -> [UInt8] {
+        guard width > 0, height > 0, pixels.count == width * height * color.componentCount else {
+            throw ImageEncodingError(message: "\(pixels.count) bytes for \(width)×\(height) \(color)")
+        }
+        return try encode { output in
+            pixels.withUnsafeBufferPointer { pixelBuffer in
+                (app1 ?? []).withUnsafeBufferPointer { app1Buffer in
+                    var options = rs_jpeg_encode_options(
+                        color: color.native, quality: Int32(quality), progressive: progressive ? 1 : 0,
+                        app1: app1Buffer.baseAddress, app1_length: app1Buffer.count)
+                    return rs_jpeg_encode(pixelBuffer.baseAddress, Int32(width), Int32(height), &options, output)
+                }
+            }
+        }
+    }
+
+    static func encodeGrayPNG(_ image: GrayImage) throws(ImageEncodingError) -> [UInt8] {
+        try encode { output in
+            image.pixels.withUnsafeBufferPointer {
+                rs_png_encode_gray($0.baseAddress, Int32(image.width), Int32(image.height), output)
+            }
+        }
+    }
+
+    private static func encode(_ call: (UnsafeMutablePointer<rs_encoded>) -> rs_status)
+        throws(ImageEncodingError) -> [UInt8] {
+        var output = rs_encoded()
+        let status = call(&output)
+        defer { rs_free(output.bytes) }
+        guard status == RS_OK, let bytes = output.bytes else {
+            throw ImageEncodingError(message: string(fromCharacters: output.message))
+        }
+        return Array(UnsafeBufferPointer(start: bytes, count: output.size))
+    }
+
+    /// A C `char[N]` field (imported as a tuple) up to its NUL.
+    private static func string<Characters>(fromCharacters characters: Characters) -> String {
+        withUnsafeBytes(of: characters) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+    }
+}

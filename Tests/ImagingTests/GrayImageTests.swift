@@ -1,0 +1,60 @@
+import Testing
+@testable import Imaging
+
+@Suite struct GrayImageTests {
+    // 3×2, every pixel distinct:  1 2 3
+    //                             4 5 6
+    let image = GrayImage(width: 3, height: 2, pixels: [1, 2, 3, 4, 5, 6])
+
+    @Test func rotationsTurnTheImageAsAViewerWould() {
+        let clockwise = image.rotated(.clockwise90)
+        #expect(clockwise.width == 2 && clockwise.height == 3)
+        #expect(clockwise.pixels == [4, 1, 5, 2, 6, 3])
+        #expect(image.rotated(.upsideDown).pixels == [6, 5, 4, 3, 2, 1])
+        let counterclockwise = image.rotated(.counterclockwise90)
+        #expect(counterclockwise.width == 2 && counterclockwise.height == 3)
+        #expect(counterclockwise.pixels == [3, 6, 2, 5, 1, 4])
+        #expect(image.rotated(.none) == image)
+        #expect(image.rotated(.clockwise90).rotated(.counterclockwise90) == image)
+    }
+
+    /// The upright image each EXIF orientation yields from the stored 3×2 image.
+    static let exifExpectations: [(orientation: Int, width: Int, pixels: [UInt8])] = [
+        (1, 3, [1, 2, 3, 4, 5, 6]),
+        (2, 3, [3, 2, 1, 6, 5, 4]),        // mirrored left-right
+        (3, 3, [6, 5, 4, 3, 2, 1]),        // 180°
+        (4, 3, [4, 5, 6, 1, 2, 3]),        // mirrored top-bottom
+        (5, 2, [1, 4, 2, 5, 3, 6]),        // transposed
+        (6, 2, [4, 1, 5, 2, 6, 3]),        // 90° clockwise
+        (7, 2, [6, 3, 5, 2, 4, 1]),        // transversed
+        (8, 2, [3, 6, 2, 5, 1, 4]),        // 90° counterclockwise
+    ]
+
+    @Test(arguments: exifExpectations)
+    func exifOrientationIsApplied(_ expectation: (orientation: Int, width: Int, pixels: [UInt8])) {
+        let upright = image.applyingEXIFOrientation(expectation.orientation)
+        #expect(upright.width == expectation.width)
+        #expect(upright.height == 6 / expectation.width)
+        #expect(upright.pixels == expectation.pixels)
+    }
+
+    @Test func outOfRangeOrientationLeavesTheImageAlone() {
+        #expect(image.applyingEXIFOrientation(0) == image)
+        #expect(image.applyingEXIFOrientation(9) == image)
+    }
+
+    @Test func downscalingAveragesBoxesAndDropsPartialEdges() {
+        // 5×4: boxes of 2×2 -> 2×2 output; the fifth column is dropped.
+        let source = GrayImage(width: 5, height: 4, pixels: [
+            0, 10, 100, 100, 255,
+            20, 30, 100, 101, 255,
+            200, 200, 0, 0, 255,
+            200, 201, 255, 255, 255,
+        ])
+        let small = source.downscaled(by: 2)
+        #expect(small.width == 2 && small.height == 2)
+        #expect(small.pixels == [15, 100, 200, 128])
+        #expect(source.downscaled(by: 1) == source)
+        #expect(source.downscaled(by: 8).pixels.isEmpty)
+    }
+}

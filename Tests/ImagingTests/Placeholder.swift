@@ -1,3 +1,0 @@
-import Testing
-
-@Test func ImagingTargetBuilds() { #expect(Bool(true)) }
