@@ -51,6 +51,8 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "rapidscan", dependencies: ["RapidScanCLI"]),
+        // JPEG decode timings at each DCT scale (scripts/bench-imaging).
+        .executableTarget(name: "ImagingBenchmark", dependencies: ["Imaging"], path: "Benchmarks/ImagingBenchmark"),
 
         // Test helpers: fixture paths, a loopback HTTP server replaying recorded responses.
         .target(name: "TestSupport", dependencies: [
@@ -65,7 +67,10 @@ let package = Package(
             "Catalogue", "BookCodes", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "MetadataSourcesTests", dependencies: ["MetadataSources", "RapidScanConfig", "BookCodes", "TestSupport"]),
-        .testTarget(name: "BookLookupTests", dependencies: ["BookLookup", "Catalogue", "MetadataSources", "BookCodes", "TestSupport"]),
+        .testTarget(name: "BookLookupTests", dependencies: [
+            "BookLookup", "Catalogue", "MetadataSources", "RapidScanConfig", "BookCodes", "TestSupport",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Catalogue", "BookLookup", "BarcodeReading", "BookCodes", "TestSupport"]),
         // Runs the built `rapidscan` binary end to end.
         .testTarget(name: "CLITests", dependencies: ["TestSupport"]),

@@ -8,21 +8,22 @@ extension Catalogue {
     /// The work an ISBN belongs to, or nil when the cache has never seen it. One indexed join.
     public func work(forISBN isbn: ISBN13) throws(CatalogueError) -> Work? {
         try read { db in
-            try Work.fetchOne(db, sql: """
+            try Work.fetchOne(db, SQLRequest(sql: """
                 SELECT works.* FROM isbnIndex JOIN works ON works.workKey = isbnIndex.workKey
                 WHERE isbnIndex.isbn = ?
-                """, arguments: [isbn.digits])
+                """, arguments: [isbn.digits], cached: true))
         }
     }
 
     public func work(key: String) throws(CatalogueError) -> Work? {
-        try read { db in try Work.fetchOne(db, key: key) }
+        try read { db in try Self.work(key: key, db) }
     }
 
     /// The isbnIndex rows of a work's editions, primary edition first.
     public func editions(of work: Work) throws(CatalogueError) -> [ISBNIndexEntry] {
         let entries = try read { db in
-            try ISBNIndexEntry.filter(Column("workKey") == work.workKey).fetchAll(db)
+            try ISBNIndexEntry.fetchAll(db, SQLRequest(
+                sql: "SELECT * FROM isbnIndex WHERE workKey = ?", arguments: [work.workKey], cached: true))
         }
         return entries.sorted { lhs, rhs in
             (lhs.isbn == work.primaryIsbn ? 0 : 1, lhs.isbn) < (rhs.isbn == work.primaryIsbn ? 0 : 1, rhs.isbn)
@@ -30,7 +31,7 @@ extension Catalogue {
     }
 
     public func isbnIndexEntry(_ isbn: ISBN13) throws(CatalogueError) -> ISBNIndexEntry? {
-        try read { db in try ISBNIndexEntry.fetchOne(db, key: isbn.digits) }
+        try read { db in try Self.indexEntry(isbn.digits, db) }
     }
 
     /// Works whose title starts with `title`, ignoring case and a leading "The", "A" or
@@ -78,33 +79,43 @@ extension Catalogue {
     }
 
     static func record(_ edition: EditionMetadata, isbn: String?, db: Database, now: Date) throws -> Work {
-        let indexed = try isbn.flatMap { try ISBNIndexEntry.fetchOne(db, key: $0) }
+        let indexed = try isbn.flatMap { try Self.indexEntry($0, db) }
         let existing: Work?
-        if let indexed, let work = try Work.fetchOne(db, key: indexed.workKey) {
+        if let indexed, let work = try Self.work(key: indexed.workKey, db) {
             existing = work
         } else {
-            existing = try Work.fetchOne(db, key: WorkKey(edition: edition, isbn: isbn).rawValue)
+            existing = try Self.work(key: WorkKey(edition: edition, isbn: isbn).rawValue, db)
         }
         let score = BestDataMerge.score(edition)
         let work: Work
         if let existing {
             let primaryScore = existing.primaryIsbn == isbn
                 ? -1
-                : try ISBNIndexEntry.fetchOne(db, key: existing.primaryIsbn)?.metadataScore ?? -1
+                : try Self.indexEntry(existing.primaryIsbn, db)?.metadataScore ?? -1
             work = BestDataMerge.merge(existing, with: edition, isbn: isbn, isBetterEdition: score > primaryScore, now: now)
         } else {
             work = BestDataMerge.newWork(from: edition, isbn: isbn, workKey: WorkKey(edition: edition, isbn: isbn), now: now)
         }
-        try work.save(db)
+        if existing == nil { try work.insert(db) } else { try work.update(db) }
         if let isbn {
-            try ISBNIndexEntry(
+            let entry = ISBNIndexEntry(
                 isbn: isbn, workKey: work.workKey, format: Self.editionFormat(edition.format),
                 publisher: BestDataMerge.cleaned(edition.publisher),
                 publishDate: PublishDate(parsing: edition.publishDate)?.text,
-                indexedAt: indexed?.indexedAt ?? now, apiSource: edition.apiSource, metadataScore: score
-            ).save(db)
+                indexedAt: indexed?.indexedAt ?? now, apiSource: edition.apiSource, metadataScore: score)
+            if indexed == nil { try entry.insert(db) } else { try entry.update(db) }
         }
-        return work
+        // As stored (dates at the database's millisecond precision), so it equals later reads.
+        return try Self.work(key: work.workKey, db) ?? work
+    }
+
+    // Cached statements: filling or reading the cache runs these thousands of times.
+    static func work(key: String, _ db: Database) throws -> Work? {
+        try Work.fetchOne(db, SQLRequest(sql: "SELECT * FROM works WHERE workKey = ?", arguments: [key], cached: true))
+    }
+
+    static func indexEntry(_ isbn: String, _ db: Database) throws -> ISBNIndexEntry? {
+        try ISBNIndexEntry.fetchOne(db, SQLRequest(sql: "SELECT * FROM isbnIndex WHERE isbn = ?", arguments: [isbn], cached: true))
     }
 
     /// The seed's isbnIndex formats: hardcover, paperback, ebook, audiobook or unknown.

@@ -41,7 +41,7 @@ extension Catalogue {
             if !user.isPro && owned >= User.freeOwnedLimit {
                 return .libraryFull(owned: owned, limit: User.freeOwnedLimit)
             }
-            var item: Item
+            let item: Item
             if var existing = sameEdition {
                 existing.isOwned = true
                 existing.ownedFormat = ownedFormat
@@ -66,7 +66,8 @@ extension Catalogue {
             user.scanCount += 1
             user.updatedAt = now
             try user.update(db)
-            return .added(item)
+            // As stored (dates at the database's millisecond precision), so it equals later reads.
+            return .added(try Item.fetchOne(db, key: item.id) ?? item)
         }
     }
 

@@ -73,7 +73,10 @@ public final class Catalogue: Sendable {
     }
 
     public func lists() throws(CatalogueError) -> [BookList] {
-        try read { db in try BookList.filter(Column("ownerId") == userId).order(Column("createdAt"), Column("id")).fetchAll(db) }
+        try read { db in try BookList.fetchAll(db, sql: """
+                SELECT * FROM lists WHERE ownerId = ?
+                ORDER BY isDefault DESC, listType = 'completed', createdAt, name
+                """, arguments: [userId]) }
     }
 
     public func stats() throws(CatalogueError) -> CacheStats {

@@ -48,8 +48,7 @@ enum PublishDate {
 enum PlainText {
     static func fromHTML(_ raw: String?) -> String? {
         guard let raw, !raw.isEmpty else { return nil }
-        var text = raw.replacingOccurrences(of: "\r\n", with: "\n")
-        text = text.replacingOccurrences(of: "<br\\s*/?>", with: "\n", options: [.regularExpression, .caseInsensitive])
+        var text = raw.replacingOccurrences(of: "<br\\s*/?>", with: "\n", options: [.regularExpression, .caseInsensitive])
         text = text.replacingOccurrences(of: "</?(p|div|li|ul|ol|h[1-6])(\\s[^>]*)?>", with: "\n\n",
                                          options: [.regularExpression, .caseInsensitive])
         text = text.replacingOccurrences(of: "<[^>]+>", with: "", options: .regularExpression)
@@ -60,7 +59,8 @@ enum PlainText {
 
     /// Trims and collapses runs of spaces and of blank lines.
     static func tidy(_ text: String) -> String? {
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+        let unified = text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
+        let lines = unified.split(separator: "\n", omittingEmptySubsequences: false).map { line in
             line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\u{00A0}" }).joined(separator: " ")
         }
         var result: [String] = []

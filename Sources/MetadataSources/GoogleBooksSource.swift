@@ -52,7 +52,7 @@ public struct GoogleBooksSource: MetadataSource {
         var items = [URLQueryItem(name: "q", value: query)]
         if let maxResults { items.append(URLQueryItem(name: "maxResults", value: String(maxResults))) }
         if let apiKey { items.append(URLQueryItem(name: "key", value: apiKey.revealed)) }
-        let url = try Self.url(base: baseURL, path: "/books/v1/volumes", query: items)
+        let url = try RequestURL.make(base: baseURL, path: "/books/v1/volumes", query: items)
         let secret = apiKey?.revealed
         let response = try await client.get(url, headers: ["Accept": "application/json", "User-Agent": userAgent]) { response in
             Self.classify(response, secret: secret)
@@ -66,20 +66,6 @@ public struct GoogleBooksSource: MetadataSource {
     }
 
     private var userAgent: String { "rapidscan/\(RapidScanVersion.current)" }
-
-    /// `base` + path + query, with `+`, `&`, `=` and quotes in values percent-encoded
-    /// (URLQueryItem leaves `+`, which Google would read as a space).
-    static func url(base: URL, path: String, query: [URLQueryItem]) throws(SourceError) -> URL {
-        var allowed = CharacterSet.urlQueryAllowed
-        allowed.remove(charactersIn: "+&=\"#")
-        let encoded = query.map { item in
-            "\(item.name)=\(item.value?.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")"
-        }.joined(separator: "&")
-        guard let url = URL(string: base.absoluteString + path + "?" + encoded) else {
-            throw .badResponse("cannot build a request URL from base \(base.absoluteString)")
-        }
-        return url
-    }
 
     private static func quoted(_ text: String) -> String {
         "\"" + text.replacingOccurrences(of: "\"", with: " ").trimmingCharacters(in: .whitespaces) + "\""

@@ -80,9 +80,8 @@ public final class HTTPClient: Sendable {
         self.logger = logger
         self.inFlight = AsyncSemaphore(limit: policy.maxConcurrentRequests)
         let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = policy.timeout
-        // A slow trickle must not hold a request forever either.
-        configuration.timeoutIntervalForResource = policy.timeout * 3
+        // Idle time-out (whole seconds on Linux); the exact deadline is `withDeadline`.
+        configuration.timeoutIntervalForRequest = Self.sessionTimeout(policy.timeout)
         configuration.httpMaximumConnectionsPerHost = policy.maxConcurrentRequests
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
@@ -93,12 +92,15 @@ public final class HTTPClient: Sendable {
         self.init(policy: Policy(settings.http), clock: clock, logger: settings.debugLogging ? .standardError : .disabled)
     }
 
+    private static func sessionTimeout(_ seconds: TimeInterval) -> TimeInterval { max(1, seconds.rounded(.up)) + 1 }
+
     /// GETs `url`, retrying transient failures up to `policy.retries` times.
     public func get(
         _ url: URL, headers: [String: String] = [:], rateLimiter: TokenBucket? = nil,
         classify: Classifier = HTTPClient.standardClassification
     ) async throws(SourceError) -> HTTPResponse {
-        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: policy.timeout)
+        var request = URLRequest(
+            url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: Self.sessionTimeout(policy.timeout))
         for (field, value) in headers { request.setValue(value, forHTTPHeaderField: field) }
         let shownURL = redacted(url)
         var attempt = 0
@@ -133,7 +135,7 @@ public final class HTTPClient: Sendable {
     private func perform(_ request: URLRequest) async -> Result<(HTTPResponse, TimeInterval), SourceError> {
         let started = Date()
         do {
-            let (data, response) = try await session.data(for: request)
+            let (data, response) = try await withDeadline(policy.timeout) { [session] in try await session.data(for: request) }
             guard let http = response as? HTTPURLResponse else {
                 return .failure(.badResponse("not an HTTP response"))
             }
@@ -145,6 +147,24 @@ public final class HTTPClient: Sendable {
             return .success((answer, Date().timeIntervalSince(started)))
         } catch {
             return .failure(Self.sourceError(for: error, url: request.url))
+        }
+    }
+
+    /// Runs `operation`, failing with `URLError(.timedOut)` after `seconds`.
+    /// FoundationNetworking's own time-outs are whole seconds (below 1 s it fails at once)
+    /// and it ignores `timeoutIntervalForResource`, so the exact deadline is kept here.
+    private func withDeadline<T: Sendable>(
+        _ seconds: TimeInterval, _ operation: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
+        try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await operation() }
+            group.addTask {
+                try await Task.sleep(for: .seconds(seconds))
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let result = first else { throw URLError(.timedOut) }
+            return result
         }
     }
 
@@ -213,5 +233,21 @@ public final class HTTPClient: Sendable {
             secretQueryItems.contains(item.name) ? URLQueryItem(name: item.name, value: "REDACTED") : item
         }
         return components.string ?? "\(url.scheme ?? "http")://\(url.host ?? "")\(url.path)"
+    }
+}
+
+enum RequestURL {
+    /// `base` + path + query, with `+`, `&`, `=` and quotes in values percent-encoded
+    /// (URLQueryItem leaves `+`, which Google would read as a space).
+    static func make(base: URL, path: String, query: [URLQueryItem]) throws(SourceError) -> URL {
+        var allowed = CharacterSet.urlQueryAllowed
+        allowed.remove(charactersIn: "+&=\"#")
+        let encoded = query.map { item in
+            "\(item.name)=\(item.value?.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")"
+        }.joined(separator: "&")
+        guard let url = URL(string: base.absoluteString + path + "?" + encoded) else {
+            throw .badResponse("cannot build a request URL from base \(base.absoluteString)")
+        }
+        return url
     }
 }

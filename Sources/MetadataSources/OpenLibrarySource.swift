@@ -92,7 +92,7 @@ public struct OpenLibrarySource: MetadataSource {
         }
         query.append(URLQueryItem(name: "fields", value: Self.searchFields))
         query.append(URLQueryItem(name: "limit", value: String(min(max(limit, 1), 100))))
-        let url = try GoogleBooksSource.url(base: baseURL, path: "/search.json", query: query)
+        let url = try RequestURL.make(base: baseURL, path: "/search.json", query: query)
         let response = try await get(url)
         guard response.status == 200 else { throw .badResponse("Open Library search answered HTTP \(response.status)") }
         let result = try JSONBody.decode(OLSearchResult.self, from: response.body, source: "Open Library")

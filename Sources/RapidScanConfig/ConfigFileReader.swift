@@ -122,10 +122,7 @@ struct ConfigFileReader {
     ) throws(ConfigError) {
         let enabled = try bool(table, scope, "enabled")
         let baseURL = try url(table, scope, "baseURL")
-        settings.updateSource(name) { source in
-            if let enabled { source.enabled = enabled }
-            if let baseURL { source.baseURL = baseURL }
-        }
+        settings.setSource(name, enabled: enabled, baseURL: baseURL)
     }
 
     private func sourceOrder(_ sources: TOMLTable) throws(ConfigError) -> [SourceName]? {

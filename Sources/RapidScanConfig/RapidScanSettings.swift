@@ -127,6 +127,14 @@ public struct RapidScanSettings: Sendable, Hashable, CustomStringConvertible {
         return URL(fileURLWithPath: (database as NSString).expandingTildeInPath)
     }
 
+    /// Turns a source on or off or points it elsewhere (tests use a local server).
+    public mutating func setSource(_ name: SourceName, enabled: Bool? = nil, baseURL: URL? = nil) {
+        updateSource(name) { source in
+            if let enabled { source.enabled = enabled }
+            if let baseURL { source.baseURL = baseURL }
+        }
+    }
+
     mutating func updateSource(_ name: SourceName, _ change: (inout SourceSettings) -> Void) {
         if let index = sources.firstIndex(where: { $0.name == name.rawValue }) {
             change(&sources[index])

@@ -35,6 +35,28 @@ import Testing
         #expect(issue == .ean2("07") && issue.symbology == .ean2 && issue.price == nil)
     }
 
+    /// All 100 000 add-ons: a price exactly when the first digit is assigned, and the amount is
+    /// the digits after the currency digit (all five for pounds).
+    @Test func everyFiveDigitAddOnFollowsTheConvention() {
+        for value in 0..<100_000 {
+            let text = String(100_000 + value).dropFirst()
+            let price = BookPrice(addOnText: String(text))
+            switch (value / 10_000, price) {
+            case (2, nil), (7, nil), (8, nil):
+                continue
+            case (9, .some(let price)):
+                #expect(price.currency == nil, "\(text)")
+            case (_, .amount(let currency, let minorUnits)?):
+                #expect(minorUnits == (currency == .gbp ? value : value % 10_000) && minorUnits > 0, "\(text)")
+            case (5, .usd100OrMore?), (_, .noSuggestedPrice?):
+                #expect(value == 59999 || value % 10_000 == 0, "\(text)")
+            default:
+                Issue.record("\(text) gave \(String(describing: price))")
+            }
+        }
+        #expect(BookPrice(addOnText: "5129") == nil && BookPrice(addOnText: "5129x") == nil)
+    }
+
     @Test func currencies() {
         #expect(BookPrice.amount(currency: .cad, minorUnits: 100).currency == .cad)
         #expect(BookPrice.usd100OrMore.currency == .usd)

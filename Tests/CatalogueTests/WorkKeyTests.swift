@@ -1,3 +1,4 @@
+import BookCodes
 import Catalogue
 import Testing
 
@@ -21,7 +22,7 @@ import Testing
     }
 
     @Test func nonAlphanumericsAreRemovedAndLengthsCut() {
-        #expect(WorkKey(title: "Café Society: 1984!", author: "Zoë O'Brien").rawValue == "cafsociety1984_zobrien")
+        #expect(WorkKey(title: "Café Society: 1984!", author: "Zoë O'Brien").rawValue == "cafsociety1984_zoobrien")
         let long = WorkKey(title: String(repeating: "abcdefghij", count: 8), author: String(repeating: "xyz", count: 20))
         #expect(long.rawValue == String(repeating: "abcdefghij", count: 5) + "_" + String(repeating: "xyz", count: 10))
     }

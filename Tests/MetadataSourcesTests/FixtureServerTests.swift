@@ -80,8 +80,8 @@ import FoundationNetworking
         await server.stop()
     }
 
-    @Test func temporaryDirectoryIsRemovedAfterUse() async throws {
-        let kept = try await withTemporaryDirectory { directory in
+    @Test func temporaryDirectoryIsRemovedAfterUse() throws {
+        let kept = try withTemporaryDirectory { directory in
             try Data("x".utf8).write(to: directory.appendingPathComponent("f"))
             #expect(FileManager.default.fileExists(atPath: directory.path))
             return directory

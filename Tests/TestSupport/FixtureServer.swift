@@ -126,7 +126,7 @@ public final class FixtureServer: @unchecked Sendable {
             defer { server = nil; serverTask = nil }
             return server
         }
-        await http?.stop(timeout: 1)
+        await http?.stop(timeout: 0.05)
     }
 
     public var isRunning: Bool { withLock { server != nil } }

@@ -32,12 +32,25 @@ BOOKS = {
 _L = ["0001101", "0011001", "0010011", "0111101", "0100011", "0110001", "0101111", "0111011", "0110111", "0001011"]
 _G = ["0100111", "0110011", "0011011", "0100001", "0011101", "0111001", "0000101", "0010001", "0001001", "0010111"]
 _EAN5_PARITY = ["GGLLL", "GLGLL", "GLLGL", "GLLLG", "LGGLL", "LLGGL", "LLLGG", "LGLGL", "LGLLG", "LLGLG"]
+# UPC-E, number system 0, by check digit (number system 1 swaps L and G).
+_UPCE_PARITY = ["GGGLLL", "GGLGLL", "GGLLGL", "GGLLLG", "GLGGLL", "GLLGGL", "GLLLGG", "GLGLGL", "GLGLLG", "GLLGLG"]
+
+
+def _encode(digits, parity):
+    return "".join((_L if p == "L" else _G)[int(d)] for d, p in zip(digits, parity))
 
 
 def ean5_bits(digits):
     checksum = (3 * sum(int(d) for d in digits[0::2]) + 9 * sum(int(d) for d in digits[1::2])) % 10
-    parts = [(_L if parity == "L" else _G)[int(d)] for d, parity in zip(digits, _EAN5_PARITY[checksum])]
-    return "01011" + "01".join(parts)
+    return "01011" + "01".join(_encode(d, p) for d, p in zip(digits, _EAN5_PARITY[checksum]))
+
+
+def upce_bits(digits):
+    """digits: number system, six digits, check digit (python-barcode has no UPC-E)."""
+    parity = _UPCE_PARITY[int(digits[7])]
+    if digits[0] == "1":
+        parity = parity.translate(str.maketrans("LG", "GL"))
+    return "101" + _encode(digits[1:7], parity) + "010101"
 
 
 _MAIN = {"EAN-13": barcode.EAN13, "EAN-8": barcode.EAN8, "UPC-A": barcode.UPCA}
@@ -48,16 +61,20 @@ _TEXT_LAYOUT = {
     "EAN-13": [(0, 1, None, "left"), (1, 7, 3, 45), (7, 13, 50, 92)],
     "EAN-8": [(0, 4, 3, 31), (4, 8, 36, 64)],
     "UPC-A": [(0, 1, None, "left"), (1, 6, 10, 45), (6, 11, 50, 85), (11, 12, None, "right")],
+    "UPC-E": [(0, 1, None, "left"), (1, 7, 3, 45), (7, 8, None, "right")],
 }
 # Bars drawn down into the digit row (guards, and UPC-A's first and last digit).
 _LONG_BARS = {
     "EAN-13": [(0, 3), (45, 50), (92, 95)],
     "EAN-8": [(0, 3), (31, 36), (64, 67)],
     "UPC-A": [(0, 10), (45, 50), (85, 95)],
+    "UPC-E": [(0, 3), (45, 51)],
 }
 
 
 def main_bits(symbology, digits):
+    if symbology == "UPC-E":
+        return upce_bits(digits)
     code = _MAIN[symbology](digits)
     if code.get_fullcode() != digits:
         raise ValueError(f"{symbology} {digits}: python-barcode made {code.get_fullcode()} (bad check digit?)")
@@ -220,11 +237,12 @@ def scene(rng, size, labels, tilt=6.0, clutter_count=25):
 
 def lighting(image, rng):
     """Uneven light (brighter in one corner), a little blur and sensor noise, as a phone adds."""
-    shade = Image.radial_gradient("L").resize(image.size, Image.Resampling.BILINEAR)
+    w, h = image.size
+    shade = Image.radial_gradient("L").resize((2 * w, 2 * h), Image.Resampling.BILINEAR)
     shade = ImageOps.invert(shade).point(lambda v: 150 + v * 105 // 255)
-    shifted = Image.new("L", image.size, 0)
-    shifted.paste(shade, (rng.randint(-image.width // 4, image.width // 4), rng.randint(-image.height // 4, image.height // 4)))
-    lit = Image.composite(image, Image.new("RGB", image.size, (0, 0, 0)), shifted)
+    left, top = rng.randint(w // 4, 3 * w // 4), rng.randint(h // 4, 3 * h // 4)
+    shade = shade.crop((left, top, left + w, top + h))
+    lit = Image.composite(image, Image.new("RGB", image.size, (0, 0, 0)), shade)
     lit = Image.blend(image, lit, 0.5)
     return add_noise(blur(lit, 0.7 * image.width / 1024), rng, 0.06)
 
@@ -233,14 +251,14 @@ def label_for_photo(rng, scale):
     """A random known ISBN, with an EAN-5 price half of the time; returns (label, expected codes)."""
     isbn = rng.choice(sorted(BOOKS))
     addon = rng.choice([None, "51299", "90000", "01099", "62495"])
-    label = book_label(isbn, addon=addon, module=max(2, round(3 * scale)))
+    label = book_label(isbn, addon=addon, module=max(2, round(rng.uniform(1.6, 3.4) * scale)))
     expected = [f"EAN-13:{isbn}"] + ([f"EAN-5:{addon}"] if addon else [])
     return label, expected
 
 
 # --- checking with zbarimg ---------------------------------------------------------------
 
-ZBARIMG_ARGS = ["-q", "-Sean2.enable=1", "-Sean5.enable=1", "-Supca.enable=1"]
+ZBARIMG_ARGS = ["-q", "-Sean2.enable=1", "-Sean5.enable=1", "-Supca.enable=1", "-Supce.enable=1"]
 
 
 def zbarimg_codes(path):

@@ -1,0 +1,148 @@
+import BookCodes
+import CZBar
+import Imaging
+
+/// zbar's image scanner behind a safe type. One per thread: zbar scanners keep state and
+/// are not thread-safe, so this class is deliberately not `Sendable`.
+public final class BarcodeReader {
+    /// The symbologies zbar is told to look for. ISBN-13 is on so zbar never rewrites a
+    /// book's data to ten digits (it does when only ISBN-10 is on); books are told apart by
+    /// `CodeValidator`, not by zbar.
+    static let enabledSymbologies: [(zbar_symbol_type_t, String)] = [
+        (ZBAR_EAN13, "EAN-13"), (ZBAR_EAN8, "EAN-8"), (ZBAR_UPCA, "UPC-A"), (ZBAR_UPCE, "UPC-E"),
+        (ZBAR_ISBN13, "ISBN-13"), (ZBAR_EAN2, "EAN-2"), (ZBAR_EAN5, "EAN-5"),
+    ]
+
+    private let scanner: OpaquePointer
+    /// Scan every `density`-th row and column: 2 halves the time on large images, at the
+    /// cost of very thin barcodes.
+    public private(set) var density: Int
+
+    public init(density: Int = 1) throws(BarcodeReaderError) {
+        guard let scanner = zbar_image_scanner_create() else { throw .scannerUnavailable }
+        self.scanner = scanner
+        self.density = 1
+        // Results are wanted from every image, not only from ones that differ from the last.
+        zbar_image_scanner_enable_cache(scanner, 0)
+        try configure(ZBAR_NONE, ZBAR_CFG_ENABLE, 0, "all symbologies off")
+        for (symbology, name) in Self.enabledSymbologies {
+            try configure(symbology, ZBAR_CFG_ENABLE, 1, "\(name) enable")
+        }
+        try configure(ZBAR_NONE, ZBAR_CFG_POSITION, 1, "position")
+        try setDensity(density)
+    }
+
+    deinit {
+        zbar_image_scanner_destroy(scanner)
+    }
+
+    public func setDensity(_ newValue: Int) throws(BarcodeReaderError) {
+        let value = max(1, newValue)
+        try configure(ZBAR_NONE, ZBAR_CFG_X_DENSITY, Int32(value), "x-density \(value)")
+        try configure(ZBAR_NONE, ZBAR_CFG_Y_DENSITY, Int32(value), "y-density \(value)")
+        density = value
+    }
+
+    private func configure(_ symbology: zbar_symbol_type_t, _ config: zbar_config_t, _ value: Int32,
+                           _ setting: String) throws(BarcodeReaderError) {
+        let code = zbar_image_scanner_set_config(scanner, symbology, config, value)
+        guard code == 0 else { throw .configurationRejected(setting: setting, code: code) }
+    }
+
+    /// Every barcode zbar finds, add-ons paired with their main code, each validated.
+    /// An image zbar cannot take (empty) gives no detections.
+    public func scan(_ image: GrayImage) -> [Detection] {
+        AddOnPairing.pair(scanSymbols(image))
+    }
+
+    /// The raw symbols, copied out before zbar's image is destroyed.
+    func scanSymbols(_ image: GrayImage) -> [ScannedSymbol] {
+        guard image.width > 0, image.height > 0,
+              let width = UInt32(exactly: image.width), let height = UInt32(exactly: image.height)
+        else { return [] }
+        guard let zbarImage = zbar_image_create() else { return [] }
+        defer { zbar_image_destroy(zbarImage) }
+        zbar_image_set_format(zbarImage, Self.y800)
+        zbar_image_set_size(zbarImage, width, height)
+        return image.pixels.withUnsafeBytes { buffer -> [ScannedSymbol] in
+            // No cleanup handler: the buffer belongs to Swift and outlives the zbar image,
+            // which is destroyed (by the defer above) only after the symbols are copied.
+            zbar_image_set_data(zbarImage, buffer.baseAddress, UInt(buffer.count), nil)
+            let found = zbar_scan_image(scanner, zbarImage)
+            guard found > 0 else { return [] }
+            var symbols: [ScannedSymbol] = []
+            var symbol = zbar_image_first_symbol(zbarImage)
+            while let current = symbol {
+                if let copied = ScannedSymbol(current) { symbols.append(copied) }
+                symbol = zbar_symbol_next(current)
+            }
+            // zbar's image points at `buffer`; detach it before the closure ends.
+            zbar_image_set_data(zbarImage, nil, 0, nil)
+            return symbols
+        }
+    }
+
+    /// FourCC "Y800": 8-bit luma, one byte per pixel.
+    static let y800: UInt = 0x3030_3859
+}
+
+/// A symbol as zbar reported it, before validation and add-on pairing.
+struct ScannedSymbol: Sendable, Hashable {
+    enum Orientation: Sendable, Hashable { case up, right, down, left, unknown }
+
+    var symbology: Symbology
+    var text: String
+    var quality: Int
+    var bounds: BoundingBox
+    var orientation: Orientation
+
+    init(symbology: Symbology, text: String, quality: Int, bounds: BoundingBox, orientation: Orientation) {
+        self.symbology = symbology
+        self.text = text
+        self.quality = quality
+        self.bounds = bounds
+        self.orientation = orientation
+    }
+
+    /// nil for a symbology rapidscan does not handle or a symbol without location.
+    init?(_ symbol: OpaquePointer) {
+        guard let symbology = Self.symbology(zbar_symbol_get_type(symbol)),
+              let data = zbar_symbol_get_data(symbol)
+        else { return nil }
+        let length = Int(zbar_symbol_get_data_length(symbol))
+        let text = data.withMemoryRebound(to: UInt8.self, capacity: length) {
+            String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+        }
+        let pointCount = zbar_symbol_get_loc_size(symbol)
+        let points = (0..<pointCount).lazy.map {
+            (x: Int(zbar_symbol_get_loc_x(symbol, $0)), y: Int(zbar_symbol_get_loc_y(symbol, $0)))
+        }
+        guard let bounds = BoundingBox(enclosing: points) else { return nil }
+        self.init(symbology: symbology, text: text, quality: Int(zbar_symbol_get_quality(symbol)),
+                  bounds: bounds, orientation: Self.orientation(zbar_symbol_get_orientation(symbol)))
+    }
+
+    /// zbar's ISBN types are EAN-13 bars; rapidscan reports the printed symbology.
+    static func symbology(_ type: zbar_symbol_type_t) -> Symbology? {
+        switch type {
+        case ZBAR_EAN13, ZBAR_ISBN13: .ean13
+        case ZBAR_ISBN10: .isbn10
+        case ZBAR_EAN8: .ean8
+        case ZBAR_UPCA: .upcA
+        case ZBAR_UPCE: .upcE
+        case ZBAR_EAN2: .ean2
+        case ZBAR_EAN5: .ean5
+        default: nil
+        }
+    }
+
+    static func orientation(_ orientation: zbar_orientation_t) -> Orientation {
+        switch orientation {
+        case ZBAR_ORIENT_UP: .up
+        case ZBAR_ORIENT_RIGHT: .right
+        case ZBAR_ORIENT_DOWN: .down
+        case ZBAR_ORIENT_LEFT: .left
+        default: .unknown
+        }
+    }
+}
