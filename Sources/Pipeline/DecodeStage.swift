@@ -44,6 +44,31 @@ public final class FileFrameDecoder: FrameDecoder {
     }
 }
 
+/// Stage "decode" for live webcam frames: one full-size decode and one zbar pass per frame.
+/// A frame the camera took 33 ms after the last one is worth more than retrying this one at
+/// other scales, so the photo strategy of `FileScanner` (reduced pass, finer scales, tricks)
+/// is left to `scan` and `watch --thorough`.
+public final class LiveFrameDecoder: FrameDecoder {
+    private let reader: BarcodeReader
+    private let options: ImageLoadOptions
+
+    /// zbar density 2 scans every other line and column: half the time, and a book's
+    /// barcode held under a webcam is far taller and wider than two pixels.
+    public init(rawFormat: RawFrameFormat? = nil, density: Int = 2) throws {
+        reader = try BarcodeReader(density: density)
+        options = ImageLoadOptions(rawFormat: rawFormat)
+    }
+
+    public func decode(_ frame: Frame) -> DecodedFrame.Outcome {
+        do {
+            let loaded = try ImageLoader.load(contentsOf: frame.url, options: options)
+            return .read(ValidateStage.codes(from: reader.scan(loaded.image)))
+        } catch {
+            return .unreadable(reason: error.description)
+        }
+    }
+}
+
 /// Stage "validate": every detection was checked against its check digit by the reader;
 /// here they are sorted into books (Bookland 978/979), other products and rejected codes,
 /// one per code (GTIN-13 space), so "9780306406157" read as EAN-13 and as ISBN-13 counts once.

@@ -52,7 +52,7 @@ public struct WatchSession: Sendable {
                     ready: () -> Void = {}) async throws -> SessionSummary {
         let started = Date()
         let watcher = try DirectoryWatcher(directory: options.directory)
-        let decoder = try LiveDecoder(workers: options.workers, keepNewest: options.keepAll ? 0 : options.workers,
+        let decoder = try LiveDecoder(workers: options.workers, keepNewest: options.keepAll ? 0 : 1,
                                       makeDecoder: makeDecoder)
         let lastLanding = Locked(Date())
         interrupt?.onInterrupt { watcher.stop() }

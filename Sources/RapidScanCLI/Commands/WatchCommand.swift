@@ -44,7 +44,7 @@ struct WatchCommand: AsyncParsableCommand {
     @Flag(help: "Decode every frame, never dropping stale ones (for copying photos in).")
     var keepAll = false
 
-    @Flag(help: "Try image tricks (sharpen, contrast, upscale) on frames where plain scans find nothing; slower.")
+    @Flag(help: "Read each frame like a photo (other scales, sharpen, contrast) when one plain pass finds nothing; slower.")
     var thorough = false
 
     func validate() throws {
@@ -68,12 +68,16 @@ struct WatchCommand: AsyncParsableCommand {
         let watch = WatchSession(options: .init(
             directory: URL(fileURLWithPath: directory), cleanup: cleanup, idleExit: idleExit,
             workers: session.workerCount, keepAll: keepAll, rawFormat: session.rawFrameFormat))
-        let scanOptions = session.scanOptions(thorough: thorough)
+        let scanOptions = session.scanOptions(thorough: true)
+        let rawFormat = session.rawFrameFormat
+        let thorough = thorough
         let interrupt = InterruptMonitor()
         let summary: SessionSummary
         do {
             summary = try await watch.run(processor: context.processor, output: context.output, interrupt: interrupt,
-                                          makeDecoder: { try FileFrameDecoder(options: scanOptions) })
+                                          makeDecoder: {
+                thorough ? try FileFrameDecoder(options: scanOptions) as any FrameDecoder : try LiveFrameDecoder(rawFormat: rawFormat)
+            })
         } catch {
             throw SessionExitStatus.fail("\(error)")
         }
