@@ -163,6 +163,14 @@ import Testing
         #expect(result.stderr.contains("'soon'"))
     }
 
+    @Test func unknownListIsAUsageErrorNamingTheLists() async throws {
+        let harness = try ScanHarness()
+        let result = try await harness.run(["scan", "--offline", "--list", "Someday", harness.directory.path])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("no list 'Someday'"))
+        #expect(result.stderr.contains("Want to Read"))
+    }
+
     @Test func accountSwitchesPlans() async throws {
         let harness = try ScanHarness()
         let free = try await harness.run(["account"])

@@ -76,15 +76,3 @@ func waitUntil(_ condition: () -> Bool) async throws {
     }
     Issue.record("condition not met within 10 s")
 }
-
-/// A lock-protected box for values a test collects from another task.
-final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    func withLock<R>(_ body: (inout Value) -> R) -> R {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&value)
-    }
-}

@@ -55,6 +55,23 @@ import Testing
         }
     }
 
+    @Test func addsToTheChosenList() async throws {
+        try await withCatalogue { catalogue in
+            let isbn = try cachedBook(7, in: catalogue)
+            let finished = try #require(try catalogue.lists().first { $0.name == "Finished" })
+            let output = CollectingOutput()
+            let processor = SessionProcessor(
+                debounceWindow: 3,
+                lookup: LookupStage(service: LookupService(catalogue: catalogue, sources: []), offline: true, listId: finished.id),
+                library: LibraryStage(catalogue: catalogue, listId: finished.id), output: output)
+            await processor.process(frame("a.jpg", at: 0, codes: [.book(isbn, symbology: .isbn13, text: isbn.digits)]))
+            #expect(output.kinds == [.added])
+            let item = try #require(try catalogue.item(isbn: isbn))
+            #expect(item.listId == finished.id)
+            #expect(item.isOwned && item.ownedFormat?.rawValue == "physical")
+        }
+    }
+
     @Test func offlineMissIsQueuedWithTheIntentToOwn() async throws {
         try await withCatalogue { catalogue in
             let isbn = try ISBN13(validating: "9780306406157")
