@@ -99,6 +99,7 @@ public final class HumanOutput: EventOutput {
 
     public func started(totalFrames: Int?) {
         self.totalFrames = totalFrames
+        draw(record: SessionRecord(), force: true)
     }
 
     public func emit(_ event: ScanEvent, record: SessionRecord) {
