@@ -8,7 +8,7 @@ public struct ScanOptions: Sendable, Hashable {
     public var maxPixels: Int
     /// Size and layout of headerless frames (.y800, .yuv, .raw…), when such files are scanned.
     public var rawFormat: RawFrameFormat?
-    /// Try image tricks (sharpen, contrast stretch) when plain scans find nothing.
+    /// Try image tricks (sharpen, contrast stretch, reduce) when plain scans find nothing.
     public var thorough: Bool
 
     public init(maxPixels: Int = 100_000_000, rawFormat: RawFrameFormat? = nil, thorough: Bool = true) {
@@ -49,7 +49,7 @@ public struct FileScanResult: Sendable, Hashable {
 /// Speed comes from scanning a reduced image first: most photos hold a barcode large enough
 /// to read at 1/2 or 1/4 size, where zbar is 3–10× faster and libjpeg can decode straight to
 /// that size. Read rate comes from what follows when nothing valid was found: full size,
-/// then sharpening and contrast stretching, each cheap next to a missed book. (zbar scans
+/// then sharpening, contrast stretching and reduced copies, each cheap next to a missed book. (zbar scans
 /// rows and columns both, so quarter turns add nothing and are not tried.)
 public final class FileScanner {
     public let options: ScanOptions
@@ -60,6 +60,8 @@ public final class FileScanner {
     static let firstPassLongSide = 1000
     /// Tricks run on images up to this many pixels (larger ones are reduced first).
     static let trickPixelLimit = 1_500_000
+    /// Reduced copies smaller than this are not worth scanning.
+    static let minimumReducedSide = 150
 
     public init(options: ScanOptions = .init()) throws(BarcodeReaderError) {
         self.options = options
@@ -107,11 +109,15 @@ public final class FileScanner {
             base = base.downscaled(by: 2)
             baseScale *= 2
         }
-        let tricks: [(String, (GrayImage) -> GrayImage)] = [
-            ("sharpened", { $0.sharpened() }),
-            ("contrast stretched", { $0.contrastStretched() }),
+        // Reduced copies average heavy noise away, as long as bars stay ≥ ~1 px per module.
+        var tricks: [(label: String, image: () -> GrayImage, scale: Int)] = [
+            ("sharpened", { base.sharpened() }, baseScale),
+            ("contrast stretched", { base.contrastStretched() }, baseScale),
         ]
-        for (label, transform) in tricks where attempts.run(transform(base), scale: baseScale, label: label) {
+        for factor in [2, 4] where min(base.width, base.height) / factor >= Self.minimumReducedSide {
+            tricks.append(("reduced 1/\(factor)", { base.downscaled(by: factor) }, baseScale * factor))
+        }
+        for trick in tricks where attempts.run(trick.image(), scale: trick.scale, label: trick.label) {
             break
         }
         return attempts.result(for: loaded)
