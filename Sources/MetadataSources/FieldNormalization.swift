@@ -1,0 +1,173 @@
+import Foundation
+
+/// Publication dates as "YYYY", "YYYY-MM" or "YYYY-MM-DD", from what sources write:
+/// "2021-07", "2023-05-16", "1996", "July 16, 2019", "Sep 2004", "1 March 2004", "c1995", "[1995?]".
+enum PublishDate {
+    private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+
+    static func normalize(_ raw: String?) -> String? {
+        guard let raw = raw?.trimmingCharacters(in: .whitespacesAndNewlines), !raw.isEmpty else { return nil }
+        if let iso = isoPrefix(raw) { return iso }
+        let words = raw.lowercased().split { !$0.isLetter && !$0.isNumber }
+        guard let year = words.lazy.compactMap(yearValue).first else { return nil }
+        guard let month = words.firstIndex(where: { word in months.contains { word.hasPrefix($0) && word.count >= 3 } })
+        else { return String(format: "%04d", year) }
+        let monthNumber = months.firstIndex { words[month].hasPrefix($0) }! + 1
+        let day = words.compactMap { Int($0) }.first { (1...31).contains($0) && $0 != year }
+        if let day { return String(format: "%04d-%02d-%02d", year, monthNumber, day) }
+        return String(format: "%04d-%02d", year, monthNumber)
+    }
+
+    /// "YYYY", "YYYY-MM", "YYYY-MM-DD" (optionally followed by a time) with valid ranges.
+    private static func isoPrefix(_ raw: String) -> String? {
+        let parts = raw.prefix(10).split(separator: "-", omittingEmptySubsequences: false)
+        guard (1...3).contains(parts.count), parts[0].count == 4, let year = Int(parts[0]), year >= 1000 else { return nil }
+        guard raw.count == 4 || raw.count == 7 || raw.count == 10 || raw.dropFirst(10).first == "T" else { return nil }
+        var result = String(parts[0])
+        if parts.count >= 2 {
+            guard parts[1].count == 2, let month = Int(parts[1]), (1...12).contains(month) else { return nil }
+            result += "-\(parts[1])"
+        }
+        if parts.count == 3 {
+            guard parts[2].count == 2, let day = Int(parts[2]), (1...31).contains(day) else { return nil }
+            result += "-\(parts[2])"
+        }
+        return result
+    }
+
+    private static func yearValue(_ word: Substring) -> Int? {
+        let digits = word.drop { !$0.isNumber }  // "c1995" -> "1995"
+        guard digits.count == 4, let year = Int(digits), (1000...2999).contains(year) else { return nil }
+        return year
+    }
+}
+
+/// Book descriptions as plain text: HTML tags removed (paragraphs and line breaks kept as
+/// blank lines / newlines), entities decoded, Windows-1252 punctuation that arrived as C1
+/// control characters repaired, whitespace tidied.
+enum PlainText {
+    static func fromHTML(_ raw: String?) -> String? {
+        guard let raw, !raw.isEmpty else { return nil }
+        var text = raw.replacingOccurrences(of: "<br\\s*/?>", with: "\n", options: [.regularExpression, .caseInsensitive])
+        text = text.replacingOccurrences(of: "</?(p|div|li|ul|ol|h[1-6])(\\s[^>]*)?>", with: "\n\n",
+                                         options: [.regularExpression, .caseInsensitive])
+        text = text.replacingOccurrences(of: "<[^>]+>", with: "", options: .regularExpression)
+        text = decodeEntities(text)
+        text = repairC1(text)
+        return tidy(text)
+    }
+
+    /// Trims and collapses runs of spaces and of blank lines.
+    static func tidy(_ text: String) -> String? {
+        let unified = text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
+        let lines = unified.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\u{00A0}" }).joined(separator: " ")
+        }
+        var result: [String] = []
+        for line in lines where !(line.isEmpty && (result.last?.isEmpty ?? true)) {
+            result.append(line)
+        }
+        let joined = result.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
+        return joined.isEmpty ? nil : joined
+    }
+
+    private static let namedEntities: [String: String] = [
+        "amp": "&", "lt": "<", "gt": ">", "quot": "\"", "apos": "'", "nbsp": " ",
+        "mdash": "—", "ndash": "–", "hellip": "…", "lsquo": "‘", "rsquo": "’", "ldquo": "“", "rdquo": "”",
+        "laquo": "«", "raquo": "»", "copy": "©", "reg": "®", "trade": "™", "eacute": "é", "egrave": "è",
+        "agrave": "à", "uuml": "ü", "ouml": "ö", "auml": "ä", "szlig": "ß", "ccedil": "ç", "bull": "•", "middot": "·",
+    ]
+
+    static func decodeEntities(_ text: String) -> String {
+        guard text.contains("&") else { return text }
+        var output = ""
+        var rest = Substring(text)
+        while let amp = rest.firstIndex(of: "&") {
+            output += rest[..<amp]
+            let afterAmp = rest[rest.index(after: amp)...]
+            if let semicolon = afterAmp.prefix(10).firstIndex(of: ";"),
+               let decoded = decodeEntity(afterAmp[..<semicolon]) {
+                output += decoded
+                rest = afterAmp[afterAmp.index(after: semicolon)...]
+            } else {
+                output += "&"
+                rest = afterAmp
+            }
+        }
+        return output + rest
+    }
+
+    private static func decodeEntity(_ name: Substring) -> String? {
+        if name.hasPrefix("#") {
+            let number = name.dropFirst()
+            let value = number.first == "x" || number.first == "X" ? UInt32(number.dropFirst(), radix: 16) : UInt32(number)
+            return value.flatMap(Unicode.Scalar.init).map { repairC1(String($0)) }
+        }
+        return namedEntities[String(name)]
+    }
+
+    /// U+0080…U+009F are C1 controls no one means; in book blurbs they are Windows-1252
+    /// punctuation decoded as Latin-1 (e.g. U+0097 for an em dash).
+    static func repairC1(_ text: String) -> String {
+        let windows1252: [UInt32: Character] = [
+            0x85: "…", 0x91: "‘", 0x92: "’", 0x93: "“", 0x94: "”", 0x95: "•", 0x96: "–", 0x97: "—", 0x99: "™",
+        ]
+        guard text.unicodeScalars.contains(where: { (0x80...0x9F).contains($0.value) }) else { return text }
+        var output = ""
+        for scalar in text.unicodeScalars {
+            if (0x80...0x9F).contains(scalar.value) {
+                if let replacement = windows1252[scalar.value] { output.append(replacement) }
+            } else {
+                output.unicodeScalars.append(scalar)
+            }
+        }
+        return output
+    }
+}
+
+enum CoverURL {
+    /// Google's `http://…&edge=curl` thumbnails: https, without the page-curl effect.
+    static func normalize(_ raw: String?) -> String? {
+        guard let raw, var components = URLComponents(string: raw), components.host != nil else { return nil }
+        if components.scheme?.lowercased() == "http" { components.scheme = "https" }
+        if let items = components.percentEncodedQueryItems {
+            let kept = items.filter { !($0.name == "edge" && $0.value == "curl") }
+            components.percentEncodedQueryItems = kept.isEmpty ? nil : kept
+        }
+        return components.string
+    }
+}
+
+enum LanguageCode {
+    /// ISO 639-2 codes Open Library uses ("/languages/eng") to the 639-1 codes Google uses.
+    private static let twoLetter: [String: String] = [
+        "eng": "en", "fre": "fr", "fra": "fr", "ger": "de", "deu": "de", "spa": "es", "ita": "it", "por": "pt",
+        "dut": "nl", "nld": "nl", "rus": "ru", "jpn": "ja", "chi": "zh", "zho": "zh", "swe": "sv", "nor": "no",
+        "dan": "da", "fin": "fi", "pol": "pl", "cze": "cs", "ces": "cs", "gre": "el", "ell": "el", "tur": "tr",
+        "ara": "ar", "heb": "he", "hin": "hi", "kor": "ko", "lat": "la", "rum": "ro", "ron": "ro", "hun": "hu",
+        "ukr": "uk", "cat": "ca", "ice": "is", "isl": "is", "wel": "cy", "cym": "cy", "gle": "ga",
+    ]
+
+    static func normalize(_ raw: String?) -> String? {
+        guard let raw else { return nil }
+        let code = raw.split(separator: "/").last.map(String.init)?.lowercased() ?? ""
+        guard !code.isEmpty else { return nil }
+        return twoLetter[code] ?? code
+    }
+}
+
+enum BookFormat {
+    /// Open Library's free-text `physical_format` to "hardcover", "paperback", "ebook"…
+    static func normalize(_ raw: String?) -> String? {
+        guard let raw = raw?.trimmingCharacters(in: .whitespaces).lowercased(), !raw.isEmpty else { return nil }
+        if raw.contains("hardcover") || raw.contains("hardback") || raw.contains("hard cover") || raw.contains("library binding") {
+            return "hardcover"
+        }
+        if raw.contains("paperback") || raw.contains("softcover") || raw.contains("soft cover") || raw.contains("mass market") {
+            return "paperback"
+        }
+        if raw.contains("ebook") || raw.contains("e-book") || raw.contains("electronic") { return "ebook" }
+        if raw.contains("audio") { return "audiobook" }
+        return raw
+    }
+}

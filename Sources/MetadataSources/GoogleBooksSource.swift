@@ -1,0 +1,203 @@
+import BookCodes
+import Foundation
+import RapidScanConfig
+
+/// Google Books `volumes` API: `GET {base}/books/v1/volumes?q=isbn:{isbn13}[&key=…]`.
+public struct GoogleBooksSource: MetadataSource {
+    public let name = SourceName.googleBooks.rawValue
+    public let baseURL: URL
+    private let apiKey: Secret?
+    private let client: HTTPClient
+
+    public init(baseURL: URL = RapidScanSettings.defaultGoogleBooksURL, apiKey: Secret? = nil, client: HTTPClient) {
+        self.baseURL = baseURL
+        self.apiKey = apiKey
+        self.client = client
+    }
+
+    public init(settings: RapidScanSettings, client: HTTPClient? = nil) {
+        self.init(
+            baseURL: settings.source(.googleBooks)?.baseURL ?? RapidScanSettings.defaultGoogleBooksURL,
+            apiKey: settings.googleBooksAPIKey,
+            client: client ?? HTTPClient(settings: settings))
+    }
+
+    public func edition(isbn: ISBN13) async throws(SourceError) -> EditionMetadata? {
+        let volumes = try await volumes(query: "isbn:\(isbn.digits)", maxResults: nil)
+        let wanted = Set([isbn.digits, isbn.isbn10?.digits].compactMap { $0 })
+        let match = volumes.first { volume in
+            (volume.volumeInfo?.industryIdentifiers ?? []).contains { wanted.contains(Self.canonical($0.identifier)) }
+        } ?? volumes.first
+        guard let match else { return nil }
+        guard var edition = Self.edition(from: match) else {
+            throw .badResponse("Google Books volume \(match.id ?? "?") has no title")
+        }
+        edition.isbn13 = isbn.digits
+        edition.isbn10 = isbn.isbn10?.digits
+        return edition
+    }
+
+    public func search(title: String, author: String?, limit: Int) async throws(SourceError) -> [EditionMetadata] {
+        var terms = ["intitle:" + Self.quoted(title)]
+        if let author, !author.trimmingCharacters(in: .whitespaces).isEmpty {
+            terms.append("inauthor:" + Self.quoted(author))
+        }
+        let volumes = try await volumes(query: terms.joined(separator: " "), maxResults: min(max(limit, 1), 40))
+        return Array(volumes.compactMap(Self.edition(from:)).prefix(max(limit, 0)))
+    }
+
+    // MARK: Request
+
+    private func volumes(query: String, maxResults: Int?) async throws(SourceError) -> [GoogleVolume] {
+        var items = [URLQueryItem(name: "q", value: query)]
+        if let maxResults { items.append(URLQueryItem(name: "maxResults", value: String(maxResults))) }
+        if let apiKey { items.append(URLQueryItem(name: "key", value: apiKey.revealed)) }
+        let url = try RequestURL.make(base: baseURL, path: "/books/v1/volumes", query: items)
+        let secret = apiKey?.revealed
+        let response = try await client.get(url, headers: ["Accept": "application/json", "User-Agent": userAgent]) { response in
+            Self.classify(response, secret: secret)
+        }
+        guard response.status == 200 else {
+            throw .badResponse("Google Books answered HTTP \(response.status)")
+        }
+        let decoded: GoogleVolumes = try JSONBody.decode(GoogleVolumes.self, from: response.body, source: "Google Books")
+        // No `items` key at all is how Google says "no such book".
+        return decoded.items ?? []
+    }
+
+    private var userAgent: String { "rapidscan/\(RapidScanVersion.current)" }
+
+    private static func quoted(_ text: String) -> String {
+        "\"" + text.replacingOccurrences(of: "\"", with: " ").trimmingCharacters(in: .whitespaces) + "\""
+    }
+
+    private static func canonical(_ identifier: String?) -> String {
+        (identifier ?? "").uppercased().filter { $0.isNumber || $0 == "X" }
+    }
+
+    // MARK: Errors
+
+    private static let quotaReasons: Set = [
+        "dailylimitexceeded", "dailylimitexceededunreg", "ratelimitexceeded", "quotaexceeded",
+        "userratelimitexceeded", "rate_limit_exceeded", "resource_exhausted",
+    ]
+    private static let keyReasons: Set = ["keyinvalid", "api_key_invalid", "keyexpired", "api_key_service_blocked", "accessnotconfigured"]
+
+    /// Google's error bodies: quota (429/403 with a quota reason) is transient; a rejected
+    /// key or a blocked location is permanent but never "not found".
+    static func classify(_ response: HTTPResponse, secret: String?) -> SourceError? {
+        guard response.status >= 400 else { return nil }
+        let envelope = try? JSONDecoder().decode(GoogleErrorEnvelope.self, from: response.body)
+        let reasons = Set(envelope?.error.allReasons.map { $0.lowercased() } ?? [])
+        let message = redact(envelope?.error.message ?? "HTTP \(response.status)", secret: secret)
+        if response.status == 429 || response.status == 403, !reasons.isDisjoint(with: quotaReasons) {
+            return .quotaExceeded
+        }
+        if !reasons.isDisjoint(with: keyReasons) || response.status == 401 { return .unauthorized }
+        switch response.status {
+        case 429: return .rateLimited(retryAfter: HTTPClient.retryAfter(response.header("Retry-After")))
+        case 403: return .forbidden("Google Books: \(message)")
+        case 500...599: return .server(status: response.status)
+        default: return .badResponse("Google Books HTTP \(response.status): \(message)")
+        }
+    }
+
+    private static func redact(_ text: String, secret: String?) -> String {
+        guard let secret, !secret.isEmpty else { return text }
+        return text.replacingOccurrences(of: secret, with: "REDACTED")
+    }
+
+    // MARK: Mapping
+
+    static func edition(from volume: GoogleVolume) -> EditionMetadata? {
+        guard let info = volume.volumeInfo,
+              let title = info.title?.trimmingCharacters(in: .whitespacesAndNewlines), !title.isEmpty
+        else { return nil }
+        let identifiers = info.industryIdentifiers ?? []
+        func identifier(_ type: String) -> String? {
+            identifiers.first { $0.type == type }.map { canonical($0.identifier) }.flatMap { $0.isEmpty ? nil : $0 }
+        }
+        let isbn13 = identifier("ISBN_13").flatMap { try? ISBN13(validating: $0) }
+            ?? identifier("ISBN_10").flatMap { try? ISBN13(validating: $0) }
+        let links = info.imageLinks ?? [:]
+        let cover = ["extraLarge", "large", "medium", "small", "thumbnail", "smallThumbnail"].lazy.compactMap { links[$0] }.first
+        return EditionMetadata(
+            isbn13: isbn13?.digits,
+            isbn10: isbn13?.isbn10?.digits,
+            title: title,
+            subtitle: info.subtitle.flatMap(PlainText.tidy),
+            authors: (info.authors ?? []).compactMap(PlainText.tidy),
+            description: PlainText.fromHTML(info.description),
+            coverImageUrl: CoverURL.normalize(cover),
+            categories: info.categories ?? [],
+            pageCount: info.pageCount.flatMap { $0 > 0 ? $0 : nil },
+            publishDate: PublishDate.normalize(info.publishedDate),
+            publisher: info.publisher.flatMap(PlainText.tidy),
+            language: LanguageCode.normalize(info.language),
+            format: nil,
+            apiSource: SourceName.googleBooks.rawValue)
+    }
+}
+
+// MARK: Wire format
+
+struct GoogleVolumes: Decodable {
+    var totalItems: Int?
+    var items: [GoogleVolume]?
+}
+
+struct GoogleVolume: Decodable {
+    var id: String?
+    var volumeInfo: GoogleVolumeInfo?
+}
+
+struct GoogleVolumeInfo: Decodable {
+    struct Identifier: Decodable {
+        var type: String?
+        var identifier: String?
+    }
+
+    var title: String?
+    var subtitle: String?
+    var authors: [String]?
+    var publisher: String?
+    var publishedDate: String?
+    var description: String?
+    var industryIdentifiers: [Identifier]?
+    var pageCount: Int?
+    var categories: [String]?
+    var imageLinks: [String: String]?
+    var language: String?
+}
+
+struct GoogleErrorEnvelope: Decodable {
+    struct Body: Decodable {
+        struct Item: Decodable { var reason: String? }
+        var code: Int?
+        var message: String?
+        var status: String?
+        var errors: [Item]?
+        var details: [Item]?
+
+        var allReasons: [String] {
+            ((errors ?? []) + (details ?? [])).compactMap(\.reason) + [status].compactMap { $0 }
+        }
+    }
+
+    var error: Body
+}
+
+enum JSONBody {
+    static func decode<T: Decodable>(_ type: T.Type, from data: Data, source: String) throws(SourceError) -> T {
+        do {
+            return try JSONDecoder().decode(type, from: data)
+        } catch let DecodingError.dataCorrupted(context) {
+            throw .badResponse("\(source) sent malformed JSON (\(context.debugDescription))")
+        } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
+            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+            throw .badResponse("\(source) JSON has an unexpected value at \(path.isEmpty ? "top level" : path)")
+        } catch {
+            throw .badResponse("\(source) sent JSON rapidscan cannot read")
+        }
+    }
+}

@@ -1,0 +1,253 @@
+import Foundation
+import RapidScanConfig
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// An HTTP answer as the sources see it.
+public struct HTTPResponse: Sendable {
+    public let status: Int
+    /// Header names lower-cased.
+    public let headers: [String: String]
+    public let body: Data
+    /// The URL that answered (after redirects).
+    public let url: URL?
+
+    public init(status: Int, headers: [String: String] = [:], body: Data = Data(), url: URL? = nil) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.url = url
+    }
+
+    public func header(_ name: String) -> String? { headers[name.lowercased()] }
+}
+
+/// Where the client writes one line per request (debug level). Lines never contain
+/// secret query values.
+public struct RequestLogger: Sendable {
+    let write: @Sendable (String) -> Void
+
+    public init(_ write: @escaping @Sendable (String) -> Void) { self.write = write }
+
+    public static let disabled = RequestLogger { _ in }
+    public static let standardError = RequestLogger { line in
+        FileHandle.standardError.write(Data("debug: \(line)\n".utf8))
+    }
+}
+
+/// GET requests over FoundationNetworking's URLSession with time-outs, retries
+/// (exponential back-off with jitter, `Retry-After` honoured), a bound on requests in
+/// flight, an optional rate limiter, and request logging with secrets redacted.
+public final class HTTPClient: Sendable {
+    public struct Policy: Sendable, Hashable {
+        public var timeout: TimeInterval
+        public var retries: Int
+        public var maxConcurrentRequests: Int
+        public var baseDelay: TimeInterval
+        public var maxDelay: TimeInterval
+
+        public init(timeout: TimeInterval = 10, retries: Int = 2, maxConcurrentRequests: Int = 4,
+                    baseDelay: TimeInterval = 0.5, maxDelay: TimeInterval = 30) {
+            self.timeout = timeout
+            self.retries = retries
+            self.maxConcurrentRequests = maxConcurrentRequests
+            self.baseDelay = baseDelay
+            self.maxDelay = maxDelay
+        }
+
+        public init(_ http: HTTPSettings) {
+            self.init(timeout: http.timeoutSeconds, retries: http.retries, maxConcurrentRequests: http.maxConcurrentRequests,
+                      baseDelay: http.retryBaseDelaySeconds, maxDelay: http.maxRetryDelaySeconds)
+        }
+    }
+
+    /// Decides what a response means: nil = hand it to the caller (success or an answer the
+    /// caller interprets, like 404), or the error it represents (retried when transient).
+    public typealias Classifier = @Sendable (HTTPResponse) -> SourceError?
+
+    public let policy: Policy
+    public let clock: any PacingClock
+    private let session: URLSession
+    private let inFlight: AsyncSemaphore
+    private let logger: RequestLogger
+    /// Query items whose values are replaced by REDACTED in logs.
+    private let secretQueryItems: Set<String> = ["key"]
+
+    public init(policy: Policy = Policy(), clock: any PacingClock = SystemPacingClock(), logger: RequestLogger = .disabled) {
+        self.policy = policy
+        self.clock = clock
+        self.logger = logger
+        self.inFlight = AsyncSemaphore(limit: policy.maxConcurrentRequests)
+        let configuration = URLSessionConfiguration.ephemeral
+        // Idle time-out (whole seconds on Linux); the exact deadline is `withDeadline`.
+        configuration.timeoutIntervalForRequest = Self.sessionTimeout(policy.timeout)
+        configuration.httpMaximumConnectionsPerHost = policy.maxConcurrentRequests
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        self.session = URLSession(configuration: configuration)
+    }
+
+    public convenience init(settings: RapidScanSettings, clock: any PacingClock = SystemPacingClock()) {
+        self.init(policy: Policy(settings.http), clock: clock, logger: settings.debugLogging ? .standardError : .disabled)
+    }
+
+    private static func sessionTimeout(_ seconds: TimeInterval) -> TimeInterval { max(1, seconds.rounded(.up)) + 1 }
+
+    /// GETs `url`, retrying transient failures up to `policy.retries` times.
+    public func get(
+        _ url: URL, headers: [String: String] = [:], rateLimiter: TokenBucket? = nil,
+        classify: Classifier = HTTPClient.standardClassification
+    ) async throws(SourceError) -> HTTPResponse {
+        var request = URLRequest(
+            url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: Self.sessionTimeout(policy.timeout))
+        for (field, value) in headers { request.setValue(value, forHTTPHeaderField: field) }
+        let shownURL = redacted(url)
+        var attempt = 0
+        while true {
+            attempt += 1
+            let failure: SourceError
+            switch await send(request, rateLimiter: rateLimiter) {
+            case .success(let (response, elapsed)):
+                logger.write("GET \(shownURL) -> \(response.status) (\(Int(elapsed * 1000)) ms, attempt \(attempt))")
+                guard let error = classify(response) else { return response }
+                failure = error
+            case .failure(let error):
+                logger.write("GET \(shownURL) -> \(error) (attempt \(attempt))")
+                failure = error
+            }
+            guard failure.isTransient, attempt <= policy.retries, !Task.isCancelled else { throw failure }
+            let delay = retryDelay(after: attempt, error: failure)
+            logger.write("retrying GET \(shownURL) in \(String(format: "%.2f", delay)) s")
+            await clock.sleep(seconds: delay)
+        }
+    }
+
+    /// One attempt: waits for the rate limiter and a free slot, then sends.
+    private func send(_ request: URLRequest, rateLimiter: TokenBucket?) async -> Result<(HTTPResponse, TimeInterval), SourceError> {
+        await rateLimiter?.acquire()
+        await inFlight.acquire()
+        let result = await perform(request)
+        await inFlight.release()
+        return result
+    }
+
+    private func perform(_ request: URLRequest) async -> Result<(HTTPResponse, TimeInterval), SourceError> {
+        let started = Date()
+        do {
+            let (data, response) = try await withDeadline(policy.timeout) { [session] in try await session.data(for: request) }
+            guard let http = response as? HTTPURLResponse else {
+                return .failure(.badResponse("not an HTTP response"))
+            }
+            var headers: [String: String] = [:]
+            for (field, value) in http.allHeaderFields {
+                if let field = field as? String, let value = value as? String { headers[field.lowercased()] = value }
+            }
+            let answer = HTTPResponse(status: http.statusCode, headers: headers, body: data, url: http.url)
+            return .success((answer, Date().timeIntervalSince(started)))
+        } catch {
+            return .failure(Self.sourceError(for: error, url: request.url))
+        }
+    }
+
+    /// Runs `operation`, failing with `URLError(.timedOut)` after `seconds`.
+    /// FoundationNetworking's own time-outs are whole seconds (below 1 s it fails at once)
+    /// and it ignores `timeoutIntervalForResource`, so the exact deadline is kept here.
+    private func withDeadline<T: Sendable>(
+        _ seconds: TimeInterval, _ operation: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
+        try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await operation() }
+            group.addTask {
+                try await Task.sleep(for: .seconds(seconds))
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let result = first else { throw URLError(.timedOut) }
+            return result
+        }
+    }
+
+    /// Exponential back-off with jitter (50–100 % of base·2^(n-1)), or the server's
+    /// `Retry-After`; capped at `policy.maxDelay` either way.
+    func retryDelay(after attempt: Int, error: SourceError) -> TimeInterval {
+        if let asked = error.retryAfter { return min(max(0, asked), policy.maxDelay) }
+        let exponential = policy.baseDelay * pow(2, Double(attempt - 1))
+        return min(exponential * Double.random(in: 0.5...1.0), policy.maxDelay)
+    }
+
+    /// 429 = rate limited (with `Retry-After`), 5xx = server error, other 4xx except 404 =
+    /// bad response; 2xx, 3xx and 404 go to the caller.
+    public static let standardClassification: Classifier = { response in
+        switch response.status {
+        case 429:
+            return .rateLimited(retryAfter: retryAfter(response.header("Retry-After")))
+        case 500...599:
+            return .server(status: response.status)
+        case 404:
+            return nil
+        case 400...499:
+            return .badResponse("HTTP \(response.status)")
+        default:
+            return nil
+        }
+    }
+
+    /// `Retry-After` as seconds from now: delta-seconds or an HTTP-date.
+    public static func retryAfter(_ value: String?, now: Date = Date()) -> TimeInterval? {
+        guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
+        if let seconds = Double(value) { return max(0, seconds) }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        for format in ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"] {
+            formatter.dateFormat = format
+            if let date = formatter.date(from: value) { return max(0, date.timeIntervalSince(now)) }
+        }
+        return nil
+    }
+
+    static func sourceError(for error: any Error, url: URL?) -> SourceError {
+        guard let urlError = error as? URLError else { return .network(String(describing: type(of: error))) }
+        let host = url.map { "\($0.host ?? "?")\($0.port.map { ":\($0)" } ?? "")" } ?? "server"
+        switch urlError.code {
+        case .timedOut: return .timeout
+        case .cannotConnectToHost: return .network("cannot connect to \(host)")
+        case .cannotFindHost, .dnsLookupFailed: return .network("cannot resolve \(host)")
+        case .networkConnectionLost: return .network("connection to \(host) lost")
+        case .notConnectedToInternet: return .network("not connected to the internet")
+        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate:
+            return .network("TLS connection to \(host) failed")
+        case .cancelled: return .network("request cancelled")
+        case .httpTooManyRedirects, .redirectToNonExistentLocation: return .badResponse("bad redirect from \(host)")
+        default: return .network("URL error \(urlError.code.rawValue) talking to \(host)")
+        }
+    }
+
+    /// The URL with secret query values replaced, for logs.
+    func redacted(_ url: URL) -> String {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
+              let items = components.percentEncodedQueryItems
+        else { return url.absoluteString }
+        components.percentEncodedQueryItems = items.map { item in
+            secretQueryItems.contains(item.name) ? URLQueryItem(name: item.name, value: "REDACTED") : item
+        }
+        return components.string ?? "\(url.scheme ?? "http")://\(url.host ?? "")\(url.path)"
+    }
+}
+
+enum RequestURL {
+    /// `base` + path + query, with `+`, `&`, `=` and quotes in values percent-encoded
+    /// (URLQueryItem leaves `+`, which Google would read as a space).
+    static func make(base: URL, path: String, query: [URLQueryItem]) throws(SourceError) -> URL {
+        var allowed = CharacterSet.urlQueryAllowed
+        allowed.remove(charactersIn: "+&=\"#")
+        let encoded = query.map { item in
+            "\(item.name)=\(item.value?.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")"
+        }.joined(separator: "&")
+        guard let url = URL(string: base.absoluteString + path + "?" + encoded) else {
+            throw .badResponse("cannot build a request URL from base \(base.absoluteString)")
+        }
+        return url
+    }
+}

@@ -1,0 +1,77 @@
+import BookCodes
+import Foundation
+
+/// A public book database that can describe an edition by ISBN and search by title.
+public protocol MetadataSource: Sendable {
+    /// "googleBooks" or "openLibrary" (the seed's `apiSource` values).
+    var name: String { get }
+
+    /// What this source knows about the edition, or nil when it answered "no such book".
+    /// Throws when it could not answer (network, quota, server, unreadable reply).
+    func edition(isbn: ISBN13) async throws(SourceError) -> EditionMetadata?
+
+    /// Editions matching a title (and author), best first, at most `limit`.
+    func search(title: String, author: String?, limit: Int) async throws(SourceError) -> [EditionMetadata]
+}
+
+/// Why a source could not answer. Transient errors are worth retrying later (the lookup
+/// keeps the ISBN pending); permanent ones need a person (bad key, blocked region, a
+/// reply rapidscan cannot read). Neither means "not found". Descriptions never contain an
+/// API key.
+public enum SourceError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// No answer within the configured time-out.
+    case timeout
+    /// Could not connect or the connection broke (DNS, refused, reset…).
+    case network(String)
+    /// HTTP 429 (or a per-minute limit); `retryAfter` from the server when it said.
+    case rateLimited(retryAfter: TimeInterval?)
+    /// Google Books' daily quota is used up (403/429 `dailyLimitExceeded`,
+    /// `rateLimitExceeded`, `quotaExceeded`): retry later, not immediately.
+    case quotaExceeded
+    /// HTTP 5xx.
+    case server(status: Int)
+    /// A reply rapidscan cannot use: malformed JSON, unexpected status, a request the
+    /// server calls invalid.
+    case badResponse(String)
+    /// The API key was rejected (invalid, or not allowed for this API).
+    case unauthorized
+    /// The server refuses to serve this client (e.g. Google's "cannot determine user
+    /// location", Open Library's 403 for an unidentified User-Agent).
+    case forbidden(String)
+
+    public var isTransient: Bool {
+        switch self {
+        case .timeout, .network, .rateLimited, .quotaExceeded, .server: true
+        case .badResponse, .unauthorized, .forbidden: false
+        }
+    }
+
+    /// How long the server asked us to wait, when it said.
+    public var retryAfter: TimeInterval? {
+        if case .rateLimited(let seconds) = self { return seconds }
+        return nil
+    }
+
+    public var description: String {
+        switch self {
+        case .timeout:
+            "no answer within the time-out"
+        case .network(let reason):
+            "network error: \(reason)"
+        case .rateLimited(let seconds?):
+            "rate limited (HTTP 429); the server asks to wait \(Int(seconds.rounded(.up))) s"
+        case .rateLimited(nil):
+            "rate limited (HTTP 429)"
+        case .quotaExceeded:
+            "daily quota exceeded; try again later or set an API key"
+        case .server(let status):
+            "server error (HTTP \(status))"
+        case .badResponse(let reason):
+            "unusable response: \(reason)"
+        case .unauthorized:
+            "the API key was rejected; check the key variable (GOOGLE_BOOKS_API_KEY by default)"
+        case .forbidden(let reason):
+            "access refused: \(reason)"
+        }
+    }
+}

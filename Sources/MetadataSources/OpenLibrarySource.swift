@@ -1,0 +1,296 @@
+import BookCodes
+import Foundation
+import RapidScanConfig
+
+/// Open Library: `/isbn/{isbn}.json` (a 302 to the edition `/books/OL…M.json`), then the
+/// work and author records; `search.json` for titles. Identifies itself with
+/// `User-Agent: rapidscan/<version> (<contact>)` and keeps to its rate limit
+/// (1 request/s, or 3/s with a contact).
+public struct OpenLibrarySource: MetadataSource {
+    public let name = SourceName.openLibrary.rawValue
+    public let baseURL: URL
+    public let coversURL: URL
+    public let userAgent: String
+    private let client: HTTPClient
+    private let rateLimiter: TokenBucket
+
+    /// Fields asked of `search.json` (it returns much more without them).
+    static let searchFields = "key,title,author_name,first_publish_year,isbn,cover_i,number_of_pages_median,publisher,language,subject"
+    /// At most this many author records are fetched per edition.
+    static let maxAuthors = 5
+    static let maxCategories = 10
+
+    public init(
+        baseURL: URL = RapidScanSettings.defaultOpenLibraryURL,
+        coversURL: URL = RapidScanSettings.defaultOpenLibraryCoversURL,
+        contact: String? = nil,
+        requestsPerSecond: Double? = nil,
+        client: HTTPClient
+    ) {
+        self.baseURL = baseURL
+        self.coversURL = coversURL
+        self.client = client
+        self.userAgent = "rapidscan/\(RapidScanVersion.current)" + (contact.map { " (\($0))" } ?? "")
+        let rate = requestsPerSecond ?? (contact == nil ? 1 : 3)
+        self.rateLimiter = TokenBucket(rate: rate, clock: client.clock)
+    }
+
+    public init(settings: RapidScanSettings, client: HTTPClient? = nil) {
+        self.init(
+            baseURL: settings.source(.openLibrary)?.baseURL ?? RapidScanSettings.defaultOpenLibraryURL,
+            coversURL: settings.openLibraryCoversURL,
+            contact: settings.contact,
+            requestsPerSecond: settings.effectiveOpenLibraryRequestsPerSecond,
+            client: client ?? HTTPClient(settings: settings))
+    }
+
+    public func edition(isbn: ISBN13) async throws(SourceError) -> EditionMetadata? {
+        // URLSession follows the 302 to /books/OL…M.json.
+        guard let edition = try await record(OLEdition.self, path: "/isbn/\(isbn.digits).json") else { return nil }
+        guard let title = PlainText.tidy(edition.title ?? "") else {
+            throw .badResponse("Open Library edition \(edition.key ?? isbn.digits) has no title")
+        }
+        var work: OLWork?
+        if let workKey = edition.works?.first?.key, Self.isRecordKey(workKey, kind: "works") {
+            work = try await record(OLWork.self, path: workKey + ".json")
+        }
+        let authorKeys = (edition.authors ?? []).compactMap(\.key).isEmpty
+            ? (work?.authors ?? []).compactMap(\.key)
+            : (edition.authors ?? []).compactMap(\.key)
+        var authors: [String] = []
+        for key in authorKeys.prefix(Self.maxAuthors) where Self.isRecordKey(key, kind: "authors") {
+            if let author = try await record(OLAuthor.self, path: key + ".json"), let name = author.displayName {
+                authors.append(name)
+            }
+        }
+        if authors.isEmpty, let byStatement = edition.by_statement.flatMap(PlainText.tidy) {
+            authors = [byStatement.trimmingCharacters(in: CharacterSet(charactersIn: "."))]
+        }
+        let coverID = ((edition.covers ?? []) + (work?.covers ?? [])).first { $0 > 0 }
+        let isbn10 = edition.isbn_10?.first { (try? ISBN10(validating: $0))?.isbn13 == isbn } ?? isbn.isbn10?.digits
+        return EditionMetadata(
+            isbn13: isbn.digits,
+            isbn10: isbn10,
+            title: title,
+            subtitle: edition.subtitle.flatMap(PlainText.tidy),
+            authors: authors,
+            description: PlainText.tidy(edition.description?.text ?? work?.description?.text ?? ""),
+            coverImageUrl: coverID.map(coverURL(id:)),
+            categories: Array((edition.subjects ?? work?.subjects ?? []).prefix(Self.maxCategories)),
+            pageCount: edition.number_of_pages.flatMap { $0 > 0 ? $0 : nil },
+            publishDate: PublishDate.normalize(edition.publish_date ?? work?.first_publish_date),
+            publisher: edition.publishers?.first.flatMap(PlainText.tidy),
+            language: LanguageCode.normalize(edition.languages?.first?.key),
+            format: BookFormat.normalize(edition.physical_format),
+            apiSource: name)
+    }
+
+    public func search(title: String, author: String?, limit: Int) async throws(SourceError) -> [EditionMetadata] {
+        var query = [URLQueryItem(name: "title", value: title)]
+        if let author, !author.trimmingCharacters(in: .whitespaces).isEmpty {
+            query.append(URLQueryItem(name: "author", value: author))
+        }
+        query.append(URLQueryItem(name: "fields", value: Self.searchFields))
+        query.append(URLQueryItem(name: "limit", value: String(min(max(limit, 1), 100))))
+        let url = try RequestURL.make(base: baseURL, path: "/search.json", query: query)
+        let response = try await get(url)
+        guard response.status == 200 else { throw .badResponse("Open Library search answered HTTP \(response.status)") }
+        let result = try JSONBody.decode(OLSearchResult.self, from: response.body, source: "Open Library")
+        return Array((result.docs?.values ?? []).compactMap(edition(from:)).prefix(max(limit, 0)))
+    }
+
+    // MARK: Requests
+
+    /// A JSON record at `path`, or nil on 404.
+    private func record<T: Decodable>(_ type: T.Type, path: String) async throws(SourceError) -> T? {
+        guard let url = URL(string: baseURL.absoluteString + path) else {
+            throw .badResponse("cannot build a request URL for \(path)")
+        }
+        let response = try await get(url)
+        switch response.status {
+        case 200: return try JSONBody.decode(type, from: response.body, source: "Open Library")
+        case 404: return nil
+        default: throw .badResponse("Open Library answered HTTP \(response.status) for \(path)")
+        }
+    }
+
+    private func get(_ url: URL) async throws(SourceError) -> HTTPResponse {
+        try await client.get(url, headers: ["Accept": "application/json", "User-Agent": userAgent], rateLimiter: rateLimiter) {
+            response in
+            if response.status == 403 {
+                return .forbidden("Open Library refused the request (HTTP 403); set [sources.openLibrary] contact so the User-Agent identifies you")
+            }
+            return HTTPClient.standardClassification(response)
+        }
+    }
+
+    private func coverURL(id: Int) -> String {
+        coversURL.absoluteString + "/b/id/\(id)-L.jpg"
+    }
+
+    /// "/works/OL123W", "/authors/OL1A": keeps odd keys out of request paths.
+    static func isRecordKey(_ key: String, kind: String) -> Bool {
+        key.range(of: "^/\(kind)/OL[0-9]+[A-Z]$", options: .regularExpression) != nil
+    }
+
+    private func edition(from doc: OLSearchDoc) -> EditionMetadata? {
+        guard let title = doc.title.flatMap(PlainText.tidy) else { return nil }
+        let isbns = doc.isbn ?? []
+        let isbn13 = isbns.lazy.filter { $0.count == 13 }.compactMap { try? ISBN13(validating: $0) }.first
+            ?? isbns.lazy.compactMap { try? ISBN13(validating: $0) }.first
+        return EditionMetadata(
+            isbn13: isbn13?.digits,
+            isbn10: isbn13?.isbn10?.digits,
+            title: title,
+            authors: doc.author_name ?? [],
+            coverImageUrl: doc.cover_i.flatMap { $0 > 0 ? coverURL(id: $0) : nil },
+            categories: Array((doc.subject ?? []).prefix(Self.maxCategories)),
+            pageCount: doc.number_of_pages_median.flatMap { $0 > 0 ? $0 : nil },
+            publishDate: doc.first_publish_year.map { String(format: "%04d", $0) },
+            publisher: doc.publisher?.first,
+            language: LanguageCode.normalize(doc.language?.first),
+            apiSource: name)
+    }
+}
+
+// MARK: Wire format (Open Library's snake_case names kept)
+
+/// `description`, `notes`…: a plain string or `{"type": "/type/text", "value": "…"}`.
+struct OLText: Decodable {
+    var text: String?
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let string = try? container.decode(String.self) {
+            text = string
+        } else {
+            struct Typed: Decodable { var value: String? }
+            text = try container.decode(Typed.self).value
+        }
+    }
+}
+
+/// `{"key": "/authors/…"}` in editions, `{"author": {"key": …}, "type": …}` in works.
+struct OLAuthorRef: Decodable {
+    struct Key: Decodable { var key: String? }
+    var key: String?
+
+    init(from decoder: any Decoder) throws {
+        let plain = try? Key(from: decoder)
+        struct Role: Decodable { var author: Key? }
+        key = plain?.key ?? (try? Role(from: decoder))?.author?.key
+    }
+}
+
+/// Decodes an array, dropping elements of the wrong type instead of failing the record.
+struct Lossy<Element: Decodable>: Decodable {
+    var values: [Element]
+
+    init(from decoder: any Decoder) throws {
+        var container = try decoder.unkeyedContainer()
+        var values: [Element] = []
+        while !container.isAtEnd {
+            if let value = try? container.decode(Element.self) {
+                values.append(value)
+            } else {
+                _ = try? container.decode(Skip.self)
+            }
+        }
+        self.values = values
+    }
+
+    private struct Skip: Decodable {
+        init(from decoder: any Decoder) throws {}
+    }
+}
+
+struct OLEdition: Decodable {
+    struct Ref: Decodable { var key: String? }
+
+    var key: String?
+    var title: String?
+    var subtitle: String?
+    var authors: [OLAuthorRef]?
+    var works: [Ref]?
+    var description: OLText?
+    var covers: [Int]?
+    var number_of_pages: Int?
+    var publish_date: String?
+    var publishers: [String]?
+    var languages: [Ref]?
+    var physical_format: String?
+    var subjects: [String]?
+    var isbn_10: [String]?
+    var by_statement: String?
+
+    enum CodingKeys: String, CodingKey {
+        case key, title, subtitle, authors, works, description, covers, number_of_pages, publish_date
+        case publishers, languages, physical_format, subjects, isbn_10, by_statement
+    }
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        key = try? c.decode(String.self, forKey: .key)
+        title = try? c.decode(String.self, forKey: .title)
+        subtitle = try? c.decode(String.self, forKey: .subtitle)
+        authors = try? c.decode([OLAuthorRef].self, forKey: .authors)
+        works = try? c.decode([Ref].self, forKey: .works)
+        description = try? c.decode(OLText.self, forKey: .description)
+        covers = (try? c.decode(Lossy<Int>.self, forKey: .covers))?.values
+        number_of_pages = try? c.decode(Int.self, forKey: .number_of_pages)
+        publish_date = try? c.decode(String.self, forKey: .publish_date)
+        publishers = (try? c.decode(Lossy<String>.self, forKey: .publishers))?.values
+        languages = try? c.decode([Ref].self, forKey: .languages)
+        physical_format = try? c.decode(String.self, forKey: .physical_format)
+        subjects = (try? c.decode(Lossy<String>.self, forKey: .subjects))?.values
+        isbn_10 = (try? c.decode(Lossy<String>.self, forKey: .isbn_10))?.values
+        by_statement = try? c.decode(String.self, forKey: .by_statement)
+    }
+}
+
+struct OLWork: Decodable {
+    var title: String?
+    var authors: [OLAuthorRef]?
+    var description: OLText?
+    var covers: [Int]?
+    var subjects: [String]?
+    var first_publish_date: String?
+
+    enum CodingKeys: String, CodingKey { case title, authors, description, covers, subjects, first_publish_date }
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        title = try? c.decode(String.self, forKey: .title)
+        authors = try? c.decode([OLAuthorRef].self, forKey: .authors)
+        description = try? c.decode(OLText.self, forKey: .description)
+        covers = (try? c.decode(Lossy<Int>.self, forKey: .covers))?.values
+        subjects = (try? c.decode(Lossy<String>.self, forKey: .subjects))?.values
+        first_publish_date = try? c.decode(String.self, forKey: .first_publish_date)
+    }
+}
+
+struct OLAuthor: Decodable {
+    var name: String?
+    var personal_name: String?
+
+    var displayName: String? { (name ?? personal_name).flatMap(PlainText.tidy) }
+}
+
+/// Both the 2020 (`num_found`, `text`, `seed`) and 2024 (`numFound`, `numFoundExact`,
+/// `documentation_url`) envelopes: only `docs` matters.
+struct OLSearchResult: Decodable {
+    var docs: Lossy<OLSearchDoc>?
+}
+
+struct OLSearchDoc: Decodable {
+    var key: String?
+    var title: String?
+    var author_name: [String]?
+    var first_publish_year: Int?
+    var isbn: [String]?
+    var cover_i: Int?
+    var number_of_pages_median: Int?
+    var publisher: [String]?
+    var language: [String]?
+    var subject: [String]?
+}

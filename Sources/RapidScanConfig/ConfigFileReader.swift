@@ -1,0 +1,281 @@
+import Foundation
+import TOMLKit
+
+extension RapidScanSettings {
+    /// Reads the config file, then applies environment overrides.
+    ///
+    /// The file is `configFile`, else `$RAPIDSCAN_CONFIG`, else
+    /// `$XDG_CONFIG_HOME/rapidscan/config.toml`. A missing default file means built-in
+    /// defaults; a missing file that was named explicitly is an error.
+    public static func load(
+        configFile: URL? = nil,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(ConfigError) -> RapidScanSettings {
+        let explicit = configFile ?? environment.nonEmpty("RAPIDSCAN_CONFIG").map { URL(fileURLWithPath: $0) }
+        let file = explicit ?? XDGPaths(environment: environment).defaultConfigFile
+        var settings = RapidScanSettings()
+        if FileManager.default.fileExists(atPath: file.path) {
+            let text: String
+            do {
+                text = try String(contentsOf: file, encoding: .utf8)
+            } catch {
+                throw .unreadable(path: file.path, reason: error.localizedDescription)
+            }
+            try ConfigFileReader(path: file.path, text: text).apply(to: &settings)
+            settings.configFile = file
+        } else if explicit != nil {
+            throw .fileNotFound(path: file.path)
+        }
+        try EnvironmentOverrides(environment: environment).apply(to: &settings)
+        return settings
+    }
+
+    /// Settings from TOML text (as if read from `path`) plus `environment` overrides.
+    public static func parse(
+        toml text: String, path: String = "config.toml", environment: [String: String] = [:]
+    ) throws(ConfigError) -> RapidScanSettings {
+        var settings = RapidScanSettings()
+        try ConfigFileReader(path: path, text: text).apply(to: &settings)
+        try EnvironmentOverrides(environment: environment).apply(to: &settings)
+        return settings
+    }
+}
+
+/// Walks a parsed TOML document key by key so that errors can name the key and line.
+struct ConfigFileReader {
+    let path: String
+    let text: String
+
+    private static let topKeys: Set = ["sources", "http", "database"]
+    private static let sourcesKeys: Set = ["order", "googleBooks", "openLibrary"]
+    private static let googleKeys: Set = ["enabled", "baseURL", "apiKeyEnv", "apiKey"]
+    private static let openLibraryKeys: Set = ["enabled", "baseURL", "coversBaseURL", "contact"]
+    private static let httpKeys: Set = [
+        "timeoutSeconds", "retries", "maxConcurrentRequests", "retryBaseDelaySeconds", "maxRetryDelaySeconds",
+    ]
+
+    func apply(to settings: inout RapidScanSettings) throws(ConfigError) {
+        let root: TOMLTable
+        do {
+            root = try TOMLTable(string: text)
+        } catch let error as TOMLParseError {
+            throw .syntax(path: path, line: error.source.begin.line, column: error.source.begin.column, message: error.description)
+        } catch {
+            throw .syntax(path: path, line: 1, column: 1, message: "\(error)")
+        }
+        try checkKeys(root, [], allowed: Self.topKeys)
+        if let database = try string(root, [], "database") { settings.database = database }
+        if let http = try table(root, [], "http") { try applyHTTP(http, to: &settings.http) }
+        guard let sources = try table(root, [], "sources") else { return }
+        try checkKeys(sources, ["sources"], allowed: Self.sourcesKeys)
+        if let google = try table(sources, ["sources"], "googleBooks") { try applyGoogle(google, to: &settings) }
+        if let openLibrary = try table(sources, ["sources"], "openLibrary") { try applyOpenLibrary(openLibrary, to: &settings) }
+        if let order = try sourceOrder(sources) { settings.reorder(first: order) }
+    }
+
+    private func applyHTTP(_ http: TOMLTable, to settings: inout HTTPSettings) throws(ConfigError) {
+        let scope = ["http"]
+        try checkKeys(http, scope, allowed: Self.httpKeys)
+        if let value = try number(http, scope, "timeoutSeconds", in: 0.001...3600) { settings.timeoutSeconds = value }
+        if let value = try integer(http, scope, "retries", in: 0...10) { settings.retries = value }
+        if let value = try integer(http, scope, "maxConcurrentRequests", in: 1...64) { settings.maxConcurrentRequests = value }
+        if let value = try number(http, scope, "retryBaseDelaySeconds", in: 0...600) { settings.retryBaseDelaySeconds = value }
+        if let value = try number(http, scope, "maxRetryDelaySeconds", in: 0...3600) { settings.maxRetryDelaySeconds = value }
+    }
+
+    private func applyGoogle(_ google: TOMLTable, to settings: inout RapidScanSettings) throws(ConfigError) {
+        let scope = ["sources", "googleBooks"]
+        try checkKeys(google, scope, allowed: Self.googleKeys)
+        try applyCommon(google, scope, .googleBooks, to: &settings)
+        if let variable = try string(google, scope, "apiKeyEnv") {
+            guard variable.range(of: "^[A-Za-z_][A-Za-z0-9_]*$", options: .regularExpression) != nil else {
+                throw invalid(scope, "apiKeyEnv", "expected an environment variable name such as GOOGLE_BOOKS_API_KEY")
+            }
+            settings.googleBooksAPIKeyVariable = variable
+        }
+        // Never echo this value in an error.
+        if let value = google["apiKey"] {
+            guard let key = value.string else { throw invalid(scope, "apiKey", "expected a string") }
+            if !key.isEmpty {
+                settings.googleBooksAPIKey = Secret(key)
+                settings.googleBooksAPIKeyOrigin = "config file"
+            }
+        }
+    }
+
+    private func applyOpenLibrary(_ openLibrary: TOMLTable, to settings: inout RapidScanSettings) throws(ConfigError) {
+        let scope = ["sources", "openLibrary"]
+        try checkKeys(openLibrary, scope, allowed: Self.openLibraryKeys)
+        try applyCommon(openLibrary, scope, .openLibrary, to: &settings)
+        if let covers = try url(openLibrary, scope, "coversBaseURL") { settings.openLibraryCoversURL = covers }
+        if let contact = try string(openLibrary, scope, "contact") {
+            let trimmed = contact.trimmingCharacters(in: .whitespaces)
+            guard !trimmed.contains(where: { $0.isNewline || $0 == "(" || $0 == ")" }) else {
+                throw invalid(scope, "contact", "must be one line without parentheses (it goes into the User-Agent header)")
+            }
+            settings.contact = trimmed.isEmpty ? nil : trimmed
+        }
+    }
+
+    private func applyCommon(
+        _ table: TOMLTable, _ scope: [String], _ name: SourceName, to settings: inout RapidScanSettings
+    ) throws(ConfigError) {
+        let enabled = try bool(table, scope, "enabled")
+        let baseURL = try url(table, scope, "baseURL")
+        settings.setSource(name, enabled: enabled, baseURL: baseURL)
+    }
+
+    private func sourceOrder(_ sources: TOMLTable) throws(ConfigError) -> [SourceName]? {
+        guard let value = sources["order"] else { return nil }
+        let known = SourceName.allCases.map(\.rawValue).joined(separator: ", ")
+        guard let array = value.array else {
+            throw invalid(["sources"], "order", "expected a list of source names (\(known)), got \(describe(value))")
+        }
+        var names: [SourceName] = []
+        for element in array {
+            guard let text = element.string, let name = SourceName(rawValue: text) else {
+                throw invalid(["sources"], "order", "\(describe(element)) is not a source; known sources: \(known)")
+            }
+            guard !names.contains(name) else {
+                throw invalid(["sources"], "order", "\"\(text)\" is listed twice")
+            }
+            names.append(name)
+        }
+        return names
+    }
+
+    // MARK: Typed readers
+
+    private func table(_ table: TOMLTable, _ scope: [String], _ key: String) throws(ConfigError) -> TOMLTable? {
+        guard let value = table[key] else { return nil }
+        guard let result = value.table else { throw invalid(scope, key, "expected a table, got \(describe(value))") }
+        return result
+    }
+
+    private func string(_ table: TOMLTable, _ scope: [String], _ key: String) throws(ConfigError) -> String? {
+        guard let value = table[key] else { return nil }
+        guard let result = value.string else { throw invalid(scope, key, "expected a string, got \(describe(value))") }
+        return result
+    }
+
+    private func bool(_ table: TOMLTable, _ scope: [String], _ key: String) throws(ConfigError) -> Bool? {
+        guard let value = table[key] else { return nil }
+        guard let result = value.bool else { throw invalid(scope, key, "expected true or false, got \(describe(value))") }
+        return result
+    }
+
+    private func integer(
+        _ table: TOMLTable, _ scope: [String], _ key: String, in range: ClosedRange<Int>
+    ) throws(ConfigError) -> Int? {
+        guard let value = table[key] else { return nil }
+        guard value.type == .int, let result = value.int, range.contains(result) else {
+            throw invalid(scope, key, "expected a whole number from \(range.lowerBound) to \(range.upperBound), got \(describe(value))")
+        }
+        return result
+    }
+
+    private func number(
+        _ table: TOMLTable, _ scope: [String], _ key: String, in range: ClosedRange<Double>
+    ) throws(ConfigError) -> Double? {
+        guard let value = table[key] else { return nil }
+        let result: Double? = switch value.type {
+        case .int: value.int.map(Double.init)
+        case .double: value.double
+        default: nil
+        }
+        guard let result, range.contains(result) else {
+            throw invalid(scope, key, "expected a number of seconds from \(range.lowerBound) to \(range.upperBound), got \(describe(value))")
+        }
+        return result
+    }
+
+    private func url(_ table: TOMLTable, _ scope: [String], _ key: String) throws(ConfigError) -> URL? {
+        guard let text = try string(table, scope, key) else { return nil }
+        guard let url = HTTPBaseURL.parse(text) else {
+            throw invalid(scope, key, "expected an http:// or https:// URL, got \"\(text)\"")
+        }
+        return url
+    }
+
+    private func checkKeys(_ table: TOMLTable, _ scope: [String], allowed: Set<String>) throws(ConfigError) {
+        for key in table.keys.sorted() where !allowed.contains(key) {
+            let suggestion = allowed.first { $0.lowercased() == key.lowercased() }
+                ?? allowed.first { editDistance($0.lowercased(), key.lowercased()) <= 2 }
+            throw .unknownKey(path: path, line: line(of: key, in: scope), key: dotted(scope, key), suggestion: suggestion)
+        }
+    }
+
+    private func invalid(_ scope: [String], _ key: String, _ message: String) -> ConfigError {
+        .invalidValue(path: path, line: line(of: key, in: scope), key: dotted(scope, key), message: message)
+    }
+
+    private func dotted(_ scope: [String], _ key: String) -> String { (scope + [key]).joined(separator: ".") }
+
+    private func describe(_ value: any TOMLValueConvertible) -> String {
+        switch value.type {
+        case .string:
+            let text = value.string ?? ""
+            return "\"\(text.count > 40 ? text.prefix(40) + "…" : text)\""
+        case .int: return value.int.map(String.init) ?? "an integer"
+        case .double: return value.double.map { "\($0)" } ?? "a number"
+        case .bool: return value.bool.map { "\($0)" } ?? "a boolean"
+        default: return "a \(value.type)"
+        }
+    }
+
+    /// The 1-based line where `key` is assigned under the `[scope]` header, found in the text
+    /// itself because TOMLKit does not report positions of values.
+    func line(of key: String, in scope: [String]) -> Int? {
+        let header = scope.joined(separator: ".")
+        // A key that names a table (`[http]`) is found by its header.
+        let wholeTable = (scope + [key]).joined(separator: ".")
+        var current = ""
+        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            if line.hasPrefix("[") {
+                current = line.trimmingCharacters(in: CharacterSet(charactersIn: "[] "))
+                if current == wholeTable { return index + 1 }
+                continue
+            }
+            guard current == header, let equals = line.firstIndex(of: "=") else { continue }
+            let name = line[..<equals].trimmingCharacters(in: CharacterSet(charactersIn: " \"'"))
+            if name == key { return index + 1 }
+        }
+        return nil
+    }
+}
+
+/// Base URLs for sources: http or https with a host; a trailing "/" is dropped.
+enum HTTPBaseURL {
+    static func parse(_ text: String) -> URL? {
+        var trimmed = text.trimmingCharacters(in: .whitespaces)
+        while trimmed.hasSuffix("/") { trimmed.removeLast() }
+        guard let url = URL(string: trimmed), let scheme = url.scheme?.lowercased(),
+              scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty
+        else { return nil }
+        return url
+    }
+}
+
+private func editDistance(_ a: String, _ b: String) -> Int {
+    let a = Array(a), b = Array(b)
+    var row = Array(0...b.count)
+    for i in 1...max(a.count, 1) where !a.isEmpty {
+        var previous = row[0]
+        row[0] = i
+        for j in stride(from: 1, through: b.count, by: 1) {
+            let saved = row[j]
+            row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
+            previous = saved
+        }
+    }
+    return row[b.count]
+}
+
+extension [String: String] {
+    /// The variable's value, or nil when unset or empty.
+    func nonEmpty(_ name: String) -> String? {
+        guard let value = self[name]?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
+        return value
+    }
+}

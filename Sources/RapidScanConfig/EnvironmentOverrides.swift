@@ -1,0 +1,79 @@
+import Foundation
+
+/// Environment variables that override the config file (empty values are ignored).
+public enum EnvironmentVariable {
+    public static let config = "RAPIDSCAN_CONFIG"
+    public static let database = "RAPIDSCAN_DB"
+    public static let googleBooksURL = "RAPIDSCAN_GOOGLE_BOOKS_URL"
+    public static let openLibraryURL = "RAPIDSCAN_OPEN_LIBRARY_URL"
+    public static let openLibraryCoversURL = "RAPIDSCAN_OPEN_LIBRARY_COVERS_URL"
+    /// Comma-separated source names: only these are used, in this order.
+    public static let sources = "RAPIDSCAN_SOURCES"
+    public static let contact = "RAPIDSCAN_CONTACT"
+    public static let timeout = "RAPIDSCAN_HTTP_TIMEOUT"
+    public static let retries = "RAPIDSCAN_HTTP_RETRIES"
+    public static let retryDelay = "RAPIDSCAN_HTTP_RETRY_DELAY"
+    public static let debug = "RAPIDSCAN_DEBUG"
+}
+
+struct EnvironmentOverrides {
+    let environment: [String: String]
+
+    func apply(to settings: inout RapidScanSettings) throws(ConfigError) {
+        typealias Variable = EnvironmentVariable
+        // The key variable named in the config wins over an `apiKey` written in the file.
+        if let key = environment.nonEmpty(settings.googleBooksAPIKeyVariable) {
+            settings.googleBooksAPIKey = Secret(key)
+            settings.googleBooksAPIKeyOrigin = settings.googleBooksAPIKeyVariable
+        }
+        if let database = environment.nonEmpty(Variable.database) { settings.database = database }
+        if let url = try url(Variable.googleBooksURL) { settings.updateSource(.googleBooks) { $0.baseURL = url } }
+        if let url = try url(Variable.openLibraryURL) { settings.updateSource(.openLibrary) { $0.baseURL = url } }
+        if let url = try url(Variable.openLibraryCoversURL) { settings.openLibraryCoversURL = url }
+        if let contact = environment.nonEmpty(Variable.contact) { settings.contact = contact }
+        if let list = environment.nonEmpty(Variable.sources) { try applySourceList(list, to: &settings) }
+        if let value = try number(Variable.timeout, in: 0.001...3600) { settings.http.timeoutSeconds = value }
+        if let value = try number(Variable.retries, in: 0...10) {
+            guard value == value.rounded() else {
+                throw .invalidEnvironment(variable: Variable.retries, message: "expected a whole number from 0 to 10")
+            }
+            settings.http.retries = Int(value)
+        }
+        if let value = try number(Variable.retryDelay, in: 0...600) { settings.http.retryBaseDelaySeconds = value }
+        if let debug = environment.nonEmpty(Variable.debug) {
+            settings.debugLogging = !["0", "false", "no", "off"].contains(debug.lowercased())
+        }
+    }
+
+    private func applySourceList(_ list: String, to settings: inout RapidScanSettings) throws(ConfigError) {
+        var names: [SourceName] = []
+        for part in list.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !part.isEmpty {
+            guard let name = SourceName(rawValue: part) else {
+                let known = SourceName.allCases.map(\.rawValue).joined(separator: ", ")
+                throw .invalidEnvironment(variable: EnvironmentVariable.sources, message: "unknown source \"\(part)\"; known: \(known)")
+            }
+            if !names.contains(name) { names.append(name) }
+        }
+        settings.reorder(first: names)
+        for name in SourceName.allCases {
+            settings.updateSource(name) { $0.enabled = names.contains(name) }
+        }
+    }
+
+    private func url(_ variable: String) throws(ConfigError) -> URL? {
+        guard let text = environment.nonEmpty(variable) else { return nil }
+        guard let url = HTTPBaseURL.parse(text) else {
+            throw .invalidEnvironment(variable: variable, message: "expected an http:// or https:// URL, got \"\(text)\"")
+        }
+        return url
+    }
+
+    private func number(_ variable: String, in range: ClosedRange<Double>) throws(ConfigError) -> Double? {
+        guard let text = environment.nonEmpty(variable) else { return nil }
+        guard let value = Double(text), range.contains(value) else {
+            throw .invalidEnvironment(
+                variable: variable, message: "expected a number from \(range.lowerBound) to \(range.upperBound), got \"\(text)\"")
+        }
+        return value
+    }
+}

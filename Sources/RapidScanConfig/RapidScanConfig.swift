@@ -1,1 +1,0 @@
-// RapidScanConfig: see ARCHITECTURE.md

@@ -1,0 +1,157 @@
+import BookCodes
+import Foundation
+@testable import MetadataSources
+import RapidScanConfig
+import Testing
+import TestSupport
+
+@Suite struct HTTPClientTests {
+    @Test func serverThatNeverAnswersTimesOutAndIsRetried() async throws {
+        guard let harness = try await Harness.start(retries: 1, timeout: 0.3) else { return }
+        defer { Task { await harness.stop() } }
+        harness.server.neverAnswer("/books/v1/volumes")
+        let error = await sourceError { _ = try await harness.google.edition(isbn: ISBN13("9781761186769")) }
+        #expect(error == .timeout)
+        #expect(error?.isTransient == true)
+        #expect(harness.server.requests.count == 2)
+    }
+
+    @Test func serverDownIsATransientNetworkError() async throws {
+        guard let harness = try await Harness.start(retries: 1) else { return }
+        await harness.server.stop()
+        let error = try #require(await sourceError { _ = try await harness.openLibrary.edition(isbn: ISBN13("9780060273224")) })
+        guard case .network(let reason) = error else {
+            Issue.record("expected .network, got \(error)")
+            return
+        }
+        #expect(reason.contains("127.0.0.1"))
+        #expect(error.isTransient)
+        #expect(harness.clock.sleeps.count == 1, "retried once")
+    }
+
+    @Test func requestsInFlightAreBounded() async throws {
+        let server = FixtureServer()
+        try await server.start()
+        defer { Task { await server.stop() } }
+        let gauge = Gauge()
+        server.route("/slow") { _ in
+            await gauge.enter()
+            try? await Task.sleep(for: .milliseconds(100))
+            await gauge.leave()
+            return FixtureResponse(status: 200)
+        }
+        let client = HTTPClient(policy: .init(timeout: 5, retries: 0, maxConcurrentRequests: 2))
+        let url = server.baseURL.appendingPathComponent("slow")
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<6 { group.addTask { try await client.get(url).status } }
+            for try await status in group { #expect(status == 200) }
+        }
+        #expect(await gauge.peak == 2)
+        #expect(server.requests.count == 6)
+    }
+
+    @Test func retryAfterAcceptsSecondsAndHTTPDates() {
+        let now = Date(timeIntervalSince1970: 1_700_000_000)  // Tue, 14 Nov 2023 22:13:20 GMT
+        #expect(HTTPClient.retryAfter("120", now: now) == 120)
+        #expect(HTTPClient.retryAfter("Tue, 14 Nov 2023 22:14:00 GMT", now: now) == 40)
+        #expect(HTTPClient.retryAfter("Tue, 14 Nov 2023 22:00:00 GMT", now: now) == 0)
+        #expect(HTTPClient.retryAfter("soon", now: now) == nil)
+        #expect(HTTPClient.retryAfter(nil, now: now) == nil)
+    }
+
+    @Test func backOffGrowsExponentiallyWithJitterAndIsCapped() {
+        let client = HTTPClient(policy: .init(baseDelay: 1, maxDelay: 5))
+        for _ in 0..<20 {
+            #expect((0.5...1).contains(client.retryDelay(after: 1, error: .timeout)))
+            #expect((2...4).contains(client.retryDelay(after: 3, error: .server(status: 503))))
+            #expect(client.retryDelay(after: 8, error: .timeout) <= 5)
+        }
+        #expect(client.retryDelay(after: 1, error: .rateLimited(retryAfter: 3)) == 3)
+        #expect(client.retryDelay(after: 1, error: .rateLimited(retryAfter: 60)) == 5)
+    }
+
+    @Test func tokenBucketSpacesRequests() async {
+        let clock = ManualClock()
+        let slow = TokenBucket(rate: 1, clock: clock)
+        var times: [TimeInterval] = []
+        for _ in 0..<4 {
+            await slow.acquire()
+            times.append(clock.now)
+        }
+        #expect(times == [0, 1, 2, 3])
+
+        let fastClock = ManualClock()
+        let fast = TokenBucket(rate: 3, clock: fastClock)
+        var fastTimes: [TimeInterval] = []
+        for _ in 0..<6 {
+            await fast.acquire()
+            fastTimes.append(fastClock.now)
+        }
+        // A burst of three, then one every third of a second.
+        let expected: [TimeInterval] = [0, 0, 0, 1.0 / 3, 2.0 / 3, 1]
+        #expect(zip(fastTimes, expected).allSatisfy { abs($0 - $1) < 1e-9 })
+
+        // Time that passes refills the bucket (up to its capacity only).
+        fastClock.advance(by: 10)
+        let before = fastClock.sleeps.count
+        for _ in 0..<3 { await fast.acquire() }
+        #expect(fastClock.sleeps.count == before)
+        await fast.acquire()
+        #expect(fastClock.sleeps.count == before + 1)
+    }
+
+    @Test func logsRedactTheKey() {
+        let client = HTTPClient()
+        let url = URL(string: "https://www.googleapis.com/books/v1/volumes?q=isbn:9781761186769&key=SECRET")!
+        #expect(client.redacted(url) == "https://www.googleapis.com/books/v1/volumes?q=isbn:9781761186769&key=REDACTED")
+    }
+
+    @Test func makeBuildsEnabledSourcesInConfiguredOrder() throws {
+        let both = try RapidScanSettings.parse(toml: #"[sources]\#norder = ["openLibrary", "googleBooks"]"#)
+        #expect(MetadataSources.make(settings: both).map(\.name) == ["openLibrary", "googleBooks"])
+        let one = try RapidScanSettings.parse(toml: "[sources.openLibrary]\nenabled = false")
+        #expect(MetadataSources.make(settings: one).map(\.name) == ["googleBooks"])
+    }
+}
+
+/// Counts concurrent entries and remembers the peak.
+actor Gauge {
+    private var current = 0
+    private(set) var peak = 0
+    func enter() {
+        current += 1
+        peak = max(peak, current)
+    }
+    func leave() { current -= 1 }
+}
+
+@Suite struct FieldNormalizationTests {
+    @Test func publishDates() {
+        #expect(PublishDate.normalize("2021") == "2021")
+        #expect(PublishDate.normalize("2021-07") == "2021-07")
+        #expect(PublishDate.normalize("2023-05-16") == "2023-05-16")
+        #expect(PublishDate.normalize("2023-05-16T00:00:00Z") == "2023-05-16")
+        #expect(PublishDate.normalize("July 16, 2019") == "2019-07-16")
+        #expect(PublishDate.normalize("1 March 2004") == "2004-03-01")
+        #expect(PublishDate.normalize("Sep 2004") == "2004-09")
+        #expect(PublishDate.normalize("c1995") == "1995")
+        #expect(PublishDate.normalize("[1995?]") == "1995")
+        #expect(PublishDate.normalize("2021-13") == "2021")  // bad month: the year still holds
+        #expect(PublishDate.normalize("unknown") == nil)
+        #expect(PublishDate.normalize("") == nil)
+    }
+
+    @Test func htmlBecomesText() {
+        #expect(PlainText.fromHTML("<p>One &amp; two</p><p><br></p><p>Three&#39;s <b>bold</b>&nbsp;&#x2014; end</p>")
+            == "One & two\n\nThree's bold — end")
+        #expect(PlainText.fromHTML("Line<br/>next &unknown; &lt;tag&gt;") == "Line\nnext &unknown; <tag>")
+        #expect(PlainText.fromHTML("   ") == nil)
+    }
+
+    @Test func coverURLs() {
+        #expect(CoverURL.normalize("http://books.google.com/books/content?id=X&img=1&zoom=1&edge=curl&source=gbs_api")
+            == "https://books.google.com/books/content?id=X&img=1&zoom=1&source=gbs_api")
+        #expect(CoverURL.normalize("https://covers.openlibrary.org/b/id/1-L.jpg") == "https://covers.openlibrary.org/b/id/1-L.jpg")
+        #expect(CoverURL.normalize("not a url") == nil)
+    }
+}
