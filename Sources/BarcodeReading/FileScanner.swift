@@ -20,7 +20,7 @@ public struct ScanOptions: Sendable, Hashable {
 
 /// What one file held.
 public struct FileScanResult: Sendable, Hashable {
-    /// Valid codes, each once, in the order zbar found them.
+    /// Valid codes, each once, top to bottom then left to right.
     public var codes: [Detection]
     /// Symbols read but refused (an add-on alone, a check digit BookCodes disagrees with…).
     public var rejected: [Detection]
@@ -154,8 +154,10 @@ private struct AttemptLog {
     func result(for loaded: LoadedImage) -> FileScanResult {
         // An add-on read alone in one attempt and beside its code in another is no rejection.
         let pairedAddOns = Set(codes.compactMap { $0.addOn.map { "\($0.symbology.rawValue):\($0.text)" } })
+        // zbar's order is not stable between scans; position is.
+        let ordered = codes.sorted { ($0.bounds.y, $0.bounds.x) < ($1.bounds.y, $1.bounds.x) }
         return FileScanResult(
-            codes: codes, rejected: rejected.filter { !pairedAddOns.contains($0.identity) },
+            codes: ordered, rejected: rejected.filter { !pairedAddOns.contains($0.identity) },
             imageWidth: loaded.originalWidth, imageHeight: loaded.originalHeight,
             warnings: loaded.warnings + warnings, attempt: successfulAttempt)
     }
