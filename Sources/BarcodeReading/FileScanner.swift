@@ -62,6 +62,8 @@ public final class FileScanner {
     static let trickPixelLimit = 1_500_000
     /// Reduced copies smaller than this are not worth scanning.
     static let minimumReducedSide = 150
+    /// Tricks on images larger than this scan every second line only.
+    static let denseTrickPixelLimit = 250_000
 
     public init(options: ScanOptions = .init()) throws(BarcodeReaderError) {
         self.options = options
@@ -110,15 +112,20 @@ public final class FileScanner {
             baseScale *= 2
         }
         // Reduced copies average heavy noise away, as long as bars stay ≥ ~1 px per module.
-        var tricks: [(label: String, image: () -> GrayImage, scale: Int)] = [
+        var tricks: [(label: String, image: () -> GrayImage?, scale: Int)] = [
             ("sharpened", { base.sharpened() }, baseScale),
             ("contrast stretched", { base.contrastStretched() }, baseScale),
         ]
         for factor in [2, 4] where min(base.width, base.height) / factor >= Self.minimumReducedSide {
             tricks.append(("reduced 1/\(factor)", { base.downscaled(by: factor) }, baseScale * factor))
         }
-        for trick in tricks where attempts.run(trick.image(), scale: trick.scale, label: trick.label) {
-            break
+        for trick in tricks {
+            guard let image = trick.image() else { continue }
+            // Every other scan line is plenty for the larger variants and halves their cost.
+            let density = image.width * image.height > Self.denseTrickPixelLimit ? 2 : 1
+            if attempts.run(image, scale: trick.scale, label: trick.label, density: density, keepRejected: false) {
+                break
+            }
         }
         return attempts.result(for: loaded)
     }
@@ -138,12 +145,16 @@ private struct AttemptLog {
     var successfulAttempt: String?
 
     /// Scans one variant; true once a valid code has been read.
-    mutating func run(_ image: GrayImage, scale: Int, label: String) -> Bool {
+    /// `keepRejected: false` for doctored images, where a symbol that fails validation (an
+    /// add-on alone, most often) is far more likely noise than print.
+    mutating func run(_ image: GrayImage, scale: Int, label: String, density: Int = 1,
+                      keepRejected: Bool = true) -> Bool {
+        if reader.density != density { try? reader.setDensity(density) }
         for var detection in reader.scan(image) {
             detection.bounds = detection.bounds.scaled(by: scale)
             if detection.isValid {
                 if !codes.contains(where: { $0.identity == detection.identity }) { codes.append(detection) }
-            } else if !rejected.contains(where: { $0.identity == detection.identity }) {
+            } else if keepRejected, !rejected.contains(where: { $0.identity == detection.identity }) {
                 rejected.append(detection)
             }
         }

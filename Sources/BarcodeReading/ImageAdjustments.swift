@@ -5,8 +5,9 @@ import Imaging
 /// failures. (Upscaling and blurring were tried on the real photos too: they read nothing
 /// these two miss, and upscaling produced a check-digit-valid misread.)
 extension GrayImage {
-    /// The darkest and brightest percent pushed to black and white, the rest stretched between.
-    func contrastStretched(clipping fraction: Double = 0.01) -> GrayImage {
+    /// The darkest and brightest percent pushed to black and white, the rest stretched
+    /// between; nil when the image already spans (nearly) the whole range.
+    func contrastStretched(clipping fraction: Double = 0.01) -> GrayImage? {
         var histogram = [Int](repeating: 0, count: 256)
         for value in pixels { histogram[Int(value)] += 1 }
         let clip = Int(Double(pixels.count) * fraction)
@@ -15,7 +16,7 @@ extension GrayImage {
         var high = 255
         seen = 0
         while high > 0, seen + histogram[high] <= clip { seen += histogram[high]; high -= 1 }
-        guard high > low else { return self }
+        guard high > low, low > 16 || high < 239 else { return nil }
         let scale = 255.0 / Double(high - low)
         let table = (0...255).map { UInt8(min(255, max(0, (Double($0 - low) * scale).rounded()))) }
         return GrayImage(width: width, height: height, pixels: pixels.map { table[Int($0)] })
