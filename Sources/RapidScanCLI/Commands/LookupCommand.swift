@@ -55,8 +55,8 @@ struct LookupCommand: AsyncParsableCommand {
                 try report(result, isbn: isbn, input: value, catalogue: service.catalogue)
                 outcome = LookupExit(result)
             } catch let error as BookCodeError {
-                StandardError.print("\(value): not a valid ISBN: \(error)")
-                if json { try BookFormatting.printJSONLine(LookupLine(input: value, status: "invalid", error: "\(error)")) }
+                Console.error("\(value): not a valid ISBN: \(error)")
+                if json { try JSONLines.write(LookupLine(input: value, status: "invalid", error: "\(error)")) }
                 outcome = .invalid
             }
             worst = max(worst, outcome)
@@ -87,7 +87,7 @@ struct LookupCommand: AsyncParsableCommand {
         case let .found(work, fromCache):
             let editions = try catalogue.editions(of: work)
             if json {
-                try BookFormatting.printJSONLine(LookupLine(
+                try JSONLines.write(LookupLine(
                     input: input, isbn13: isbn.digits, status: "found", fromCache: fromCache, work: work, editions: editions))
             } else {
                 print("\(isbn.hyphenated)  \(BookFormatting.headline(work))\(fromCache ? "" : "  [new]")")
@@ -95,13 +95,13 @@ struct LookupCommand: AsyncParsableCommand {
             }
         case .notFound:
             if json {
-                try BookFormatting.printJSONLine(LookupLine(input: input, isbn13: isbn.digits, status: "notFound"))
+                try JSONLines.write(LookupLine(input: input, isbn13: isbn.digits, status: "notFound"))
             } else {
                 print("\(isbn.hyphenated)  Book Not Found — no source knows this ISBN")
             }
         case let .unavailable(source, reason):
             if json {
-                try BookFormatting.printJSONLine(LookupLine(
+                try JSONLines.write(LookupLine(
                     input: input, isbn13: isbn.digits, status: "unavailable", source: source, error: reason))
             } else if offline {
                 print("\(isbn.hyphenated)  Not in the local cache (--offline)")
