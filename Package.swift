@@ -51,6 +51,8 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "rapidscan", dependencies: ["RapidScanCLI"]),
+        // JPEG decode timings at each DCT scale (scripts/bench-imaging).
+        .executableTarget(name: "ImagingBenchmark", dependencies: ["Imaging"], path: "Benchmarks/ImagingBenchmark"),
 
         // Test helpers: fixture paths, a loopback HTTP server replaying recorded responses.
         .target(name: "TestSupport", dependencies: [

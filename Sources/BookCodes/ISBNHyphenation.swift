@@ -25,7 +25,7 @@ extension ISBN13 {
     }
 
     /// "978-0-306-40615-7". When the table has no range for it, as much as is known:
-    /// "978-G-REST-C" inside a known registration group, "978-REST-C" outside every group.
+    /// "978-G-REST-C" where the agency's rules give the group's length, else "978-REST-C".
     public var hyphenated: String {
         let lengths = ISBN13.lengths(of: digits)
         if lengths.group > 0, lengths.registrant > 0 {
@@ -38,10 +38,12 @@ extension ISBN13 {
         return (elements + [String(digits.suffix(1))]).joined(separator: "-")
     }
 
-    /// "978-0", the registration group this ISBN belongs to, nil outside every group.
+    /// "978-0", the registration group this ISBN belongs to; nil where the agency has no group yet.
     public var registrationGroup: String? {
         let length = ISBN13.lengths(of: digits).group
-        return length > 0 ? prefix + "-" + digits.dropFirst(3).prefix(length) : nil
+        guard length > 0 else { return nil }
+        let group = prefix + "-" + digits.dropFirst(3).prefix(length)
+        return ISBNRangeTable.agencies[group] != nil ? group : nil
     }
 
     /// The agency's name for the registration group: "English language", "Germany", "Macau".

@@ -15,7 +15,7 @@ typedef struct rs_jpeg_error {
     char *message;
     char *warnings;
     int *warning_count;
-    int truncated;
+    int truncated;          // "Premature end of JPEG file": the data ran out
 } rs_jpeg_error;
 
 static void rs_jpeg_error_exit(j_common_ptr cinfo) {
@@ -38,9 +38,9 @@ static void rs_jpeg_output_message(j_common_ptr cinfo) {
 static void rs_jpeg_emit_message(j_common_ptr cinfo, int level) {
     if (level >= 0) return;
     rs_jpeg_error *error = (rs_jpeg_error *)cinfo->err;
-    if (cinfo->err->msg_code == JWRN_JPEG_EOF) error->truncated = 1;
     if (error->warning_count) *error->warning_count += 1;
     cinfo->err->num_warnings++;
+    if (cinfo->err->msg_code == JWRN_JPEG_EOF) error->truncated = 1;
     (*cinfo->err->output_message)(cinfo);
 }
 
@@ -75,7 +75,7 @@ static void rs_cmyk_row_to_gray(const unsigned char *cmyk, unsigned char *gray, 
         unsigned c = cmyk[0], m = cmyk[1], y = cmyk[2], k = cmyk[3];
         if (!inverted) { c = 255 - c; m = 255 - m; y = 255 - y; k = 255 - k; }
         unsigned r = rs_clamp_product(c, k), g = rs_clamp_product(m, k), b = rs_clamp_product(y, k);
-        gray[x] = (unsigned char)((r * 77 + g * 150 + b * 29 + 128) >> 8);
+        gray[x] = (unsigned char)((r * 19595 + g * 38470 + b * 7471 + 32768) >> 16);   // BT.601
     }
 }
 
@@ -114,6 +114,12 @@ rs_status rs_jpeg_decode(const unsigned char *data, size_t size,
     }
     int cmyk = cinfo.jpeg_color_space == JCS_CMYK || cinfo.jpeg_color_space == JCS_YCCK;
     cinfo.out_color_space = cmyk ? JCS_CMYK : JCS_GRAYSCALE;
+    // Ceiling division, as libjpeg sizes scaled output.
+    while (options->max_output_pixels > 0 && denominator < 8 &&
+           (unsigned long long)((cinfo.image_width + denominator - 1) / denominator) *
+                   ((cinfo.image_height + denominator - 1) / denominator) > options->max_output_pixels)
+        denominator *= 2;
+    out->scale_denominator = denominator;
     cinfo.scale_num = 1;
     cinfo.scale_denom = (unsigned)denominator;
     if (options->fast) {
@@ -131,7 +137,8 @@ rs_status rs_jpeg_decode(const unsigned char *data, size_t size,
         rs_copy_message(out->message, RS_MESSAGE_CAPACITY, "not enough memory for the decoded image");
         return RS_ERROR_NO_MEMORY;
     }
-    while (cinfo.output_scanline < height) {
+    // Once the data has run out, the remaining rows would only be gray filler.
+    while (cinfo.output_scanline < height && !error.truncated) {
         size_t y = cinfo.output_scanline;
         if (cmyk) {
             JSAMPROW row = cmyk_row;
@@ -144,7 +151,7 @@ rs_status rs_jpeg_decode(const unsigned char *data, size_t size,
             jpeg_read_scanlines(&cinfo, rows, count);
         }
     }
-    jpeg_finish_decompress(&cinfo);
+    if (!error.truncated) jpeg_finish_decompress(&cinfo);
     jpeg_destroy_decompress(&cinfo);
     free(cmyk_row);
     if (error.truncated) {
@@ -216,6 +223,7 @@ rs_status rs_jpeg_encode(const unsigned char *pixels, int width, int height,
     cinfo.in_color_space = components == 1 ? JCS_GRAYSCALE : components == 3 ? JCS_RGB : JCS_CMYK;
     jpeg_set_defaults(&cinfo);
     if (options->color == RS_JPEG_YCCK) jpeg_set_colorspace(&cinfo, JCS_YCCK);
+    if (options->color == RS_JPEG_PLAIN_CMYK) cinfo.write_Adobe_marker = FALSE;
     jpeg_set_quality(&cinfo, options->quality, TRUE);
     if (options->progressive) jpeg_simple_progression(&cinfo);
     jpeg_start_compress(&cinfo, TRUE);

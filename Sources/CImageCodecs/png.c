@@ -24,6 +24,7 @@ rs_status rs_png_decode(const unsigned char *data, size_t size,
                         unsigned long long max_pixels, rs_gray_image *out) {
     memset(out, 0, sizeof *out);
     out->exif_orientation = 1;
+    out->scale_denominator = 1;
     png_image image;
     memset(&image, 0, sizeof image);
     image.version = PNG_IMAGE_VERSION;

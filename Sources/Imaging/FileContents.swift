@@ -8,7 +8,8 @@ import Darwin
 /// (Foundation's Data(contentsOf:) folds them into one generic message).
 enum FileContents {
     static func bytes(atPath path: String, name: String) throws(ImageError) -> [UInt8] {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        // O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused below).
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else {
             let reason = systemMessage(errno)
             throw .cannotOpen(file: name, reason: isDanglingLink(path)
@@ -19,7 +20,11 @@ enum FileContents {
         guard fstat(descriptor, &status) == 0 else {
             throw .cannotOpen(file: name, reason: systemMessage(errno))
         }
-        if (status.st_mode & S_IFMT) == S_IFDIR { throw .isDirectory(file: name) }
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR: throw .isDirectory(file: name)
+        default: throw .cannotOpen(file: name, reason: "not a regular file")
+        }
         // Regular files come in one read of the stated size (+1 byte to see the end);
         // pipes and files that grew meanwhile are read on until end of file.
         var bytes = [UInt8](repeating: 0, count: max(Int(status.st_size), 0) + 1)

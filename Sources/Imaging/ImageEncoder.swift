@@ -5,7 +5,7 @@ public struct ImageEncodingError: Error, Sendable, Hashable, CustomStringConvert
     public var description: String { "cannot encode image (\(message))" }
 }
 
-/// Writes gray images as PNG or JPEG (sample images, debugging output).
+/// Writes images as PNG or JPEG (sample images, benchmark scenes, debugging output).
 public enum ImageEncoder {
     public static func pngData(_ image: GrayImage) throws(ImageEncodingError) -> Data {
         Data(try NativeCodecs.encodeGrayPNG(image))
@@ -16,5 +16,12 @@ public enum ImageEncoder {
         Data(try NativeCodecs.encodeJPEG(pixels: image.pixels, width: image.width, height: image.height,
                                          color: .gray, quality: quality,
                                          progressive: progressive, app1: nil))
+    }
+
+    /// A color JPEG (stored as YCbCr, like a camera's) from interleaved 8-bit RGB.
+    public static func jpegData(rgb pixels: [UInt8], width: Int, height: Int, quality: Int = 90)
+        throws(ImageEncodingError) -> Data {
+        Data(try NativeCodecs.encodeJPEG(pixels: pixels, width: width, height: height, color: .rgb,
+                                         quality: quality, progressive: false, app1: nil))
     }
 }

@@ -36,6 +36,10 @@ public struct ImageLoadOptions: Sendable, Hashable {
     public var maxPixels: Int
     /// DCT scaling for JPEG; other formats are always decoded at full size.
     public var jpegScale: JPEGScale
+    /// When set, a JPEG is decoded at the first DCT scale from `jpegScale` down to 1/8
+    /// whose output has at most this many pixels (e.g. 3_000_000 for a fast first pass
+    /// over phone photos, without reading the header separately).
+    public var jpegTargetPixels: Int?
     /// Turn JPEGs as their EXIF orientation says.
     public var applyOrientation: Bool
     /// How to read headerless frames (.yuv, .y800, .grey, .gray, .raw files).
@@ -45,9 +49,10 @@ public struct ImageLoadOptions: Sendable, Hashable {
 
     public init(maxPixels: Int = 100_000_000, jpegScale: JPEGScale = .full,
                 applyOrientation: Bool = true, rawFormat: RawFrameFormat? = nil,
-                fastJPEGDecoding: Bool = false) {
+                fastJPEGDecoding: Bool = false, jpegTargetPixels: Int? = nil) {
         self.maxPixels = maxPixels
         self.jpegScale = jpegScale
+        self.jpegTargetPixels = jpegTargetPixels
         self.applyOrientation = applyOrientation
         self.rawFormat = rawFormat
         self.fastJPEGDecoding = fastJPEGDecoding
@@ -72,9 +77,12 @@ public struct LoadedImage: Sendable {
     public var exifOrientation: Int
     /// Codec warnings that did not stop the decode (e.g. extraneous bytes before a marker).
     public var warnings: [String]
+    /// The DCT scale the JPEG was decoded at (`.full` for other formats).
+    public var scale: JPEGScale
 
     public init(image: GrayImage, format: ImageFormat, originalWidth: Int, originalHeight: Int,
-                exifOrientation: Int = 1, warnings: [String] = []) {
+                exifOrientation: Int = 1, warnings: [String] = [], scale: JPEGScale = .full) {
+        self.scale = scale
         self.image = image
         self.format = format
         self.originalWidth = originalWidth

@@ -54,8 +54,9 @@ public enum ImageLoader {
         case .decodable(.png):
             return try native(NativeCodecs.decodePNG(bytes, maxPixels: options.maxPixels), format: .png, name: name, options: options)
         case .decodable(.jpeg):
-            return try native(NativeCodecs.decodeJPEG(bytes, scale: options.jpegScale, maxPixels: options.maxPixels,
-                                                      fast: options.fastJPEGDecoding),
+            return try native(NativeCodecs.decodeJPEG(bytes, scale: options.jpegScale,
+                                                      targetPixels: options.jpegTargetPixels,
+                                                      maxPixels: options.maxPixels, fast: options.fastJPEGDecoding),
                               format: .jpeg, name: name, options: options)
         case .decodable(let format) where format == .pgm || format == .ppm:
             return try decodeNetpbm(bytes, format: format, name: name, options: options)
@@ -79,7 +80,8 @@ public enum ImageLoader {
         case .success(let decoded):
             LoadedImage(image: decoded.image, format: format,
                         originalWidth: decoded.sourceWidth, originalHeight: decoded.sourceHeight,
-                        exifOrientation: decoded.exifOrientation, warnings: decoded.warnings)
+                        exifOrientation: decoded.exifOrientation, warnings: decoded.warnings,
+                        scale: decoded.scale)
         case .failure(let failure):
             throw failure.imageError(file: name, format: format, maxPixels: options.maxPixels)
         }

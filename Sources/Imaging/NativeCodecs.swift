@@ -7,6 +7,7 @@ struct NativeDecodeResult {
     var sourceHeight: Int
     var exifOrientation: Int
     var warnings: [String]
+    var scale: JPEGScale
 }
 
 /// A codec's refusal, before a file name is attached.
@@ -32,10 +33,10 @@ struct NativeDecodeFailure: Error {
 
 /// How pixels handed to the JPEG encoder are laid out and stored.
 enum JPEGColorModel: CaseIterable {
-    case gray, rgb, cmyk, ycck
+    case gray, rgb, cmyk, ycck, plainCMYK
 
     var componentCount: Int {
-        switch self { case .gray: 1; case .rgb: 3; case .cmyk, .ycck: 4 }
+        switch self { case .gray: 1; case .rgb: 3; case .cmyk, .ycck, .plainCMYK: 4 }
     }
 
     var native: rs_jpeg_color {
@@ -44,16 +45,18 @@ enum JPEGColorModel: CaseIterable {
         case .rgb: RS_JPEG_RGB
         case .cmyk: RS_JPEG_CMYK
         case .ycck: RS_JPEG_YCCK
+        case .plainCMYK: RS_JPEG_PLAIN_CMYK
         }
     }
 }
 
 /// The only place that touches the C codecs' pointers.
 enum NativeCodecs {
-    static func decodeJPEG(_ bytes: UnsafeRawBufferPointer, scale: JPEGScale, maxPixels: Int,
-                           fast: Bool) -> Result<NativeDecodeResult, NativeDecodeFailure> {
+    static func decodeJPEG(_ bytes: UnsafeRawBufferPointer, scale: JPEGScale, targetPixels: Int?,
+                           maxPixels: Int, fast: Bool) -> Result<NativeDecodeResult, NativeDecodeFailure> {
         var options = rs_jpeg_decode_options(
             scale_denominator: Int32(scale.rawValue),
+            max_output_pixels: UInt64(max(targetPixels ?? 0, 0)),
             max_pixels: UInt64(max(maxPixels, 0)),
             fast: fast ? 1 : 0)
         return decode { output in
@@ -88,7 +91,8 @@ enum NativeCodecs {
             image: image,
             sourceWidth: Int(output.source_width), sourceHeight: Int(output.source_height),
             exifOrientation: Int(output.exif_orientation),
-            warnings: warnings.isEmpty ? [] : warnings.split(separator: "\n").map(String.init)))
+            warnings: warnings.isEmpty ? [] : warnings.split(separator: "\n").map(String.init),
+            scale: JPEGScale(rawValue: Int(output.scale_denominator)) ?? .full))
     }
 
     /// EXIF orientation (1…8) of an APP1 payload, nil when it has none.

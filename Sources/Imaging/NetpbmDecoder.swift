@@ -1,5 +1,6 @@
 /// PGM (P2 ASCII, P5 binary) and PPM (P3, P6): maxval up to 65535, `#` comments in the
-/// header. Samples are scaled to 0…255; color becomes luma (ITU-R BT.601 weights, as libjpeg).
+/// header. Samples are scaled to 0…255; color becomes luma with
+/// libjpeg's BT.601 weights (0.299, 0.587, 0.114 in 16-bit fixed point).
 struct NetpbmDecoder {
     enum Failure: Error {
         case corrupt(String)
@@ -40,7 +41,7 @@ struct NetpbmDecoder {
         } else {
             pixels = (0..<header.width * header.height).map { index in
                 let r = Int(samples[3 * index]), g = Int(samples[3 * index + 1]), b = Int(samples[3 * index + 2])
-                return UInt8((r * 77 + g * 150 + b * 29 + 128) >> 8)
+                return UInt8((r * 19595 + g * 38470 + b * 7471 + 32768) >> 16)
             }
         }
         return (GrayImage(width: header.width, height: header.height, pixels: pixels), header)

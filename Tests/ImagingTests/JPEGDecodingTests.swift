@@ -44,6 +44,31 @@ import TestSupport
         }
     }
 
+    @Test func targetPixelsPicksTheFirstScaleSmallEnough() throws {
+        let photo = GrayImage(width: 160, height: 120, pixels: [UInt8](repeating: 90, count: 160 * 120))
+        let jpeg = Data(try TestImages.jpeg(photo, quality: 80))
+        let cases: [(target: Int?, start: JPEGScale, expected: JPEGScale)] = [
+            (nil, .full, .full), (19_200, .full, .full), (19_199, .full, .half), (4_800, .full, .half),
+            (1_200, .full, .quarter), (1, .full, .eighth), (19_200, .quarter, .quarter),
+        ]
+        for (target, start, expected) in cases {
+            let loaded = try ImageLoader.load(data: jpeg, name: "t.jpg",
+                                              options: ImageLoadOptions(jpegScale: start, jpegTargetPixels: target))
+            #expect(loaded.scale == expected, "target \(String(describing: target)) from \(start)")
+            #expect(loaded.image.width == 160 / expected.rawValue && loaded.image.height == 120 / expected.rawValue)
+        }
+    }
+
+    @Test func warningsDoNotStopTheDecode() throws {
+        var jpeg = try TestImages.jpeg(image)
+        // Stray bytes before the start-of-frame marker: libjpeg warns and decodes on.
+        let sof = try #require((0..<jpeg.count - 1).first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xC0 })
+        jpeg.insert(contentsOf: [0x12, 0x34, 0x56], at: sof)
+        let stray = try load(jpeg, scale: .eighth)
+        #expect(stray.pixels == blocks)
+        #expect(stray.warnings == ["Corrupt JPEG data: 3 extraneous bytes before marker 0xc0"])
+    }
+
     @Test func fastDecodingStaysCloseToTheExactDecode() throws {
         let photo = GrayImage(width: 64, height: 48, pixels: (0..<(64 * 48)).map { UInt8(($0 % 64) * 4) })
         let jpeg = Data(try TestImages.jpeg(photo, quality: 90))

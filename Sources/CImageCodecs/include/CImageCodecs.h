@@ -27,6 +27,7 @@ typedef struct rs_gray_image {
     int source_width;               // as stored in the file (0 when the header was unreadable)
     int source_height;
     int exif_orientation;           // 1...8; 1 when the file has none
+    int scale_denominator;          // JPEG: the DCT scaling used (1, 2, 4 or 8)
     int warning_count;              // warnings seen (may exceed what fits in warnings)
     char message[RS_MESSAGE_CAPACITY];      // the error, when the status is not RS_OK
     char warnings[RS_WARNINGS_CAPACITY];    // codec warnings, one per line
@@ -34,6 +35,7 @@ typedef struct rs_gray_image {
 
 typedef struct rs_jpeg_decode_options {
     int scale_denominator;              // 1, 2, 4 or 8 (DCT scaling)
+    unsigned long long max_output_pixels; // when not 0: scale down further (up to 1/8) to stay under it
     unsigned long long max_pixels;      // checked against the stored size before decoding
     int fast;                           // JDCT_IFAST and no fancy upsampling
 } rs_jpeg_decode_options;
@@ -52,6 +54,7 @@ typedef enum rs_jpeg_color {
     RS_JPEG_RGB = 3,            // 3 bytes per pixel, stored as YCbCr
     RS_JPEG_CMYK = 4,           // 4 bytes per pixel, Adobe (inverted) CMYK
     RS_JPEG_YCCK = 5,           // 4 bytes per pixel, Adobe CMYK stored as YCCK
+    RS_JPEG_PLAIN_CMYK = 6,     // 4 bytes per pixel, no Adobe marker: 0 = no ink
 } rs_jpeg_color;
 
 typedef struct rs_jpeg_encode_options {

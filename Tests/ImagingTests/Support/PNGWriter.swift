@@ -18,10 +18,12 @@ enum PNGWriter {
         return bytes
     }
 
-    /// Only the IHDR: enough for a decoder to learn the size, nothing to decode.
+    /// A header and the first bytes of image data: enough for a decoder to learn the
+    /// size, far too little to decode.
     static func headerOnly(width: Int, height: Int) -> [UInt8] {
         [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
             + chunk("IHDR", bigEndian32(width) + bigEndian32(height) + [8, 0, 0, 0, 0])
+            + chunk("IDAT", [0x78, 0x01, 0x00, 0x00])
     }
 
     static func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {

@@ -40,12 +40,14 @@ enum TestImages {
                                     color: .gray, quality: quality, progressive: progressive, app1: app1)
     }
 
-    /// Gray values as each color model stores them (Adobe CMYK is inverted: 255 = no ink).
+    /// Gray values as each color model stores them (Adobe CMYK is inverted: 255 = no ink;
+    /// CMYK without the Adobe marker is not: 0 = no ink).
     static func jpeg(_ image: GrayImage, color: JPEGColorModel, quality: Int = 100) throws -> [UInt8] {
         let pixels: [UInt8] = switch color {
         case .gray: image.pixels
         case .rgb: image.pixels.flatMap { [$0, $0, $0] }
         case .cmyk, .ycck: image.pixels.flatMap { [255, 255, 255, $0] }
+        case .plainCMYK: image.pixels.flatMap { [0, 0, 0, 255 - $0] }
         }
         return try NativeCodecs.encodeJPEG(pixels: pixels, width: image.width, height: image.height,
                                            color: color, quality: quality, progressive: false, app1: nil)

@@ -1,0 +1,73 @@
+import BarcodeReading
+import BookCodes
+import Foundation
+import Imaging
+
+/// Stage "decode" for `scan`: `ParallelFileScanner` decodes on all cores (one zbar scanner
+/// per worker) and hands results back in input order; each becomes a `DecodedFrame`.
+public struct ParallelBatchDecoder: BatchDecoder {
+    public let workers: Int
+
+    public init(workers: Int = ProcessInfo.processInfo.activeProcessorCount) {
+        self.workers = max(1, workers)
+    }
+
+    public func decode(_ frames: [Frame], stopWhen shouldStop: @escaping @Sendable () -> Bool) -> AsyncStream<DecodedFrame> {
+        let scanner = ParallelFileScanner(workers: workers)
+        // Stop feeding files to the decoder once interrupted: frames in flight finish.
+        let urls = frames.lazy.map(\.url).prefix { _ in !shouldStop() }
+        let results = scanner.scan(urls)
+        return AsyncStream { continuation in
+            let task = Task {
+                for await (index, _, result) in results {
+                    continuation.yield(DecodedFrame(frame: frames[index], outcome: ValidateStage.outcome(of: result)))
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+}
+
+/// Stage "decode" for `watch`: one `FileScanner` per decode thread.
+public final class FileFrameDecoder: FrameDecoder {
+    private let scanner: FileScanner
+
+    public init() throws {
+        scanner = try FileScanner()
+    }
+
+    public func decode(_ frame: Frame) -> DecodedFrame.Outcome {
+        ValidateStage.outcome(of: Result { () throws(ImageError) in try scanner.scan(fileAt: frame.url) })
+    }
+}
+
+/// Stage "validate": every detection was checked against its check digit by the reader;
+/// here they are sorted into books (Bookland 978/979), other products and rejected codes,
+/// one per code (GTIN-13 space), so "9780306406157" read as EAN-13 and as ISBN-13 counts once.
+public enum ValidateStage {
+    public static func outcome(of result: Result<FileScanResult, ImageError>) -> DecodedFrame.Outcome {
+        switch result {
+        case .failure(let error): .unreadable(reason: error.description)
+        case .success(let scan): .read(codes(from: scan.codes + scan.rejected))
+        }
+    }
+
+    public static func codes(from detections: [Detection]) -> [ReadCode] {
+        var seen = Set<String>()
+        var codes: [ReadCode] = []
+        // An EAN-2/EAN-5 add-on is price metadata printed beside a main code, never a code of its own.
+        for detection in detections where detection.symbology != .ean2 && detection.symbology != .ean5 {
+            let code: ReadCode
+            switch detection.validity {
+            case .valid(.book(let isbn)): code = .book(isbn, symbology: detection.symbology, text: detection.text)
+            case .valid(.product(let gtin)): code = .product(gtin)
+            case .rejected(let error):
+                code = .rejected(symbology: detection.symbology, text: detection.text, reason: error.description)
+            }
+            let identity = code.debounceKey ?? "rejected:\(detection.symbology.rawValue):\(detection.text)"
+            if seen.insert(identity).inserted { codes.append(code) }
+        }
+        return codes
+    }
+}

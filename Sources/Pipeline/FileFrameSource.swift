@@ -1,0 +1,45 @@
+import BarcodeReading
+import Foundation
+
+/// Stage "frame source" for `scan`: the image files under the given paths (folders walked
+/// recursively), each with its size, modification time and capture time, in capture order.
+public struct FileFrameSource: Sendable {
+    public struct Problem: Sendable {
+        public var frame: Frame
+        public var reason: String
+    }
+
+    public let paths: [URL]
+    public let timeZone: TimeZone
+
+    public init(paths: [URL], timeZone: TimeZone = .current) {
+        self.paths = paths
+        self.timeZone = timeZone
+    }
+
+    /// Frames sorted by capture time (then path), and the paths that could not be listed
+    /// or stat'ed (reported as unreadable, never fatal).
+    public func frames() -> (frames: [Frame], problems: [Problem]) {
+        var frames: [Frame] = []
+        var problems: [Problem] = []
+        for entry in FileWalker.imageFiles(in: paths) {
+            let url = entry.url
+            if let error = entry.error {
+                problems.append(Problem(frame: Self.placeholder(url), reason: String(describing: error)))
+                continue
+            }
+            do {
+                frames.append(try Frame.file(at: url, timeZone: timeZone))
+            } catch {
+                problems.append(Problem(frame: Self.placeholder(url), reason: "\(url.path): \(error.localizedDescription)"))
+            }
+        }
+        frames.sort { ($0.captureTime.date, $0.path) < ($1.captureTime.date, $1.path) }
+        return (frames, problems)
+    }
+
+    private static func placeholder(_ url: URL) -> Frame {
+        Frame(url: url, size: 0, modified: Date(timeIntervalSince1970: 0),
+              captureTime: CaptureTime(date: Date(), origin: .modificationTime))
+    }
+}

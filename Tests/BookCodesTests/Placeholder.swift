@@ -1,3 +1,0 @@
-import Testing
-
-@Test func BookCodesTargetBuilds() { #expect(Bool(true)) }

@@ -1,0 +1,28 @@
+"""Runs the calling script inside the project's Python venv (.build-venv/ at the repository
+root, git-ignored), creating it and installing the pinned PyPI packages on first use."""
+
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+VENV = os.path.join(ROOT, ".build-venv")
+# Pinned so that regenerating gives byte-identical images (PNG/JPEG encoders included).
+REQUIREMENTS = ["python-barcode==0.16.1", "pillow==13.0.0"]
+
+
+def reexec_in_venv():
+    python = os.path.join(VENV, "bin", "python")
+    marker = os.path.join(VENV, "requirements.txt")
+    wanted = "\n".join(REQUIREMENTS) + "\n"
+    installed = open(marker).read() if os.path.exists(marker) else None
+    if installed != wanted:
+        print(f"setting up {os.path.relpath(VENV, ROOT)} ({', '.join(REQUIREMENTS)})", file=sys.stderr)
+        if not os.path.exists(python):
+            subprocess.run([sys.executable, "-m", "venv", VENV], check=True)
+        subprocess.run([python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", *REQUIREMENTS],
+                       check=True)
+        with open(marker, "w") as out:
+            out.write(wanted)
+    if os.path.realpath(sys.prefix) != os.path.realpath(VENV):
+        os.execv(python, [python, *sys.argv])
