@@ -46,20 +46,20 @@ struct LookupCommand: AsyncParsableCommand {
 
     func run() async throws {
         let service = try library.openLookupService()
+        let values = try inputValues()
+        // Online lookups overlap (the sources bound and pace their requests); output stays
+        // in input order. Cache hits are faster one after another.
+        let width = offline ? 1 : 4
         var worst = LookupExit.found
-        for value in try inputValues() {
-            let outcome: LookupExit
-            do {
-                let isbn = try ISBN13(validating: value)
-                let result = await service.lookup(isbn, offline: offline)
-                try report(result, isbn: isbn, input: value, catalogue: service.catalogue)
-                outcome = LookupExit(result)
-            } catch let error as BookCodeError {
-                Console.error("\(value): not a valid ISBN: \(error)")
-                if json { try JSONLines.write(LookupLine(input: value, status: "invalid", error: "\(error)")) }
-                outcome = .invalid
+        for start in stride(from: 0, to: values.count, by: 64) {
+            let chunk = Array(values[start..<min(start + 64, values.count)])
+            let results = await concurrentMap(chunk, width: width) { value -> LookupResult? in
+                guard let isbn = try? ISBN13(validating: value) else { return nil }
+                return await service.lookup(isbn, offline: offline)
             }
-            worst = max(worst, outcome)
+            for (value, result) in zip(chunk, results) {
+                worst = max(worst, try report(result, input: value, catalogue: service.catalogue))
+            }
         }
         fflush(nil)
         if worst != .found { throw ExitCode(worst.rawValue) }
@@ -82,7 +82,17 @@ struct LookupCommand: AsyncParsableCommand {
         return isbns + lines.filter { !$0.isEmpty }
     }
 
-    private func report(_ result: LookupResult, isbn: ISBN13, input: String, catalogue: Catalogue) throws {
+    /// Prints one value's outcome; nil `result` means the value is not a valid ISBN.
+    private func report(_ result: LookupResult?, input: String, catalogue: Catalogue) throws -> LookupExit {
+        let isbn: ISBN13
+        do {
+            isbn = try ISBN13(validating: input)
+        } catch {
+            Console.error("\(input): not a valid ISBN: \(error)")
+            if json { try JSONLines.write(LookupLine(input: input, status: "invalid", error: "\(error)")) }
+            return .invalid
+        }
+        guard let result else { return .invalid }
         switch result {
         case let .found(work, fromCache):
             let editions = try catalogue.editions(of: work)
@@ -109,6 +119,7 @@ struct LookupCommand: AsyncParsableCommand {
                 print("\(isbn.hyphenated)  Queued — will retry when \(source) answers (\(reason))")
             }
         }
+        return LookupExit(result)
     }
 }
 
