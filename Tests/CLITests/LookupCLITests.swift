@@ -53,6 +53,9 @@ import TestSupport
 
         let notFoundOnly = try await harness.run("lookup", "9780306406157")
         #expect(notFoundOnly.status == 2)
+        let missingFile = harness.folder.appendingPathComponent("no-such-list.txt").path
+        let unreadable = try await harness.run("lookup", "--file", missingFile)
+        #expect(unreadable.status == 1 && unreadable.stderr.contains("cannot read \(missingFile)"))
         let stats = try await harness.run("cache", "stats", "--json")
         let counts = try #require(parseJSONLines(stats.stdout).first?["stats"] as? [String: Any])
         #expect(counts["works"] as? Int == 1 && counts["pendingLookups"] as? Int == 0)

@@ -18,10 +18,10 @@ struct LookupCommand: AsyncParsableCommand {
 
         Exit status (the highest applies):
           0  every ISBN was found
+          1  the database, config or ISBN file could not be used
           2  some ISBN is not known to any source
-          3  some lookup is unavailable (queued for retry; or not cached with --offline)
+          3  some lookup is unavailable: queued, or not cached (--offline)
           4  some value is not a valid ISBN
-          1  the database or config could not be used
         """)
 
     @Argument(help: "ISBN-13 or ISBN-10 values.")
@@ -73,7 +73,7 @@ struct LookupCommand: AsyncParsableCommand {
             text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
         } else {
             do { text = try String(contentsOfFile: file, encoding: .utf8) } catch {
-                throw ValidationError("cannot read ISBN file \(file): \(error.localizedDescription)")
+                throw UnreadableInput(path: file, reason: error.localizedDescription)
             }
         }
         let lines = text.split(whereSeparator: \.isNewline).map { line in
@@ -152,4 +152,11 @@ struct LookupLine: Encodable {
     var editions: [ISBNIndexEntry]?
     var source: String?
     var error: String?
+}
+
+/// An input file that cannot be read (exit status 1).
+struct UnreadableInput: Error, CustomStringConvertible {
+    var path: String
+    var reason: String
+    var description: String { "cannot read \(path): \(reason)" }
 }
