@@ -41,7 +41,7 @@ public struct CaptureTime: Sendable, Hashable {
 /// - `2026-11-22_10-15-30.jpg`, `2026-11-22 10.15.30.jpg`, `2026-11-22T10:15:30.250.jpg`
 ///   (ISO-like with any of `-_ T` between date and time and `-` `.` `:` inside the time);
 /// - epoch milliseconds (13 digits, e.g. `1795342530250.jpg`) and epoch seconds
-///   (10 digits, optional `.fff`) — only when the value falls in 2001…2099.
+///   (10 digits, optional `.fff`) — only when the value falls between 2001 and now.
 /// A plain frame counter such as ffmpeg's `%06d` (`000123.jpg`) is not a timestamp.
 public enum FrameNameTimestamp {
     public static func parse(_ fileName: String, timeZone: TimeZone = .current) -> Date? {
@@ -89,8 +89,10 @@ public enum FrameNameTimestamp {
     private static func epochDate(digits: Substring, fraction: Substring?) -> Date? {
         guard let value = Double(digits) else { return nil }
         let seconds = digits.count == 13 ? value / 1000 : value + fractionSeconds(fraction)
+        // A 13-digit product code in a name ("4006381333931.jpg") reads as a date in 2096:
+        // only instants up to now (plus a day of clock skew) are capture times.
         let earliest = 978_307_200.0  // 2001-01-01
-        let latest = 4_102_444_800.0  // 2100-01-01
+        let latest = Date().timeIntervalSince1970 + 86_400
         guard seconds >= earliest, seconds < latest else { return nil }
         return Date(timeIntervalSince1970: seconds)
     }

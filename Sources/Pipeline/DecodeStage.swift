@@ -7,19 +7,21 @@ import Imaging
 /// per worker) and hands results back in input order; each becomes a `DecodedFrame`.
 public struct ParallelBatchDecoder: BatchDecoder {
     public let workers: Int
+    public let options: ScanOptions
 
-    public init(workers: Int = ProcessInfo.processInfo.activeProcessorCount) {
+    public init(workers: Int = ProcessInfo.processInfo.activeProcessorCount, options: ScanOptions = .init()) {
         self.workers = max(1, workers)
+        self.options = options
     }
 
     public func decode(_ frames: [Frame], stopWhen shouldStop: @escaping @Sendable () -> Bool) -> AsyncStream<DecodedFrame> {
-        let scanner = ParallelFileScanner(workers: workers)
-        // Stop feeding files to the decoder once interrupted: frames in flight finish.
-        let urls = frames.lazy.map(\.url).prefix { _ in !shouldStop() }
-        let results = scanner.scan(urls)
+        let results = ParallelFileScanner(workers: workers, options: options).scan(frames.map(\.url))
         return AsyncStream { continuation in
+            // Ending this stream (the session stopped reading, e.g. after Ctrl-C) cancels the
+            // scanner: its workers finish the files in hand and take no more.
             let task = Task {
                 for await (index, _, result) in results {
+                    if shouldStop() { break }
                     continuation.yield(DecodedFrame(frame: frames[index], outcome: ValidateStage.outcome(of: result)))
                 }
                 continuation.finish()
@@ -33,8 +35,8 @@ public struct ParallelBatchDecoder: BatchDecoder {
 public final class FileFrameDecoder: FrameDecoder {
     private let scanner: FileScanner
 
-    public init() throws {
-        scanner = try FileScanner()
+    public init(options: ScanOptions = .init()) throws {
+        scanner = try FileScanner(options: options)
     }
 
     public func decode(_ frame: Frame) -> DecodedFrame.Outcome {

@@ -1,5 +1,6 @@
 import BarcodeReading
 import Foundation
+import Imaging
 
 /// Stage "frame source" for `scan`: the image files under the given paths (folders walked
 /// recursively), each with its size, modification time and capture time, in capture order.
@@ -10,10 +11,12 @@ public struct FileFrameSource: Sendable {
     }
 
     public let paths: [URL]
+    public let rawFormat: RawFrameFormat?
     public let timeZone: TimeZone
 
-    public init(paths: [URL], timeZone: TimeZone = .current) {
+    public init(paths: [URL], rawFormat: RawFrameFormat? = nil, timeZone: TimeZone = .current) {
         self.paths = paths
+        self.rawFormat = rawFormat
         self.timeZone = timeZone
     }
 
@@ -22,7 +25,7 @@ public struct FileFrameSource: Sendable {
     public func frames() -> (frames: [Frame], problems: [Problem]) {
         var frames: [Frame] = []
         var problems: [Problem] = []
-        for entry in FileWalker.imageFiles(in: paths) {
+        for entry in FileWalker.imageFiles(in: paths, rawFormat: rawFormat) {
             let url = entry.url
             if let error = entry.error {
                 problems.append(Problem(frame: Self.placeholder(url), reason: String(describing: error)))

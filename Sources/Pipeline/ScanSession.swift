@@ -1,6 +1,6 @@
-import BookCodes
 import Catalogue
 import Foundation
+import Imaging
 
 /// Decodes a batch of frames on all cores and yields them in the order given.
 public protocol BatchDecoder: Sendable {
@@ -19,11 +19,14 @@ public struct ScanSession: Sendable {
         public var paths: [URL]
         /// Read files an earlier run already processed.
         public var rescan: Bool
+        /// Headerless frames (.yuv, .y800…) are scanned with this size and layout.
+        public var rawFormat: RawFrameFormat?
         public var timeZone: TimeZone
 
-        public init(paths: [URL], rescan: Bool = false, timeZone: TimeZone = .current) {
+        public init(paths: [URL], rescan: Bool = false, rawFormat: RawFrameFormat? = nil, timeZone: TimeZone = .current) {
             self.paths = paths
             self.rescan = rescan
+            self.rawFormat = rawFormat
             self.timeZone = timeZone
         }
     }
@@ -40,7 +43,7 @@ public struct ScanSession: Sendable {
 
     public func run(processor: SessionProcessor, output: any EventOutput, interrupt: InterruptMonitor?) async -> SessionSummary {
         let started = Date()
-        let source = FileFrameSource(paths: options.paths, timeZone: options.timeZone)
+        let source = FileFrameSource(paths: options.paths, rawFormat: options.rawFormat, timeZone: options.timeZone)
         let found = source.frames()
         var toScan: [Frame] = []
         var alreadyProcessed = 0

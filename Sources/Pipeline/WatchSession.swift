@@ -26,14 +26,18 @@ public struct WatchSession: Sendable {
         public var workers: Int
         /// Decode every frame however far behind (`--keep-all`), instead of dropping stale ones.
         public var keepAll: Bool
+        /// Headerless frames (v4l2-ctl `--stream-to`) are read with this size and layout.
+        public var rawFormat: RawFrameFormat?
 
         public init(directory: URL, cleanup: Cleanup = .keep, idleExit: TimeInterval? = nil,
-                    workers: Int = ProcessInfo.processInfo.activeProcessorCount, keepAll: Bool = false) {
+                    workers: Int = ProcessInfo.processInfo.activeProcessorCount, keepAll: Bool = false,
+                    rawFormat: RawFrameFormat? = nil) {
             self.directory = directory
             self.cleanup = cleanup
             self.idleExit = idleExit
             self.workers = max(1, workers)
             self.keepAll = keepAll
+            self.rawFormat = rawFormat
         }
     }
 
@@ -56,7 +60,7 @@ public struct WatchSession: Sendable {
             for await event in watcher.events() {
                 switch event {
                 case let .landed(url, landedAt):
-                    guard let frame = Self.frame(at: url, landedAt: landedAt) else { continue }
+                    guard let frame = Self.frame(at: url, landedAt: landedAt, rawFormat: options.rawFormat) else { continue }
                     lastLanding.withLock { $0 = landedAt }
                     decoder.submit(frame)
                 case .overflow:
@@ -94,9 +98,9 @@ public struct WatchSession: Sendable {
 
     /// A landed file worth decoding: an image by extension, not hidden (capture tools write
     /// `.name.tmp` first), not empty (a zero-byte close-write is a file being created).
-    static func frame(at url: URL, landedAt: Date) -> Frame? {
+    static func frame(at url: URL, landedAt: Date, rawFormat: RawFrameFormat?) -> Frame? {
         let name = url.lastPathComponent
-        guard !name.hasPrefix("."), ImageLoader.isSupportedImage(url),
+        guard !name.hasPrefix("."), ImageLoader.isSupportedImage(url, rawFormat: rawFormat),
               var frame = try? Frame.file(at: url), frame.size > 0 else { return nil }
         frame.captureTime = CaptureTime(date: landedAt, origin: .landed)
         return frame

@@ -21,7 +21,7 @@ import Testing
         ])
         try Data("hello".utf8).write(to: folder.appendingPathComponent("zz-broken.jpg"))
 
-        let first = try harness.run(["scan", "--json", folder.path])
+        let first = try await harness.run(["scan", "--json", folder.path])
         #expect(first.status == 1, "an unreadable file makes the exit status 1: \(first.stderr)")
         #expect(Set(first.events("added").compactMap { $0["isbn13"] as? String })
             == ["9780990582939", "9781250313188", "9781761186769"])
@@ -34,26 +34,26 @@ import Testing
         #expect((unreadable["reason"] as? String)?.contains("zz-broken.jpg") == true)
         #expect(first.events.allSatisfy { ($0["captureTime"] as? String)?.hasSuffix("Z") == true })
         #expect(first.summary?["added"] as? Int == 3)
-        #expect(try harness.ownedCount() == 3)
+        #expect(try await harness.ownedCount() == 3)
 
         // Same command again: every readable file is remembered, nothing is added twice.
-        let again = try harness.run(["scan", "--json", folder.path])
+        let again = try await harness.run(["scan", "--json", folder.path])
         #expect(again.events("added").isEmpty)
         #expect(again.summary?["alreadyProcessed"] as? Int == 6)
         #expect(again.events("unreadable").count == 1, "the broken file is reported again, not remembered")
-        #expect(try harness.ownedCount() == 3)
+        #expect(try await harness.ownedCount() == 3)
 
         // A second photo of an owned book.
         try harness.addPhoto("isbn-9781250313188-usd.jpg", to: folder, as: "second-photo.jpg", modified: Date())
         try FileManager.default.removeItem(at: folder.appendingPathComponent("zz-broken.jpg"))
-        let second = try harness.run(["scan", "--json", folder.path])
+        let second = try await harness.run(["scan", "--json", folder.path])
         #expect(second.status == 0)
         #expect(second.events.map { $0["event"] as? String } == ["alreadyOwned"])
         #expect(second.events.first?["title"] as? String != nil)
-        #expect(try harness.ownedCount() == 3)
+        #expect(try await harness.ownedCount() == 3)
 
         // --rescan reads everything again: all already owned.
-        let rescan = try harness.run(["scan", "--json", "--rescan", folder.path])
+        let rescan = try await harness.run(["scan", "--json", "--rescan", folder.path])
         #expect(rescan.events("alreadyOwned").count == 4)
         #expect(rescan.events("added").isEmpty)
     }
@@ -64,7 +64,7 @@ import Testing
         try await harness.startServer()
         defer { Task { await harness.server.stop() } }
         let folder = try harness.photoFolder("photos", [Self.books[0], Self.books[0]])
-        let result = try harness.run(["scan", folder.path])
+        let result = try await harness.run(["scan", folder.path])
         #expect(result.status == 0)
         #expect(result.stdout.contains("✓ Added to Library — "))
         #expect(result.stdout.contains("= Already in Library — "), "the same book 10 s later is processed again")
@@ -78,18 +78,18 @@ import Testing
         try await harness.startServer()
         await harness.server.stop()  // both sources down
         let folder = try harness.photoFolder("photos", Self.books)
-        let down = try harness.run(["scan", "--json", folder.path])
+        let down = try await harness.run(["scan", "--json", folder.path])
         #expect(down.status == 3, "queued books make the exit status 3: \(down.stderr)")
         #expect(down.events("queued").count == 3)
-        #expect(try harness.ownedCount() == 0)
+        #expect(try await harness.ownedCount() == 0)
 
         try await harness.server.start()
         defer { Task { await harness.server.stop() } }
-        let retry = try harness.run(["pending", "retry"])
+        let retry = try await harness.run(["pending", "retry"])
         #expect(retry.status == 0, "\(retry.stdout) \(retry.stderr)")
-        #expect(try harness.ownedCount() == 3)
+        #expect(try await harness.ownedCount() == 3)
         // The scan's files were settled (queued books live in pendingLookups): nothing rescanned.
-        let again = try harness.run(["scan", "--json", folder.path])
+        let again = try await harness.run(["scan", "--json", folder.path])
         #expect(again.summary?["alreadyProcessed"] as? Int == 3)
     }
 
@@ -99,7 +99,7 @@ import Testing
         try await harness.startServer()
         defer { Task { await harness.server.stop() } }
         let folder = try harness.photoFolder("photos", [Self.books[0]])
-        let result = try harness.run(["scan", "--json", "--offline", folder.path])
+        let result = try await harness.run(["scan", "--json", "--offline", folder.path])
         #expect(result.status == 3)
         #expect(result.events("queued").first?["source"] as? String == "offline")
         #expect(harness.server.requests.isEmpty)
@@ -116,12 +116,12 @@ import Testing
         let running = try harness.start(["scan", "--json", "--workers", "2", folder.path])
         try await running.waitFor("the first book added") { $0.stdout.contains(#""event":"added""#) }
         running.signal(SIGKILL)
-        let killed = running.finish()
+        let killed = await running.finish()
         #expect(killed.status == SIGKILL || killed.summary == nil)
 
-        let resumed = try harness.run(["scan", "--json", folder.path])
+        let resumed = try await harness.run(["scan", "--json", folder.path])
         #expect(resumed.status == 0, "\(resumed.stderr)")
-        #expect(try harness.ownedCount() == 3)
+        #expect(try await harness.ownedCount() == 3)
         let processedBefore = resumed.summary?["alreadyProcessed"] as? Int ?? 0
         #expect(processedBefore + (resumed.summary?["frames"] as? Int ?? 0) == samples.count)
         let added = parseJSONLines(killed.stdout + resumed.stdout).filter { $0["event"] as? String == "added" }
@@ -143,7 +143,7 @@ import Testing
         let running = try harness.start(["scan", "--json", folder.path])
         try await running.waitFor("the first lookup") { _ in !harness.server.requests.isEmpty }
         running.signal(SIGINT)
-        let result = running.finish()
+        let result = await running.finish()
         #expect(result.status == 130)
         let summary = try #require(result.summary)
         #expect(summary["interrupted"] as? Bool == true)
@@ -151,26 +151,26 @@ import Testing
         #expect(frames >= 1 && frames < samples.count, "stopped early, after the frames in flight")
         #expect(result.events("queued").count == frames, "every frame in flight finished and was reported")
         // What was processed is remembered; the next run continues with the rest.
-        let resumed = try harness.run(["scan", "--json", "--offline", folder.path])
+        let resumed = try await harness.run(["scan", "--json", "--offline", folder.path])
         #expect(resumed.summary?["alreadyProcessed"] as? Int == frames)
         #expect(resumed.summary?["frames"] as? Int == samples.count - frames)
     }
 
-    @Test func badArgumentsAreUsageErrors() throws {
+    @Test func badArgumentsAreUsageErrors() async throws {
         let harness = try ScanHarness()
-        let result = try harness.run(["scan", "--debounce", "soon", harness.directory.path])
+        let result = try await harness.run(["scan", "--debounce", "soon", harness.directory.path])
         #expect(result.status == 64)
         #expect(result.stderr.contains("'soon'"))
     }
 
-    @Test func accountSwitchesPlans() throws {
+    @Test func accountSwitchesPlans() async throws {
         let harness = try ScanHarness()
-        let free = try harness.run(["account"])
+        let free = try await harness.run(["account"])
         #expect(free.stdout.contains("Free (50 owned books)"))
         #expect(free.stdout.contains("Owned:    0/50 books"))
-        let pro = try harness.run(["account", "--pro", "--json"])
+        let pro = try await harness.run(["account", "--pro", "--json"])
         #expect(pro.jsonLines.first?["plan"] as? String == "pro")
-        #expect(try harness.run(["account", "--json"]).jsonLines.first?["plan"] as? String == "pro")
-        #expect(try harness.run(["account", "--free", "--json"]).jsonLines.first?["plan"] as? String == "free")
+        #expect(try await harness.run(["account", "--json"]).jsonLines.first?["plan"] as? String == "pro")
+        #expect(try await harness.run(["account", "--free", "--json"]).jsonLines.first?["plan"] as? String == "free")
     }
 }

@@ -40,7 +40,9 @@ final class ScanHarness: @unchecked Sendable {
         env["RAPIDSCAN_GOOGLE_BOOKS_URL"] = server.baseURL.absoluteString
         env["RAPIDSCAN_OPEN_LIBRARY_URL"] = server.baseURL.absoluteString
         env["RAPIDSCAN_HTTP_RETRIES"] = "0"
-        env["RAPIDSCAN_HTTP_TIMEOUT"] = "5"
+        // Generous: the FixtureServer shares this test process's two cooperative threads with
+        // every other suite, so under a full parallel run it may answer late (never wrongly).
+        env["RAPIDSCAN_HTTP_TIMEOUT"] = "30"
         env["XDG_CONFIG_HOME"] = directory.appendingPathComponent("config").path
         env["XDG_DATA_HOME"] = directory.appendingPathComponent("data").path
         env.removeValue(forKey: "GOOGLE_BOOKS_API_KEY")
@@ -66,11 +68,10 @@ final class ScanHarness: @unchecked Sendable {
         try FileManager.default.setAttributes([.modificationDate: modified], ofItemAtPath: target.path)
     }
 
-    func run(_ arguments: [String]) throws -> CommandResult {
-        let process = try start(arguments)
-        let stdout = process.readAllStandardOutput()
-        process.waitUntilExit()
-        return CommandResult(status: process.process.terminationStatus, stdout: stdout, stderr: process.readAllStandardError())
+    /// Runs a command to the end. Waiting happens off the test's cooperative threads, so the
+    /// FixtureServer in this process keeps answering meanwhile.
+    func run(_ arguments: [String]) async throws -> CommandResult {
+        await try start(arguments).finish()
     }
 
     func start(_ arguments: [String]) throws -> RunningCommand {
@@ -78,8 +79,8 @@ final class ScanHarness: @unchecked Sendable {
     }
 
     /// `account --json`: how many books the library owns.
-    func ownedCount() throws -> Int {
-        let result = try run(["account", "--json"])
+    func ownedCount() async throws -> Int {
+        let result = try await run(["account", "--json"])
         let object = try #require(result.jsonLines.first)
         return try #require(object["owned"] as? Int)
     }
@@ -162,15 +163,15 @@ final class RunningCommand: @unchecked Sendable {
 
     func signal(_ number: Int32) { kill(process.processIdentifier, number) }
 
-    func waitUntilExit() { process.waitUntilExit() }
-
-    func readAllStandardOutput() -> String { outDone.wait(); outDone.signal(); return stdout }
-    func readAllStandardError() -> String { errDone.wait(); errDone.signal(); return stderr }
-
-    func finish() -> CommandResult {
-        let out = readAllStandardOutput()
-        let err = readAllStandardError()
-        process.waitUntilExit()
-        return CommandResult(status: process.terminationStatus, stdout: out, stderr: err)
+    /// Waits for the process to exit and its output to end, on a plain thread.
+    func finish() async -> CommandResult {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { [self] in
+                outDone.wait()
+                errDone.wait()
+                process.waitUntilExit()
+                continuation.resume(returning: CommandResult(status: process.terminationStatus, stdout: stdout, stderr: stderr))
+            }
+        }
     }
 }

@@ -42,7 +42,7 @@ import Testing
         try await watch.waitFor("the repeat") { $0.stdout.contains(#""event":"debounced""#) }
 
         watch.signal(SIGINT)
-        let result = watch.finish()
+        let result = await watch.finish()
         #expect(result.status == 130)
         let byFile = Dictionary(grouping: result.events) { ($0["file"] as? String).map { URL(fileURLWithPath: $0).lastPathComponent } ?? "" }
         #expect(byFile["000001.png"]?.first?["event"] as? String == "added")
@@ -55,22 +55,22 @@ import Testing
         let moved = try FileManager.default.contentsOfDirectory(atPath: done.path).sorted()
         #expect(moved == ["000001.png", "000002.png", "000003.png"])
         #expect(try FileManager.default.contentsOfDirectory(atPath: frames.path) == ["old.png"])
-        #expect(try harness.ownedCount() == 2)
+        #expect(try await harness.ownedCount() == 2)
     }
 
     @Test func idleExitEndsAnUnattendedWatch() async throws {
         let harness = try ScanHarness()
         let frames = harness.directory.appendingPathComponent("frames")
         try FileManager.default.createDirectory(at: frames, withIntermediateDirectories: true)
-        let result = try harness.run(["watch", "--json", "--offline", "--consume", "--idle-exit", "0.5", frames.path])
+        let result = try await harness.run(["watch", "--json", "--offline", "--consume", "--idle-exit", "0.5", frames.path])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.summary?["frames"] as? Int == 0)
         #expect(result.summary?["interrupted"] as? Bool == false)
     }
 
-    @Test func refusesAMissingDirectory() throws {
+    @Test func refusesAMissingDirectory() async throws {
         let harness = try ScanHarness()
-        let result = try harness.run(["watch", harness.directory.appendingPathComponent("nope").path])
+        let result = try await harness.run(["watch", harness.directory.appendingPathComponent("nope").path])
         #expect(result.status == 64)
         #expect(result.stderr.contains("nope: not a directory"))
     }

@@ -2,7 +2,6 @@ import ArgumentParser
 import Catalogue
 import Foundation
 import Pipeline
-import RapidScanConfig
 
 struct AccountCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -11,8 +10,7 @@ struct AccountCommand: AsyncParsableCommand {
         discussion: "The free plan holds \(User.freeOwnedLimit) owned books; Pro is unlimited."
     )
 
-    @Option(help: "The library database (default: $RAPIDSCAN_DB, the config file, or $XDG_DATA_HOME/rapidscan/library.sqlite).")
-    var db: String?
+    @OptionGroup var library: LibraryOptions
 
     @Flag(help: "Switch to Pro (no limit on owned books).")
     var pro = false
@@ -28,13 +26,11 @@ struct AccountCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let settings: RapidScanSettings
-        do { settings = try RapidScanSettings.load() } catch { throw SessionExitStatus.fail("\(error)") }
-        let path = db ?? settings.databaseURL(paths: XDGPaths()).path
+        let (_, catalogue) = try library.openForSession()
+        let path = catalogue.path
         let user: User
         let owned: Int
         do {
-            let catalogue = try Catalogue(path: path)
             if pro || free { try catalogue.setPro(pro) }
             user = try catalogue.user()
             owned = try catalogue.ownedCount()

@@ -1,7 +1,9 @@
 import ArgumentParser
+import BarcodeReading
 import BookLookup
 import Catalogue
 import Foundation
+import Imaging
 import MetadataSources
 import Pipeline
 import RapidScanConfig
@@ -37,11 +39,15 @@ struct ScanCommand: AsyncParsableCommand {
     @Flag(help: "Read files an earlier run already processed.")
     var rescan = false
 
+    @Flag(help: "Only plain scans: skip the image tricks tried when a photo shows no code.")
+    var fast = false
+
     func run() async throws {
         let context = try session.openContext(liveDisplay: OutputStream.standardError.isTerminal ? .progressBar : .none)
         let scan = ScanSession(
-            options: .init(paths: paths.map { URL(fileURLWithPath: $0) }, rescan: rescan),
-            catalogue: context.catalogue, decoder: ParallelBatchDecoder(workers: session.workerCount))
+            options: .init(paths: paths.map { URL(fileURLWithPath: $0) }, rescan: rescan, rawFormat: session.rawFrameFormat),
+            catalogue: context.catalogue,
+            decoder: ParallelBatchDecoder(workers: session.workerCount, options: session.scanOptions(thorough: !fast)))
         let interrupt = InterruptMonitor()
         let summary = await scan.run(processor: context.processor, output: context.output, interrupt: interrupt)
         throw SessionExitStatus.exitCode(for: summary)
@@ -53,8 +59,7 @@ struct SessionOptions: ParsableArguments {
     @Flag(help: "Print JSON Lines events instead of toasts.")
     var json = false
 
-    @Option(help: "The library database (default: $RAPIDSCAN_DB, the config file, or $XDG_DATA_HOME/rapidscan/library.sqlite).")
-    var db: String?
+    @OptionGroup var library: LibraryOptions
 
     @Option(help: "The list to add books to, by id or name (default: Want to Read).")
     var list: String?
@@ -68,11 +73,43 @@ struct SessionOptions: ParsableArguments {
     @Option(help: "Decode threads (default: one per core).")
     var workers: Int?
 
+    @Option(name: .customLong("raw-format"), help: ArgumentHelp(
+        "Read headerless frames (.yuv, .y800, .grey, .raw) as this layout: yuyv or grey (needs --size).",
+        valueName: "layout"))
+    var rawLayout: String?
+
+    @Option(name: .customLong("size"), help: ArgumentHelp("Width and height of headerless frames, e.g. 1280x720.", valueName: "WxH"))
+    var rawSize: String?
+
     var workerCount: Int { workers ?? ProcessInfo.processInfo.activeProcessorCount }
 
     func validate() throws {
         do { _ = try DurationText.seconds(from: debounce) } catch { throw ValidationError("--debounce: \(error)") }
         if let workers, workers < 1 { throw ValidationError("--workers must be at least 1, not \(workers)") }
+        _ = try parsedRawFormat()
+    }
+
+    /// `--raw-format yuyv --size 1280x720` → `.yuyv(width: 1280, height: 720)`.
+    func parsedRawFormat() throws -> RawFrameFormat? {
+        guard let rawLayout else {
+            if rawSize != nil { throw ValidationError("--size needs --raw-format (yuyv or grey)") }
+            return nil
+        }
+        let parts = (rawSize ?? "").lowercased().split(separator: "x").compactMap { Int($0) }
+        guard parts.count == 2, parts.allSatisfy({ $0 > 0 }) else {
+            throw ValidationError("--raw-format needs --size WIDTHxHEIGHT, e.g. --size 1280x720 (got '\(rawSize ?? "")')")
+        }
+        switch rawLayout.lowercased() {
+        case "yuyv", "yuy2": return .yuyv(width: parts[0], height: parts[1])
+        case "grey", "gray", "y800": return .y800(width: parts[0], height: parts[1])
+        default: throw ValidationError("--raw-format: '\(rawLayout)' is not a frame layout; use yuyv or grey")
+        }
+    }
+
+    var rawFrameFormat: RawFrameFormat? { try? parsedRawFormat() }
+
+    func scanOptions(thorough: Bool) -> ScanOptions {
+        ScanOptions(rawFormat: rawFrameFormat, thorough: thorough)
     }
 
     struct Context {
@@ -83,11 +120,7 @@ struct SessionOptions: ParsableArguments {
 
     /// Settings → database → sources → the stages after decode, and the output.
     func openContext(liveDisplay: HumanOutput.Live) throws -> Context {
-        let settings: RapidScanSettings
-        do { settings = try RapidScanSettings.load() } catch { throw SessionExitStatus.fail("\(error)") }
-        let path = db ?? settings.databaseURL(paths: XDGPaths()).path
-        let catalogue: Catalogue
-        do { catalogue = try Catalogue(path: path) } catch { throw SessionExitStatus.fail("\(error)") }
+        let (settings, catalogue) = try library.openForSession()
         let listId = try list.map { try Self.resolveList($0, in: catalogue) }
         let service = LookupService(catalogue: catalogue, sources: offline ? [] : MetadataSources.make(settings: settings))
         let output: any EventOutput = json ? JSONLinesOutput() : HumanOutput(live: liveDisplay)
@@ -107,6 +140,18 @@ struct SessionOptions: ParsableArguments {
         }
         let known = lists.map { "\($0.name) (\($0.id))" }.joined(separator: ", ")
         throw ValidationError("--list: no list '\(text)'; lists: \(known)")
+    }
+}
+
+extension LibraryOptions {
+    /// Settings and the library database; a problem with either is exit status 70 with its message.
+    func openForSession() throws -> (RapidScanSettings, Catalogue) {
+        do {
+            let settings = try settings()
+            return (settings, try openCatalogue(settings))
+        } catch {
+            throw SessionExitStatus.fail("\(error)")
+        }
     }
 }
 

@@ -16,7 +16,9 @@ struct WatchCommand: AsyncParsableCommand {
 
         Capture recipes:
           ffmpeg -f v4l2 -video_size 1280x720 -i /dev/video0 -r 10 DIR/%06d.jpg
-          v4l2-ctl --stream-mmap --stream-count=1 --stream-to=DIR/.tmp && mv DIR/.tmp DIR/f.raw (in a loop)
+          ffmpeg -f v4l2 -video_size 1280x720 -i /dev/video0 -r 10 -atomic_writing 1 DIR/%06d.jpg
+          while :; do v4l2-ctl --stream-mmap --stream-count=1 --stream-to=DIR/.next.yuv && \\
+            mv DIR/.next.yuv DIR/$(date +%s%3N).yuv; done   # then: watch --raw-format yuyv --size 1280x720 DIR
 
         Stops on Ctrl-C/SIGTERM (summary, exit 130), after --idle-exit seconds without a \
         frame, or when the directory is removed.
@@ -42,6 +44,9 @@ struct WatchCommand: AsyncParsableCommand {
     @Flag(help: "Decode every frame, never dropping stale ones (for copying photos in).")
     var keepAll = false
 
+    @Flag(help: "Try image tricks (sharpen, contrast, upscale) on frames where plain scans find nothing; slower.")
+    var thorough = false
+
     func validate() throws {
         if consume && moveTo != nil { throw ValidationError("--consume and --move-to cannot be combined") }
         if let idleExit, idleExit <= 0 { throw ValidationError("--idle-exit must be a positive number of seconds") }
@@ -62,12 +67,13 @@ struct WatchCommand: AsyncParsableCommand {
         let cleanup: WatchSession.Cleanup = consume ? .delete : moveTo.map { .moveTo(URL(fileURLWithPath: $0)) } ?? .keep
         let watch = WatchSession(options: .init(
             directory: URL(fileURLWithPath: directory), cleanup: cleanup, idleExit: idleExit,
-            workers: session.workerCount, keepAll: keepAll))
+            workers: session.workerCount, keepAll: keepAll, rawFormat: session.rawFrameFormat))
+        let scanOptions = session.scanOptions(thorough: thorough)
         let interrupt = InterruptMonitor()
         let summary: SessionSummary
         do {
             summary = try await watch.run(processor: context.processor, output: context.output, interrupt: interrupt,
-                                          makeDecoder: { try FileFrameDecoder() })
+                                          makeDecoder: { try FileFrameDecoder(options: scanOptions) })
         } catch {
             throw SessionExitStatus.fail("\(error)")
         }
