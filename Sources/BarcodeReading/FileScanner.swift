@@ -8,7 +8,7 @@ public struct ScanOptions: Sendable, Hashable {
     public var maxPixels: Int
     /// Size and layout of headerless frames (.y800, .yuv, .raw…), when such files are scanned.
     public var rawFormat: RawFrameFormat?
-    /// Try image tricks (sharpen, contrast stretch, upscale) when plain scans find nothing.
+    /// Try image tricks (sharpen, contrast stretch, reduce) when plain scans find nothing.
     public var thorough: Bool
 
     public init(maxPixels: Int = 100_000_000, rawFormat: RawFrameFormat? = nil, thorough: Bool = true) {
@@ -20,7 +20,7 @@ public struct ScanOptions: Sendable, Hashable {
 
 /// What one file held.
 public struct FileScanResult: Sendable, Hashable {
-    /// Valid codes, each once, in the order zbar found them.
+    /// Valid codes, each once, top to bottom then left to right.
     public var codes: [Detection]
     /// Symbols read but refused (an add-on alone, a check digit BookCodes disagrees with…).
     public var rejected: [Detection]
@@ -49,7 +49,8 @@ public struct FileScanResult: Sendable, Hashable {
 /// Speed comes from scanning a reduced image first: most photos hold a barcode large enough
 /// to read at 1/2 or 1/4 size, where zbar is 3–10× faster and libjpeg can decode straight to
 /// that size. Read rate comes from what follows when nothing valid was found: full size,
-/// then sharpening, contrast stretching and upscaling, each cheap next to a missed book.
+/// then sharpening, contrast stretching and reduced copies, each cheap next to a missed book. (zbar scans
+/// rows and columns both, so quarter turns add nothing and are not tried.)
 public final class FileScanner {
     public let options: ScanOptions
     private let reader: BarcodeReader
@@ -59,6 +60,10 @@ public final class FileScanner {
     static let firstPassLongSide = 1000
     /// Tricks run on images up to this many pixels (larger ones are reduced first).
     static let trickPixelLimit = 1_500_000
+    /// Reduced copies smaller than this are not worth scanning.
+    static let minimumReducedSide = 150
+    /// Tricks on images larger than this scan every second line only.
+    static let denseTrickPixelLimit = 250_000
 
     public init(options: ScanOptions = .init()) throws(BarcodeReaderError) {
         self.options = options
@@ -106,14 +111,21 @@ public final class FileScanner {
             base = base.downscaled(by: 2)
             baseScale *= 2
         }
-        let tricks: [(String, (GrayImage) -> GrayImage, Double)] = [
-            ("sharpened", { $0.sharpened() }, 1),
-            ("contrast stretched", { $0.contrastStretched() }, 1),
-            ("upscaled and smoothed", { $0.upscaledTwice().boxBlurred() }, 0.5),
+        // Reduced copies average heavy noise away, as long as bars stay ≥ ~1 px per module.
+        var tricks: [(label: String, image: () -> GrayImage?, scale: Int)] = [
+            ("sharpened", { base.sharpened() }, baseScale),
+            ("contrast stretched", { base.contrastStretched() }, baseScale),
         ]
-        for (label, transform, sizeFactor) in tricks {
-            if sizeFactor < 1, base.width * base.height * 4 > Self.trickPixelLimit { continue }
-            if attempts.run(transform(base), scale: Double(baseScale) * sizeFactor, label: label) { break }
+        for factor in [2, 4] where min(base.width, base.height) / factor >= Self.minimumReducedSide {
+            tricks.append(("reduced 1/\(factor)", { base.downscaled(by: factor) }, baseScale * factor))
+        }
+        for trick in tricks {
+            guard let image = trick.image() else { continue }
+            // Every other scan line is plenty for the larger variants and halves their cost.
+            let density = image.width * image.height > Self.denseTrickPixelLimit ? 2 : 1
+            if attempts.run(image, scale: trick.scale, label: trick.label, density: density, keepRejected: false) {
+                break
+            }
         }
         return attempts.result(for: loaded)
     }
@@ -133,16 +145,16 @@ private struct AttemptLog {
     var successfulAttempt: String?
 
     /// Scans one variant; true once a valid code has been read.
-    mutating func run(_ image: GrayImage, scale: Int, label: String) -> Bool {
-        run(image, scale: Double(scale), label: label)
-    }
-
-    mutating func run(_ image: GrayImage, scale: Double, label: String) -> Bool {
+    /// `keepRejected: false` for doctored images, where a symbol that fails validation (an
+    /// add-on alone, most often) is far more likely noise than print.
+    mutating func run(_ image: GrayImage, scale: Int, label: String, density: Int = 1,
+                      keepRejected: Bool = true) -> Bool {
+        if reader.density != density { try? reader.setDensity(density) }
         for var detection in reader.scan(image) {
             detection.bounds = detection.bounds.scaled(by: scale)
             if detection.isValid {
                 if !codes.contains(where: { $0.identity == detection.identity }) { codes.append(detection) }
-            } else if !rejected.contains(where: { $0.identity == detection.identity }) {
+            } else if keepRejected, !rejected.contains(where: { $0.identity == detection.identity }) {
                 rejected.append(detection)
             }
         }
@@ -153,17 +165,18 @@ private struct AttemptLog {
     func result(for loaded: LoadedImage) -> FileScanResult {
         // An add-on read alone in one attempt and beside its code in another is no rejection.
         let pairedAddOns = Set(codes.compactMap { $0.addOn.map { "\($0.symbology.rawValue):\($0.text)" } })
+        // zbar's order is not stable between scans; position is.
+        let ordered = codes.sorted { ($0.bounds.y, $0.bounds.x) < ($1.bounds.y, $1.bounds.x) }
         return FileScanResult(
-            codes: codes, rejected: rejected.filter { !pairedAddOns.contains($0.identity) },
+            codes: ordered, rejected: rejected.filter { !pairedAddOns.contains($0.identity) },
             imageWidth: loaded.originalWidth, imageHeight: loaded.originalHeight,
             warnings: loaded.warnings + warnings, attempt: successfulAttempt)
     }
 }
 
 extension BoundingBox {
-    func scaled(by factor: Double) -> BoundingBox {
+    func scaled(by factor: Int) -> BoundingBox {
         guard factor != 1 else { return self }
-        func s(_ value: Int) -> Int { Int((Double(value) * factor).rounded()) }
-        return BoundingBox(x: s(x), y: s(y), width: s(width), height: s(height))
+        return BoundingBox(x: x * factor, y: y * factor, width: width * factor, height: height * factor)
     }
 }

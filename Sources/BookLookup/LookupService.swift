@@ -55,18 +55,21 @@ public final class LookupService: Sendable {
 
     /// Retries queued lookups (those due at `now`, or all of them), adding the books whose
     /// scan wanted them owned. Resolved rows are removed; rows still unavailable are
-    /// rescheduled with a longer back-off. Sequential: sources pace their own requests.
-    public func retryPending(now: Date? = nil, onlyDue: Bool = true) async -> [PendingRetryOutcome] {
+    /// rescheduled with a longer back-off. Lookups run a few at a time (the sources pace
+    /// their own requests); books are then added in queue order, so which ones fit in a
+    /// nearly full library does not depend on network timing.
+    public func retryPending(now: Date? = nil, onlyDue: Bool = true, maxConcurrent: Int = 4) async -> [PendingRetryOutcome] {
         let now = now ?? clock()
         let rows: [PendingLookup]
         do { rows = try catalogue.pendingLookups(dueBefore: onlyDue ? now : nil) } catch { return [] }
-        var outcomes: [PendingRetryOutcome] = []
-        for row in rows {
-            // Rows are only ever written with valid ISBN-13s.
-            guard let isbn = try? ISBN13(validating: row.isbn) else { continue }
-            outcomes.append(await retry(row, isbn: isbn))
+        // Rows are only ever written with valid ISBN-13s.
+        let queued = rows.sorted { ($0.queuedAt, $0.isbn) < ($1.queuedAt, $1.isbn) }
+            .compactMap { row in (try? ISBN13(validating: row.isbn)).map { (row, $0) } }
+        let results = await concurrentMap(queued, width: maxConcurrent) { row, isbn in
+            if let cached = (try? self.catalogue.work(forISBN: isbn)) ?? nil { return LookupResult.found(cached, fromCache: true) }
+            return await self.resolve(isbn, intent: .lookupOnly)
         }
-        return outcomes
+        return zip(queued, results).map { queued, result in settle(queued.0, isbn: queued.1, result: result) }
     }
 
     /// Title/author search: the cache (case-insensitive title prefix) first, then each
@@ -141,13 +144,9 @@ public final class LookupService: Sendable {
         _ = try? catalogue.enqueuePending(isbn: isbn, reason: reason, source: source, nextRetryAt: next, intent: intent, now: now)
     }
 
-    private func retry(_ row: PendingLookup, isbn: ISBN13) async -> PendingRetryOutcome {
-        let result: LookupResult
-        if let cached = try? catalogue.work(forISBN: isbn) {
-            result = .found(cached, fromCache: true)
-        } else {
-            result = await resolve(isbn, intent: .lookupOnly)
-        }
+    /// What a retried lookup leaves behind: the book added when the scan wanted it, the row
+    /// removed once resolved (found or known to no source), or kept for the next retry.
+    private func settle(_ row: PendingLookup, isbn: ISBN13, result: LookupResult) -> PendingRetryOutcome {
         if case .notFound = result { try? catalogue.removePending(isbn: isbn) }
         guard case let .found(work, _) = result else {
             let stillPending = (try? catalogue.pendingLookup(isbn: isbn)) ?? nil

@@ -57,12 +57,23 @@ public enum BestDataMerge {
 
     // MARK: - Field rules
 
-    /// HTTPS over HTTP; otherwise the existing cover stays.
+    /// HTTPS over HTTP, then the larger image where the URL says (Open Library's `-L`
+    /// over Google's `zoom=1` thumbnail); between equals the existing cover stays.
     public static func preferredCover(existing: String?, incoming: String?) -> String? {
         guard let incoming = normalizedCoverURL(incoming) else { return existing }
         guard let existing = cleaned(existing) else { return incoming }
-        if !isHTTPS(existing) && isHTTPS(incoming) { return incoming }
-        return existing
+        return coverRank(incoming) > coverRank(existing) ? incoming : existing
+    }
+
+    /// HTTPS first, then the size the URL asks for: Open Library `-S`/`-M`/`-L`, Google `zoom=N`.
+    static func coverRank(_ url: String) -> Int {
+        let lowercased = url.lowercased()
+        var size = 0
+        if lowercased.hasSuffix("-l.jpg") { size = 3 } else if lowercased.hasSuffix("-m.jpg") { size = 1 }
+        if let zoom = URLComponents(string: url)?.queryItems?.first(where: { $0.name == "zoom" })?.value.flatMap(Int.init) {
+            size = zoom >= 2 ? 2 : 1
+        }
+        return (isHTTPS(url) ? 10 : 0) + size
     }
 
     /// Google Books and Open Library serve their covers over HTTPS too: `http://` is

@@ -204,3 +204,40 @@ enum SourceErrorText {
         #expect(try harness.count("pendingLookups") == 0 && harness.count("items") == 1)
     }
 }
+
+@Suite struct PendingRetryLibraryLimitTests {
+    @Test func queuedScansFillTheLastFreeSlotInQueueOrder() async throws {
+        guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
+        let harness = try await LookupHarness()
+        defer { Task { await harness.close() } }
+        for n in 0..<49 {
+            let code = generatedISBN(n)
+            let work = try harness.catalogue.record(EditionMetadata(title: "Owned \(n)", authors: ["A"], apiSource: "manual"), for: code)
+            _ = try harness.catalogue.addOwned(isbn: code, work: work)
+        }
+        let queued = ["9780990582939", "9781250313188", "9781761186769"]
+        for code in queued {
+            try harness.googleHas(code, fixture: code == "9781761186769"
+                ? "volumes_isbn_9781761186769_single_hit_nz.json" : "volumes_isbn_\(code)_no_edge_curl_us.json")
+        }
+        await harness.server.stop()
+        for code in queued { _ = await harness.service.lookup(isbn(code), intent: .own()) }
+        #expect(try harness.count("pendingLookups") == 3)
+
+        try await harness.server.start()
+        let outcomes = await harness.service.retryPending(now: harness.now, onlyDue: false)
+        #expect(outcomes.map(\.isbn.digits) == queued)
+        guard case .added? = outcomes[0].added else { Issue.record("first should be added: \(outcomes[0])"); return }
+        #expect(outcomes[1].added == .libraryFull(owned: 50, limit: 50))
+        #expect(outcomes[2].added == .libraryFull(owned: 50, limit: 50))
+        #expect(try harness.catalogue.ownedCount() == 50)
+        #expect(try harness.count("pendingLookups") == 0 && harness.count("isbnIndex") == 52)
+    }
+}
+
+/// The n-th valid ISBN-13 in 979-10 (never one of the fixture books).
+func generatedISBN(_ n: Int) -> ISBN13 {
+    let body = "97910" + String(format: "%07d", n)
+    // The one check digit that validates.
+    return (0...9).lazy.compactMap { try? ISBN13(validating: body + String($0)) }.first!
+}

@@ -38,15 +38,7 @@ final class CatalogueCLIHarness: Sendable {
     }
 
     /// The `rapidscan` executable `swift build` put beside this test bundle.
-    static let binary: URL = {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        while directory.path != "/" {
-            let candidate = directory.appendingPathComponent("rapidscan")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            directory.deleteLastPathComponent()
-        }
-        return SharedFiles.projectRoot.appendingPathComponent(".build/debug/rapidscan")
-    }()
+    static var binary: URL { ScanHarness.binary }
 }
 
 struct ProcessResult: Sendable {

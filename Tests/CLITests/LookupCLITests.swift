@@ -11,12 +11,6 @@ import TestSupport
                                   query: ["q": "isbn:9780990582939"])
     }
 
-    func jsonLines(_ text: String) throws -> [[String: Any]] {
-        try text.split(separator: "\n").map { line in
-            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-        }
-    }
-
     @Test func lookupPrintsTheWorkThenServesItFromTheCache() async throws {
         guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
         let harness = try await CatalogueCLIHarness()
@@ -33,7 +27,7 @@ import TestSupport
         harness.server.clearRequests()
         let second = try await harness.run("lookup", "--offline", "--json", "9780990582939")
         #expect(second.status == 0, "\(second.stderr)")
-        let line = try #require(try jsonLines(second.stdout).first)
+        let line = try #require(parseJSONLines(second.stdout).first)
         #expect(line["status"] as? String == "found" && line["fromCache"] as? Bool == true)
         let work = try #require(line["work"] as? [String: Any])
         #expect(work["workKey"] as? String == "craftinginterpreters_robertnystrom")
@@ -59,8 +53,11 @@ import TestSupport
 
         let notFoundOnly = try await harness.run("lookup", "9780306406157")
         #expect(notFoundOnly.status == 2)
+        let missingFile = harness.folder.appendingPathComponent("no-such-list.txt").path
+        let unreadable = try await harness.run("lookup", "--file", missingFile)
+        #expect(unreadable.status == 1 && unreadable.stderr.contains("cannot read \(missingFile)"))
         let stats = try await harness.run("cache", "stats", "--json")
-        let counts = try #require(try jsonLines(stats.stdout).first?["stats"] as? [String: Any])
+        let counts = try #require(parseJSONLines(stats.stdout).first?["stats"] as? [String: Any])
         #expect(counts["works"] as? Int == 1 && counts["pendingLookups"] as? Int == 0)
     }
 
@@ -86,7 +83,7 @@ import TestSupport
         try await harness.server.start()
         let retried = try await harness.run("pending", "retry", "--json")
         #expect(retried.status == 0, "\(retried.stderr)")
-        let line = try #require(try jsonLines(retried.stdout).first)
+        let line = try #require(parseJSONLines(retried.stdout).first)
         #expect(line["status"] as? String == "found" && line["title"] as? String == "Crafting Interpreters")
         #expect(try await harness.run("pending").stdout.contains("No lookups are pending."))
         let stats = try await harness.run("cache", "stats")
@@ -103,7 +100,7 @@ import TestSupport
 
         let online = try await harness.run("search", "The Stranger", "--json")
         #expect(online.status == 0, "\(online.stderr)")
-        let lines = try jsonLines(online.stdout)
+        let lines = parseJSONLines(online.stdout)
         #expect(!lines.isEmpty && lines.allSatisfy { $0["source"] as? String == "googleBooks" })
         #expect(harness.server.requests.first?.query("q")?.contains("intitle:") == true)
 

@@ -21,6 +21,15 @@ import Testing
         #expect(BestDataMerge.preferredCover(existing: "https://example.com/a.jpg", incoming: "https://example.com/b.jpg") == "https://example.com/a.jpg")
         #expect(BestDataMerge.preferredCover(existing: nil, incoming: "http://example.com/b.jpg") == "http://example.com/b.jpg")
         #expect(BestDataMerge.preferredCover(existing: "http://example.com/a.jpg", incoming: nil) == "http://example.com/a.jpg")
+        // Among HTTPS covers, the larger one the URL asks for.
+        let googleThumbnail = "https://books.google.com/books/content?id=x&img=1&zoom=1"
+        let openLibraryLarge = "https://covers.openlibrary.org/b/id/1-L.jpg"
+        #expect(BestDataMerge.preferredCover(existing: googleThumbnail, incoming: openLibraryLarge) == openLibraryLarge)
+        #expect(BestDataMerge.preferredCover(existing: openLibraryLarge, incoming: googleThumbnail) == openLibraryLarge)
+        #expect(BestDataMerge.preferredCover(existing: "https://covers.openlibrary.org/b/id/1-M.jpg", incoming: googleThumbnail)
+            == "https://covers.openlibrary.org/b/id/1-M.jpg")
+        #expect(BestDataMerge.preferredCover(existing: openLibraryLarge, incoming: "http://covers.openlibrary.org/b/id/2-L.jpg")
+            == openLibraryLarge)
     }
 
     @Test func descriptionPrefersCompleteThenLonger() {
@@ -76,7 +85,7 @@ import Testing
                              cover: "https://covers.openlibrary.org/b/id/1-L.jpg", categories: ["psychology", "Business"],
                              pages: 320, date: "2021", publisher: "WH Allen", source: "openLibrary")
         let merged = BestDataMerge.merge(work, with: second, isbn: "9780753553893", isBetterEdition: true, now: now + 60)
-        #expect(merged.coverImageUrl == work.coverImageUrl)  // both HTTPS: the existing stays
+        #expect(merged.coverImageUrl == "https://covers.openlibrary.org/b/id/1-L.jpg")  // larger than Google's zoom=1
         #expect(merged.description == "The complete description of the book.")
         #expect(merged.pageCount == 320)
         #expect(merged.publishDate == "2021-02-02")

@@ -34,6 +34,21 @@ import Testing
         #expect(users == 1)
     }
 
+    @Test func aFileThatIsNotADatabaseIsAClearError() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("catalogue-tests-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let path = folder.appendingPathComponent("notes.sqlite").path
+        try Data(String(repeating: "not a database\n", count: 100).utf8).write(to: URL(fileURLWithPath: path))
+        do {
+            _ = try Catalogue(path: path)
+            Issue.record("opening a text file should fail")
+        } catch {
+            #expect(error.description.hasPrefix("cannot open the database \(path): "))
+            #expect(error.description.contains("not a database"))
+        }
+    }
+
     @Test func hardcoverAndPaperbackMergeIntoOneWorkInTheDatabase() throws {
         let temp = try TemporaryCatalogue()
         let hardcover = isbn("9781984878106"), paperback = isbn("9781984878113")

@@ -25,7 +25,7 @@ struct CacheStatsCommand: AsyncParsableCommand {
         let catalogue = try library.openCatalogue(try library.settings())
         let stats = try catalogue.stats()
         if json {
-            try BookFormatting.printJSONLine(StatsLine(database: catalogue.path, stats: stats))
+            try JSONLines.write(StatsLine(database: catalogue.path, stats: stats))
             return
         }
         print("database       \(catalogue.path)")

@@ -18,10 +18,10 @@ struct LookupCommand: AsyncParsableCommand {
 
         Exit status (the highest applies):
           0  every ISBN was found
+          1  the database, config or ISBN file could not be used
           2  some ISBN is not known to any source
-          3  some lookup is unavailable (queued for retry; or not cached with --offline)
+          3  some lookup is unavailable: queued, or not cached (--offline)
           4  some value is not a valid ISBN
-          1  the database or config could not be used
         """)
 
     @Argument(help: "ISBN-13 or ISBN-10 values.")
@@ -46,20 +46,20 @@ struct LookupCommand: AsyncParsableCommand {
 
     func run() async throws {
         let service = try library.openLookupService()
+        let values = try inputValues()
+        // Online lookups overlap (the sources bound and pace their requests); output stays
+        // in input order. Cache hits are faster one after another.
+        let width = offline ? 1 : 4
         var worst = LookupExit.found
-        for value in try inputValues() {
-            let outcome: LookupExit
-            do {
-                let isbn = try ISBN13(validating: value)
-                let result = await service.lookup(isbn, offline: offline)
-                try report(result, isbn: isbn, input: value, catalogue: service.catalogue)
-                outcome = LookupExit(result)
-            } catch let error as BookCodeError {
-                StandardError.print("\(value): not a valid ISBN: \(error)")
-                if json { try BookFormatting.printJSONLine(LookupLine(input: value, status: "invalid", error: "\(error)")) }
-                outcome = .invalid
+        for start in stride(from: 0, to: values.count, by: 64) {
+            let chunk = Array(values[start..<min(start + 64, values.count)])
+            let results = await concurrentMap(chunk, width: width) { value -> LookupResult? in
+                guard let isbn = try? ISBN13(validating: value) else { return nil }
+                return await service.lookup(isbn, offline: offline)
             }
-            worst = max(worst, outcome)
+            for (value, result) in zip(chunk, results) {
+                worst = max(worst, try report(result, input: value, catalogue: service.catalogue))
+            }
         }
         fflush(nil)
         if worst != .found { throw ExitCode(worst.rawValue) }
@@ -73,7 +73,7 @@ struct LookupCommand: AsyncParsableCommand {
             text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
         } else {
             do { text = try String(contentsOfFile: file, encoding: .utf8) } catch {
-                throw ValidationError("cannot read ISBN file \(file): \(error.localizedDescription)")
+                throw UnreadableInput(path: file, reason: error.localizedDescription)
             }
         }
         let lines = text.split(whereSeparator: \.isNewline).map { line in
@@ -82,12 +82,22 @@ struct LookupCommand: AsyncParsableCommand {
         return isbns + lines.filter { !$0.isEmpty }
     }
 
-    private func report(_ result: LookupResult, isbn: ISBN13, input: String, catalogue: Catalogue) throws {
+    /// Prints one value's outcome; nil `result` means the value is not a valid ISBN.
+    private func report(_ result: LookupResult?, input: String, catalogue: Catalogue) throws -> LookupExit {
+        let isbn: ISBN13
+        do {
+            isbn = try ISBN13(validating: input)
+        } catch {
+            Console.error("\(input): not a valid ISBN: \(error)")
+            if json { try JSONLines.write(LookupLine(input: input, status: "invalid", error: "\(error)")) }
+            return .invalid
+        }
+        guard let result else { return .invalid }
         switch result {
         case let .found(work, fromCache):
             let editions = try catalogue.editions(of: work)
             if json {
-                try BookFormatting.printJSONLine(LookupLine(
+                try JSONLines.write(LookupLine(
                     input: input, isbn13: isbn.digits, status: "found", fromCache: fromCache, work: work, editions: editions))
             } else {
                 print("\(isbn.hyphenated)  \(BookFormatting.headline(work))\(fromCache ? "" : "  [new]")")
@@ -95,13 +105,13 @@ struct LookupCommand: AsyncParsableCommand {
             }
         case .notFound:
             if json {
-                try BookFormatting.printJSONLine(LookupLine(input: input, isbn13: isbn.digits, status: "notFound"))
+                try JSONLines.write(LookupLine(input: input, isbn13: isbn.digits, status: "notFound"))
             } else {
                 print("\(isbn.hyphenated)  Book Not Found — no source knows this ISBN")
             }
         case let .unavailable(source, reason):
             if json {
-                try BookFormatting.printJSONLine(LookupLine(
+                try JSONLines.write(LookupLine(
                     input: input, isbn13: isbn.digits, status: "unavailable", source: source, error: reason))
             } else if offline {
                 print("\(isbn.hyphenated)  Not in the local cache (--offline)")
@@ -109,6 +119,7 @@ struct LookupCommand: AsyncParsableCommand {
                 print("\(isbn.hyphenated)  Queued — will retry when \(source) answers (\(reason))")
             }
         }
+        return LookupExit(result)
     }
 }
 
@@ -141,4 +152,11 @@ struct LookupLine: Encodable {
     var editions: [ISBNIndexEntry]?
     var source: String?
     var error: String?
+}
+
+/// An input file that cannot be read (exit status 1).
+struct UnreadableInput: Error, CustomStringConvertible {
+    var path: String
+    var reason: String
+    var description: String { "cannot read \(path): \(reason)" }
 }

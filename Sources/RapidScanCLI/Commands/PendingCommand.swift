@@ -26,7 +26,7 @@ struct PendingListCommand: AsyncParsableCommand {
         let catalogue = try library.openCatalogue(try library.settings())
         let rows = try catalogue.pendingLookups()
         if json {
-            for row in rows { try BookFormatting.printJSONLine(row) }
+            for row in rows { try JSONLines.write(row) }
         } else if rows.isEmpty {
             print("No lookups are pending.")
         } else {
@@ -70,7 +70,7 @@ struct PendingRetryCommand: AsyncParsableCommand {
         let outcomes = await service.retryPending(now: Date(), onlyDue: dueOnly)
         for outcome in outcomes {
             let line = RetryLine(outcome)
-            if json { try BookFormatting.printJSONLine(line) } else { print("\(BookFormatting.hyphenated(line.isbn13))  \(line.message)") }
+            if json { try JSONLines.write(line) } else { print("\(BookFormatting.hyphenated(line.isbn13))  \(line.message)") }
         }
         let remaining = try service.catalogue.pendingLookups().count
         if !json { print("\(outcomes.count) retried, \(remaining) still pending.") }

@@ -44,13 +44,13 @@ struct SearchCommand: AsyncParsableCommand {
         let outcome = await service.search(title: title, author: author, offline: offline, limit: limit)
         for work in outcome.works {
             if json {
-                try BookFormatting.printJSONLine(SearchLine(source: outcome.source ?? "", work: work))
+                try JSONLines.write(SearchLine(source: outcome.source ?? "", work: work))
             } else {
                 print(BookFormatting.headline(work))
                 BookFormatting.details(work, editions: try service.catalogue.editions(of: work)).forEach { print($0) }
             }
         }
-        for failure in outcome.failures { StandardError.print("\(failure.source) could not answer: \(failure.error)") }
+        for failure in outcome.failures { Console.error("\(failure.source) could not answer: \(failure.error)") }
         if !json {
             print(outcome.works.isEmpty ? "No books found." : "\(outcome.works.count) found (from \(outcome.source ?? "?")).")
         }

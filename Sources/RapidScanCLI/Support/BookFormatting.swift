@@ -40,24 +40,4 @@ enum BookFormatting {
     static func hyphenated(_ digits: String) -> String {
         (try? ISBN13(validating: digits))?.hyphenated ?? digits
     }
-
-    static let jsonEncoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
-        return encoder
-    }()
-
-    /// One JSON Lines record on standard output.
-    static func printJSONLine(_ value: some Encodable) throws {
-        let data = try jsonEncoder.encode(value)
-        print(String(decoding: data, as: UTF8.self))
-    }
-}
-
-/// Standard error, for per-value problems while a batch goes on.
-enum StandardError {
-    static func print(_ message: String) {
-        FileHandle.standardError.write(Data((message + "\n").utf8))
-    }
 }
