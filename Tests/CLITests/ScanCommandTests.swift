@@ -93,6 +93,27 @@ import Testing
         #expect(again.summary?["alreadyProcessed"] as? Int == 3)
     }
 
+    /// Sources that keep failing are paused: later books are queued without asking them.
+    @Test func failingSourcesArePausedAndEveryBookQueued() async throws {
+        guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
+        let harness = try ScanHarness()
+        try harness.server.replay("/books/v1/volumes", fixture: "googlebooks/error_503_backend_failed.json", status: 503)
+        try harness.server.replay("/isbn/*", fixture: "openlibrary/error_404_notfound.json", status: 503)
+        try await harness.server.start()
+        defer { Task { await harness.server.stop() } }
+        let sevenBooks = [
+            "isbn-9780306406157.png", "isbn-9781250313188-usd.png", "isbn-9780990582939-noprice.png",
+            "isbn-9781761186769-aud.png", "isbn-9782070427796-gbp.png", "isbn-9791090636071.png",
+            "isbn-9780316030571-small.png",
+        ]
+        let folder = try harness.photoFolder("photos", sevenBooks)
+        let result = try await harness.run(["scan", "--json", folder.path])
+        #expect(result.status == 3)
+        #expect(Set(result.events("queued").compactMap { $0["isbn13"] as? String }).count == 7)
+        #expect(result.events("queued").allSatisfy { ($0["reason"] as? String)?.isEmpty == false })
+        #expect(harness.server.requests(to: "/books/v1/volumes").count < 7, "later books did not wait for the failing sources")
+    }
+
     @Test func offlineFlagNeverTouchesTheNetwork() async throws {
         guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
         let harness = try ScanHarness()
