@@ -56,7 +56,7 @@ import TestSupport
             let json = try runRapidScan(["decode", "--json", input.name, "good.png"], currentDirectory: folder)
             #expect(json.status == 1)
             let objects = json.jsonObjects
-            #expect(objects.count == 2)
+            #expect(objects.map { $0["file"] as? String } == [input.name, "good.png"], "input order")
             let error = try #require(objects.first { $0["file"] as? String == input.name })
             #expect((error["error"] as? String)?.contains(input.reason) == true)
             let good = try #require(objects.first { $0["file"] as? String == "good.png" })

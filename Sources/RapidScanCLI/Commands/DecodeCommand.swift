@@ -57,18 +57,24 @@ struct DecodeCommand: AsyncParsableCommand {
         let started = Date()
         let output = DecodeOutput(mode: json ? .json : raw ? .raw : .text, quiet: quiet)
         var tally = DecodeTally()
-        var files: [URL] = []
-        for entry in FileWalker.imageFiles(in: paths.map { URL(fileURLWithPath: $0) }) {
-            if let error = entry.error {
-                tally.unreadable += 1
-                output.unreadable(file: entry.path, reason: error.description)
-            } else {
-                files.append(entry.url)
+        let entries = FileWalker.imageFiles(in: paths.map { URL(fileURLWithPath: $0) })
+        // Paths that cannot be scanned are reported where they stand among the others.
+        var reported = 0
+        func reportSkipped(upTo end: Int) {
+            while reported < end {
+                if let error = entries[reported].error {
+                    tally.unreadable += 1
+                    output.unreadable(file: error.path, reason: error.description)
+                }
+                reported += 1
             }
         }
+        let scannable = entries.indices.filter { entries[$0].error == nil }
         let scanner = ParallelFileScanner(workers: workers,
                                           options: ScanOptions(maxPixels: maxPixels, thorough: !fast))
-        for await (_, url, result) in scanner.scan(files) {
+        for await (index, url, result) in scanner.scan(scannable.map { entries[$0].url }) {
+            reportSkipped(upTo: scannable[index])
+            reported += 1
             switch result {
             case .success(let scan):
                 tally.record(scan)
@@ -78,6 +84,7 @@ struct DecodeCommand: AsyncParsableCommand {
                 output.unreadable(file: error.file, reason: error.description)
             }
         }
+        reportSkipped(upTo: entries.count)
         if !quiet && !json && !raw { Console.error(tally.summary(seconds: Date().timeIntervalSince(started))) }
         throw tally.exitStatus
     }
