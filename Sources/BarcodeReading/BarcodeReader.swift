@@ -23,7 +23,7 @@ public final class BarcodeReader {
         self.scanner = scanner
         self.density = 1
         // Results are wanted from every image, not only from ones that differ from the last.
-        zbar_image_scanner_enable_cache(scanner, 0)
+        zbar_image_scanner_enable_cache(scanner, 0)  // returns nothing to check
         try configure(ZBAR_NONE, ZBAR_CFG_ENABLE, 0, "all symbologies off")
         for (symbology, name) in Self.enabledSymbologies {
             try configure(symbology, ZBAR_CFG_ENABLE, 1, "\(name) enable")
@@ -68,6 +68,8 @@ public final class BarcodeReader {
             // No cleanup handler: the buffer belongs to Swift and outlives the zbar image,
             // which is destroyed (by the defer above) only after the symbols are copied.
             zbar_image_set_data(zbarImage, buffer.baseAddress, UInt(buffer.count), nil)
+            // < 0: zbar could not take the image (only possible for formats it must convert,
+            // never for Y800); 0: nothing found. Either way there is nothing to copy.
             let found = zbar_scan_image(scanner, zbarImage)
             guard found > 0 else { return [] }
             var symbols: [ScannedSymbol] = []

@@ -56,7 +56,7 @@ import TestSupport
             let json = try runRapidScan(["decode", "--json", input.name, "good.png"], currentDirectory: folder)
             #expect(json.status == 1)
             let objects = json.jsonObjects
-            #expect(objects.count == 2)
+            #expect(objects.map { $0["file"] as? String } == [input.name, "good.png"], "input order")
             let error = try #require(objects.first { $0["file"] as? String == input.name })
             #expect((error["error"] as? String)?.contains(input.reason) == true)
             let good = try #require(objects.first { $0["file"] as? String == "good.png" })
@@ -146,7 +146,26 @@ import TestSupport
         }
     }
 
-    @Test("Usage errors exit 64", arguments: [[], ["--workers", "0"], ["--json", "--raw", "x.png"], ["--bogus", "x.png"]])
+    @Test func rawFramesAreReadWithTheFormatGiven() throws {
+        // The binary PGM sample is a header and then exactly the Y800 bytes.
+        let pgm = try Data(contentsOf: SharedFiles.sampleImages.appendingPathComponent("ean13-4006381333931.pgm"))
+        let lines = String(decoding: pgm.prefix(32), as: UTF8.self).split(separator: "\n", maxSplits: 3)
+        let size = lines[1].split(separator: " ").compactMap { Int($0) }
+        let headerLength = lines.prefix(3).map(\.utf8.count).reduce(3, +)  // + three newlines
+        try withTemporaryDirectory { folder in
+            try pgm.dropFirst(headerLength).write(to: folder.appendingPathComponent("frame.y800"))
+            let result = try runRapidScan(["decode", "--raw-frame", "y800:\(size[0])x\(size[1])", "frame.y800"],
+                                          currentDirectory: folder)
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            #expect(result.stdoutLines == ["frame.y800: EAN-13 4006381333931 (product)"])
+            let wrongSize = try runRapidScan(["decode", "--raw-frame", "y800:10x10", "frame.y800"], currentDirectory: folder)
+            #expect(wrongSize.status == 1)
+            #expect(wrongSize.stderr.contains("frame.y800: "))
+        }
+    }
+
+    @Test("Usage errors exit 64", arguments: [[], ["--workers", "0"], ["--json", "--raw", "x.png"], ["--bogus", "x.png"],
+                                              ["--raw-frame", "rgb:1x2", "x.raw"]])
     func usageErrorsExit64(_ arguments: [String]) throws {
         let result = try runRapidScan(["decode"] + arguments)
         #expect(result.status == 64, "stderr: \(result.stderr)")

@@ -14,7 +14,7 @@ struct DecodeCommand: AsyncParsableCommand {
         with any EAN-2/EAN-5 add-on after it (`+ EAN-5 51299 (price US$12.99)`). Folders are \
         walked recursively (hidden files and non-images skipped). Codes that fail validation, \
         unreadable files and files without a code are reported on standard error, naming the \
-        file; the run goes on with the other files. PNG, JPEG and PGM/PPM are read.
+        file; the run goes on with the other files. PNG, JPEG and PGM/PPM are read, and raw Y800/YUYV frames with --raw-frame.
 
         With --json, standard output is JSON Lines: one object per code \
         {"file", "symbology", "text", "valid", "isbn13", "gtin13", "addon"} (rejected codes: \
@@ -41,14 +41,35 @@ struct DecodeCommand: AsyncParsableCommand {
     var fast = false
 
     @Option(help: ArgumentHelp("Decode on this many threads (default: all cores).", valueName: "n"))
-    var workers: Int = ProcessInfo.processInfo.activeProcessorCount
+    var workers: Int?
 
     @Option(help: ArgumentHelp("Refuse images with more pixels than this (decompression bombs).", valueName: "n"))
     var maxPixels: Int = ScanOptions().maxPixels
 
+    @Option(help: ArgumentHelp(
+        "Read headerless frame files (.y800 .grey .gray .yuv .yuyv .raw) as this format and size, e.g. y800:640x480 or yuyv:1280x720.",
+        valueName: "format:WxH"))
+    var rawFrame: String?
+
+    /// `--raw-frame` parsed; nil when not given or not valid (validate() reports the latter).
+    var rawFormat: RawFrameFormat? {
+        guard let rawFrame else { return nil }
+        let parts = rawFrame.lowercased().split(separator: ":")
+        let size = parts.last?.split(separator: "x").compactMap { Int($0) } ?? []
+        guard parts.count == 2, size.count == 2, size[0] > 0, size[1] > 0 else { return nil }
+        switch parts[0] {
+        case "y800", "grey", "gray": return .y800(width: size[0], height: size[1])
+        case "yuyv", "yuy2": return .yuyv(width: size[0], height: size[1])
+        default: return nil
+        }
+    }
+
     func validate() throws {
         if paths.isEmpty { throw ValidationError("Give at least one image file or folder to read.") }
-        if workers < 1 { throw ValidationError("--workers must be at least 1, not \(workers).") }
+        if let workers, workers < 1 { throw ValidationError("--workers must be at least 1, not \(workers).") }
+        if let rawFrame, rawFormat == nil {
+            throw ValidationError("--raw-frame wants FORMAT:WIDTHxHEIGHT with FORMAT y800 or yuyv (e.g. y800:640x480), not '\(rawFrame)'.")
+        }
         if maxPixels < 1 { throw ValidationError("--max-pixels must be at least 1, not \(maxPixels).") }
         if json && raw { throw ValidationError("--json and --raw cannot be used together.") }
     }
@@ -57,18 +78,25 @@ struct DecodeCommand: AsyncParsableCommand {
         let started = Date()
         let output = DecodeOutput(mode: json ? .json : raw ? .raw : .text, quiet: quiet)
         var tally = DecodeTally()
-        var files: [URL] = []
-        for entry in FileWalker.imageFiles(in: paths.map { URL(fileURLWithPath: $0) }) {
-            if let error = entry.error {
-                tally.unreadable += 1
-                output.unreadable(file: entry.path, reason: error.description)
-            } else {
-                files.append(entry.url)
+        let entries = FileWalker.imageFiles(in: paths.map { URL(fileURLWithPath: $0) }, rawFormat: rawFormat)
+        // Paths that cannot be scanned are reported where they stand among the others.
+        var reported = 0
+        func reportSkipped(upTo end: Int) {
+            while reported < end {
+                if let error = entries[reported].error {
+                    tally.unreadable += 1
+                    output.unreadable(file: error.path, reason: error.description)
+                }
+                reported += 1
             }
         }
-        let scanner = ParallelFileScanner(workers: workers,
-                                          options: ScanOptions(maxPixels: maxPixels, thorough: !fast))
-        for await (_, url, result) in scanner.scan(files) {
+        let scannable = entries.indices.filter { entries[$0].error == nil }
+        let scanner = ParallelFileScanner(
+            workers: workers ?? ProcessInfo.processInfo.activeProcessorCount,
+            options: ScanOptions(maxPixels: maxPixels, rawFormat: rawFormat, thorough: !fast))
+        for await (index, url, result) in scanner.scan(scannable.map { entries[$0].url }) {
+            reportSkipped(upTo: scannable[index])
+            reported += 1
             switch result {
             case .success(let scan):
                 tally.record(scan)
@@ -78,6 +106,7 @@ struct DecodeCommand: AsyncParsableCommand {
                 output.unreadable(file: error.file, reason: error.description)
             }
         }
+        reportSkipped(upTo: entries.count)
         if !quiet && !json && !raw { Console.error(tally.summary(seconds: Date().timeIntervalSince(started))) }
         throw tally.exitStatus
     }
