@@ -27,22 +27,23 @@ public struct FileFrameSource: Sendable {
         var problems: [Problem] = []
         for entry in FileWalker.imageFiles(in: paths, rawFormat: rawFormat) {
             let url = entry.url
+            // Paths as the user gave them ("photos/a.jpg"), like `decode` prints them.
             if let error = entry.error {
-                problems.append(Problem(frame: Self.placeholder(url), reason: String(describing: error)))
+                problems.append(Problem(frame: Self.placeholder(url, path: entry.path), reason: String(describing: error)))
                 continue
             }
             do {
-                frames.append(try Frame.file(at: url, timeZone: timeZone))
+                frames.append(try Frame.file(at: url, path: entry.path, timeZone: timeZone))
             } catch {
-                problems.append(Problem(frame: Self.placeholder(url), reason: "\(url.path): \(error.localizedDescription)"))
+                problems.append(Problem(frame: Self.placeholder(url, path: entry.path), reason: "\(entry.path): \(error.localizedDescription)"))
             }
         }
         frames.sort { ($0.captureTime.date, $0.path) < ($1.captureTime.date, $1.path) }
         return (frames, problems)
     }
 
-    private static func placeholder(_ url: URL) -> Frame {
-        Frame(url: url, size: 0, modified: Date(timeIntervalSince1970: 0),
+    private static func placeholder(_ url: URL, path: String) -> Frame {
+        Frame(url: url, path: path, size: 0, modified: Date(timeIntervalSince1970: 0),
               captureTime: CaptureTime(date: Date(), origin: .modificationTime))
     }
 }
