@@ -145,8 +145,11 @@ import Testing
         #expect(try await harness.ownedCount() == 3)
         let processedBefore = resumed.summary?["alreadyProcessed"] as? Int ?? 0
         #expect(processedBefore + (resumed.summary?["frames"] as? Int ?? 0) == samples.count)
-        let added = parseJSONLines(killed.stdout + resumed.stdout).filter { $0["event"] as? String == "added" }
-        #expect(added.count == 3, "each book is added exactly once across both runs")
+        // The kill may land between a book's commit and its event line, so count in the
+        // library: three items, and no book reported added twice.
+        let added = parseJSONLines(killed.stdout + resumed.stdout)
+            .filter { $0["event"] as? String == "added" }.compactMap { $0["isbn13"] as? String }
+        #expect(added.count == Set(added).count, "no book added twice")
     }
 
     @Test func ctrlCFinishesInFlightFramesAndExits130() async throws {

@@ -68,10 +68,11 @@ final class ScanHarness: @unchecked Sendable {
         try FileManager.default.setAttributes([.modificationDate: modified], ofItemAtPath: target.path)
     }
 
-    /// Runs a command to the end. Waiting happens off the test's cooperative threads, so the
-    /// FixtureServer in this process keeps answering meanwhile.
+    /// Runs a command to the end (`runProcess` waits off the test's cooperative threads, so
+    /// the FixtureServer in this process keeps answering meanwhile).
     func run(_ arguments: [String]) async throws -> CommandResult {
-        await try start(arguments).finish()
+        let result = try await runProcess(Self.binary, arguments: arguments, environment: environment, input: nil)
+        return CommandResult(status: result.status, stdout: result.stdout, stderr: result.stderr)
     }
 
     func start(_ arguments: [String]) throws -> RunningCommand {
