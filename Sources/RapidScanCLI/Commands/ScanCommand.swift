@@ -14,7 +14,9 @@ struct ScanCommand: AsyncParsableCommand {
         abstract: "Read book barcodes from photos and folders and add the books to your library.",
         discussion: """
         Each image (JPEG, PNG, PGM/PPM; folders are walked recursively) is decoded on all \
-        cores; in capture order (the timestamp in the file name, else its modification time) \
+        cores; in capture order (a timestamp in the file name such as \
+        IMG_20261122_101530.jpg, frame-20261122-101530.250.jpg, 2026-11-22_10-15-30.jpg or \
+        epoch milliseconds, else the file's modification time) \
         each code is validated, debounced (--debounce, default 3s), looked up (local cache, \
         then Google Books, then Open Library) and the book added as owned: "Added to Library", \
         "Already in Library", "Library Full" (free plan: 50 books), "Book Not Found", or \

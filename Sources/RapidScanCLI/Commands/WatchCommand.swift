@@ -14,11 +14,17 @@ struct WatchCommand: AsyncParsableCommand {
         latency stays low; --keep-all decodes every frame instead. Frames already in the \
         directory when the watch starts are left alone (use `rapidscan scan DIR` for them).
 
-        Capture recipes:
-          ffmpeg -f v4l2 -video_size 1280x720 -i /dev/video0 -r 10 DIR/%06d.jpg
-          ffmpeg -f v4l2 -video_size 1280x720 -i /dev/video0 -r 10 -atomic_writing 1 DIR/%06d.jpg
-          while :; do v4l2-ctl --stream-mmap --stream-count=1 --stream-to=DIR/.next.yuv && \\
-            mv DIR/.next.yuv DIR/$(date +%s%3N).yuv; done   # then: watch --raw-format yuyv --size 1280x720 DIR
+        Capture recipes (1280x720 webcam at 10 frames/s):
+          ffmpeg -f v4l2 -video_size 1280x720 -i /dev/video0 -r 10 \\
+            -atomic_writing 1 DIR/%06d.jpg
+          v4l2-ctl --set-fmt-video=width=1280,height=720,pixelformat=YUYV
+          while v4l2-ctl --stream-mmap --stream-count=1 --stream-to=DIR/.f.yuv; do
+            mv DIR/.f.yuv DIR/$(date +%s%3N).yuv; done
+          with: rapidscan watch --raw-format yuyv --size 1280x720 DIR
+
+        --json prints the events `scan` prints (plus `dropped`), the frame's landing time as \
+        captureTime, then a summary object. On a terminal the recently-scanned panel \
+        (badge, last ten books and their state) is redrawn in place.
 
         Stops on Ctrl-C/SIGTERM (summary, exit 130), after --idle-exit seconds without a \
         frame, or when the directory is removed.
