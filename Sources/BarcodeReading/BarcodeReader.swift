@@ -2,51 +2,28 @@ import BookCodes
 import CZBar
 import Imaging
 
-/// zbar's image scanner behind a safe type. One per thread: zbar scanners keep state and
-/// are not thread-safe, so this class is deliberately not `Sendable`.
+/// zbar's image scanner behind a safe type.
+///
+/// Every image gets a freshly configured zbar scanner: zbar's EAN decoder keeps half-read
+/// symbols from one image to the next (found here: a photo read nothing alone, but "read"
+/// the previous photo's code when scanned after it), so a long-lived scanner would let one
+/// book's barcode complete another's. Creating one costs microseconds next to the scan.
+/// One reader per thread (zbar scanners are not thread-safe): deliberately not `Sendable`.
 public final class BarcodeReader {
-    /// The symbologies zbar is told to look for. ISBN-13 is on so zbar never rewrites a
-    /// book's data to ten digits (it does when only ISBN-10 is on); books are told apart by
-    /// `CodeValidator`, not by zbar.
-    static let enabledSymbologies: [(zbar_symbol_type_t, String)] = [
-        (ZBAR_EAN13, "EAN-13"), (ZBAR_EAN8, "EAN-8"), (ZBAR_UPCA, "UPC-A"), (ZBAR_UPCE, "UPC-E"),
-        (ZBAR_ISBN13, "ISBN-13"), (ZBAR_EAN2, "EAN-2"), (ZBAR_EAN5, "EAN-5"),
-    ]
-
-    private let scanner: OpaquePointer
     /// Scan every `density`-th row and column: 2 halves the time on large images, at the
     /// cost of very thin barcodes.
     public private(set) var density: Int
 
+    /// Throws if zbar cannot be set up at all, so that fails at start, not per image.
     public init(density: Int = 1) throws(BarcodeReaderError) {
-        guard let scanner = zbar_image_scanner_create() else { throw .scannerUnavailable }
-        self.scanner = scanner
-        self.density = 1
-        // Results are wanted from every image, not only from ones that differ from the last.
-        zbar_image_scanner_enable_cache(scanner, 0)  // returns nothing to check
-        try configure(ZBAR_NONE, ZBAR_CFG_ENABLE, 0, "all symbologies off")
-        for (symbology, name) in Self.enabledSymbologies {
-            try configure(symbology, ZBAR_CFG_ENABLE, 1, "\(name) enable")
-        }
-        try configure(ZBAR_NONE, ZBAR_CFG_POSITION, 1, "position")
-        try setDensity(density)
-    }
-
-    deinit {
-        zbar_image_scanner_destroy(scanner)
+        self.density = max(1, density)
+        _ = try ZBarScanner(density: self.density)
     }
 
     public func setDensity(_ newValue: Int) throws(BarcodeReaderError) {
         let value = max(1, newValue)
-        try configure(ZBAR_NONE, ZBAR_CFG_X_DENSITY, Int32(value), "x-density \(value)")
-        try configure(ZBAR_NONE, ZBAR_CFG_Y_DENSITY, Int32(value), "y-density \(value)")
+        _ = try ZBarScanner(density: value)
         density = value
-    }
-
-    private func configure(_ symbology: zbar_symbol_type_t, _ config: zbar_config_t, _ value: Int32,
-                           _ setting: String) throws(BarcodeReaderError) {
-        let code = zbar_image_scanner_set_config(scanner, symbology, config, value)
-        guard code == 0 else { throw .configurationRejected(setting: setting, code: code) }
     }
 
     /// Every barcode zbar finds, add-ons paired with their main code, each validated.
@@ -60,7 +37,8 @@ public final class BarcodeReader {
         guard image.width > 0, image.height > 0,
               let width = UInt32(exactly: image.width), let height = UInt32(exactly: image.height)
         else { return [] }
-        guard let zbarImage = zbar_image_create() else { return [] }
+        // Set-up only fails when memory runs out, and `init` proved the settings valid.
+        guard let zbar = try? ZBarScanner(density: density), let zbarImage = zbar_image_create() else { return [] }
         defer { zbar_image_destroy(zbarImage) }
         zbar_image_set_format(zbarImage, Self.y800)
         zbar_image_set_size(zbarImage, width, height)
@@ -70,7 +48,7 @@ public final class BarcodeReader {
             zbar_image_set_data(zbarImage, buffer.baseAddress, UInt(buffer.count), nil)
             // < 0: zbar could not take the image (only possible for formats it must convert,
             // never for Y800); 0: nothing found. Either way there is nothing to copy.
-            let found = zbar_scan_image(scanner, zbarImage)
+            let found = zbar_scan_image(zbar.scanner, zbarImage)
             guard found > 0 else { return [] }
             var symbols: [ScannedSymbol] = []
             var symbol = zbar_image_first_symbol(zbarImage)
@@ -86,6 +64,43 @@ public final class BarcodeReader {
 
     /// FourCC "Y800": 8-bit luma, one byte per pixel.
     static let y800: UInt = 0x3030_3859
+}
+
+/// One configured `zbar_image_scanner_t`, destroyed with this object.
+private final class ZBarScanner {
+    /// The symbologies zbar is told to look for. ISBN-13 is on so zbar never rewrites a
+    /// book's data to ten digits (it does when only ISBN-10 is on); books are told apart by
+    /// `CodeValidator`, not by zbar.
+    static let enabledSymbologies: [(zbar_symbol_type_t, String)] = [
+        (ZBAR_EAN13, "EAN-13"), (ZBAR_EAN8, "EAN-8"), (ZBAR_UPCA, "UPC-A"), (ZBAR_UPCE, "UPC-E"),
+        (ZBAR_ISBN13, "ISBN-13"), (ZBAR_EAN2, "EAN-2"), (ZBAR_EAN5, "EAN-5"),
+    ]
+
+    let scanner: OpaquePointer
+
+    init(density: Int) throws(BarcodeReaderError) {
+        guard let scanner = zbar_image_scanner_create() else { throw .scannerUnavailable }
+        self.scanner = scanner
+        // Results are wanted from every image, not only from ones that differ from the last.
+        zbar_image_scanner_enable_cache(scanner, 0)  // returns nothing to check
+        try configure(ZBAR_NONE, ZBAR_CFG_ENABLE, 0, "all symbologies off")
+        for (symbology, name) in Self.enabledSymbologies {
+            try configure(symbology, ZBAR_CFG_ENABLE, 1, "\(name) enable")
+        }
+        try configure(ZBAR_NONE, ZBAR_CFG_POSITION, 1, "position")
+        try configure(ZBAR_NONE, ZBAR_CFG_X_DENSITY, Int32(density), "x-density \(density)")
+        try configure(ZBAR_NONE, ZBAR_CFG_Y_DENSITY, Int32(density), "y-density \(density)")
+    }
+
+    deinit {
+        zbar_image_scanner_destroy(scanner)
+    }
+
+    private func configure(_ symbology: zbar_symbol_type_t, _ config: zbar_config_t, _ value: Int32,
+                           _ setting: String) throws(BarcodeReaderError) {
+        let code = zbar_image_scanner_set_config(scanner, symbology, config, value)
+        guard code == 0 else { throw .configurationRejected(setting: setting, code: code) }
+    }
 }
 
 /// A symbol as zbar reported it, before validation and add-on pairing.
