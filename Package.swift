@@ -63,9 +63,14 @@ let package = Package(
         ]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport"]),
         .testTarget(name: "BarcodeReadingTests", dependencies: ["BarcodeReading", "Imaging", "BookCodes", "TestSupport"]),
-        .testTarget(name: "CatalogueTests", dependencies: ["Catalogue", "BookCodes", "TestSupport"]),
+        .testTarget(name: "CatalogueTests", dependencies: [
+            "Catalogue", "BookCodes", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
         .testTarget(name: "MetadataSourcesTests", dependencies: ["MetadataSources", "RapidScanConfig", "BookCodes", "TestSupport"]),
-        .testTarget(name: "BookLookupTests", dependencies: ["BookLookup", "Catalogue", "MetadataSources", "BookCodes", "TestSupport"]),
+        .testTarget(name: "BookLookupTests", dependencies: [
+            "BookLookup", "Catalogue", "MetadataSources", "RapidScanConfig", "BookCodes", "TestSupport",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Catalogue", "BookLookup", "BarcodeReading", "BookCodes", "TestSupport"]),
         // Runs the built `rapidscan` binary end to end.
         .testTarget(name: "CLITests", dependencies: ["TestSupport"]),

@@ -24,3 +24,10 @@ public struct RapidScanCommand: AsyncParsableCommand {
 public enum RapidScanVersion {
     public static let current = "0.1.0"
 }
+
+/// The executable's entry point: runs `RapidScanCommand` through ArgumentParser's async `main`.
+public enum RapidScanEntryPoint {
+    public static func run() async {
+        await RapidScanCommand.main(nil)
+    }
+}

@@ -1,3 +1,5 @@
 import RapidScanCLI
 
-await RapidScanCommand.main()
+// Top-level code resolves `main()` to ArgumentParser's synchronous overload, which
+// refuses an async root command; the entry point calls the async one explicitly.
+await RapidScanEntryPoint.run()

@@ -1,7 +1,45 @@
 import ArgumentParser
+import Catalogue
+import Foundation
 
-// Placeholder; replaced by the issue that builds `rapidscan cache`.
+/// `rapidscan cache stats` (and the hidden `cache bench` used by scripts/bench-lookup).
 struct CacheCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "cache", abstract: "(not built yet)")
-    func run() async throws { throw ExitCode(70) }
+    static let configuration = CommandConfiguration(
+        commandName: "cache",
+        abstract: "The local work/ISBN cache.",
+        subcommands: [CacheStatsCommand.self, CacheBenchCommand.self],
+        defaultSubcommand: CacheStatsCommand.self)
+}
+
+struct CacheStatsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stats",
+        abstract: "Counts of works, editions, owned books and pending lookups, and the database size.")
+
+    @Flag(name: .long, help: "Print one JSON object.")
+    var json = false
+
+    @OptionGroup var library: LibraryOptions
+
+    func run() async throws {
+        let catalogue = try library.openCatalogue(try library.settings())
+        let stats = try catalogue.stats()
+        if json {
+            try JSONLines.write(StatsLine(database: catalogue.path, stats: stats))
+            return
+        }
+        print("database       \(catalogue.path)")
+        print("works          \(stats.works)")
+        print("editions       \(stats.editions)")
+        print("isbnIndex rows \(stats.isbnIndexEntries)")
+        print("owned books    \(stats.ownedItems) (of \(stats.items) items)")
+        print("pending        \(stats.pendingLookups)")
+        print("processed files \(stats.processedFiles)")
+        print("size           \(ByteCountFormatter.string(fromByteCount: stats.databaseBytes, countStyle: .file))")
+    }
+}
+
+struct StatsLine: Encodable {
+    var database: String
+    var stats: CacheStats
 }

@@ -1,7 +1,162 @@
 import ArgumentParser
+import BookCodes
+import BookLookup
+import Catalogue
+import Foundation
 
-// Placeholder; replaced by the issue that builds `rapidscan lookup`.
+/// `rapidscan lookup ISBN...`: resolves ISBNs through the cache, then the sources.
 struct LookupCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "lookup", abstract: "(not built yet)")
-    func run() async throws { throw ExitCode(70) }
+    static let configuration = CommandConfiguration(
+        commandName: "lookup",
+        abstract: "Look books up by ISBN: the local cache first, then Google Books and Open Library.",
+        discussion: """
+        Each ISBN (ISBN-13 or ISBN-10, hyphens allowed) prints its work: title, authors, \
+        details and every known edition. A book found online is stored in the cache, so the \
+        next lookup needs no network. When a source cannot answer (network down, quota, \
+        server error) the ISBN is queued: `rapidscan pending retry` resolves it later.
+        An invalid ISBN is reported on standard error and the others are still looked up.
+
+        Exit status (the highest applies):
+          0  every ISBN was found
+          1  the database, config or ISBN file could not be used
+          2  some ISBN is not known to any source
+          3  some lookup is unavailable: queued, or not cached (--offline)
+          4  some value is not a valid ISBN
+        """)
+
+    @Argument(help: "ISBN-13 or ISBN-10 values.")
+    var isbns: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("Also read ISBNs from a file, one per line ('-' for standard input).", valueName: "path"))
+    var file: String?
+
+    @Flag(name: .long, help: "Use the local cache only; never the network.")
+    var offline = false
+
+    @Flag(name: .long, help: "One JSON object per ISBN (JSON Lines).")
+    var json = false
+
+    @OptionGroup var library: LibraryOptions
+
+    func validate() throws {
+        if isbns.isEmpty && file == nil {
+            throw ValidationError("Give at least one ISBN, or --file PATH ('-' for standard input).")
+        }
+    }
+
+    func run() async throws {
+        let service = try library.openLookupService()
+        let values = try inputValues()
+        // Online lookups overlap (the sources bound and pace their requests); output stays
+        // in input order. Cache hits are faster one after another.
+        let width = offline ? 1 : 4
+        var worst = LookupExit.found
+        for start in stride(from: 0, to: values.count, by: 64) {
+            let chunk = Array(values[start..<min(start + 64, values.count)])
+            let results = await concurrentMap(chunk, width: width) { value -> LookupResult? in
+                guard let isbn = try? ISBN13(validating: value) else { return nil }
+                return await service.lookup(isbn, offline: offline)
+            }
+            for (value, result) in zip(chunk, results) {
+                worst = max(worst, try report(result, input: value, catalogue: service.catalogue))
+            }
+        }
+        fflush(nil)
+        if worst != .found { throw ExitCode(worst.rawValue) }
+    }
+
+    /// Arguments first, then the file's non-blank lines (a trailing `#` comment is ignored).
+    private func inputValues() throws -> [String] {
+        guard let file else { return isbns }
+        let text: String
+        if file == "-" {
+            text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+        } else {
+            do { text = try String(contentsOfFile: file, encoding: .utf8) } catch {
+                throw UnreadableInput(path: file, reason: error.localizedDescription)
+            }
+        }
+        let lines = text.split(whereSeparator: \.isNewline).map { line in
+            String(line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0]).trimmingCharacters(in: .whitespaces)
+        }
+        return isbns + lines.filter { !$0.isEmpty }
+    }
+
+    /// Prints one value's outcome; nil `result` means the value is not a valid ISBN.
+    private func report(_ result: LookupResult?, input: String, catalogue: Catalogue) throws -> LookupExit {
+        let isbn: ISBN13
+        do {
+            isbn = try ISBN13(validating: input)
+        } catch {
+            Console.error("\(input): not a valid ISBN: \(error)")
+            if json { try JSONLines.write(LookupLine(input: input, status: "invalid", error: "\(error)")) }
+            return .invalid
+        }
+        guard let result else { return .invalid }
+        switch result {
+        case let .found(work, fromCache):
+            let editions = try catalogue.editions(of: work)
+            if json {
+                try JSONLines.write(LookupLine(
+                    input: input, isbn13: isbn.digits, status: "found", fromCache: fromCache, work: work, editions: editions))
+            } else {
+                print("\(isbn.hyphenated)  \(BookFormatting.headline(work))\(fromCache ? "" : "  [new]")")
+                BookFormatting.details(work, editions: editions).forEach { print($0) }
+            }
+        case .notFound:
+            if json {
+                try JSONLines.write(LookupLine(input: input, isbn13: isbn.digits, status: "notFound"))
+            } else {
+                print("\(isbn.hyphenated)  Book Not Found — no source knows this ISBN")
+            }
+        case let .unavailable(source, reason):
+            if json {
+                try JSONLines.write(LookupLine(
+                    input: input, isbn13: isbn.digits, status: "unavailable", source: source, error: reason))
+            } else if offline {
+                print("\(isbn.hyphenated)  Not in the local cache (--offline)")
+            } else {
+                print("\(isbn.hyphenated)  Queued — will retry when \(source) answers (\(reason))")
+            }
+        }
+        return LookupExit(result)
+    }
+}
+
+/// Exit status per ISBN; the command exits with the highest.
+enum LookupExit: Int32, Comparable {
+    case found = 0
+    case notFound = 2
+    case unavailable = 3
+    case invalid = 4
+
+    init(_ result: LookupResult) {
+        switch result {
+        case .found: self = .found
+        case .notFound: self = .notFound
+        case .unavailable: self = .unavailable
+        }
+    }
+
+    static func < (lhs: LookupExit, rhs: LookupExit) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// One `lookup --json` line.
+struct LookupLine: Encodable {
+    var input: String
+    var isbn13: String?
+    /// found, notFound, unavailable or invalid.
+    var status: String
+    var fromCache: Bool?
+    var work: Work?
+    var editions: [ISBNIndexEntry]?
+    var source: String?
+    var error: String?
+}
+
+/// An input file that cannot be read (exit status 1).
+struct UnreadableInput: Error, CustomStringConvertible {
+    var path: String
+    var reason: String
+    var description: String { "cannot read \(path): \(reason)" }
 }

@@ -1,7 +1,108 @@
 import ArgumentParser
+import BookLookup
+import Catalogue
+import Foundation
 
-// Placeholder; replaced by the issue that builds `rapidscan pending`.
+/// `rapidscan pending` (list) and `rapidscan pending retry`.
 struct PendingCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "pending", abstract: "(not built yet)")
-    func run() async throws { throw ExitCode(70) }
+    static let configuration = CommandConfiguration(
+        commandName: "pending",
+        abstract: "Lookups waiting for a source to answer (network, quota or server errors).",
+        subcommands: [PendingListCommand.self, PendingRetryCommand.self],
+        defaultSubcommand: PendingListCommand.self)
+}
+
+struct PendingListCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "List queued lookups with their reason and next retry time.")
+
+    @Flag(name: .long, help: "One JSON object per queued ISBN (JSON Lines).")
+    var json = false
+
+    @OptionGroup var library: LibraryOptions
+
+    func run() async throws {
+        let catalogue = try library.openCatalogue(try library.settings())
+        let rows = try catalogue.pendingLookups()
+        if json {
+            for row in rows { try JSONLines.write(row) }
+        } else if rows.isEmpty {
+            print("No lookups are pending.")
+        } else {
+            for row in rows {
+                let intent = row.intent.addOwned ? "add to library" : "look up"
+                print("\(BookFormatting.hyphenated(row.isbn))  \(intent) · \(row.attempts) attempt\(row.attempts == 1 ? "" : "s") · next retry \(Self.time(row.nextRetryAt))")
+                print("  \(row.source): \(row.reason)")
+            }
+            print("\(rows.count) pending. `rapidscan pending retry` tries them now.")
+        }
+    }
+
+    static func time(_ date: Date) -> String {
+        date.formatted(.iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: false).timeSeparator(.colon))
+    }
+}
+
+struct PendingRetryCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "retry",
+        abstract: "Retry queued lookups now; books a scan wanted owned are added to the library.",
+        discussion: """
+        Every queued ISBN is retried (with --due-only, only those whose back-off has \
+        passed, for cron jobs). Found books are stored and, when queued by a scan, added as \
+        owned; ISBNs no source knows are dropped; the rest stay queued with a longer back-off.
+
+        Exit status: 0 nothing left pending, 3 some lookups are still pending, 1 the \
+        database or config could not be used.
+        """)
+
+    @Flag(name: .long, help: "Only retry lookups whose next retry time has come.")
+    var dueOnly = false
+
+    @Flag(name: .long, help: "One JSON object per retried ISBN (JSON Lines).")
+    var json = false
+
+    @OptionGroup var library: LibraryOptions
+
+    func run() async throws {
+        let service = try library.openLookupService()
+        let outcomes = await service.retryPending(now: Date(), onlyDue: dueOnly)
+        for outcome in outcomes {
+            let line = RetryLine(outcome)
+            if json { try JSONLines.write(line) } else { print("\(BookFormatting.hyphenated(line.isbn13))  \(line.message)") }
+        }
+        let remaining = try service.catalogue.pendingLookups().count
+        if !json { print("\(outcomes.count) retried, \(remaining) still pending.") }
+        fflush(nil)
+        if remaining > 0 { throw ExitCode(3) }
+    }
+}
+
+/// One retried ISBN, for people (`message`) and scripts (the rest).
+struct RetryLine: Encodable {
+    var isbn13: String
+    /// found, added, alreadyOwned, libraryFull, notFound or unavailable.
+    var status: String
+    var title: String?
+    var message: String
+
+    init(_ outcome: PendingRetryOutcome) {
+        isbn13 = outcome.isbn.digits
+        title = outcome.result.work?.title
+        switch (outcome.result, outcome.added) {
+        case let (.found(work, _), .added?):
+            (status, message) = ("added", "Added to Library — \(work.title)")
+        case let (.found(work, _), .alreadyOwned?):
+            (status, message) = ("alreadyOwned", "Already in Library — \(work.title)")
+        case let (.found(work, _), .libraryFull(owned, limit)?):
+            (status, message) = ("libraryFull", "Library Full — \(owned)/\(limit) books. Upgrade to Pro (\(work.title) is cached)")
+        case let (.found(work, _), nil):
+            (status, message) = ("found", "Found — \(BookFormatting.headline(work))")
+        case (.notFound, _):
+            (status, message) = ("notFound", "Book Not Found — no source knows this ISBN; dropped from the queue")
+        case let (.unavailable(source, reason), _):
+            (status, message) = ("unavailable", "Still queued — \(source): \(reason)")
+        }
+    }
 }

@@ -1,7 +1,92 @@
 import ArgumentParser
+import Foundation
+import Pipeline
 
-// Placeholder; replaced by the issue that builds `rapidscan watch`.
 struct WatchCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "watch", abstract: "(not built yet)")
-    func run() async throws { throw ExitCode(70) }
+    static let configuration = CommandConfiguration(
+        commandName: "watch",
+        abstract: "Add books from the frames a webcam capture program writes into a directory.",
+        discussion: """
+        Frames are read as soon as they are complete (inotify close-write or moved-in; a \
+        frame still being written is never read) and processed like `scan` does, with the \
+        moment a frame landed as its capture time for the 3-second debounce. When frames \
+        land faster than they can be decoded, stale frames are dropped (counted) so the \
+        latency stays low; --keep-all decodes every frame instead. Frames already in the \
+        directory when the watch starts are left alone (use `rapidscan scan DIR` for them).
+
+        Capture recipes (1280x720 webcam at 10 frames/s):
+          ffmpeg -f v4l2 -video_size 1280x720 -i /dev/video0 -r 10 \\
+            -atomic_writing 1 DIR/%06d.jpg
+          v4l2-ctl --set-fmt-video=width=1280,height=720,pixelformat=YUYV
+          while v4l2-ctl --stream-mmap --stream-count=1 --stream-to=DIR/.f.yuv; do
+            mv DIR/.f.yuv DIR/$(date +%s%3N).yuv; done
+          with: rapidscan watch --raw-format yuyv --size 1280x720 DIR
+
+        --json prints the events `scan` prints (plus `dropped`), the frame's landing time as \
+        captureTime, then a summary object. On a terminal the recently-scanned panel \
+        (badge, last ten books and their state) is redrawn in place.
+
+        Stops on Ctrl-C/SIGTERM (summary, exit 130), after --idle-exit seconds without a \
+        frame, or when the directory is removed.
+
+        Exit status: \(SessionExitStatus.help)
+        """
+    )
+
+    @OptionGroup var session: SessionOptions
+
+    @Argument(help: "The directory the capture program writes frames into.", completion: .directory)
+    var directory: String
+
+    @Flag(help: "Delete each frame once it is processed, so the directory does not grow.")
+    var consume = false
+
+    @Option(name: .customLong("move-to"), help: "Move each processed frame into this directory.", completion: .directory)
+    var moveTo: String?
+
+    @Option(name: .customLong("idle-exit"), help: "Stop after this many seconds without a new frame.")
+    var idleExit: Double?
+
+    @Flag(help: "Decode every frame, never dropping stale ones (for copying photos in).")
+    var keepAll = false
+
+    @Flag(help: "Read each frame like a photo (other scales, sharpen, contrast) when one plain pass finds nothing; slower.")
+    var thorough = false
+
+    func validate() throws {
+        if consume && moveTo != nil { throw ValidationError("--consume and --move-to cannot be combined") }
+        if let idleExit, idleExit <= 0 { throw ValidationError("--idle-exit must be a positive number of seconds") }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw ValidationError("\(directory): not a directory")
+        }
+        if let moveTo {
+            guard FileManager.default.fileExists(atPath: moveTo, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw ValidationError("--move-to \(moveTo): not a directory")
+            }
+        }
+    }
+
+    func run() async throws {
+        let live: HumanOutput.Live = OutputStream.standardOutput.isTerminal ? .panel(title: "rapidscan watch \(directory)") : .none
+        let context = try session.openContext(liveDisplay: live)
+        let cleanup: WatchSession.Cleanup = consume ? .delete : moveTo.map { .moveTo(URL(fileURLWithPath: $0)) } ?? .keep
+        let watch = WatchSession(options: .init(
+            directory: URL(fileURLWithPath: directory), cleanup: cleanup, idleExit: idleExit,
+            workers: session.workerCount, keepAll: keepAll, rawFormat: session.rawFrameFormat))
+        let scanOptions = session.scanOptions(thorough: true)
+        let rawFormat = session.rawFrameFormat
+        let thorough = thorough
+        let interrupt = InterruptMonitor()
+        let summary: SessionSummary
+        do {
+            summary = try await watch.run(processor: context.processor, output: context.output, interrupt: interrupt,
+                                          makeDecoder: {
+                thorough ? try FileFrameDecoder(options: scanOptions) as any FrameDecoder : try LiveFrameDecoder(rawFormat: rawFormat)
+            })
+        } catch {
+            throw SessionExitStatus.fail("\(error)")
+        }
+        throw SessionExitStatus.exitCode(for: summary)
+    }
 }

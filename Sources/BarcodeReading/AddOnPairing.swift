@@ -1,0 +1,82 @@
+import BookCodes
+
+/// zbar reports an EAN-2/EAN-5 supplement as a symbol of its own; this puts it back with
+/// the main code it is printed beside (after the main code's last bar, in reading order).
+enum AddOnPairing {
+    static func pair(_ symbols: [ScannedSymbol]) -> [Detection] {
+        let mains = symbols.filter { !$0.symbology.isAddOn }
+        var addOnOfMain: [Int: (addOn: AddOn, gap: Double)] = [:]
+        var unpaired: [ScannedSymbol] = []
+        for supplement in symbols where supplement.symbology.isAddOn {
+            let addOn = try? AddOn(validating: supplement.text, as: supplement.symbology)
+            let nearest = mains.indices
+                .compactMap { index in gap(from: mains[index], to: supplement).map { (index, $0) } }
+                .min { $0.1 < $1.1 }
+            guard let addOn, let (index, gap) = nearest, gap < (addOnOfMain[index]?.gap ?? .infinity) else {
+                unpaired.append(supplement)
+                continue
+            }
+            addOnOfMain[index] = (addOn, gap)
+        }
+        let paired = mains.indices.map { index in
+            detection(mains[index], addOn: addOnOfMain[index]?.addOn)
+        }
+        return paired + unpaired.map { detection($0, addOn: nil) }
+    }
+
+    private static func detection(_ symbol: ScannedSymbol, addOn: AddOn?) -> Detection {
+        Detection(symbology: symbol.symbology, text: symbol.text, quality: symbol.quality,
+                  bounds: symbol.bounds, addOn: addOn)
+    }
+
+    /// How far the supplement's far end lies beyond the main code's last bar, in the main
+    /// code's modules; nil when it is not where a supplement of this code would be printed.
+    static func gap(from main: ScannedSymbol, to supplement: ScannedSymbol) -> Double? {
+        let directions: [ScannedSymbol.Orientation] =
+            main.orientation == .unknown ? [.up, .right, .down, .left] : [main.orientation]
+        return directions.compactMap { gap(from: main, to: supplement, reading: $0) }.min()
+    }
+
+    /// Modules from first to last bar: the unit for distances beside a code.
+    private static func modules(_ symbology: Symbology) -> Double {
+        switch symbology {
+        case .ean8: 67
+        case .upcE: 51
+        case .ean2: 20
+        case .ean5: 47
+        default: 95
+        }
+    }
+
+    private static func gap(from main: ScannedSymbol, to supplement: ScannedSymbol,
+                            reading orientation: ScannedSymbol.Orientation) -> Double? {
+        let (m, s) = (main.bounds, supplement.bounds)
+        // Along the reading direction: main code's length, and the supplement's near and far
+        // edges measured from the main code's last bar. Across: the extent of the bars.
+        let length: Int, near: Int, far: Int, mainAcross: ClosedRange<Int>, supplementAcross: ClosedRange<Int>
+        switch orientation {
+        case .up, .unknown:
+            (length, near, far) = (m.width, s.x - m.maxX, s.maxX - m.maxX)
+            (mainAcross, supplementAcross) = (m.y...m.maxY, s.y...s.maxY)
+        case .down:
+            (length, near, far) = (m.width, m.x - s.maxX, m.x - s.x)
+            (mainAcross, supplementAcross) = (m.y...m.maxY, s.y...s.maxY)
+        case .right:
+            (length, near, far) = (m.height, s.y - m.maxY, s.maxY - m.maxY)
+            (mainAcross, supplementAcross) = (m.x...m.maxX, s.x...s.maxX)
+        case .left:
+            (length, near, far) = (m.height, m.y - s.maxY, m.y - s.y)
+            (mainAcross, supplementAcross) = (m.x...m.maxX, s.x...s.maxX)
+        }
+        guard length > 0 else { return nil }
+        let module = Double(length) / modules(main.symbology)
+        // zbar locates a supplement by its last bars only; the printed gap is 7–12 modules.
+        let farModules = Double(far) / module, nearModules = Double(near) / module
+        let slack = Int(module * 20)
+        let besideMain = supplementAcross.lowerBound <= mainAcross.upperBound + slack
+            && supplementAcross.upperBound >= mainAcross.lowerBound - slack
+        guard besideMain, nearModules > -3, farModules > 0,
+              farModules <= modules(supplement.symbology) + 20 else { return nil }
+        return farModules
+    }
+}

@@ -1,0 +1,165 @@
+import BookCodes
+import CZBar
+import Imaging
+
+/// zbar's image scanner behind a safe type.
+///
+/// Every image gets a freshly configured zbar scanner: zbar's EAN decoder keeps half-read
+/// symbols from one image to the next (found here: a photo read nothing alone, but "read"
+/// the previous photo's code when scanned after it), so a long-lived scanner would let one
+/// book's barcode complete another's. Creating one costs microseconds next to the scan.
+/// One reader per thread (zbar scanners are not thread-safe): deliberately not `Sendable`.
+public final class BarcodeReader {
+    /// Scan every `density`-th row and column: 2 halves the time on large images, at the
+    /// cost of very thin barcodes.
+    public private(set) var density: Int
+
+    /// Throws if zbar cannot be set up at all, so that fails at start, not per image.
+    public init(density: Int = 1) throws(BarcodeReaderError) {
+        self.density = max(1, density)
+        _ = try ZBarScanner(density: self.density)
+    }
+
+    public func setDensity(_ newValue: Int) throws(BarcodeReaderError) {
+        let value = max(1, newValue)
+        _ = try ZBarScanner(density: value)
+        density = value
+    }
+
+    /// Every barcode zbar finds, add-ons paired with their main code, each validated.
+    /// An image zbar cannot take (empty) gives no detections.
+    public func scan(_ image: GrayImage) -> [Detection] {
+        AddOnPairing.pair(scanSymbols(image))
+    }
+
+    /// The raw symbols, copied out before zbar's image is destroyed.
+    func scanSymbols(_ image: GrayImage) -> [ScannedSymbol] {
+        guard image.width > 0, image.height > 0,
+              let width = UInt32(exactly: image.width), let height = UInt32(exactly: image.height)
+        else { return [] }
+        // Set-up only fails when memory runs out, and `init` proved the settings valid.
+        guard let zbar = try? ZBarScanner(density: density), let zbarImage = zbar_image_create() else { return [] }
+        defer { zbar_image_destroy(zbarImage) }
+        zbar_image_set_format(zbarImage, Self.y800)
+        zbar_image_set_size(zbarImage, width, height)
+        return image.pixels.withUnsafeBytes { buffer -> [ScannedSymbol] in
+            // No cleanup handler: the buffer belongs to Swift and outlives the zbar image,
+            // which is destroyed (by the defer above) only after the symbols are copied.
+            zbar_image_set_data(zbarImage, buffer.baseAddress, UInt(buffer.count), nil)
+            // < 0: zbar could not take the image (only possible for formats it must convert,
+            // never for Y800); 0: nothing found. Either way there is nothing to copy.
+            let found = zbar_scan_image(zbar.scanner, zbarImage)
+            guard found > 0 else { return [] }
+            var symbols: [ScannedSymbol] = []
+            var symbol = zbar_image_first_symbol(zbarImage)
+            while let current = symbol {
+                if let copied = ScannedSymbol(current) { symbols.append(copied) }
+                symbol = zbar_symbol_next(current)
+            }
+            // zbar's image points at `buffer`; detach it before the closure ends.
+            zbar_image_set_data(zbarImage, nil, 0, nil)
+            return symbols
+        }
+    }
+
+    /// FourCC "Y800": 8-bit luma, one byte per pixel.
+    static let y800: UInt = 0x3030_3859
+}
+
+/// One configured `zbar_image_scanner_t`, destroyed with this object.
+private final class ZBarScanner {
+    /// The symbologies zbar is told to look for. ISBN-13 is on so zbar never rewrites a
+    /// book's data to ten digits (it does when only ISBN-10 is on); books are told apart by
+    /// `CodeValidator`, not by zbar.
+    static let enabledSymbologies: [(zbar_symbol_type_t, String)] = [
+        (ZBAR_EAN13, "EAN-13"), (ZBAR_EAN8, "EAN-8"), (ZBAR_UPCA, "UPC-A"), (ZBAR_UPCE, "UPC-E"),
+        (ZBAR_ISBN13, "ISBN-13"), (ZBAR_EAN2, "EAN-2"), (ZBAR_EAN5, "EAN-5"),
+    ]
+
+    let scanner: OpaquePointer
+
+    init(density: Int) throws(BarcodeReaderError) {
+        guard let scanner = zbar_image_scanner_create() else { throw .scannerUnavailable }
+        self.scanner = scanner
+        // Results are wanted from every image, not only from ones that differ from the last.
+        zbar_image_scanner_enable_cache(scanner, 0)  // returns nothing to check
+        try configure(ZBAR_NONE, ZBAR_CFG_ENABLE, 0, "all symbologies off")
+        for (symbology, name) in Self.enabledSymbologies {
+            try configure(symbology, ZBAR_CFG_ENABLE, 1, "\(name) enable")
+        }
+        try configure(ZBAR_NONE, ZBAR_CFG_POSITION, 1, "position")
+        try configure(ZBAR_NONE, ZBAR_CFG_X_DENSITY, Int32(density), "x-density \(density)")
+        try configure(ZBAR_NONE, ZBAR_CFG_Y_DENSITY, Int32(density), "y-density \(density)")
+    }
+
+    deinit {
+        zbar_image_scanner_destroy(scanner)
+    }
+
+    private func configure(_ symbology: zbar_symbol_type_t, _ config: zbar_config_t, _ value: Int32,
+                           _ setting: String) throws(BarcodeReaderError) {
+        let code = zbar_image_scanner_set_config(scanner, symbology, config, value)
+        guard code == 0 else { throw .configurationRejected(setting: setting, code: code) }
+    }
+}
+
+/// A symbol as zbar reported it, before validation and add-on pairing.
+struct ScannedSymbol: Sendable, Hashable {
+    enum Orientation: Sendable, Hashable { case up, right, down, left, unknown }
+
+    var symbology: Symbology
+    var text: String
+    var quality: Int
+    var bounds: BoundingBox
+    var orientation: Orientation
+
+    init(symbology: Symbology, text: String, quality: Int, bounds: BoundingBox, orientation: Orientation) {
+        self.symbology = symbology
+        self.text = text
+        self.quality = quality
+        self.bounds = bounds
+        self.orientation = orientation
+    }
+
+    /// nil for a symbology rapidscan does not handle or a symbol without location.
+    init?(_ symbol: OpaquePointer) {
+        guard let symbology = Self.symbology(zbar_symbol_get_type(symbol)),
+              let data = zbar_symbol_get_data(symbol)
+        else { return nil }
+        let length = Int(zbar_symbol_get_data_length(symbol))
+        let text = data.withMemoryRebound(to: UInt8.self, capacity: length) {
+            String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+        }
+        let pointCount = zbar_symbol_get_loc_size(symbol)
+        let points = (0..<pointCount).lazy.map {
+            (x: Int(zbar_symbol_get_loc_x(symbol, $0)), y: Int(zbar_symbol_get_loc_y(symbol, $0)))
+        }
+        guard let bounds = BoundingBox(enclosing: points) else { return nil }
+        self.init(symbology: symbology, text: text, quality: Int(zbar_symbol_get_quality(symbol)),
+                  bounds: bounds, orientation: Self.orientation(zbar_symbol_get_orientation(symbol)))
+    }
+
+    /// zbar's ISBN types are EAN-13 bars; rapidscan reports the printed symbology.
+    static func symbology(_ type: zbar_symbol_type_t) -> Symbology? {
+        switch type {
+        case ZBAR_EAN13, ZBAR_ISBN13: .ean13
+        case ZBAR_ISBN10: .isbn10
+        case ZBAR_EAN8: .ean8
+        case ZBAR_UPCA: .upcA
+        case ZBAR_UPCE: .upcE
+        case ZBAR_EAN2: .ean2
+        case ZBAR_EAN5: .ean5
+        default: nil
+        }
+    }
+
+    static func orientation(_ orientation: zbar_orientation_t) -> Orientation {
+        switch orientation {
+        case ZBAR_ORIENT_UP: .up
+        case ZBAR_ORIENT_RIGHT: .right
+        case ZBAR_ORIENT_DOWN: .down
+        case ZBAR_ORIENT_LEFT: .left
+        default: .unknown
+        }
+    }
+}

@@ -1,1 +1,0 @@
-// BarcodeReading: see ARCHITECTURE.md

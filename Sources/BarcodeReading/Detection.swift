@@ -1,0 +1,100 @@
+import BookCodes
+
+/// One barcode found in an image, copied out of zbar into plain Swift values.
+public struct Detection: Sendable, Hashable, CustomStringConvertible {
+    /// Whether the decoded text passed `CodeValidator` and what it identifies.
+    public enum Validity: Sendable, Hashable {
+        case valid(ProductCode)
+        case rejected(BookCodeError)
+    }
+
+    /// The printed symbology (a book's EAN-13 stays `.ean13`; `validity` says it is a book).
+    public var symbology: Symbology
+    /// The digits as zbar decoded them, in the symbology's native length.
+    public var text: String
+    /// zbar's quality score (scan-line hits); can differ by one between scans of one image.
+    public var quality: Int
+    /// Where the symbol is, in the coordinates of the image as the caller passed it in.
+    public var bounds: BoundingBox
+    /// The EAN-2/EAN-5 supplement printed beside this code, if one was read.
+    public var addOn: AddOn?
+    public var validity: Validity
+
+    public init(symbology: Symbology, text: String, quality: Int, bounds: BoundingBox,
+                addOn: AddOn? = nil, validity: Validity) {
+        self.symbology = symbology
+        self.text = text
+        self.quality = quality
+        self.bounds = bounds
+        self.addOn = addOn
+        self.validity = validity
+    }
+
+    /// Validates `text` as `symbology`; add-ons found alone are rejected (they identify nothing).
+    public init(symbology: Symbology, text: String, quality: Int, bounds: BoundingBox, addOn: AddOn? = nil) {
+        let validity: Validity
+        do {
+            validity = .valid(try CodeValidator.validate(symbology: symbology, text: text))
+        } catch {
+            validity = .rejected(error)
+        }
+        self.init(symbology: symbology, text: text, quality: quality, bounds: bounds,
+                  addOn: addOn, validity: validity)
+    }
+
+    public var productCode: ProductCode? {
+        if case .valid(let code) = validity { code } else { nil }
+    }
+
+    public var rejection: BookCodeError? {
+        if case .rejected(let error) = validity { error } else { nil }
+    }
+
+    public var isValid: Bool { productCode != nil }
+
+    /// Same symbol, whatever the attempt (scale, rotation) or quality it was read with.
+    public var identity: String { symbology.rawValue + ":" + text }
+
+    public var description: String {
+        var line = "\(symbology.rawValue) \(text)"
+        if let addOn { line += " + \(addOn.symbology.rawValue) \(addOn.text)" }
+        switch validity {
+        case .valid(let code): line += " (\(code))"
+        case .rejected(let error): line += " (rejected: \(error))"
+        }
+        return line
+    }
+}
+
+/// An axis-aligned box in pixel coordinates: `x..<x+width`, `y..<y+height`.
+public struct BoundingBox: Sendable, Hashable, Codable, CustomStringConvertible {
+    public var x: Int
+    public var y: Int
+    public var width: Int
+    public var height: Int
+
+    public init(x: Int, y: Int, width: Int, height: Int) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+    }
+
+    /// The smallest box holding every point (zbar gives one point per scan-line hit).
+    public init?(enclosing points: some Sequence<(x: Int, y: Int)>) {
+        var minX = Int.max, minY = Int.max, maxX = Int.min, maxY = Int.min
+        for point in points {
+            minX = min(minX, point.x); maxX = max(maxX, point.x)
+            minY = min(minY, point.y); maxY = max(maxY, point.y)
+        }
+        guard minX <= maxX else { return nil }
+        self.init(x: minX, y: minY, width: maxX - minX + 1, height: maxY - minY + 1)
+    }
+
+    public var maxX: Int { x + width }
+    public var maxY: Int { y + height }
+    public var midX: Int { x + width / 2 }
+    public var midY: Int { y + height / 2 }
+
+    public var description: String { "\(width)×\(height) at (\(x), \(y))" }
+}

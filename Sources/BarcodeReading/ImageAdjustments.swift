@@ -1,0 +1,66 @@
+import Imaging
+
+/// Cheap image tricks tried when a plain scan finds nothing: zbar reads bars from the
+/// intensity profile of each scan line, so soft edges and low contrast are its usual
+/// failures. (Upscaling and blurring were tried on the real photos too: they read nothing
+/// these two miss, and upscaling produced a check-digit-valid misread.)
+extension GrayImage {
+    /// The darkest and brightest percent pushed to black and white, the rest stretched
+    /// between; nil when the image already spans (nearly) the whole range.
+    func contrastStretched(clipping fraction: Double = 0.01) -> GrayImage? {
+        var histogram = [Int](repeating: 0, count: 256)
+        for value in pixels { histogram[Int(value)] += 1 }
+        let clip = Int(Double(pixels.count) * fraction)
+        var low = 0, seen = 0
+        while low < 255, seen + histogram[low] <= clip { seen += histogram[low]; low += 1 }
+        var high = 255
+        seen = 0
+        while high > 0, seen + histogram[high] <= clip { seen += histogram[high]; high -= 1 }
+        guard high > low, low > 16 || high < 239 else { return nil }
+        let scale = 255.0 / Double(high - low)
+        let table = (0...255).map { UInt8(min(255, max(0, (Double($0 - low) * scale).rounded()))) }
+        return GrayImage(width: width, height: height, pixels: pixels.map { table[Int($0)] })
+    }
+
+    /// 3×3 box blur: averages away sensor noise and JPEG ringing that split wide bars.
+    func boxBlurred() -> GrayImage {
+        withBoxSums { sum, _ in (sum + 4) / 9 }
+    }
+
+    /// Unsharp mask (2 × pixel − 3×3 mean): steepens soft bar edges.
+    func sharpened() -> GrayImage {
+        withBoxSums { sum, centre in 2 * centre - (sum + 4) / 9 }
+    }
+
+    /// `combine(sum of the 3×3 neighbourhood, centre)` per pixel; border pixels are copied.
+    /// The sums are separable: three-pixel row sums first, then three of those down a column.
+    @inline(__always)
+    private func withBoxSums(_ combine: (Int, Int) -> Int) -> GrayImage {
+        guard width > 2, height > 2 else { return self }
+        var rowSums = [Int32](repeating: 0, count: pixels.count)
+        var output = pixels
+        pixels.withUnsafeBufferPointer { source in
+            rowSums.withUnsafeMutableBufferPointer { sums in
+                for y in 0..<height {
+                    let row = y * width
+                    for x in 1..<width - 1 {
+                        sums[row + x] = Int32(source[row + x - 1]) + Int32(source[row + x]) + Int32(source[row + x + 1])
+                    }
+                }
+            }
+            rowSums.withUnsafeBufferPointer { sums in
+                output.withUnsafeMutableBufferPointer { destination in
+                    for y in 1..<height - 1 {
+                        let row = y * width
+                        for x in 1..<width - 1 {
+                            let i = row + x
+                            let sum = Int(sums[i - width]) + Int(sums[i]) + Int(sums[i + width])
+                            destination[i] = UInt8(clamping: combine(sum, Int(source[i])))
+                        }
+                    }
+                }
+            }
+        }
+        return GrayImage(width: width, height: height, pixels: output)
+    }
+}

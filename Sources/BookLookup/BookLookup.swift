@@ -1,1 +1,0 @@
-// BookLookup: see ARCHITECTURE.md

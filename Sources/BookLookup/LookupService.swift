@@ -1,0 +1,179 @@
+import BookCodes
+import Catalogue
+import Foundation
+import MetadataSources
+
+/// ISBN → book, the seed's lookup flow: the local cache first (no network), then each
+/// source in order (Google Books, then Open Library) until one knows the book, which is
+/// filed into the cache (workKey, best-data merge, isbnIndex) in one transaction.
+/// A source that cannot answer never turns into "not found": the ISBN is queued in
+/// pendingLookups and `retryPending` resolves it later.
+public final class LookupService: Sendable {
+    public let catalogue: Catalogue
+    public let sources: [any MetadataSource]
+    public let schedule: RetrySchedule
+    private let clock: @Sendable () -> Date
+
+    public init(catalogue: Catalogue, sources: [any MetadataSource], clock: @escaping @Sendable () -> Date = { Date() },
+                schedule: RetrySchedule = RetrySchedule()) {
+        self.catalogue = catalogue
+        self.sources = sources
+        self.clock = clock
+        self.schedule = schedule
+    }
+
+    /// Looks `isbn` up. `offline` consults the cache only; a miss is then `.unavailable`
+    /// (queued only when an `intent` says a scan wants the book). Online, an unavailable
+    /// answer always queues the ISBN with `intent` (default: look up only).
+    public func lookup(_ isbn: ISBN13, offline: Bool = false, intent: PendingIntent? = nil) async -> LookupResult {
+        do {
+            if let work = try catalogue.work(forISBN: isbn) { return .found(work, fromCache: true) }
+        } catch {
+            return .unavailable(source: "database", reason: error.description)
+        }
+        if offline {
+            let reason = "not in the local cache (offline)"
+            if let intent { queue(isbn, failure: nil, reason: reason, source: "offline", intent: intent) }
+            return .unavailable(source: "cache", reason: reason)
+        }
+        let result = await resolve(isbn, intent: intent ?? .lookupOnly)
+        switch result {
+        case .found: settlePending(isbn, callerWillOwn: intent?.addOwned ?? false)
+        case .notFound: try? catalogue.removePending(isbn: isbn)
+        case .unavailable: break
+        }
+        return result
+    }
+
+    /// A queued row is done with once the book is known, unless an earlier scan wanted it
+    /// owned and this caller will not add it: `retryPending` then adds it from the cache.
+    private func settlePending(_ isbn: ISBN13, callerWillOwn: Bool) {
+        guard let row = (try? catalogue.pendingLookup(isbn: isbn)) ?? nil else { return }
+        if row.intent.addOwned && !callerWillOwn { return }
+        try? catalogue.removePending(isbn: isbn)
+    }
+
+    /// Retries queued lookups (those due at `now`, or all of them), adding the books whose
+    /// scan wanted them owned. Resolved rows are removed; rows still unavailable are
+    /// rescheduled with a longer back-off. Lookups run a few at a time (the sources pace
+    /// their own requests); books are then added in queue order, so which ones fit in a
+    /// nearly full library does not depend on network timing.
+    public func retryPending(now: Date? = nil, onlyDue: Bool = true, maxConcurrent: Int = 4) async -> [PendingRetryOutcome] {
+        let now = now ?? clock()
+        let rows: [PendingLookup]
+        do { rows = try catalogue.pendingLookups(dueBefore: onlyDue ? now : nil) } catch { return [] }
+        // Rows are only ever written with valid ISBN-13s.
+        let queued = rows.sorted { ($0.queuedAt, $0.isbn) < ($1.queuedAt, $1.isbn) }
+            .compactMap { row in (try? ISBN13(validating: row.isbn)).map { (row, $0) } }
+        let results = await concurrentMap(queued, width: maxConcurrent) { row, isbn in
+            if let cached = (try? self.catalogue.work(forISBN: isbn)) ?? nil { return LookupResult.found(cached, fromCache: true) }
+            return await self.resolve(isbn, intent: .lookupOnly)
+        }
+        return zip(queued, results).map { queued, result in settle(queued.0, isbn: queued.1, result: result) }
+    }
+
+    /// Title/author search: the cache (case-insensitive title prefix) first, then each
+    /// source in order; what a source returns is recorded into the cache.
+    public func search(title: String, author: String? = nil, offline: Bool = false, limit: Int = 20) async -> SearchOutcome {
+        let cached = (try? catalogue.searchWorks(title: title, author: author, limit: limit)) ?? []
+        if !cached.isEmpty || offline {
+            return SearchOutcome(works: cached, source: cached.isEmpty ? nil : "cache", failures: [])
+        }
+        var failures: [SourceFailure] = []
+        for source in sources {
+            do {
+                let editions = try await source.search(title: title, author: author, limit: limit)
+                var seen = Set<String>()
+                let works = editions.compactMap { try? catalogue.recordSearchResult($0, now: clock()) }
+                    .filter { seen.insert($0.workKey).inserted }
+                if !works.isEmpty { return SearchOutcome(works: works, source: source.name, failures: failures) }
+            } catch {
+                failures.append(SourceFailure(source: source.name, error: error))
+            }
+        }
+        return SearchOutcome(works: [], source: nil, failures: failures)
+    }
+
+    // MARK: - Steps
+
+    private enum RemoteAnswer {
+        case found(EditionMetadata)
+        case notFound
+        case unavailable([SourceFailure])
+    }
+
+    /// Asks each source in order until one has the book.
+    private func askSources(_ isbn: ISBN13) async -> RemoteAnswer {
+        var failures: [SourceFailure] = []
+        for source in sources {
+            do {
+                if let edition = try await source.edition(isbn: isbn) { return .found(edition) }
+            } catch {
+                failures.append(SourceFailure(source: source.name, error: error))
+            }
+        }
+        if sources.isEmpty {
+            failures.append(SourceFailure(source: "none", error: .badResponse("no metadata source is enabled")))
+        }
+        return failures.isEmpty ? .notFound : .unavailable(failures)
+    }
+
+    private func resolve(_ isbn: ISBN13, intent: PendingIntent) async -> LookupResult {
+        switch await askSources(isbn) {
+        case let .found(edition):
+            do {
+                return .found(try catalogue.record(edition, for: isbn, now: clock()), fromCache: false)
+            } catch {
+                queue(isbn, failure: nil, reason: error.description, source: "database", intent: intent)
+                return .unavailable(source: "database", reason: error.description)
+            }
+        case .notFound:
+            return .notFound
+        case let .unavailable(failures):
+            let first = failures[0]
+            queue(isbn, failure: first.error, reason: failures.map(\.description).joined(separator: "; "),
+                  source: first.source, intent: intent)
+            return .unavailable(source: first.source, reason: first.error.description)
+        }
+    }
+
+    private func queue(_ isbn: ISBN13, failure: SourceError?, reason: String, source: String, intent: PendingIntent) {
+        let now = clock()
+        let attempts = ((try? catalogue.pendingLookup(isbn: isbn))??.attempts ?? 0) + 1
+        let next = now.addingTimeInterval(schedule.delay(afterAttempts: attempts, error: failure))
+        _ = try? catalogue.enqueuePending(isbn: isbn, reason: reason, source: source, nextRetryAt: next, intent: intent, now: now)
+    }
+
+    /// What a retried lookup leaves behind: the book added when the scan wanted it, the row
+    /// removed once resolved (found or known to no source), or kept for the next retry.
+    private func settle(_ row: PendingLookup, isbn: ISBN13, result: LookupResult) -> PendingRetryOutcome {
+        if case .notFound = result { try? catalogue.removePending(isbn: isbn) }
+        guard case let .found(work, _) = result else {
+            let stillPending = (try? catalogue.pendingLookup(isbn: isbn)) ?? nil
+            return PendingRetryOutcome(isbn: isbn, result: result, added: nil, stillPending: stillPending)
+        }
+        var added: AddOutcome?
+        if row.intent.addOwned {
+            do {
+                added = try addOwned(isbn, work: work, intent: row.intent)
+            } catch {
+                // Keep the row so the wish to own the book is not lost.
+                queue(isbn, failure: nil, reason: error.description, source: "database", intent: row.intent)
+                let stillPending = (try? catalogue.pendingLookup(isbn: isbn)) ?? nil
+                return PendingRetryOutcome(isbn: isbn, result: result, added: nil, stillPending: stillPending)
+            }
+        }
+        // Only after the book is owned: a crash before this line retries and finds it owned.
+        try? catalogue.removePending(isbn: isbn)
+        return PendingRetryOutcome(isbn: isbn, result: result, added: added, stillPending: nil)
+    }
+
+    /// The list the scan named may have been deleted since: the default list then.
+    private func addOwned(_ isbn: ISBN13, work: Work, intent: PendingIntent) throws(CatalogueError) -> AddOutcome {
+        do {
+            return try catalogue.addOwned(isbn: isbn, work: work, listId: intent.listId, format: intent.format, now: clock())
+        } catch .unknownList {
+            return try catalogue.addOwned(isbn: isbn, work: work, listId: nil, format: intent.format, now: clock())
+        }
+    }
+}

@@ -1,0 +1,130 @@
+import BookCodes
+import Foundation
+import GRDB
+
+// The work/ISBN cache: isbnIndex → works, filled by `record` as sources answer.
+extension Catalogue {
+
+    /// The work an ISBN belongs to, or nil when the cache has never seen it. One indexed join.
+    public func work(forISBN isbn: ISBN13) throws(CatalogueError) -> Work? {
+        try read { db in
+            try Work.fetchOne(db, SQLRequest(sql: """
+                SELECT works.* FROM isbnIndex JOIN works ON works.workKey = isbnIndex.workKey
+                WHERE isbnIndex.isbn = ?
+                """, arguments: [isbn.digits], cached: true))
+        }
+    }
+
+    public func work(key: String) throws(CatalogueError) -> Work? {
+        try read { db in try Self.work(key: key, db) }
+    }
+
+    /// The isbnIndex rows of a work's editions, primary edition first.
+    public func editions(of work: Work) throws(CatalogueError) -> [ISBNIndexEntry] {
+        let entries = try read { db in
+            try ISBNIndexEntry.fetchAll(db, SQLRequest(
+                sql: "SELECT * FROM isbnIndex WHERE workKey = ?", arguments: [work.workKey], cached: true))
+        }
+        return entries.sorted { lhs, rhs in
+            (lhs.isbn == work.primaryIsbn ? 0 : 1, lhs.isbn) < (rhs.isbn == work.primaryIsbn ? 0 : 1, rhs.isbn)
+        }
+    }
+
+    public func isbnIndexEntry(_ isbn: ISBN13) throws(CatalogueError) -> ISBNIndexEntry? {
+        try read { db in try Self.indexEntry(isbn.digits, db) }
+    }
+
+    /// Works whose title starts with `title`, ignoring case and a leading "The", "A" or
+    /// "An" on either side ("great gatsby" finds "The Great Gatsby"); `author`, when
+    /// given, must appear in the authors (case-insensitive). Most editions first.
+    public func searchWorks(title: String, author: String? = nil, limit: Int = 20) throws(CatalogueError) -> [Work] {
+        let query = title.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        guard !query.isEmpty, limit > 0 else { return [] }
+        let withoutArticle = WorkKey.removingLeadingArticle(query.lowercased())
+        let prefixes = [withoutArticle] + ["the ", "a ", "an "].map { $0 + withoutArticle }
+        // Range scans on the NOCASE title index; U+10FFFF sorts after any continuation.
+        var conditions = prefixes.map { _ in "(title >= ? AND title < ?)" }.joined(separator: " OR ")
+        var arguments: [any DatabaseValueConvertible] = prefixes.flatMap { [$0, $0 + "\u{10FFFF}"] }
+        if let author = author?.trimmingCharacters(in: .whitespaces), !author.isEmpty {
+            conditions = "(\(conditions)) AND instr(lower(authors), lower(?)) > 0"
+            arguments.append(author)
+        }
+        arguments.append(limit)
+        let sql = "SELECT * FROM works WHERE \(conditions) ORDER BY editionCount DESC, title LIMIT ?"
+        return try read { db in try Work.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)) }
+    }
+
+    /// Files what a source said about `isbn` into the cache, in one transaction: the
+    /// work it belongs to (the one its ISBN is already indexed under, else the one its
+    /// workKey names, else a new one) improved by best-data merge, and its isbnIndex row.
+    @discardableResult
+    public func record(_ edition: EditionMetadata, for isbn: ISBN13, now: Date = Date()) throws(CatalogueError) -> Work {
+        try write { db in try Self.record(edition, isbn: isbn.digits, db: db, now: now) }
+    }
+
+    /// Files a search result: indexed under its ISBN when it has a valid one, otherwise
+    /// as a work without editions (a later scan of one of its ISBNs completes it).
+    @discardableResult
+    public func recordSearchResult(_ edition: EditionMetadata, now: Date = Date()) throws(CatalogueError) -> Work {
+        let isbn = [edition.isbn13, edition.isbn10].lazy.compactMap { $0 }
+            .compactMap { try? ISBN13(validating: $0) }.first
+        return try write { db in try Self.record(edition, isbn: isbn?.digits, db: db, now: now) }
+    }
+
+    /// Fills the cache with many editions in one transaction (imports, benchmarks).
+    public func recordAll(_ editions: [(EditionMetadata, ISBN13)], now: Date = Date()) throws(CatalogueError) {
+        try write { db in
+            for (edition, isbn) in editions { _ = try Self.record(edition, isbn: isbn.digits, db: db, now: now) }
+        }
+    }
+
+    static func record(_ edition: EditionMetadata, isbn: String?, db: Database, now: Date) throws -> Work {
+        let indexed = try isbn.flatMap { try Self.indexEntry($0, db) }
+        let existing: Work?
+        if let indexed, let work = try Self.work(key: indexed.workKey, db) {
+            existing = work
+        } else {
+            existing = try Self.work(key: WorkKey(edition: edition, isbn: isbn).rawValue, db)
+        }
+        let score = BestDataMerge.score(edition)
+        let work: Work
+        if let existing {
+            let primaryScore = existing.primaryIsbn == isbn
+                ? -1
+                : try Self.indexEntry(existing.primaryIsbn, db)?.metadataScore ?? -1
+            work = BestDataMerge.merge(existing, with: edition, isbn: isbn, isBetterEdition: score > primaryScore, now: now)
+        } else {
+            work = BestDataMerge.newWork(from: edition, isbn: isbn, workKey: WorkKey(edition: edition, isbn: isbn), now: now)
+        }
+        if existing == nil { try work.insert(db) } else { try work.update(db) }
+        if let isbn {
+            let entry = ISBNIndexEntry(
+                isbn: isbn, workKey: work.workKey, format: Self.editionFormat(edition.format),
+                publisher: BestDataMerge.cleaned(edition.publisher),
+                publishDate: PublishDate(parsing: edition.publishDate)?.text,
+                indexedAt: indexed?.indexedAt ?? now, apiSource: edition.apiSource, metadataScore: score)
+            if indexed == nil { try entry.insert(db) } else { try entry.update(db) }
+        }
+        // As stored (dates at the database's millisecond precision), so it equals later reads.
+        return try Self.work(key: work.workKey, db) ?? work
+    }
+
+    // Cached statements: filling or reading the cache runs these thousands of times.
+    static func work(key: String, _ db: Database) throws -> Work? {
+        try Work.fetchOne(db, SQLRequest(sql: "SELECT * FROM works WHERE workKey = ?", arguments: [key], cached: true))
+    }
+
+    static func indexEntry(_ isbn: String, _ db: Database) throws -> ISBNIndexEntry? {
+        try ISBNIndexEntry.fetchOne(db, SQLRequest(sql: "SELECT * FROM isbnIndex WHERE isbn = ?", arguments: [isbn], cached: true))
+    }
+
+    /// The seed's isbnIndex formats: hardcover, paperback, ebook, audiobook or unknown.
+    static func editionFormat(_ format: String?) -> String {
+        let format = format?.lowercased() ?? ""
+        if format.contains("hard") { return "hardcover" }
+        if format.contains("paper") || format.contains("soft") { return "paperback" }
+        if format.contains("audio") { return "audiobook" }
+        if format.contains("ebook") || format.contains("e-book") || format.contains("digital") { return "ebook" }
+        return "unknown"
+    }
+}

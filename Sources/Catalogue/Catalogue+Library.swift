@@ -1,0 +1,113 @@
+import BookCodes
+import Foundation
+import GRDB
+
+/// What happened when a scan asked for a book to be added as owned.
+public enum AddOutcome: Sendable, Hashable {
+    case added(Item)
+    /// The user already owns this ISBN, or another edition of the same work (the item returned).
+    case alreadyOwned(Item)
+    /// The free plan's limit is reached; nothing was written.
+    case libraryFull(owned: Int, limit: Int)
+}
+
+// The local user's library. "My Books" are the items with `isOwned`.
+extension Catalogue {
+
+    /// Adds the book as owned, deciding in one write transaction (so two scans racing for
+    /// the last free slot cannot both win):
+    /// - already owned — the same ISBN-13, or any edition of the same work (`bookId` is the
+    ///   workKey): a library is a set of books, so scanning the paperback of a book you own
+    ///   reports "Already in Library" rather than adding a second copy;
+    /// - library full — on the free plan with `User.freeOwnedLimit` owned books;
+    /// - otherwise the item is created owned (status unread) in `listId` (default "Want to
+    ///   Read"), or an existing not-yet-owned item of that ISBN is marked owned.
+    public func addOwned(isbn: ISBN13, work: Work, listId: String? = nil, format: String = OwnedFormat.physical.rawValue, now: Date = Date()) throws(CatalogueError) -> AddOutcome {
+        guard let ownedFormat = OwnedFormat(rawValue: format) else { throw .invalidFormat(format) }
+        let userId = userId
+        let listId = listId ?? defaultListId
+        return try write { db in
+            guard var list = try BookList.fetchOne(db, key: listId), list.ownerId == userId else {
+                throw CatalogueError.unknownList(listId)
+            }
+            let mine = Item.filter(Column("userId") == userId)
+            let sameEdition = try mine.filter(Column("isbn") == isbn.digits).fetchOne(db)
+            if let sameEdition, sameEdition.isOwned { return .alreadyOwned(sameEdition) }
+            if let sameWork = try mine.filter(Column("bookId") == work.workKey && Column("isOwned") == true).fetchOne(db) {
+                return .alreadyOwned(sameWork)
+            }
+            guard var user = try User.fetchOne(db, key: userId) else { throw CatalogueError.database("user \(userId) is missing") }
+            let owned = try mine.filter(Column("isOwned") == true).fetchCount(db)
+            if !user.isPro && owned >= User.freeOwnedLimit {
+                return .libraryFull(owned: owned, limit: User.freeOwnedLimit)
+            }
+            let item: Item
+            if var existing = sameEdition {
+                existing.isOwned = true
+                existing.ownedFormat = ownedFormat
+                existing.ownedAt = now
+                existing.updatedAt = now
+                try existing.update(db)
+                item = existing
+            } else {
+                item = Item(
+                    id: UUID().uuidString, listId: listId, userId: userId, bookId: work.workKey,
+                    isbn: isbn.digits, title: work.title, authors: work.authors,
+                    coverImageUrl: work.coverImageUrl, description: work.description,
+                    pageCount: work.pageCount, genre: work.genre, categories: work.categories,
+                    status: .unread, liked: false, rating: nil, notes: nil, currentPage: nil,
+                    startedReadingAt: nil, finishedReadingAt: nil, addedAt: now, updatedAt: now,
+                    isOwned: true, ownedFormat: ownedFormat, ownedAt: now)
+                try item.insert(db)
+                list.itemCount += 1
+                list.updatedAt = now
+                try list.update(db)
+            }
+            user.scanCount += 1
+            user.updatedAt = now
+            try user.update(db)
+            // As stored (dates at the database's millisecond precision), so it equals later reads.
+            return .added(try Item.fetchOne(db, key: item.id) ?? item)
+        }
+    }
+
+    /// Switches the local user between the free plan and Pro (unlimited owned books).
+    public func setPro(_ isPro: Bool, now: Date = Date()) throws(CatalogueError) {
+        let userId = userId
+        try write { db in
+            guard var user = try User.fetchOne(db, key: userId) else { return }
+            user.isPro = isPro
+            user.subscriptionUpdatedAt = now
+            user.updatedAt = now
+            try user.update(db)
+        }
+    }
+
+    public func user() throws(CatalogueError) -> User {
+        let userId = userId
+        return try read { db in
+            guard let user = try User.fetchOne(db, key: userId) else { throw CatalogueError.database("user \(userId) is missing") }
+            return user
+        }
+    }
+
+    public func ownedCount() throws(CatalogueError) -> Int {
+        let userId = userId
+        return try read { db in try Item.filter(Column("userId") == userId && Column("isOwned") == true).fetchCount(db) }
+    }
+
+    /// Owned books, oldest first.
+    public func ownedItems() throws(CatalogueError) -> [Item] {
+        let userId = userId
+        return try read { db in
+            try Item.filter(Column("userId") == userId && Column("isOwned") == true)
+                .order(Column("ownedAt"), Column("id")).fetchAll(db)
+        }
+    }
+
+    /// The user's item for an ISBN-13, owned or not.
+    public func item(isbn: ISBN13) throws(CatalogueError) -> Item? {
+        let userId = userId
+        return try read { db in try Item.filter(Column("userId") == userId && Column("isbn") == isbn.digits).fetchOne(db) }
+    }
+}

@@ -1,0 +1,80 @@
+import BookCodes
+import Foundation
+import GRDB
+
+// Lookups a source could not answer, kept (one row per ISBN) until a retry resolves them.
+extension Catalogue {
+
+    /// Queues `isbn`, or updates its row: one more attempt, the latest reason and next
+    /// retry time, and the intents merged (a wish to own it is never dropped).
+    @discardableResult
+    public func enqueuePending(isbn: ISBN13, reason: String, source: String, nextRetryAt: Date, intent: PendingIntent = .lookupOnly, now: Date = Date()) throws(CatalogueError) -> PendingLookup {
+        try write { db in
+            var row: PendingLookup
+            if var existing = try PendingLookup.fetchOne(db, key: isbn.digits) {
+                existing.attempts += 1
+                existing.intent = existing.intent.merged(with: intent)
+                row = existing
+            } else {
+                row = PendingLookup(isbn: isbn.digits, reason: reason, source: source, attempts: 1, intent: intent,
+                                    queuedAt: now, lastAttemptAt: now, nextRetryAt: nextRetryAt)
+            }
+            row.reason = reason
+            row.source = source
+            row.lastAttemptAt = now
+            row.nextRetryAt = nextRetryAt
+            try row.save(db)
+            return row
+        }
+    }
+
+    /// Records another failed attempt without touching the intent.
+    @discardableResult
+    public func reschedulePending(isbn: ISBN13, reason: String, source: String, nextRetryAt: Date, now: Date = Date()) throws(CatalogueError) -> PendingLookup {
+        try enqueuePending(isbn: isbn, reason: reason, source: source, nextRetryAt: nextRetryAt, intent: .lookupOnly, now: now)
+    }
+
+    /// Rows due at `dueBefore` (all rows when nil), earliest retry first.
+    public func pendingLookups(dueBefore: Date? = nil) throws(CatalogueError) -> [PendingLookup] {
+        try read { db in
+            var request = PendingLookup.order(Column("nextRetryAt"), Column("isbn"))
+            if let dueBefore { request = request.filter(Column("nextRetryAt") <= dueBefore) }
+            return try request.fetchAll(db)
+        }
+    }
+
+    public func pendingLookup(isbn: ISBN13) throws(CatalogueError) -> PendingLookup? {
+        try read { db in try PendingLookup.fetchOne(db, key: isbn.digits) }
+    }
+
+    public func removePending(isbn: ISBN13) throws(CatalogueError) {
+        try write { db in _ = try PendingLookup.deleteOne(db, key: isbn.digits) }
+    }
+}
+
+// Which files a scan has finished with, so an interrupted run resumes where it stopped.
+extension Catalogue {
+
+    /// True when `path` was processed with this exact size and modification time
+    /// (a file edited since is scanned again).
+    public func isProcessed(path: String, size: Int64, modified: Date) throws(CatalogueError) -> Bool {
+        guard let row = try processedFile(path: path) else { return false }
+        return row.size == size && abs(row.modifiedTime - modified.timeIntervalSince1970) < 0.000_001
+    }
+
+    public func processedFile(path: String) throws(CatalogueError) -> ProcessedFile? {
+        try read { db in try ProcessedFile.fetchOne(db, key: path) }
+    }
+
+    public func markProcessed(path: String, size: Int64, modified: Date, outcome: String, now: Date = Date()) throws(CatalogueError) {
+        try write { db in
+            try ProcessedFile(path: path, size: size, modifiedTime: modified.timeIntervalSince1970,
+                              outcome: outcome, processedAt: now).save(db)
+        }
+    }
+
+    /// Forgets every processed file (a forced full rescan).
+    public func clearProcessedFiles() throws(CatalogueError) {
+        try write { db in _ = try ProcessedFile.deleteAll(db) }
+    }
+}

@@ -1,0 +1,300 @@
+import BookCodes
+import Foundation
+import GRDB
+
+// Value types for each table. Column names are the seed's camelCase field names, so a
+// row exports to the Firestore document shape without renaming. Array fields are JSON
+// text columns.
+
+/// The canonical record of a book: every edition (ISBN) of one title by one author.
+public struct Work: Codable, Sendable, Hashable {
+    public var workKey: String
+    public var title: String
+    public var authors: [String]
+    public var primaryAuthor: String
+    public var coverImageUrl: String?
+    public var description: String?
+    public var genre: String?
+    public var categories: [String]
+    public var pageCount: Int?
+    /// Earliest known: "YYYY", "YYYY-MM" or "YYYY-MM-DD".
+    public var publishDate: String?
+    public var publisher: String?
+    public var language: String
+    /// ISBN-13s of the known editions.
+    public var editions: [String]
+    /// The edition with the best metadata ("" when the work came from a search result without an ISBN).
+    public var primaryIsbn: String
+    public var editionCount: Int
+    /// "googleBooks", "openLibrary" or "manual".
+    public var apiSource: String
+    public var createdAt: Date
+    public var updatedAt: Date
+    public var totalReaders: Int
+    public var averageRating: Double?
+    public var ratingsCount: Int
+
+    public init(
+        workKey: String, title: String, authors: [String], primaryAuthor: String,
+        coverImageUrl: String? = nil, description: String? = nil, genre: String? = nil,
+        categories: [String] = [], pageCount: Int? = nil, publishDate: String? = nil,
+        publisher: String? = nil, language: String = "en", editions: [String] = [],
+        primaryIsbn: String = "", apiSource: String, createdAt: Date, updatedAt: Date,
+        totalReaders: Int = 0, averageRating: Double? = nil, ratingsCount: Int = 0
+    ) {
+        self.workKey = workKey
+        self.title = title
+        self.authors = authors
+        self.primaryAuthor = primaryAuthor
+        self.coverImageUrl = coverImageUrl
+        self.description = description
+        self.genre = genre
+        self.categories = categories
+        self.pageCount = pageCount
+        self.publishDate = publishDate
+        self.publisher = publisher
+        self.language = language
+        self.editions = editions
+        self.primaryIsbn = primaryIsbn
+        self.editionCount = editions.count
+        self.apiSource = apiSource
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.totalReaders = totalReaders
+        self.averageRating = averageRating
+        self.ratingsCount = ratingsCount
+    }
+}
+
+extension Work: FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "works"
+
+    /// Decoded by hand (writing stays Codable): a cache hit is one row read, and this
+    /// keeps it well under the 0.2 ms budget.
+    public init(row: Row) throws {
+        workKey = row["workKey"]
+        title = row["title"]
+        authors = try JSONColumn.strings(row["authors"])
+        primaryAuthor = row["primaryAuthor"]
+        coverImageUrl = row["coverImageUrl"]
+        description = row["description"]
+        genre = row["genre"]
+        categories = try JSONColumn.strings(row["categories"])
+        pageCount = row["pageCount"]
+        publishDate = row["publishDate"]
+        publisher = row["publisher"]
+        language = row["language"]
+        editions = try JSONColumn.strings(row["editions"])
+        primaryIsbn = row["primaryIsbn"]
+        editionCount = row["editionCount"]
+        apiSource = row["apiSource"]
+        createdAt = row["createdAt"]
+        updatedAt = row["updatedAt"]
+        totalReaders = row["totalReaders"]
+        averageRating = row["averageRating"]
+        ratingsCount = row["ratingsCount"]
+    }
+}
+
+/// JSON text columns holding string arrays.
+enum JSONColumn {
+    static func strings(_ text: String?) throws -> [String] {
+        guard let text, !text.isEmpty else { return [] }
+        return try JSONDecoder().decode([String].self, from: Data(text.utf8))
+    }
+}
+
+/// ISBN → work. Keys are always ISBN-13, so the ISBN-10 of a book finds the same row.
+public struct ISBNIndexEntry: Codable, Sendable, Hashable {
+    public var isbn: String
+    public var workKey: String
+    /// "hardcover", "paperback", "ebook", "audiobook" or "unknown".
+    public var format: String
+    public var publisher: String?
+    public var publishDate: String?
+    public var indexedAt: Date
+    /// The source that described this edition.
+    public var apiSource: String
+    /// How complete this edition's metadata was (see `BestDataMerge.score`); decides `primaryIsbn`.
+    public var metadataScore: Int
+}
+
+extension ISBNIndexEntry: FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "isbnIndex"
+}
+
+public enum ReadingStatus: String, Codable, Sendable, CaseIterable {
+    case unread, reading, read, notInterested
+}
+
+public enum OwnedFormat: String, Codable, Sendable, CaseIterable {
+    case physical, ebook, audiobook
+}
+
+/// A book in a user's library (the seed's BookItem). "My Books" are the items with `isOwned`.
+/// One item per user and book: `bookId` is the work's key, `isbn` the edition's ISBN-13.
+public struct Item: Codable, Sendable, Hashable {
+    public var id: String
+    public var listId: String
+    public var userId: String
+    public var bookId: String
+    public var isbn: String
+    public var title: String
+    public var authors: [String]
+    public var coverImageUrl: String?
+    public var description: String?
+    public var pageCount: Int?
+    public var genre: String?
+    public var categories: [String]?
+    public var status: ReadingStatus
+    public var liked: Bool
+    public var rating: Int?
+    public var notes: String?
+    public var currentPage: Int?
+    public var startedReadingAt: Date?
+    public var finishedReadingAt: Date?
+    public var addedAt: Date
+    public var updatedAt: Date
+    public var isOwned: Bool
+    public var ownedFormat: OwnedFormat?
+    public var ownedAt: Date?
+}
+
+extension Item: FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "items"
+}
+
+public enum ListType: String, Codable, Sendable {
+    case toRead, completed, custom
+}
+
+public struct BookList: Codable, Sendable, Hashable {
+    public var id: String
+    public var name: String
+    public var ownerId: String
+    public var ownerName: String
+    public var description: String?
+    public var bannerImageUrl: String?
+    public var isPublic: Bool
+    /// 6 characters from `BookList.shareCodeCharacters`.
+    public var shareCode: String
+    public var listType: ListType
+    public var isDefault: Bool
+    public var itemCount: Int
+    public var createdAt: Date
+    public var updatedAt: Date
+
+    /// Uppercase alphanumerics without I, O, 0 and 1, which read alike.
+    public static let shareCodeCharacters = Array("ABCDEFGHJKLMNPQRSTUVWXYZ23456789")
+
+    public static func randomShareCode() -> String {
+        String((0..<6).map { _ in shareCodeCharacters.randomElement()! })
+    }
+}
+
+extension BookList: FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "lists"
+}
+
+public struct User: Codable, Sendable, Hashable {
+    public var id: String
+    public var email: String?
+    public var displayName: String
+    public var photoURL: String?
+    /// "local" for the account rapidscan creates on first run.
+    public var authProvider: String
+    public var isPro: Bool
+    public var createdAt: Date
+    public var updatedAt: Date
+    public var booksRead: Int
+    public var currentlyReading: Int
+    public var hasCompletedOnboarding: Bool
+    /// Books added to the library by scanning (each `addOwned` that added one).
+    public var scanCount: Int
+    public var reviewCount: Int
+    public var subscriptionUpdatedAt: Date?
+
+    /// Owned books allowed on the free plan; Pro is unlimited.
+    public static let freeOwnedLimit = 50
+}
+
+extension User: FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "users"
+}
+
+/// What the scan that queued a lookup wanted done once the book is known.
+public struct PendingIntent: Codable, Sendable, Hashable {
+    /// Add the book to the library as owned when it resolves.
+    public var addOwned: Bool
+    /// The list to add it to; nil means the default "Want to Read" list.
+    public var listId: String?
+    public var format: String
+
+    public init(addOwned: Bool, listId: String? = nil, format: String = OwnedFormat.physical.rawValue) {
+        self.addOwned = addOwned
+        self.listId = listId
+        self.format = format
+    }
+
+    /// Only resolve the book into the cache (`rapidscan lookup`).
+    public static let lookupOnly = PendingIntent(addOwned: false)
+
+    public static func own(listId: String? = nil, format: String = OwnedFormat.physical.rawValue) -> PendingIntent {
+        PendingIntent(addOwned: true, listId: listId, format: format)
+    }
+
+    /// Two scans of one ISBN queue one row: wanting it owned is never forgotten.
+    func merged(with newer: PendingIntent) -> PendingIntent {
+        PendingIntent(
+            addOwned: addOwned || newer.addOwned,
+            listId: newer.listId ?? listId,
+            format: newer.addOwned ? newer.format : format)
+    }
+}
+
+/// An ISBN whose lookup could not be answered (network, quota, server error): kept until
+/// a retry resolves it. One row per ISBN.
+public struct PendingLookup: Codable, Sendable, Hashable {
+    public var isbn: String
+    public var reason: String
+    /// The source that could not answer (e.g. "googleBooks").
+    public var source: String
+    public var attempts: Int
+    public var intent: PendingIntent
+    public var queuedAt: Date
+    public var lastAttemptAt: Date
+    public var nextRetryAt: Date
+}
+
+extension PendingLookup: FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "pendingLookups"
+}
+
+/// A file a scan has finished with, so a resumed run skips it.
+public struct ProcessedFile: Codable, Sendable, Hashable {
+    public var path: String
+    public var size: Int64
+    /// Modification time in seconds since 1970, stored as a REAL so it round-trips exactly.
+    public var modifiedTime: Double
+    public var outcome: String
+    public var processedAt: Date
+
+    public var modified: Date { Date(timeIntervalSince1970: modifiedTime) }
+}
+
+extension ProcessedFile: FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "processedFiles"
+}
+
+public struct CacheStats: Codable, Sendable, Hashable {
+    public var works: Int
+    /// Sum of `editionCount` over works.
+    public var editions: Int
+    public var isbnIndexEntries: Int
+    public var items: Int
+    public var ownedItems: Int
+    public var pendingLookups: Int
+    public var processedFiles: Int
+    /// The database file plus its WAL and shared-memory files.
+    public var databaseBytes: Int64
+}

@@ -1,0 +1,73 @@
+import Foundation
+
+/// Stage "debounce" (SPEC §2): a code accepted at capture time t is skipped until t + window.
+///
+/// The window starts at the accepted scan and is not extended by the repeats it swallows —
+/// the seed's `setTimeout(delete, 3000)` semantics. Once it has passed, the same code is
+/// processed again (and then usually reports "Already in Library"). Times are capture times
+/// handed in by the caller, so the rule is tested with plain numbers, never with sleeps.
+public struct Debouncer: Sendable {
+    public enum Decision: Sendable, Hashable {
+        case accepted
+        /// Skipped: the code was accepted at `acceptedAt`; it is accepted again from `until`.
+        case debounced(acceptedAt: Date, until: Date)
+    }
+
+    public let window: TimeInterval
+    private var acceptedAt: [String: Date] = [:]
+    private var acceptancesSincePrune = 0
+
+    public static let defaultWindow: TimeInterval = 3
+
+    public init(window: TimeInterval = Debouncer.defaultWindow) {
+        self.window = max(0, window)
+    }
+
+    /// Decides for `code` (compare codes in one canonical space, e.g. GTIN-13) seen at `time`.
+    public mutating func check(_ code: String, at time: Date) -> Decision {
+        if let accepted = acceptedAt[code] {
+            let until = accepted.addingTimeInterval(window)
+            if time < until { return .debounced(acceptedAt: accepted, until: until) }
+        }
+        acceptedAt[code] = time
+        acceptancesSincePrune += 1
+        if acceptancesSincePrune >= 1024 { prune(before: time) }
+        return .accepted
+    }
+
+    /// Forgets codes whose window ended before `time`, so a days-long watch stays small.
+    private mutating func prune(before time: Date) {
+        acceptedAt = acceptedAt.filter { $0.value.addingTimeInterval(window) > time }
+        acceptancesSincePrune = 0
+    }
+}
+
+/// A time span typed by a user: "3s", "2.5", "500ms", "1.5s", "2m". A bare number is seconds.
+public enum DurationText {
+    public enum ParseError: Error, Sendable, Hashable, CustomStringConvertible {
+        case invalid(String)
+        public var description: String {
+            switch self {
+            case .invalid(let text):
+                "'\(text)' is not a duration: use seconds (3, 2.5), or a unit: 500ms, 3s, 2m"
+            }
+        }
+    }
+
+    public static func seconds(from text: String) throws(ParseError) -> TimeInterval {
+        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let units: [(suffix: String, scale: Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
+        var number = Substring(trimmed)
+        var scale = 1.0
+        for unit in units where trimmed.hasSuffix(unit.suffix) {
+            number = trimmed.dropLast(unit.suffix.count)
+            scale = unit.scale
+            break
+        }
+        let numeric = number.trimmingCharacters(in: .whitespaces)
+        guard !numeric.isEmpty, numeric.allSatisfy({ $0.isNumber || $0 == "." }),
+              let value = Double(numeric), value.isFinite, value >= 0
+        else { throw .invalid(text) }
+        return value * scale
+    }
+}

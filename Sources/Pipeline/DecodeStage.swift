@@ -1,0 +1,70 @@
+import BarcodeReading
+import BookCodes
+import Foundation
+import Imaging
+
+/// Stage "decode" for `scan`: `ParallelFileScanner` decodes on all cores (one zbar scanner
+/// per worker) and hands results back in input order; each becomes a `DecodedFrame`.
+public struct ParallelBatchDecoder: BatchDecoder {
+    public let workers: Int
+    public let options: ScanOptions
+
+    public init(workers: Int = ProcessInfo.processInfo.activeProcessorCount, options: ScanOptions = .init()) {
+        self.workers = max(1, workers)
+        self.options = options
+    }
+
+    public func decode(_ frames: [Frame], stopWhen shouldStop: @escaping @Sendable () -> Bool) -> AsyncStream<DecodedFrame> {
+        let results = ParallelFileScanner(workers: workers, options: options).scan(frames.map(\.url))
+        return AsyncStream { continuation in
+            // Ending this stream (the session stopped reading, e.g. after Ctrl-C) cancels the
+            // scanner: its workers finish the files in hand and take no more.
+            let task = Task {
+                for await (index, _, result) in results {
+                    if shouldStop() { break }
+                    continuation.yield(DecodedFrame(frame: frames[index], outcome: ValidateStage.outcome(of: result)))
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+}
+
+/// Stage "decode" for `watch`: one `FileScanner` per decode thread.
+public final class FileFrameDecoder: FrameDecoder {
+    private let scanner: FileScanner
+
+    public init(options: ScanOptions = .init()) throws {
+        scanner = try FileScanner(options: options)
+    }
+
+    public func decode(_ frame: Frame) -> DecodedFrame.Outcome {
+        ValidateStage.outcome(of: Result { () throws(ImageError) in try scanner.scan(fileAt: frame.url) })
+    }
+}
+
+/// Stage "decode" for live webcam frames: one full-size decode and one zbar pass per frame.
+/// A frame the camera took 33 ms after the last one is worth more than retrying this one at
+/// other scales, so the photo strategy of `FileScanner` (reduced pass, finer scales, tricks)
+/// is left to `scan` and `watch --thorough`.
+public final class LiveFrameDecoder: FrameDecoder {
+    private let reader: BarcodeReader
+    private let options: ImageLoadOptions
+
+    /// zbar density 2 scans every other line and column: half the time, and a book's
+    /// barcode held under a webcam is far taller and wider than two pixels.
+    public init(rawFormat: RawFrameFormat? = nil, density: Int = 2) throws {
+        reader = try BarcodeReader(density: density)
+        options = ImageLoadOptions(rawFormat: rawFormat)
+    }
+
+    public func decode(_ frame: Frame) -> DecodedFrame.Outcome {
+        do {
+            let loaded = try ImageLoader.load(contentsOf: frame.url, options: options)
+            return .read(ValidateStage.codes(from: reader.scan(loaded.image)))
+        } catch {
+            return .unreadable(reason: error.description)
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import Dispatch
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Ctrl-C (SIGINT) and SIGTERM as a flag the session polls between frames, so frames in
+/// flight finish, their outcomes are committed and the summary is printed. A second signal
+/// exits at once (exit status 130) for a user who really wants out.
+public final class InterruptMonitor: Sendable {
+    /// The exit status of a run stopped by a signal (128 + SIGINT).
+    public static let exitStatus: Int32 = 130
+
+    private let received = Locked<Int32?>(nil)
+    private let sources: Locked<[any DispatchSourceSignal]>
+    private let handlers = Locked<[@Sendable () -> Void]>([])
+
+    public init(signals: [Int32] = [SIGINT, SIGTERM]) {
+        sources = Locked([])
+        for number in signals {
+            // The default action would kill the process before the summary; Dispatch delivers instead.
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { [self] in
+                let first = received.withLock { value -> Bool in
+                    defer { value = value ?? number }
+                    return value == nil
+                }
+                guard first else { _exit(Self.exitStatus) }
+                for handler in handlers.withLock({ $0 }) { handler() }
+            }
+            source.resume()
+            sources.withLock { $0.append(source) }
+        }
+    }
+
+    /// The first signal received, if any.
+    public var receivedSignal: Int32? { received.withLock { $0 } }
+    public var isInterrupted: Bool { receivedSignal != nil }
+
+    /// Runs `handler` (on a Dispatch queue) when the first signal arrives; at once if it already has.
+    public func onInterrupt(_ handler: @escaping @Sendable () -> Void) {
+        handlers.withLock { $0.append(handler) }
+        if isInterrupted { handler() }
+    }
+
+    /// Puts the default actions back (for tests and for the end of a command).
+    public func cancel() {
+        for source in sources.withLock({ $0 }) {
+            source.cancel()
+            signal(Int32(source.handle), SIG_DFL)
+        }
+    }
+}

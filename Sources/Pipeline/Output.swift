@@ -1,0 +1,203 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Stage "output": where events go. One output per session, called from the session's task
+/// in capture order.
+public protocol EventOutput: AnyObject {
+    /// `totalFrames` is known for `scan`, nil for `watch`.
+    func started(totalFrames: Int?)
+    func emit(_ event: ScanEvent, record: SessionRecord)
+    /// After every frame (progress bar, live panel).
+    func frameFinished(record: SessionRecord)
+    func finished(_ summary: SessionSummary)
+}
+
+/// A file descriptor written with write(2), so lines reach a pipe at once (no stdio buffer).
+public struct OutputStream: Sendable {
+    public let descriptor: Int32
+    public init(descriptor: Int32) { self.descriptor = descriptor }
+
+    public static let standardOutput = OutputStream(descriptor: STDOUT_FILENO)
+    public static let standardError = OutputStream(descriptor: STDERR_FILENO)
+
+    public var isTerminal: Bool { isatty(descriptor) == 1 }
+
+    public func write(_ text: String) {
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeMutableBytes { buffer in
+                Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+            }
+            if written < 0 {
+                if errno == EINTR { continue }
+                return  // a closed pipe: nothing sensible left to do with output
+            }
+            offset += written
+        }
+        bytes.removeAll()
+    }
+}
+
+/// `--json`: one JSON object per event, then a `summary` object.
+public final class JSONLinesOutput: EventOutput {
+    private let stream: OutputStream
+
+    public init(stream: OutputStream = .standardOutput) { self.stream = stream }
+
+    public func started(totalFrames: Int?) {}
+
+    public func emit(_ event: ScanEvent, record: SessionRecord) {
+        stream.write(Self.line(for: event).text + "\n")
+    }
+
+    public func frameFinished(record: SessionRecord) {}
+
+    public func finished(_ summary: SessionSummary) {
+        stream.write(summary.jsonLine.text + "\n")
+    }
+
+    /// `event`, `file`, `captureTime` always; the rest only when known.
+    public static func line(for event: ScanEvent) -> JSONLine {
+        var line = JSONLine()
+        line.set("event", event.kind.rawValue)
+        line.set("file", event.file)
+        line.set("captureTime", event.captureTime.iso8601WithMilliseconds)
+        line.setIfPresent("isbn13", event.isbn13)
+        line.setIfPresent("title", event.title)
+        line.setIfPresent("symbology", event.symbology)
+        line.setIfPresent("code", event.code)
+        line.setIfPresent("source", event.source)
+        line.setIfPresent("reason", event.reason)
+        line.setIfPresent("owned", event.owned)
+        line.setIfPresent("limit", event.limit)
+        return line
+    }
+}
+
+/// Terminal and log output: one toast line per event on stdout; on a terminal a progress bar
+/// (scan, on stderr) or the recently-scanned panel (watch, on stdout) redrawn in place.
+public final class HumanOutput: EventOutput {
+    public enum Live: Sendable { case none, progressBar, panel(title: String) }
+
+    private let out: OutputStream
+    private let err: OutputStream
+    private let live: Live
+    private var totalFrames: Int?
+    private let startedAt = Date()
+    private var drawnLines = 0
+    private var lastDraw = Date.distantPast
+
+    /// `live` is what to redraw in place; pass `.none` when the stream is not a terminal.
+    public init(live: Live, out: OutputStream = .standardOutput, err: OutputStream = .standardError) {
+        self.live = live
+        self.out = out
+        self.err = err
+    }
+
+    public func started(totalFrames: Int?) {
+        self.totalFrames = totalFrames
+        draw(record: SessionRecord(), force: true)
+    }
+
+    public func emit(_ event: ScanEvent, record: SessionRecord) {
+        // Repeats, empty and dropped frames are counted in the summary, not toasted one by one.
+        guard ![.debounced, .noCode, .dropped].contains(event.kind) else { return }
+        clearLive()
+        let toast = event.toast
+        let subtitle = toast.subtitle.isEmpty ? "" : " — \(toast.subtitle)"
+        let symbol = Self.symbol(for: event.kind)
+        out.write("\(symbol) \(toast.title)\(subtitle)  [\(event.file)]\n")
+        draw(record: record, force: true)
+    }
+
+    public func frameFinished(record: SessionRecord) {
+        draw(record: record, force: false)
+    }
+
+    public func finished(_ summary: SessionSummary) {
+        clearLive()
+        out.write(summary.humanLines.joined(separator: "\n") + "\n")
+    }
+
+    static func symbol(for kind: ScanEvent.Kind) -> String {
+        switch kind {
+        case .added: "✓"
+        case .alreadyOwned: "="
+        case .queued: "…"
+        case .nonBook, .debounced, .noCode, .dropped: "·"
+        default: "✗"
+        }
+    }
+
+    private var liveStream: OutputStream {
+        if case .progressBar = live { return err }
+        return out
+    }
+
+    private func clearLive() {
+        guard drawnLines > 0 else { return }
+        // Back to the first drawn line, then clear to the end of the screen.
+        liveStream.write(drawnLines > 1 ? "\u{1B}[\(drawnLines - 1)F\r\u{1B}[J" : "\r\u{1B}[J")
+        drawnLines = 0
+    }
+
+    private func draw(record: SessionRecord, force: Bool) {
+        let now = Date()
+        // A redraw per frame at 30 fps would flicker and cost more than the decode.
+        guard force || now.timeIntervalSince(lastDraw) >= 0.1 else { return }
+        let lines: [String]
+        switch live {
+        case .none: return
+        case .progressBar:
+            lines = [ProgressBar.render(done: record.totals.frames, total: totalFrames,
+                                        elapsed: now.timeIntervalSince(startedAt))]
+        case .panel(let title):
+            lines = RecentPanel.render(record: record, title: title)
+        }
+        clearLive()
+        // The last line has no newline so the cursor stays on the panel.
+        liveStream.write(lines.joined(separator: "\n"))
+        drawnLines = lines.count
+        lastDraw = now
+    }
+}
+
+/// `[##########----------]  120/200 frames  35.2/s  ETA 0:02`
+public enum ProgressBar {
+    public static func render(done: Int, total: Int?, elapsed: TimeInterval, width: Int = 30) -> String {
+        let rate = elapsed > 0 ? Double(done) / elapsed : 0
+        let rateText = String(format: "%.1f/s", rate)
+        guard let total, total > 0 else { return "\(done) frames  \(rateText)" }
+        let fraction = min(1, Double(done) / Double(total))
+        let filled = Int((fraction * Double(width)).rounded(.down))
+        let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+        let eta = rate > 0 ? clock(Double(total - done) / rate) : "--:--"
+        return "[\(bar)] \(done)/\(total) frames  \(rateText)  ETA \(eta)"
+    }
+
+    /// 75 → "1:15", 3725 → "1:02:05".
+    public static func clock(_ seconds: TimeInterval) -> String {
+        let s = max(0, Int(seconds.rounded()))
+        return s >= 3600 ? String(format: "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60)
+                         : String(format: "%d:%02d", s / 60, s % 60)
+    }
+}
+
+/// The RapidScan "Recently Scanned" list as terminal lines: a header with the badge and
+/// totals, then up to ten scans, newest first.
+public enum RecentPanel {
+    public static func render(record: SessionRecord, title: String) -> [String] {
+        let t = record.totals
+        var lines = ["\(title) — \(record.badge) added · \(t.frames) frames · \(t.codes) codes · \(t.debounced) repeats · \(t.rejected) rejected · \(t.dropped) dropped"]
+        if record.recent.isEmpty { lines.append("  (no books yet: slide one under the camera)") }
+        for scan in record.recent {
+            let state = scan.state.label.padding(toLength: 16, withPad: " ", startingAt: 0)
+            let name = scan.title.map { String($0.prefix(48)) } ?? ""
+            lines.append("  \(state) \(scan.isbn13)  \(name)")
+        }
+        return lines
+    }
+}

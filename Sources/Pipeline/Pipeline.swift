@@ -1,1 +1,0 @@
-// Pipeline: see ARCHITECTURE.md

@@ -1,0 +1,102 @@
+import Catalogue
+import Foundation
+import Imaging
+
+/// Decodes a batch of frames on all cores and yields them in the order given.
+public protocol BatchDecoder: Sendable {
+    func decode(_ frames: [Frame], stopWhen shouldStop: @escaping @Sendable () -> Bool) -> AsyncStream<DecodedFrame>
+}
+
+/// `rapidscan scan`: files and folders in, owned books out.
+///
+/// frame source (walk, stat, capture time, resume filter, sort by capture time) → decode
+/// (all cores, results in input order) → `SessionProcessor` (validate … output) → resume
+/// mark. A file is marked processed only after its outcomes are committed, so a run killed
+/// at any point and started again never loses a book; adding is idempotent per user, so it
+/// never duplicates one either.
+public struct ScanSession: Sendable {
+    public struct Options: Sendable {
+        public var paths: [URL]
+        /// Read files an earlier run already processed.
+        public var rescan: Bool
+        /// Headerless frames (.yuv, .y800…) are scanned with this size and layout.
+        public var rawFormat: RawFrameFormat?
+        public var timeZone: TimeZone
+
+        public init(paths: [URL], rescan: Bool = false, rawFormat: RawFrameFormat? = nil, timeZone: TimeZone = .current) {
+            self.paths = paths
+            self.rescan = rescan
+            self.rawFormat = rawFormat
+            self.timeZone = timeZone
+        }
+    }
+
+    public let options: Options
+    public let catalogue: Catalogue
+    public let decoder: any BatchDecoder
+
+    public init(options: Options, catalogue: Catalogue, decoder: any BatchDecoder) {
+        self.options = options
+        self.catalogue = catalogue
+        self.decoder = decoder
+    }
+
+    public func run(processor: SessionProcessor, output: any EventOutput, interrupt: InterruptMonitor?) async -> SessionSummary {
+        let started = Date()
+        let source = FileFrameSource(paths: options.paths, rawFormat: options.rawFormat, timeZone: options.timeZone)
+        let found = source.frames()
+        var toScan: [Frame] = []
+        var alreadyProcessed = 0
+        for frame in found.frames {
+            if !options.rescan, (try? catalogue.isProcessed(path: frame.resumeKey, size: frame.size, modified: frame.modified)) == true {
+                alreadyProcessed += 1
+            } else {
+                toScan.append(frame)
+            }
+        }
+        processor.countAlreadyProcessed(alreadyProcessed)
+        output.started(totalFrames: toScan.count + found.problems.count)
+        for problem in found.problems {
+            await processor.process(DecodedFrame(frame: problem.frame, outcome: .unreadable(reason: problem.reason)))
+        }
+        let interrupted: @Sendable () -> Bool = { interrupt?.isInterrupted ?? false }
+        // Lookups of the next few frames run while earlier frames wait for theirs; frames
+        // are still finished (added, recorded, reported, remembered) strictly in order.
+        var planned: [PlannedFrame] = []
+        for await decoded in decoder.decode(toScan, stopWhen: interrupted) {
+            if interrupted() { break }
+            planned.append(processor.plan(decoded))
+            while let first = planned.first, first.isReady || planned.count > Self.lookahead {
+                planned.removeFirst()
+                await finish(first, processor: processor)
+            }
+        }
+        // Frames already decoded and planned finish even when interrupted.
+        for frame in planned { await finish(frame, processor: processor) }
+        let summary = SessionSummary(record: processor.record, elapsed: Date().timeIntervalSince(started), interrupted: interrupted())
+        output.finished(summary)
+        return summary
+    }
+}
+
+extension ScanSession {
+    /// How many decoded frames may wait for their lookups at once.
+    static let lookahead = 16
+
+    private func finish(_ planned: PlannedFrame, processor: SessionProcessor) async {
+        let outcome = await processor.finish(planned)
+        guard outcome.settled else { return }
+        let frame = planned.frame
+        try? catalogue.markProcessed(path: frame.resumeKey, size: frame.size, modified: frame.modified, outcome: outcome.note)
+    }
+}
+
+extension Frame {
+    /// The absolute, symlink-free path files are remembered by, so `scan .` and
+    /// `scan /home/me/photos` resume each other.
+    public var resumeKey: String { url.resolvingSymlinksInPath().standardizedFileURL.path }
+}
+
+extension SessionProcessor {
+    public func countAlreadyProcessed(_ n: Int) { recordAlreadyProcessed(n) }
+}

@@ -1,0 +1,118 @@
+import Foundation
+
+/// Stage "session record": what the RapidScan screen shows — the badge (books added this
+/// session), the ten most recent scans with their state, and running totals.
+public struct SessionRecord: Sendable {
+    public enum ScanState: Sendable, Hashable {
+        case adding, added, alreadyOwned, notFound, libraryFull
+        case queued(source: String)
+        case failed(reason: String)
+
+        /// The seed's status labels.
+        public var label: String {
+            switch self {
+            case .adding: "Adding…"
+            case .added: "Added"
+            case .alreadyOwned: "Already owned"
+            case .notFound: "Not found"
+            case .libraryFull: "Failed: Library Full"
+            case .queued(let source): "Queued (\(source))"
+            case .failed(let reason): "Failed: \(reason)"
+            }
+        }
+    }
+
+    public struct RecentScan: Sendable, Hashable, Identifiable {
+        public let id: Int
+        public var isbn13: String
+        public var title: String?
+        public var file: String
+        public var state: ScanState
+    }
+
+    public struct Totals: Sendable, Hashable {
+        /// Frames taken from the source (decoded or not).
+        public var frames = 0
+        /// Valid codes read (books and products, repeats included).
+        public var codes = 0
+        public var rejected = 0
+        public var debounced = 0
+        public var unreadable = 0
+        public var dropped = 0
+        public var noCode = 0
+        public var added = 0
+        public var alreadyOwned = 0
+        public var notFound = 0
+        public var libraryFull = 0
+        public var queued = 0
+        public var nonBook = 0
+        public var failed = 0
+        /// Files skipped because an earlier run already processed them (resume).
+        public var alreadyProcessed = 0
+
+        public init() {}
+    }
+
+    public static let recentLimit = 10
+
+    /// Newest first, at most ten.
+    public private(set) var recent: [RecentScan] = []
+    public private(set) var totals = Totals()
+    /// Every unreadable file with its reason, for the summary.
+    public private(set) var unreadableFiles: [(file: String, reason: String)] = []
+    private var nextScanId = 0
+
+    public init() {}
+
+    /// Books added this session: the badge on the scan button.
+    public var badge: Int { totals.added }
+
+    public mutating func countFrame() { totals.frames += 1 }
+    /// Valid codes read from one frame (before debounce).
+    public mutating func countCodes(_ n: Int) { totals.codes += n }
+    public mutating func countAlreadyProcessed(_ n: Int = 1) { totals.alreadyProcessed += n }
+
+    /// A book code was accepted and is being looked up: shows "Adding…" until `finish`.
+    public mutating func beginScan(isbn13: String, file: String) -> Int {
+        nextScanId += 1
+        recent.insert(RecentScan(id: nextScanId, isbn13: isbn13, title: nil, file: file, state: .adding), at: 0)
+        if recent.count > Self.recentLimit { recent.removeLast(recent.count - Self.recentLimit) }
+        return nextScanId
+    }
+
+    /// Counts `event` and, for a book outcome, settles the recent scan `scanId`.
+    public mutating func record(_ event: ScanEvent, scanId: Int? = nil) {
+        switch event.kind {
+        case .added: totals.added += 1
+        case .alreadyOwned: totals.alreadyOwned += 1
+        case .notFound: totals.notFound += 1
+        case .libraryFull: totals.libraryFull += 1
+        case .queued: totals.queued += 1
+        case .nonBook: totals.nonBook += 1
+        case .rejected: totals.rejected += 1
+        case .debounced: totals.debounced += 1
+        case .unreadable:
+            totals.unreadable += 1
+            unreadableFiles.append((event.file, event.reason ?? "unreadable"))
+        case .noCode: totals.noCode += 1
+        case .dropped: totals.dropped += 1
+        case .failed: totals.failed += 1
+        }
+        guard let scanId, let index = recent.firstIndex(where: { $0.id == scanId }), let state = Self.state(for: event)
+        else { return }
+        recent[index].state = state
+        if let title = event.title { recent[index].title = title }
+    }
+
+    private static func state(for event: ScanEvent) -> ScanState? {
+        switch event.kind {
+        case .added: .added
+        case .alreadyOwned: .alreadyOwned
+        case .notFound: .notFound
+        case .libraryFull: .libraryFull
+        case .queued: .queued(source: event.source ?? "lookup")
+        case .failed: .failed(reason: event.reason ?? "unknown error")
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import Imaging
+
+/// `rapidscan watch`: frames a capture program drops into a directory, processed as they land.
+///
+/// inotify reports each frame once it is complete (close-write or moved-in) → `LiveDecoder`
+/// (all cores; stale frames dropped when frames land faster than they decode; results in
+/// landing order) → `SessionProcessor` → optional clean-up (delete or move the frame).
+/// The capture time of a watched frame is the moment it landed. Frames already in the
+/// directory when the watch starts are left alone: for a live feed they are stale
+/// (`rapidscan scan DIR` processes them, with resume).
+public struct WatchSession: Sendable {
+    public enum Cleanup: Sendable, Hashable {
+        case keep
+        /// Delete each frame once processed (`--consume`).
+        case delete
+        /// Move each processed frame into this directory (`--move-to DIR`).
+        case moveTo(URL)
+    }
+
+    public struct Options: Sendable {
+        public var directory: URL
+        public var cleanup: Cleanup
+        /// Stop after this long without a frame landing (`--idle-exit`).
+        public var idleExit: TimeInterval?
+        public var workers: Int
+        /// Decode every frame however far behind (`--keep-all`), instead of dropping stale ones.
+        public var keepAll: Bool
+        /// Headerless frames (v4l2-ctl `--stream-to`) are read with this size and layout.
+        public var rawFormat: RawFrameFormat?
+
+        public init(directory: URL, cleanup: Cleanup = .keep, idleExit: TimeInterval? = nil,
+                    workers: Int = ProcessInfo.processInfo.activeProcessorCount, keepAll: Bool = false,
+                    rawFormat: RawFrameFormat? = nil) {
+            self.directory = directory
+            self.cleanup = cleanup
+            self.idleExit = idleExit
+            self.workers = max(1, workers)
+            self.keepAll = keepAll
+            self.rawFormat = rawFormat
+        }
+    }
+
+    public let options: Options
+
+    public init(options: Options) { self.options = options }
+
+    /// Watches until interrupted, idle for `idleExit`, or the directory goes away.
+    /// `ready` is called once the watch is armed (frames written after it are seen).
+    public func run(processor: SessionProcessor, output: any EventOutput, interrupt: InterruptMonitor?,
+                    makeDecoder: @escaping @Sendable () throws -> any FrameDecoder,
+                    ready: () -> Void = {}) async throws -> SessionSummary {
+        let started = Date()
+        let watcher = try DirectoryWatcher(directory: options.directory)
+        let decoder = try LiveDecoder(workers: options.workers, keepNewest: options.keepAll ? 0 : 1,
+                                      makeDecoder: makeDecoder)
+        let lastLanding = Locked(Date())
+        interrupt?.onInterrupt { watcher.stop() }
+        let feeder = Task {
+            for await event in watcher.events() {
+                switch event {
+                case let .landed(url, landedAt):
+                    guard let frame = Self.frame(at: url, landedAt: landedAt, rawFormat: options.rawFormat) else { continue }
+                    lastLanding.withLock { $0 = landedAt }
+                    decoder.submit(frame)
+                case .overflow:
+                    OutputStream.standardError.write("rapidscan: warning: inotify queue overflowed; some frames were not seen\n")
+                case .directoryGone:
+                    OutputStream.standardError.write("rapidscan: \(options.directory.path) was removed or moved; stopping\n")
+                    watcher.stop()
+                }
+            }
+            decoder.finish()
+        }
+        let idleWatch = options.idleExit.map { limit in
+            Task {
+                while !Task.isCancelled {
+                    let idle = Date().timeIntervalSince(lastLanding.withLock { $0 })
+                    if idle >= limit { watcher.stop(); return }
+                    try? await Task.sleep(for: .seconds(min(0.25, limit - idle + 0.01)))
+                }
+            }
+        }
+        output.started(totalFrames: nil)
+        OutputStream.standardError.write("Watching \(options.directory.path) for frames (Ctrl-C to stop)\n")
+        ready()
+        for await decoded in decoder.results {
+            await processor.process(decoded)
+            cleanUp(decoded.frame)
+        }
+        idleWatch?.cancel()
+        await feeder.value
+        let summary = SessionSummary(record: processor.record, elapsed: Date().timeIntervalSince(started),
+                                     interrupted: interrupt?.isInterrupted ?? false)
+        output.finished(summary)
+        return summary
+    }
+
+    /// A landed file worth decoding: an image by extension, not hidden (capture tools write
+    /// `.name.tmp` first), not empty (a zero-byte close-write is a file being created).
+    static func frame(at url: URL, landedAt: Date, rawFormat: RawFrameFormat?) -> Frame? {
+        let name = url.lastPathComponent
+        guard !name.hasPrefix("."), ImageLoader.isSupportedImage(url, rawFormat: rawFormat),
+              var frame = try? Frame.file(at: url), frame.size > 0 else { return nil }
+        frame.captureTime = CaptureTime(date: landedAt, origin: .landed)
+        return frame
+    }
+
+    private func cleanUp(_ frame: Frame) {
+        switch options.cleanup {
+        case .keep: return
+        case .delete:
+            try? FileManager.default.removeItem(at: frame.url)
+        case .moveTo(let directory):
+            let target = directory.appendingPathComponent(frame.url.lastPathComponent)
+            try? FileManager.default.removeItem(at: target)
+            do {
+                try FileManager.default.moveItem(at: frame.url, to: target)
+            } catch {
+                OutputStream.standardError.write("rapidscan: cannot move \(frame.path) to \(directory.path): \(error.localizedDescription)\n")
+            }
+        }
+    }
+}

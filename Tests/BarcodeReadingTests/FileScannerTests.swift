@@ -1,0 +1,119 @@
+@testable import BarcodeReading
+import BookCodes
+import Foundation
+import Imaging
+import Testing
+import TestSupport
+
+@Suite struct FileScannerTests {
+    @Test func aLargePhotoIsReadFromAQuarterSizeDecodeWithBoundsInFullSizePixels() throws {
+        let barcode = try BarcodeReaderTests.sample("isbn-9780306406157.png")
+        // 4000×3000 like a phone photo; the barcode pasted 4× enlarged at (1200, 900).
+        let photo = canvas(width: 4000, height: 3000, pasting: barcode, at: 1200, 900, zoom: 4)
+        try withTemporaryDirectory { folder in
+            let file = folder.appendingPathComponent("photo.jpg")
+            try ImageEncoder.jpegData(photo, quality: 85).write(to: file)
+            let result = try FileScanner().scan(fileAt: file)
+            #expect(result.codes.map(\.text) == ["9780306406157"])
+            #expect(result.attempt == "1/4 scale")
+            #expect(result.imageWidth == 4000 && result.imageHeight == 3000)
+            let bounds = try #require(result.codes.first?.bounds)
+            #expect(bounds.x >= 1200 && bounds.maxX <= 1200 + barcode.width * 4 + 8, "\(bounds)")
+            #expect(bounds.y >= 900 && bounds.maxY <= 900 + barcode.height * 4 + 8, "\(bounds)")
+        }
+    }
+
+    @Test func aBarcodeTooSmallForTheReducedPassIsFoundAtFullSize() throws {
+        // 1.5 px per module: unreadable at half size.
+        let barcode = try BarcodeReaderTests.sample("isbn-9780316030571-small.png")
+        let photo = canvas(width: 2400, height: 1800, pasting: barcode, at: 100, 1400)
+        try withTemporaryDirectory { folder in
+            let file = folder.appendingPathComponent("wide.png")
+            try ImageEncoder.pngData(photo).write(to: file)
+            let result = try FileScanner(options: ScanOptions(thorough: false)).scan(fileAt: file)
+            #expect(result.manifestCodes == ["EAN-13:9780316030571"])
+            #expect(result.attempt == "full size")
+        }
+    }
+
+    @Test func thePixelLimitRefusesLargeImagesBeforeDecoding() throws {
+        let url = SharedFiles.sampleImages.appendingPathComponent("isbn-9780306406157.png")
+        #expect(throws: ImageError.tooLarge(file: url.relativePath, width: 339, height: 255, maxPixels: 10_000)) {
+            try FileScanner(options: ScanOptions(maxPixels: 10_000)).scan(fileAt: url)
+        }
+    }
+
+    @Test func firstPassScaleKeepsTheLongSideNearAThousandPixels() {
+        #expect(FileScanner.firstPassScale(longSide: 4000) == 4)
+        #expect(FileScanner.firstPassScale(longSide: 3000) == 2)
+        #expect(FileScanner.firstPassScale(longSide: 1999) == 1)
+        #expect(FileScanner.firstPassScale(longSide: 240) == 1)
+    }
+}
+
+@Suite struct ParallelFileScannerTests {
+    @Test func resultsComeBackInInputOrderWithErrorsInPlace() async throws {
+        let samples = ["isbn-9780306406157.png", "none-blank.png", "upca-036000291452.png", "missing.png"]
+        let urls = (0..<24).map { SharedFiles.sampleImages.appendingPathComponent(samples[$0 % samples.count]) }
+        var indices: [Int] = []
+        for await (index, url, result) in ParallelFileScanner(workers: 2, lookAhead: 3).scan(urls) {
+            indices.append(index)
+            #expect(url == urls[index])
+            switch index % samples.count {
+            case 0: #expect((try? result.get())?.codes.map(\.text) == ["9780306406157"])
+            case 1: #expect((try? result.get())?.codes.isEmpty == true)
+            case 2: #expect((try? result.get())?.codes.map(\.text) == ["036000291452"])
+            default:
+                guard case .failure(.cannotOpen(let file, _)) = result else {
+                    Issue.record("expected cannotOpen, got \(result)")
+                    continue
+                }
+                #expect(file.hasSuffix("missing.png"))
+            }
+        }
+        #expect(indices == Array(0..<24))
+    }
+
+    @Test func stoppingEarlyEndsTheWorkers() async {
+        let urls = Array(repeating: SharedFiles.sampleImages.appendingPathComponent("isbn-9780306406157.png"), count: 200)
+        var seen = 0
+        for await _ in ParallelFileScanner(workers: 2).scan(urls) {
+            seen += 1
+            if seen == 3 { break }
+        }
+        #expect(seen == 3)
+        var none = 0
+        for await _ in ParallelFileScanner().scan([URL]()) { none += 1 }
+        #expect(none == 0)
+    }
+}
+
+@Suite struct FileWalkerTests {
+    @Test func foldersAreWalkedSortedSkippingHiddenAndNonImages() throws {
+        try withTemporaryDirectory { root in
+            let manager = FileManager.default
+            for folder in ["photos/b", "photos/a", "photos/.cache"] {
+                try manager.createDirectory(at: root.appendingPathComponent(folder), withIntermediateDirectories: true)
+            }
+            for file in ["photos/z.JPG", "photos/a/2.png", "photos/a/10.png", "photos/b/x.pgm", "photos/.hidden.png",
+                         "photos/.cache/c.png", "photos/notes.txt", "single.txt"] {
+                try Data([1]).write(to: root.appendingPathComponent(file))
+            }
+            try manager.createSymbolicLink(atPath: root.appendingPathComponent("photos/b/dead.jpg").path,
+                                           withDestinationPath: "nowhere.jpg")
+            try manager.createSymbolicLink(atPath: root.appendingPathComponent("photos/b/loop").path,
+                                           withDestinationPath: "..")
+            try manager.createDirectory(at: root.appendingPathComponent("empty"), withIntermediateDirectories: true)
+
+            let given = ["photos", "single.txt", "missing.png", "empty"].map {
+                URL(fileURLWithPath: $0, relativeTo: root)
+            }
+            let entries = FileWalker.imageFiles(in: given)
+            #expect(entries.map(\.path) == ["photos/a/10.png", "photos/a/2.png", "photos/b/dead.jpg", "photos/b/x.pgm",
+                                            "photos/z.JPG", "single.txt", "missing.png", "empty"])
+            #expect(entries.map(\.error) == [nil, nil, .danglingLink(path: "photos/b/dead.jpg", target: "nowhere.jpg"),
+                                             nil, nil, nil, .notFound(path: "missing.png"), .noImages(path: "empty")])
+            #expect(entries[6].error?.description == "missing.png: no such file or directory")
+        }
+    }
+}

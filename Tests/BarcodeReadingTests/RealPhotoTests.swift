@@ -1,0 +1,60 @@
+import BarcodeReading
+import BookCodes
+import Foundation
+import Testing
+import TestSupport
+
+/// The real photos in ../shared/images/barcodes (public decoder test suites).
+@Suite struct RealPhotoTests {
+    /// zbarimg 0.23.92 reads 139 of the 163 codes; rapidscan reads 147, the same in any order
+    /// or number of workers (145 main codes plus the two stand-alone add-ons, which it
+    /// reports as rejected).
+    static let requiredReads = 147
+
+    @Test func readsMoreCodesThanZbarimgAndNothingOnTheNegatives() async throws {
+        guard let folder = SharedFiles.image("barcodes") else {
+            print(SharedFiles.missingMessage)
+            return
+        }
+        let rows = try manifestRows(folder.appendingPathComponent("manifest.tsv"))
+        let results = try await scanAll(rows.map { folder.appendingPathComponent($0["relpath"] ?? "") })
+        var read = 0, expected = 0, misses: [String] = []
+        for row in rows {
+            let path = row["relpath"] ?? "", text = row["expected_text"] ?? ""
+            let result = try #require(results[folder.appendingPathComponent(path)])
+            guard let symbology = Symbology(rawValue: row["symbology"] ?? "") else {
+                // A negative: no code, and no rejected symbol either.
+                #expect(result.codes.isEmpty && result.rejected.isEmpty, "\(path): \(result.codes + result.rejected)")
+                continue
+            }
+            expected += 1
+            let found: Bool
+            if symbology.isAddOn {
+                found = result.rejected.contains { $0.symbology == symbology && $0.text == text }
+            } else {
+                let gtin13 = try GTIN(validating: text, as: symbology).gtin13
+                found = result.codes.contains { $0.productCode?.gtin13 == gtin13 }
+            }
+            if found { read += 1 } else { misses.append(path) }
+        }
+        print("real photos: read \(read) of \(expected) codes; missed \(misses.joined(separator: " "))")
+        #expect(expected == 163)
+        #expect(read >= Self.requiredReads)
+    }
+}
+
+/// SampleImages: pictures the project renders itself, with every code listed.
+@Suite struct SampleImageTests {
+    @Test func everySampleDecodesToExactlyItsManifestCodes() async throws {
+        let rows = try manifestRows(SharedFiles.sampleImages.appendingPathComponent("manifest.tsv"))
+        #expect(rows.count >= 30)
+        let urls = rows.map { SharedFiles.sampleImages.appendingPathComponent($0["file"] ?? "") }
+        let results = try await scanAll(urls)
+        for (row, url) in zip(rows, urls) {
+            let expected = Set((row["expected"] ?? "").split(separator: " ").map(String.init))
+            let result = try #require(results[url])
+            #expect(result.manifestCodes == expected, "\(url.lastPathComponent) (\(row["note"] ?? ""))")
+            #expect(result.rejected.isEmpty, "\(url.lastPathComponent): \(result.rejected)")
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import BookCodes
+import BookLookup
+import Catalogue
+import Foundation
+import GRDB
+import MetadataSources
+import RapidScanConfig
+import TestSupport
+
+/// A catalogue on a temp SQLite file and a LookupService whose Google Books and Open
+/// Library sources are the production ones, pointed at a loopback FixtureServer through
+/// the same environment variables users set.
+final class LookupHarness: Sendable {
+    let folder: URL
+    let server: FixtureServer
+    let catalogue: Catalogue
+    let service: LookupService
+    let now = Date(timeIntervalSince1970: 1_780_000_000)
+
+    init() async throws {
+        folder = try makeTemporaryDirectory(prefix: "booklookup-test")
+        server = FixtureServer()
+        try await server.start()
+        var settings = try RapidScanSettings.parse(toml: "", environment: [
+            EnvironmentVariable.googleBooksURL: server.baseURL.absoluteString,
+            EnvironmentVariable.openLibraryURL: server.baseURL.absoluteString,
+            EnvironmentVariable.retries: "0",
+            EnvironmentVariable.timeout: "30",  // generous: the whole suite shares 2 busy cores
+            EnvironmentVariable.contact: "tests@example.org",
+        ])
+        settings.openLibraryRequestsPerSecond = 1000
+        catalogue = try Catalogue(path: folder.appendingPathComponent("library.sqlite").path)
+        let now = now
+        service = LookupService(catalogue: catalogue, sources: MetadataSources.make(settings: settings), clock: { now })
+    }
+
+    deinit { try? FileManager.default.removeItem(at: folder) }
+
+    func close() async { await server.stop() }
+
+    /// Counts rows straight from the file, independent of the Catalogue API.
+    func count(_ table: String) throws -> Int {
+        try DatabaseQueue(path: catalogue.path).read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table)") ?? -1 }
+    }
+
+    // MARK: Routes
+
+    static let volumes = "/books/v1/volumes"
+
+    func googleHas(_ isbn: String, fixture: String) throws {
+        try server.replay(Self.volumes, fixture: "googlebooks/\(fixture)", query: ["q": "isbn:\(isbn)"])
+    }
+
+    func googleHasNothing(_ isbn: String) throws {
+        try server.replay(Self.volumes, fixture: "googlebooks/volumes_zero_results_no_items_key.json", query: ["q": "isbn:\(isbn)"])
+    }
+
+    func googleFails(_ isbn: String, status: Int, fixture: String) throws {
+        try server.replay(Self.volumes, fixture: "googlebooks/\(fixture)", status: status, query: ["q": "isbn:\(isbn)"])
+    }
+
+    /// Open Library's /isbn/ redirects (302) to the edition record, as the live site does.
+    func openLibraryHasSabriel() throws {
+        server.route("/isbn/9780060273224.json", status: 302, headers: ["Location": "/books/OL22951843M.json"])
+        try server.replay("/books/OL22951843M.json", fixture: "openlibrary/books_OL22951843M_edition_description_typed_isbn10_only.json")
+        try server.replay("/works/OL15832982W.json", fixture: "openlibrary/works_OL15832982W_work_author_role.json")
+        server.route("/authors/OL382982A.json", response: .json(#"{"key": "/authors/OL382982A", "name": "Garth Nix"}"#))
+    }
+
+    func openLibraryHasNothing(_ isbn: String) throws {
+        try server.replay("/isbn/\(isbn).json", fixture: "openlibrary/error_404_notfound.json", status: 404)
+    }
+}
+
+func isbn(_ text: String) -> ISBN13 {
+    try! ISBN13(validating: text)
+}

@@ -1,0 +1,118 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `rapidscan lookup`, `search`, `pending` and `cache stats` through the real binary.
+@Suite struct LookupCLITests {
+    static let volumes = "/books/v1/volumes"
+
+    func googleHasCraftingInterpreters(_ harness: CatalogueCLIHarness) throws {
+        try harness.server.replay(Self.volumes, fixture: "googlebooks/volumes_isbn_9780990582939_no_edge_curl_us.json",
+                                  query: ["q": "isbn:9780990582939"])
+    }
+
+    @Test func lookupPrintsTheWorkThenServesItFromTheCache() async throws {
+        guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
+        let harness = try await CatalogueCLIHarness()
+        defer { Task { await harness.server.stop() } }
+        try googleHasCraftingInterpreters(harness)
+
+        let first = try await harness.run("lookup", "0-9905829-3-0")
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout.contains("Crafting Interpreters — Robert Nystrom (2021)"))
+        #expect(first.stdout.contains("978-0-9905829-3-9"))
+        #expect(first.stdout.contains("work craftinginterpreters_robertnystrom"))
+        #expect(harness.server.requests.count == 1)
+
+        harness.server.clearRequests()
+        let second = try await harness.run("lookup", "--offline", "--json", "9780990582939")
+        #expect(second.status == 0, "\(second.stderr)")
+        let line = try #require(parseJSONLines(second.stdout).first)
+        #expect(line["status"] as? String == "found" && line["fromCache"] as? Bool == true)
+        let work = try #require(line["work"] as? [String: Any])
+        #expect(work["workKey"] as? String == "craftinginterpreters_robertnystrom")
+        #expect(work["editions"] as? [String] == ["9780990582939"])
+        #expect(work["coverImageUrl"] as? String == "https://books.google.com/books/content?id=ySOBzgEACAAJ&printsec=frontcover&img=1&zoom=1&source=gbs_api")
+        #expect(harness.server.requests.isEmpty)
+    }
+
+    @Test func invalidValuesAreReportedAndTheBatchGoesOn() async throws {
+        guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
+        let harness = try await CatalogueCLIHarness()
+        defer { Task { await harness.server.stop() } }
+        try googleHasCraftingInterpreters(harness)
+        try harness.server.replay(Self.volumes, fixture: "googlebooks/volumes_zero_results_no_items_key.json", query: ["q": "isbn:9780306406157"])
+        try harness.server.replay("/isbn/9780306406157.json", fixture: "openlibrary/error_404_notfound.json", status: 404)
+
+        let result = try await harness.run("lookup", "--file", "-", input: "978-0-306-40615-8\n9780306406157  # no such book\n\n9780990582939\n")
+        #expect(result.status == 4)
+        #expect(result.stderr.contains("978-0-306-40615-8: not a valid ISBN"))
+        #expect(result.stderr.contains("check digit"))
+        #expect(result.stdout.contains("978-0-306-40615-7  Book Not Found"))
+        #expect(result.stdout.contains("Crafting Interpreters"))
+
+        let notFoundOnly = try await harness.run("lookup", "9780306406157")
+        #expect(notFoundOnly.status == 2)
+        let missingFile = harness.folder.appendingPathComponent("no-such-list.txt").path
+        let unreadable = try await harness.run("lookup", "--file", missingFile)
+        #expect(unreadable.status == 1 && unreadable.stderr.contains("cannot read \(missingFile)"))
+        let stats = try await harness.run("cache", "stats", "--json")
+        let counts = try #require(parseJSONLines(stats.stdout).first?["stats"] as? [String: Any])
+        #expect(counts["works"] as? Int == 1 && counts["pendingLookups"] as? Int == 0)
+    }
+
+    @Test func unavailableLookupsAreQueuedAndPendingRetryResolvesThem() async throws {
+        guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
+        let harness = try await CatalogueCLIHarness()
+        defer { Task { await harness.server.stop() } }
+        try googleHasCraftingInterpreters(harness)
+        await harness.server.stop()
+
+        let queued = try await harness.run("lookup", "9780990582939")
+        #expect(queued.status == 3)
+        #expect(queued.stdout.contains("Queued — will retry when googleBooks answers"))
+        let listed = try await harness.run("pending")
+        #expect(listed.status == 0)
+        #expect(listed.stdout.contains("978-0-9905829-3-9  look up · 1 attempt"))
+        #expect(listed.stdout.contains("1 pending."))
+
+        let stillDown = try await harness.run("pending", "retry")
+        #expect(stillDown.status == 3)
+        #expect(stillDown.stdout.contains("Still queued"))
+
+        try await harness.server.start()
+        let retried = try await harness.run("pending", "retry", "--json")
+        #expect(retried.status == 0, "\(retried.stderr)")
+        let line = try #require(parseJSONLines(retried.stdout).first)
+        #expect(line["status"] as? String == "found" && line["title"] as? String == "Crafting Interpreters")
+        #expect(try await harness.run("pending").stdout.contains("No lookups are pending."))
+        let stats = try await harness.run("cache", "stats")
+        #expect(stats.stdout.contains("works          1"))
+        #expect(stats.stdout.contains("isbnIndex rows 1"))
+        #expect(stats.stdout.contains("pending        0"))
+    }
+
+    @Test func searchAsksGoogleBooksThenAnswersFromTheCache() async throws {
+        guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
+        let harness = try await CatalogueCLIHarness()
+        defer { Task { await harness.server.stop() } }
+        try harness.server.replay(Self.volumes, fixture: "googlebooks/volumes_search_intitle_the_stranger_ro_pagecount0.json")
+
+        let online = try await harness.run("search", "The Stranger", "--json")
+        #expect(online.status == 0, "\(online.stderr)")
+        let lines = parseJSONLines(online.stdout)
+        #expect(!lines.isEmpty && lines.allSatisfy { $0["source"] as? String == "googleBooks" })
+        #expect(harness.server.requests.first?.query("q")?.contains("intitle:") == true)
+
+        harness.server.clearRequests()
+        let cached = try await harness.run("search", "stranger", "--offline")
+        #expect(cached.status == 0)
+        #expect(cached.stdout.contains("(from cache)"))
+        #expect(harness.server.requests.isEmpty)
+
+        let none = try await harness.run("search", "Zzyzx Road", "--offline")
+        #expect(none.status == 2 && none.stdout.contains("No books found."))
+        let usage = try await harness.run("search", "  ")
+        #expect(usage.status == 64 && usage.stderr.contains("The title is empty."))
+    }
+}

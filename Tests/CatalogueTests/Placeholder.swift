@@ -1,3 +1,0 @@
-import Testing
-
-@Test func CatalogueTargetBuilds() { #expect(Bool(true)) }

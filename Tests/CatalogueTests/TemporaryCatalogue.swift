@@ -1,0 +1,42 @@
+import BookCodes
+import Catalogue
+import Foundation
+
+/// A catalogue on a real SQLite file in its own temp folder, removed when released.
+final class TemporaryCatalogue {
+    let folder: URL
+    let catalogue: Catalogue
+    var path: String { catalogue.path }
+
+    init(userId: String = "local") throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("catalogue-tests-\(UUID().uuidString)")
+        // A nested path: the catalogue creates its folders on first use.
+        catalogue = try Catalogue(path: folder.appendingPathComponent("data/rapidscan/library.sqlite").path, userId: userId)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: folder) }
+}
+
+func isbn(_ text: String) -> ISBN13 {
+    try! ISBN13(validating: text)
+}
+
+func edition(
+    _ title: String, by author: String = "Adam Grant", isbn13: String? = nil, description: String? = nil,
+    cover: String? = nil, categories: [String] = [], pages: Int? = nil, date: String? = nil,
+    publisher: String? = nil, format: String? = nil, source: String = "googleBooks"
+) -> EditionMetadata {
+    EditionMetadata(
+        isbn13: isbn13, title: title, authors: [author], description: description, coverImageUrl: cover,
+        categories: categories, pageCount: pages, publishDate: date, publisher: publisher, format: format,
+        apiSource: source)
+}
+
+/// `count` distinct valid ISBN-13s in the 978-1 range.
+func generatedISBNs(_ count: Int, startingAt start: Int = 0) -> [ISBN13] {
+    (start..<start + count).map { n in
+        let body = "9781" + String(format: "%08d", n)
+        // The one check digit that validates.
+        return (0...9).lazy.compactMap { try? ISBN13(validating: body + String($0)) }.first!
+    }
+}

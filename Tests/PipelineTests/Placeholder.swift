@@ -1,3 +1,0 @@
-import Testing
-
-@Test func PipelineTargetBuilds() { #expect(Bool(true)) }
