@@ -49,7 +49,7 @@ public struct FileScanResult: Sendable, Hashable {
 /// Speed comes from scanning a reduced image first: most photos hold a barcode large enough
 /// to read at 1/2 or 1/4 size, where zbar is 3–10× faster and libjpeg can decode straight to
 /// that size. Read rate comes from what follows when nothing valid was found: full size,
-/// then sharpening, contrast stretching and reduced copies, each cheap next to a missed book. (zbar scans
+/// then a contrast-stretched and sharpened copy and reduced copies, each cheap next to a missed book. (zbar scans
 /// rows and columns both, so quarter turns add nothing and are not tried.)
 public final class FileScanner {
     public let options: ScanOptions
@@ -111,8 +111,7 @@ public final class FileScanner {
         }
         // Reduced copies average heavy noise away, as long as bars stay ≥ ~1 px per module.
         var tricks: [(label: String, image: () -> GrayImage?, scale: Int)] = [
-            ("sharpened", { base.sharpened() }, baseScale),
-            ("contrast stretched", { base.contrastStretched() }, baseScale),
+            ("contrast stretched and sharpened", { (base.contrastStretched() ?? base).sharpened() }, baseScale),
         ]
         for factor in [2, 4] where min(base.width, base.height) / factor >= Self.minimumReducedSide {
             tricks.append(("reduced 1/\(factor)", { base.downscaled(by: factor) }, baseScale * factor))
