@@ -33,7 +33,9 @@ struct PendingListCommand: AsyncParsableCommand {
             for row in rows {
                 let intent = row.intent.addOwned ? "add to library" : "look up"
                 print("\(BookFormatting.hyphenated(row.isbn))  \(intent) · \(row.attempts) attempt\(row.attempts == 1 ? "" : "s") · next retry \(Self.time(row.nextRetryAt))")
-                print("  \(row.source): \(row.reason)")
+                // A lookup that asked several sources stores "source: reason; source: reason".
+                let named = row.reason.hasPrefix("\(row.source): ") ? row.reason : "\(row.source): \(row.reason)"
+                print("  \(named)")
             }
             print("\(rows.count) pending. `rapidscan pending retry` tries them now.")
         }
