@@ -16,6 +16,13 @@ final class CLIHarness: @unchecked Sendable {
         directory = try makeTemporaryDirectory(prefix: "rapidscan-cli")
     }
 
+    /// A harness whose server already listens (routes may be added afterwards).
+    static func started() async throws -> CLIHarness {
+        let harness = try CLIHarness()
+        try await harness.server.start()
+        return harness
+    }
+
     deinit { try? FileManager.default.removeItem(at: directory) }
 
     var database: URL { directory.appendingPathComponent("library.sqlite") }
@@ -30,13 +37,7 @@ final class CLIHarness: @unchecked Sendable {
         env["XDG_CONFIG_HOME"] = directory.appendingPathComponent("config").path
         env["XDG_DATA_HOME"] = directory.appendingPathComponent("data").path
         env["RAPIDSCAN_DB"] = database.path
-        env["RAPIDSCAN_GOOGLE_BOOKS_URL"] = server.baseURL.absoluteString
-        env["RAPIDSCAN_OPEN_LIBRARY_URL"] = server.baseURL.absoluteString
-        env["RAPIDSCAN_CONTACT"] = "tests@example.org"
-        env["RAPIDSCAN_HTTP_RETRIES"] = "0"
-        // Generous: the FixtureServer shares this test process's two cooperative threads with
-        // every other suite, so it may answer late (never wrongly).
-        env["RAPIDSCAN_HTTP_TIMEOUT"] = "30"
+        env.merge(server.sourcesEnvironment()) { _, new in new }
         env.merge(extraEnvironment) { _, new in new }
         return env
     }

@@ -13,8 +13,7 @@ import TestSupport
 
     @Test func lookupPrintsTheWorkThenServesItFromTheCache() async throws {
         guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
-        let harness = try CLIHarness()
-        try await harness.server.start()
+        let harness = try await CLIHarness.started()
         defer { Task { await harness.server.stop() } }
         try googleHasCraftingInterpreters(harness)
 
@@ -39,8 +38,7 @@ import TestSupport
 
     @Test func invalidValuesAreReportedAndTheBatchGoesOn() async throws {
         guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
-        let harness = try CLIHarness()
-        try await harness.server.start()
+        let harness = try await CLIHarness.started()
         defer { Task { await harness.server.stop() } }
         try googleHasCraftingInterpreters(harness)
         try harness.server.replay(Self.volumes, fixture: "googlebooks/volumes_zero_results_no_items_key.json", query: ["q": "isbn:9780306406157"])
@@ -65,8 +63,7 @@ import TestSupport
 
     @Test func unavailableLookupsAreQueuedAndPendingRetryResolvesThem() async throws {
         guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
-        let harness = try CLIHarness()
-        try await harness.server.start()
+        let harness = try await CLIHarness.started()
         defer { Task { await harness.server.stop() } }
         try googleHasCraftingInterpreters(harness)
         await harness.server.stop()
@@ -97,8 +94,7 @@ import TestSupport
 
     @Test func searchAsksGoogleBooksThenAnswersFromTheCache() async throws {
         guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
-        let harness = try CLIHarness()
-        try await harness.server.start()
+        let harness = try await CLIHarness.started()
         defer { Task { await harness.server.stop() } }
         try harness.server.replay(Self.volumes, fixture: "googlebooks/volumes_search_intitle_the_stranger_ro_pagecount0.json")
 

@@ -49,15 +49,9 @@ struct Harness: Sendable {
         }
         let server = FixtureServer()
         try await server.start()
-        var environment = [
-            EnvironmentVariable.googleBooksURL: server.baseURL.absoluteString,
-            EnvironmentVariable.openLibraryURL: server.baseURL.absoluteString,
-            EnvironmentVariable.openLibraryCoversURL: "https://covers.example.org",
-            EnvironmentVariable.timeout: String(timeout),
-            EnvironmentVariable.retries: String(retries),
-        ]
+        var environment = server.sourcesEnvironment(retries: retries, timeout: timeout, contact: contact)
+        environment[EnvironmentVariable.openLibraryCoversURL] = "https://covers.example.org"
         if let apiKey { environment["GOOGLE_BOOKS_API_KEY"] = apiKey }
-        if let contact { environment[EnvironmentVariable.contact] = contact }
         let settings = try RapidScanSettings.parse(toml: "", environment: environment)
         return Harness(server: server, settings: settings)
     }
