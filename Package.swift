@@ -58,7 +58,7 @@ let package = Package(
 
         // Test helpers: fixture paths, a loopback HTTP server replaying recorded responses.
         .target(name: "TestSupport", dependencies: [
-            "RapidScanConfig", .product(name: "FlyingFox", package: "FlyingFox"),
+            "BookCodes", "RapidScanConfig", .product(name: "FlyingFox", package: "FlyingFox"),
         ], path: "Tests/TestSupport"),
         .testTarget(name: "BookCodesTests", dependencies: [
             "BookCodes", .product(name: "PropertyBased", package: "swift-property-based"),

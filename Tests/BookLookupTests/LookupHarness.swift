@@ -65,7 +65,3 @@ final class LookupHarness: Sendable {
         try server.replay("/isbn/\(isbn).json", fixture: "openlibrary/error_404_notfound.json", status: 404)
     }
 }
-
-func isbn(_ text: String) -> ISBN13 {
-    try! ISBN13(validating: text)
-}

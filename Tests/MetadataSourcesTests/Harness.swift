@@ -66,13 +66,6 @@ struct Harness: Sendable {
     func stop() async { await server.stop() }
 }
 
-extension ISBN13 {
-    init(_ text: String) {
-        // Test literals are known-good.
-        try! self.init(validating: text)
-    }
-}
-
 /// Runs `body` and returns the SourceError it threw (nil if it threw none or another error).
 func sourceError(_ body: () async throws -> Void) async -> SourceError? {
     do {
