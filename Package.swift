@@ -43,7 +43,9 @@ let package = Package(
         // ISBN -> cache -> sources -> merged work; pending lookups.
         .target(name: "BookLookup", dependencies: ["BookCodes", "Catalogue", "MetadataSources"]),
         // Frame source -> decode -> validate -> debounce -> lookup -> add -> session -> output.
-        .target(name: "Pipeline", dependencies: ["BookCodes", "Imaging", "BarcodeReading", "Catalogue", "BookLookup"]),
+        .target(name: "Pipeline", dependencies: [
+            "BookCodes", "Imaging", "BarcodeReading", "Catalogue", "MetadataSources", "BookLookup",
+        ]),
         // Subcommands (one type each); the executable only calls into this.
         .target(name: "RapidScanCLI", dependencies: [
             "BookCodes", "Imaging", "BarcodeReading", "RapidScanConfig", "Catalogue",
@@ -56,7 +58,7 @@ let package = Package(
 
         // Test helpers: fixture paths, a loopback HTTP server replaying recorded responses.
         .target(name: "TestSupport", dependencies: [
-            .product(name: "FlyingFox", package: "FlyingFox"),
+            "BookCodes", "RapidScanConfig", .product(name: "FlyingFox", package: "FlyingFox"),
         ], path: "Tests/TestSupport"),
         .testTarget(name: "BookCodesTests", dependencies: [
             "BookCodes", .product(name: "PropertyBased", package: "swift-property-based"),

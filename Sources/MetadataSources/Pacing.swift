@@ -60,16 +60,18 @@ public actor TokenBucket {
     }
 }
 
-/// Bounds how many requests are in flight at once.
-actor AsyncSemaphore {
+/// A counting semaphore for tasks: `acquire` suspends (never blocks a thread) until one of
+/// `limit` permits is free. Bounds the requests in flight here and the network lookups of a
+/// scan (Pipeline's LookupStage).
+public actor AsyncSemaphore {
     private var available: Int
     private var waiters: [CheckedContinuation<Void, Never>] = []
 
-    init(limit: Int) {
+    public init(limit: Int) {
         available = max(1, limit)
     }
 
-    func acquire() async {
+    public func acquire() async {
         if available > 0 {
             available -= 1
             return
@@ -77,7 +79,7 @@ actor AsyncSemaphore {
         await withCheckedContinuation { waiters.append($0) }
     }
 
-    func release() {
+    public func release() {
         if waiters.isEmpty {
             available += 1
         } else {

@@ -2,6 +2,7 @@ import BookCodes
 import BookLookup
 import Catalogue
 import Foundation
+import MetadataSources
 
 /// Stage "lookup": ISBN → book through the cache and the metadata sources. A scan always
 /// asks with the intent to own, so a lookup that cannot be answered now is queued in
@@ -19,7 +20,7 @@ public struct LookupStage: Sendable {
     private let breaker: Locked<SourceBreaker>
     /// Network lookups in flight at once; the others wait here, so they see the breaker's
     /// verdict on the ones before them instead of all queuing up behind a dead network.
-    private let permits: AsyncPermits
+    private let permits: AsyncSemaphore
 
     public init(service: LookupService, offline: Bool, listId: String?,
                 failuresBeforePause: Int = 3, probeInterval: TimeInterval = 30, concurrentLookups: Int = 4) {
@@ -27,7 +28,7 @@ public struct LookupStage: Sendable {
         self.offline = offline
         intent = .own(listId: listId)
         breaker = Locked(SourceBreaker(threshold: failuresBeforePause, probeInterval: probeInterval))
-        permits = AsyncPermits(concurrentLookups)
+        permits = AsyncSemaphore(limit: concurrentLookups)
     }
 
     public func resolve(_ isbn: ISBN13) async -> LookupResult {
@@ -88,30 +89,5 @@ struct SourceBreaker: Sendable {
     mutating func succeeded() {
         consecutiveFailures = 0
         lastFailure = nil
-    }
-}
-
-/// A counting semaphore for tasks: `acquire` suspends (never blocks a thread) until one of
-/// `count` permits is free.
-actor AsyncPermits {
-    private var available: Int
-    private var waiting: [CheckedContinuation<Void, Never>] = []
-
-    init(_ count: Int) { available = max(1, count) }
-
-    func acquire() async {
-        if available > 0 {
-            available -= 1
-            return
-        }
-        await withCheckedContinuation { waiting.append($0) }
-    }
-
-    func release() {
-        if waiting.isEmpty {
-            available += 1
-        } else {
-            waiting.removeFirst().resume()
-        }
     }
 }

@@ -21,13 +21,7 @@ final class LookupHarness: Sendable {
         folder = try makeTemporaryDirectory(prefix: "booklookup-test")
         server = FixtureServer()
         try await server.start()
-        var settings = try RapidScanSettings.parse(toml: "", environment: [
-            EnvironmentVariable.googleBooksURL: server.baseURL.absoluteString,
-            EnvironmentVariable.openLibraryURL: server.baseURL.absoluteString,
-            EnvironmentVariable.retries: "0",
-            EnvironmentVariable.timeout: "30",  // generous: the whole suite shares 2 busy cores
-            EnvironmentVariable.contact: "tests@example.org",
-        ])
+        var settings = try RapidScanSettings.parse(toml: "", environment: server.sourcesEnvironment())
         settings.openLibraryRequestsPerSecond = 1000
         catalogue = try Catalogue(path: folder.appendingPathComponent("library.sqlite").path)
         let now = now
@@ -70,8 +64,4 @@ final class LookupHarness: Sendable {
     func openLibraryHasNothing(_ isbn: String) throws {
         try server.replay("/isbn/\(isbn).json", fixture: "openlibrary/error_404_notfound.json", status: 404)
     }
-}
-
-func isbn(_ text: String) -> ISBN13 {
-    try! ISBN13(validating: text)
 }

@@ -40,22 +40,22 @@ import TestSupport
     }
 
     @Test("A bad file is reported by name and the run goes on", arguments: badInputs)
-    func badInputIsReportedAndTheRunContinues(_ input: BadInput) throws {
-        try withTemporaryDirectory { folder in
+    func badInputIsReportedAndTheRunContinues(_ input: BadInput) async throws {
+        try await withTemporaryDirectory { folder in
             let bad = folder.appendingPathComponent(input.name)
             try input.make(bad)
             try FileManager.default.copyItem(at: Self.goodImage, to: folder.appendingPathComponent("good.png"))
 
-            let text = try runRapidScan(["decode", input.name, "good.png"], currentDirectory: folder)
+            let text = try await runRapidScan(["decode", input.name, "good.png"], currentDirectory: folder)
             #expect(text.status == 1, "stderr: \(text.stderr)")
             #expect(text.stdoutLines == ["good.png: \(Self.goodLine)"])
             let errorLine = try #require(text.stderrLines.first { $0.hasPrefix(input.name + ": ") })
             #expect(errorLine.contains(input.reason), "got: \(errorLine)")
             #expect(!text.stderr.contains("Fatal error"))
 
-            let json = try runRapidScan(["decode", "--json", input.name, "good.png"], currentDirectory: folder)
+            let json = try await runRapidScan(["decode", "--json", input.name, "good.png"], currentDirectory: folder)
             #expect(json.status == 1)
-            let objects = json.jsonObjects
+            let objects = json.jsonLines
             #expect(objects.map { $0["file"] as? String } == [input.name, "good.png"], "input order")
             let error = try #require(objects.first { $0["file"] as? String == input.name })
             #expect((error["error"] as? String)?.contains(input.reason) == true)
@@ -64,9 +64,9 @@ import TestSupport
         }
     }
 
-    @Test func everyFileWithACodeExitsZeroAndPrintsOneLinePerCode() throws {
+    @Test func everyFileWithACodeExitsZeroAndPrintsOneLinePerCode() async throws {
         let samples = ["isbn-9781250313188-usd.png", "upca-036000291452.png", "scene-two-books.jpg"]
-        let result = try runRapidScan(["decode"] + samples, currentDirectory: SharedFiles.sampleImages)
+        let result = try await runRapidScan(["decode"] + samples, currentDirectory: SharedFiles.sampleImages)
         #expect(result.status == 0, "stderr: \(result.stderr)")
         // Codes in one picture come top to bottom, then left to right.
         #expect(result.stdoutLines == [
@@ -78,23 +78,23 @@ import TestSupport
         #expect(result.stderr.contains("decoded 4 codes from 3 of 3 files"))
     }
 
-    @Test func aFileWithoutACodeExitsFourAndSaysSo() throws {
-        let result = try runRapidScan(["decode", "none-blank.png", "isbn-9780306406157.png"],
+    @Test func aFileWithoutACodeExitsFourAndSaysSo() async throws {
+        let result = try await runRapidScan(["decode", "none-blank.png", "isbn-9780306406157.png"],
                                       currentDirectory: SharedFiles.sampleImages)
         #expect(result.status == 4)
         #expect(result.stderrLines.contains("none-blank.png: no barcode found"))
         #expect(result.stdoutLines == ["isbn-9780306406157.png: \(Self.goodLine)"])
 
-        let quiet = try runRapidScan(["decode", "--quiet", "none-blank.png"], currentDirectory: SharedFiles.sampleImages)
+        let quiet = try await runRapidScan(["decode", "--quiet", "none-blank.png"], currentDirectory: SharedFiles.sampleImages)
         #expect(quiet.status == 4)
         #expect(quiet.stderr.isEmpty)
     }
 
-    @Test func jsonLinesDescribeCodesAddOnsAndProducts() throws {
-        let result = try runRapidScan(["decode", "--json", "isbn-9781250313188-usd.png", "upca-036000291452.png",
+    @Test func jsonLinesDescribeCodesAddOnsAndProducts() async throws {
+        let result = try await runRapidScan(["decode", "--json", "isbn-9781250313188-usd.png", "upca-036000291452.png",
                                        "none-blank.png"], currentDirectory: SharedFiles.sampleImages)
         #expect(result.status == 4)
-        let objects = result.jsonObjects
+        let objects = result.jsonLines
         #expect(objects.count == 2, "one object per code, none for a file without one: \(result.stdout)")
         let book = try #require(objects.first)
         #expect(book["file"] as? String == "isbn-9781250313188-usd.png")
@@ -113,25 +113,25 @@ import TestSupport
         #expect(product["addon"] is NSNull)
     }
 
-    @Test func anAddOnAloneIsRejectedWithTheReason() throws {
+    @Test func anAddOnAloneIsRejectedWithTheReason() async throws {
         guard let addOnOnly = SharedFiles.image("barcodes/zbar-examples/ean-5.png") else {
             print(SharedFiles.missingMessage)
             return
         }
-        let json = try runRapidScan(["decode", "--json", addOnOnly.path])
+        let json = try await runRapidScan(["decode", "--json", addOnOnly.path])
         #expect(json.status == 4)
-        let object = try #require(json.jsonObjects.first)
+        let object = try #require(json.jsonLines.first)
         #expect(object["symbology"] as? String == "EAN-5")
         #expect(object["valid"] as? Bool == false)
         #expect((object["error"] as? String)?.contains("add-on") == true)
 
-        let text = try runRapidScan(["decode", addOnOnly.path])
+        let text = try await runRapidScan(["decode", addOnOnly.path])
         #expect(text.stdout.isEmpty)
         #expect(text.stderr.contains("\(addOnOnly.path): EAN-5 09876 rejected: "))
     }
 
-    @Test func foldersAreWalkedInNameOrderAndRawPrintsOnlyDigits() throws {
-        try withTemporaryDirectory { folder in
+    @Test func foldersAreWalkedInNameOrderAndRawPrintsOnlyDigits() async throws {
+        try await withTemporaryDirectory { folder in
             let nested = folder.appendingPathComponent("shelf/b")
             try FileManager.default.createDirectory(at: nested, withIntermediateDirectories: true)
             let copies = [("shelf/b/2.png", "upca-036000291452.png"), ("shelf/1.png", "isbn-9780306406157.png"),
@@ -140,25 +140,25 @@ import TestSupport
                 try FileManager.default.copyItem(at: SharedFiles.sampleImages.appendingPathComponent(sample),
                                                  to: folder.appendingPathComponent(target))
             }
-            let result = try runRapidScan(["decode", "--raw", "shelf"], currentDirectory: folder)
+            let result = try await runRapidScan(["decode", "--raw", "shelf"], currentDirectory: folder)
             #expect(result.status == 0, "stderr: \(result.stderr)")
             #expect(result.stdoutLines == ["9780306406157", "036000291452"])
         }
     }
 
-    @Test func rawFramesAreReadWithTheFormatGiven() throws {
+    @Test func rawFramesAreReadWithTheFormatGiven() async throws {
         // The binary PGM sample is a header and then exactly the Y800 bytes.
         let pgm = try Data(contentsOf: SharedFiles.sampleImages.appendingPathComponent("ean13-4006381333931.pgm"))
         let lines = String(decoding: pgm.prefix(32), as: UTF8.self).split(separator: "\n", maxSplits: 3)
         let size = lines[1].split(separator: " ").compactMap { Int($0) }
         let headerLength = lines.prefix(3).map(\.utf8.count).reduce(3, +)  // + three newlines
-        try withTemporaryDirectory { folder in
+        try await withTemporaryDirectory { folder in
             try pgm.dropFirst(headerLength).write(to: folder.appendingPathComponent("frame.y800"))
-            let result = try runRapidScan(["decode", "--raw-frame", "y800:\(size[0])x\(size[1])", "frame.y800"],
+            let result = try await runRapidScan(["decode", "--raw-frame", "y800:\(size[0])x\(size[1])", "frame.y800"],
                                           currentDirectory: folder)
             #expect(result.status == 0, "stderr: \(result.stderr)")
             #expect(result.stdoutLines == ["frame.y800: EAN-13 4006381333931 (product)"])
-            let wrongSize = try runRapidScan(["decode", "--raw-frame", "y800:10x10", "frame.y800"], currentDirectory: folder)
+            let wrongSize = try await runRapidScan(["decode", "--raw-frame", "y800:10x10", "frame.y800"], currentDirectory: folder)
             #expect(wrongSize.status == 1)
             #expect(wrongSize.stderr.contains("frame.y800: "))
         }
@@ -166,14 +166,14 @@ import TestSupport
 
     @Test("Usage errors exit 64", arguments: [[], ["--workers", "0"], ["--json", "--raw", "x.png"], ["--bogus", "x.png"],
                                               ["--raw-frame", "rgb:1x2", "x.raw"]])
-    func usageErrorsExit64(_ arguments: [String]) throws {
-        let result = try runRapidScan(["decode"] + arguments)
+    func usageErrorsExit64(_ arguments: [String]) async throws {
+        let result = try await runRapidScan(["decode"] + arguments)
         #expect(result.status == 64, "stderr: \(result.stderr)")
         #expect(result.stdout.isEmpty)
     }
 
-    @Test func helpDocumentsTheExitStatuses() throws {
-        let result = try runRapidScan(["decode", "--help"])
+    @Test func helpDocumentsTheExitStatuses() async throws {
+        let result = try await runRapidScan(["decode", "--help"])
         #expect(result.status == 0)
         for status in ["0 every file had a valid code", "4 some file had none", "1 some file could", "64 usage"] {
             let words = result.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")

@@ -6,14 +6,14 @@ import TestSupport
 @Suite struct LookupCLITests {
     static let volumes = "/books/v1/volumes"
 
-    func googleHasCraftingInterpreters(_ harness: CatalogueCLIHarness) throws {
+    func googleHasCraftingInterpreters(_ harness: CLIHarness) throws {
         try harness.server.replay(Self.volumes, fixture: "googlebooks/volumes_isbn_9780990582939_no_edge_curl_us.json",
                                   query: ["q": "isbn:9780990582939"])
     }
 
     @Test func lookupPrintsTheWorkThenServesItFromTheCache() async throws {
         guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
-        let harness = try await CatalogueCLIHarness()
+        let harness = try await CLIHarness.started()
         defer { Task { await harness.server.stop() } }
         try googleHasCraftingInterpreters(harness)
 
@@ -27,7 +27,7 @@ import TestSupport
         harness.server.clearRequests()
         let second = try await harness.run("lookup", "--offline", "--json", "9780990582939")
         #expect(second.status == 0, "\(second.stderr)")
-        let line = try #require(parseJSONLines(second.stdout).first)
+        let line = try #require(second.jsonLines.first)
         #expect(line["status"] as? String == "found" && line["fromCache"] as? Bool == true)
         let work = try #require(line["work"] as? [String: Any])
         #expect(work["workKey"] as? String == "craftinginterpreters_robertnystrom")
@@ -38,7 +38,7 @@ import TestSupport
 
     @Test func invalidValuesAreReportedAndTheBatchGoesOn() async throws {
         guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
-        let harness = try await CatalogueCLIHarness()
+        let harness = try await CLIHarness.started()
         defer { Task { await harness.server.stop() } }
         try googleHasCraftingInterpreters(harness)
         try harness.server.replay(Self.volumes, fixture: "googlebooks/volumes_zero_results_no_items_key.json", query: ["q": "isbn:9780306406157"])
@@ -53,17 +53,17 @@ import TestSupport
 
         let notFoundOnly = try await harness.run("lookup", "9780306406157")
         #expect(notFoundOnly.status == 2)
-        let missingFile = harness.folder.appendingPathComponent("no-such-list.txt").path
+        let missingFile = harness.directory.appendingPathComponent("no-such-list.txt").path
         let unreadable = try await harness.run("lookup", "--file", missingFile)
         #expect(unreadable.status == 1 && unreadable.stderr.contains("cannot read \(missingFile)"))
         let stats = try await harness.run("cache", "stats", "--json")
-        let counts = try #require(parseJSONLines(stats.stdout).first?["stats"] as? [String: Any])
+        let counts = try #require(stats.jsonLines.first?["stats"] as? [String: Any])
         #expect(counts["works"] as? Int == 1 && counts["pendingLookups"] as? Int == 0)
     }
 
     @Test func unavailableLookupsAreQueuedAndPendingRetryResolvesThem() async throws {
         guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
-        let harness = try await CatalogueCLIHarness()
+        let harness = try await CLIHarness.started()
         defer { Task { await harness.server.stop() } }
         try googleHasCraftingInterpreters(harness)
         await harness.server.stop()
@@ -83,7 +83,7 @@ import TestSupport
         try await harness.server.start()
         let retried = try await harness.run("pending", "retry", "--json")
         #expect(retried.status == 0, "\(retried.stderr)")
-        let line = try #require(parseJSONLines(retried.stdout).first)
+        let line = try #require(retried.jsonLines.first)
         #expect(line["status"] as? String == "found" && line["title"] as? String == "Crafting Interpreters")
         #expect(try await harness.run("pending").stdout.contains("No lookups are pending."))
         let stats = try await harness.run("cache", "stats")
@@ -94,13 +94,13 @@ import TestSupport
 
     @Test func searchAsksGoogleBooksThenAnswersFromTheCache() async throws {
         guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
-        let harness = try await CatalogueCLIHarness()
+        let harness = try await CLIHarness.started()
         defer { Task { await harness.server.stop() } }
         try harness.server.replay(Self.volumes, fixture: "googlebooks/volumes_search_intitle_the_stranger_ro_pagecount0.json")
 
         let online = try await harness.run("search", "The Stranger", "--json")
         #expect(online.status == 0, "\(online.stderr)")
-        let lines = parseJSONLines(online.stdout)
+        let lines = online.jsonLines
         #expect(!lines.isEmpty && lines.allSatisfy { $0["source"] as? String == "googleBooks" })
         #expect(harness.server.requests.first?.query("q")?.contains("intitle:") == true)
 

@@ -11,7 +11,7 @@ import Testing
 
     @Test func addsTheBooksOnceAndResumes() async throws {
         guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
-        let harness = try ScanHarness()
+        let harness = try CLIHarness()
         try await harness.startServer()
         defer { Task { await harness.server.stop() } }
         let folder = try harness.photoFolder("photos", Self.books + [
@@ -60,7 +60,7 @@ import Testing
 
     @Test func humanOutputShowsToastsAndSummary() async throws {
         guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
-        let harness = try ScanHarness()
+        let harness = try CLIHarness()
         try await harness.startServer()
         defer { Task { await harness.server.stop() } }
         let folder = try harness.photoFolder("photos", [Self.books[0], Self.books[0]])
@@ -74,7 +74,7 @@ import Testing
 
     @Test func offlineQueuesAndPendingRetryAddsThem() async throws {
         guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
-        let harness = try ScanHarness()
+        let harness = try CLIHarness()
         try await harness.startServer()
         await harness.server.stop()  // both sources down
         let folder = try harness.photoFolder("photos", Self.books)
@@ -96,7 +96,7 @@ import Testing
     /// Sources that keep failing are paused: later books are queued without asking them.
     @Test func failingSourcesArePausedAndEveryBookQueued() async throws {
         guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
-        let harness = try ScanHarness()
+        let harness = try CLIHarness()
         try harness.server.replay("/books/v1/volumes", fixture: "googlebooks/error_503_backend_failed.json", status: 503)
         try harness.server.replay("/isbn/*", fixture: "openlibrary/error_404_notfound.json", status: 503)
         try await harness.server.start()
@@ -116,7 +116,7 @@ import Testing
 
     @Test func offlineFlagNeverTouchesTheNetwork() async throws {
         guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
-        let harness = try ScanHarness()
+        let harness = try CLIHarness()
         try await harness.startServer()
         defer { Task { await harness.server.stop() } }
         let folder = try harness.photoFolder("photos", [Self.books[0]])
@@ -129,12 +129,12 @@ import Testing
     /// kill -9 in the middle of a scan, run again: every book owned exactly once.
     @Test func killedScanResumesWithoutDuplicates() async throws {
         guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
-        let harness = try ScanHarness()
+        let harness = try CLIHarness()
         try await harness.startServer()
         defer { Task { await harness.server.stop() } }
         let samples = (0..<12).flatMap { _ in Self.books + ["none-scene.jpg"] }
         let folder = try harness.photoFolder("many", samples)
-        let running = try harness.start(["scan", "--json", "--workers", "2", folder.path])
+        let running = try await harness.start(["scan", "--json", "--workers", "2", folder.path])
         try await running.waitFor("the first book added") { $0.stdout.contains(#""event":"added""#) }
         running.signal(SIGKILL)
         let killed = await running.finish()
@@ -154,7 +154,7 @@ import Testing
 
     @Test func ctrlCFinishesInFlightFramesAndExits130() async throws {
         guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
-        let harness = try ScanHarness()
+        let harness = try CLIHarness()
         harness.extraEnvironment["RAPIDSCAN_HTTP_TIMEOUT"] = "2"
         // Google Books holds the first lookup until the client times out: the scan is
         // certainly mid-run when the signal arrives.
@@ -164,7 +164,7 @@ import Testing
         defer { Task { await harness.server.stop() } }
         let samples = Array(repeating: Self.books[0], count: 40)
         let folder = try harness.photoFolder("many", samples)
-        let running = try harness.start(["scan", "--json", folder.path])
+        let running = try await harness.start(["scan", "--json", folder.path])
         try await running.waitFor("the first lookup") { _ in !harness.server.requests.isEmpty }
         running.signal(SIGINT)
         let result = await running.finish()
@@ -181,14 +181,14 @@ import Testing
     }
 
     @Test func badArgumentsAreUsageErrors() async throws {
-        let harness = try ScanHarness()
+        let harness = try CLIHarness()
         let result = try await harness.run(["scan", "--debounce", "soon", harness.directory.path])
         #expect(result.status == 64)
         #expect(result.stderr.contains("'soon'"))
     }
 
     @Test func unknownListIsAUsageErrorNamingTheLists() async throws {
-        let harness = try ScanHarness()
+        let harness = try CLIHarness()
         let result = try await harness.run(["scan", "--offline", "--list", "Someday", harness.directory.path])
         #expect(result.status == 64)
         #expect(result.stderr.contains("no list 'Someday'"))
@@ -196,7 +196,7 @@ import Testing
     }
 
     @Test func accountSwitchesPlans() async throws {
-        let harness = try ScanHarness()
+        let harness = try CLIHarness()
         let free = try await harness.run(["account"])
         #expect(free.stdout.contains("Free (50 owned books)"))
         #expect(free.stdout.contains("Owned:    0/50 books"))

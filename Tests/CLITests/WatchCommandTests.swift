@@ -7,7 +7,7 @@ import Testing
 @Suite(.serialized) struct WatchCommandTests {
     @Test func processesFramesAsTheyLandAndStopsOnSIGINT() async throws {
         guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
-        let harness = try ScanHarness()
+        let harness = try CLIHarness()
         try await harness.startServer()
         defer { Task { await harness.server.stop() } }
         let frames = harness.directory.appendingPathComponent("frames")
@@ -17,7 +17,7 @@ import Testing
         try harness.addPhoto("isbn-9781761186769-aud.png", to: frames, as: "old.png", modified: Date())
 
         // A long window, so the repeat below is inside it however slowly this machine runs.
-        let watch = try harness.start(["watch", "--json", "--debounce", "60s", "--move-to", done.path, frames.path])
+        let watch = try await harness.start(["watch", "--json", "--debounce", "60s", "--move-to", done.path, frames.path])
         try await watch.waitFor("the watch to be armed") { $0.stderr.contains("Watching") }
 
         // A frame renamed into place, as `ffmpeg -atomic_writing 1` does.
@@ -60,7 +60,7 @@ import Testing
     }
 
     @Test func idleExitEndsAnUnattendedWatch() async throws {
-        let harness = try ScanHarness()
+        let harness = try CLIHarness()
         let frames = harness.directory.appendingPathComponent("frames")
         try FileManager.default.createDirectory(at: frames, withIntermediateDirectories: true)
         let result = try await harness.run(["watch", "--json", "--offline", "--consume", "--idle-exit", "0.5", frames.path])
@@ -70,7 +70,7 @@ import Testing
     }
 
     @Test func refusesAMissingDirectory() async throws {
-        let harness = try ScanHarness()
+        let harness = try CLIHarness()
         let result = try await harness.run(["watch", harness.directory.appendingPathComponent("nope").path])
         #expect(result.status == 64)
         #expect(result.stderr.contains("nope: not a directory"))

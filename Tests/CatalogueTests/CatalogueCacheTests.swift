@@ -3,6 +3,7 @@ import Catalogue
 import Foundation
 import GRDB
 import Testing
+import TestSupport
 
 @Suite struct CatalogueCacheTests {
     @Test func migratesAnEmptyFileAndCreatesTheLocalUserAndDefaultLists() throws {

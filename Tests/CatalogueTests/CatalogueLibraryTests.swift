@@ -2,6 +2,7 @@ import BookCodes
 import Catalogue
 import Foundation
 import Testing
+import TestSupport
 
 @Suite struct CatalogueLibraryTests {
     /// Records `count` distinct books and returns them with their works.

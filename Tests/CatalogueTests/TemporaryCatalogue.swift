@@ -17,10 +17,6 @@ final class TemporaryCatalogue {
     deinit { try? FileManager.default.removeItem(at: folder) }
 }
 
-func isbn(_ text: String) -> ISBN13 {
-    try! ISBN13(validating: text)
-}
-
 func edition(
     _ title: String, by author: String = "Adam Grant", isbn13: String? = nil, description: String? = nil,
     cover: String? = nil, categories: [String] = [], pages: Int? = nil, date: String? = nil,

@@ -14,7 +14,7 @@ import TestSupport
         defer { Task { await harness.stop() } }
         try harness.server.replay(Self.volumes, fixture: "googlebooks/volumes_isbn_9781761186769_single_hit_nz.json")
 
-        let edition = try #require(try await harness.google.edition(isbn: ISBN13("9781761186769")))
+        let edition = try #require(try await harness.google.edition(isbn: isbn("9781761186769")))
         #expect(edition.title == "Everything is Beautiful and Everything Hurts")
         #expect(edition.authors == ["Josie Shapiro"])
         #expect(edition.isbn13 == "9781761186769")
@@ -43,7 +43,7 @@ import TestSupport
         guard let harness = try await Harness.start() else { return }
         defer { Task { await harness.stop() } }
         try harness.server.replay(Self.volumes, fixture: "googlebooks/volumes_isbn_9780990582939_no_edge_curl_us.json")
-        let edition = try #require(try await harness.google.edition(isbn: ISBN13("9780990582939")))
+        let edition = try #require(try await harness.google.edition(isbn: isbn("9780990582939")))
         #expect(edition.coverImageUrl
             == "https://books.google.com/books/content?id=ySOBzgEACAAJ&printsec=frontcover&img=1&zoom=1&source=gbs_api")
         #expect(edition.publishDate == "2021-07-27")
@@ -54,7 +54,7 @@ import TestSupport
         guard let harness = try await Harness.start() else { return }
         defer { Task { await harness.stop() } }
         try harness.server.replay(Self.volumes, fixture: "googlebooks/volumes_zero_results_no_items_key.json")
-        #expect(try await harness.google.edition(isbn: ISBN13("9780000000002")) == nil)
+        #expect(try await harness.google.edition(isbn: isbn("9780000000002")) == nil)
         #expect(try await harness.google.search(title: "Nothing", author: nil, limit: 5).isEmpty)
     }
 
@@ -63,15 +63,15 @@ import TestSupport
         defer { Task { await harness.stop() } }
         // Ten items; the wanted ISBN is the second one's (ISBN_13 listed first there).
         try harness.server.replay(Self.volumes, fixture: "googlebooks/volumes_search_intitle_the_fifth_element_10_items.json")
-        let byISBN13 = try #require(try await harness.google.edition(isbn: ISBN13("9781438459851")))
+        let byISBN13 = try #require(try await harness.google.edition(isbn: isbn("9781438459851")))
         #expect(byISBN13.authors == ["Crystal Leigh Endsley"])
         #expect(byISBN13.publishDate == "2015-12-28")
         // ISBN_10 listed second in the first item; matched through the ISBN-10 of the wanted ISBN-13.
-        let byISBN10 = try #require(try await harness.google.edition(isbn: ISBN13("9780006483465")))
+        let byISBN10 = try #require(try await harness.google.edition(isbn: isbn("9780006483465")))
         #expect(byISBN10.authors == ["Terry Bisson"])
         #expect(byISBN10.publishDate == "1997")
         // Nothing matches: the first item is Google's best guess.
-        let fallback = try #require(try await harness.google.edition(isbn: ISBN13("9780306406157")))
+        let fallback = try #require(try await harness.google.edition(isbn: isbn("9780306406157")))
         #expect(fallback.title == "The Fifth Element")
         #expect(fallback.isbn13 == "9780306406157")
     }
@@ -107,7 +107,7 @@ import TestSupport
         try harness.server.replay(Self.volumes, fixture: "googlebooks/volumes_search_intitle_the_stranger_ro_pagecount0.json")
         let results = try await harness.google.search(title: "The Stranger", author: nil, limit: 3)
         #expect(results.count == 3)
-        let edition = try #require(try await harness.google.edition(isbn: ISBN13("9781590200650")))
+        let edition = try #require(try await harness.google.edition(isbn: isbn("9781590200650")))
         #expect(edition.authors == ["Max Frei"])
         #expect(edition.pageCount == nil)
         #expect(edition.publishDate == "2009-04-02")
@@ -121,7 +121,7 @@ import TestSupport
         let list = #"{"kind":"books#volumes","totalItems":1,"items":["# + String(decoding: volume.body, as: UTF8.self) + "]}"
         harness.server.route(Self.volumes, response: .json(list))
 
-        let edition = try #require(try await harness.google.edition(isbn: ISBN13("9780990582939")))
+        let edition = try #require(try await harness.google.edition(isbn: isbn("9780990582939")))
         #expect(edition.title == "Crafting Interpreters")
         #expect(edition.publishDate == "2021-07")
         let description = try #require(edition.description)
@@ -138,7 +138,7 @@ import TestSupport
         defer { Task { await harness.stop() } }
         try harness.server.replay(Self.volumes, fixture: "googlebooks/error_400_api_key_invalid.json", status: 400)
 
-        let error = await sourceError { _ = try await harness.google.edition(isbn: ISBN13("9781761186769")) }
+        let error = await sourceError { _ = try await harness.google.edition(isbn: isbn("9781761186769")) }
         #expect(error == .unauthorized)
         #expect(error?.isTransient == false)
         #expect(harness.server.requests.count == 1, "a rejected key is not retried")
@@ -155,7 +155,7 @@ import TestSupport
         defer { Task { await harness.stop() } }
         try harness.server.replay(Self.volumes, fixture: "googlebooks/error_429_quota_exceeded_per_day.json", status: 429)
 
-        let error = await sourceError { _ = try await harness.google.edition(isbn: ISBN13("9781761186769")) }
+        let error = await sourceError { _ = try await harness.google.edition(isbn: isbn("9781761186769")) }
         #expect(error == .quotaExceeded)
         #expect(error?.isTransient == true)
         #expect(harness.server.requests.count == 3)
@@ -167,7 +167,7 @@ import TestSupport
         defer { Task { await harness.stop() } }
         let body = #"{"error":{"code":403,"message":"Daily Limit Exceeded","errors":[{"domain":"usageLimits","reason":"dailyLimitExceeded"}]}}"#
         harness.server.route(Self.volumes, response: .json(body, status: 403))
-        let error = await sourceError { _ = try await harness.google.edition(isbn: ISBN13("9781761186769")) }
+        let error = await sourceError { _ = try await harness.google.edition(isbn: isbn("9781761186769")) }
         #expect(error == .quotaExceeded)
     }
 
@@ -183,7 +183,7 @@ import TestSupport
             FixtureResponse(status: 429, headers: ["Retry-After": inTwentySeconds]),
             try .fixture("googlebooks/volumes_isbn_9781250313188_no_edge_curl_us.json"),
         ])
-        let edition = try await harness.google.edition(isbn: ISBN13("9781250313188"))
+        let edition = try await harness.google.edition(isbn: isbn("9781250313188"))
         #expect(edition?.title == "Gideon the Ninth")
         #expect(harness.server.requests.count == 2)
         let waited = try #require(harness.clock.sleeps.first)
@@ -196,7 +196,7 @@ import TestSupport
         guard let harness = try await Harness.start(retries: 2) else { return }
         defer { Task { await harness.stop() } }
         try harness.server.replay(Self.volumes, fixture: "googlebooks/error_403_unknown_location.json", status: 403)
-        let error = try #require(await sourceError { _ = try await harness.google.edition(isbn: ISBN13("9781761186769")) })
+        let error = try #require(await sourceError { _ = try await harness.google.edition(isbn: isbn("9781761186769")) })
         guard case .forbidden(let reason) = error else {
             Issue.record("expected .forbidden, got \(error)")
             return
@@ -213,7 +213,7 @@ import TestSupport
             try .fixture("googlebooks/error_503_backend_failed.json", status: 503),
             try .fixture("googlebooks/volumes_isbn_9781250313188_no_edge_curl_us.json"),
         ])
-        let edition = try #require(try await harness.google.edition(isbn: ISBN13("9781250313188")))
+        let edition = try #require(try await harness.google.edition(isbn: isbn("9781250313188")))
         #expect(edition.title == "Gideon the Ninth")
         #expect(edition.isbn10 == "125031318X")
         #expect(harness.server.requests.count == 2)
@@ -226,7 +226,7 @@ import TestSupport
         guard let harness = try await Harness.start(retries: 1) else { return }
         defer { Task { await harness.stop() } }
         try harness.server.replay(Self.volumes, fixture: "googlebooks/error_503_backend_failed.json", status: 503)
-        let error = await sourceError { _ = try await harness.google.edition(isbn: ISBN13("9781250313188")) }
+        let error = await sourceError { _ = try await harness.google.edition(isbn: isbn("9781250313188")) }
         #expect(error == .server(status: 503))
         #expect(error?.isTransient == true)
         #expect(harness.server.requests.count == 2)
@@ -236,7 +236,7 @@ import TestSupport
         guard let harness = try await Harness.start() else { return }
         defer { Task { await harness.stop() } }
         harness.server.route(Self.volumes, response: .json(#"{"kind":"books#volumes","totalItems":1,"items":[{"volumeInfo":"#))
-        let error = try #require(await sourceError { _ = try await harness.google.edition(isbn: ISBN13("9781250313188")) })
+        let error = try #require(await sourceError { _ = try await harness.google.edition(isbn: isbn("9781250313188")) })
         guard case .badResponse(let reason) = error else {
             Issue.record("expected .badResponse, got \(error)")
             return

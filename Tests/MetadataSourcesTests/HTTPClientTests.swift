@@ -10,7 +10,7 @@ import TestSupport
         guard let harness = try await Harness.start(retries: 1, timeout: 0.3) else { return }
         defer { Task { await harness.stop() } }
         harness.server.neverAnswer("/books/v1/volumes")
-        let error = await sourceError { _ = try await harness.google.edition(isbn: ISBN13("9781761186769")) }
+        let error = await sourceError { _ = try await harness.google.edition(isbn: isbn("9781761186769")) }
         #expect(error == .timeout)
         #expect(error?.isTransient == true)
         #expect(harness.server.requests.count == 2)
@@ -19,7 +19,7 @@ import TestSupport
     @Test func serverDownIsATransientNetworkError() async throws {
         guard let harness = try await Harness.start(retries: 1) else { return }
         await harness.server.stop()
-        let error = try #require(await sourceError { _ = try await harness.openLibrary.edition(isbn: ISBN13("9780060273224")) })
+        let error = try #require(await sourceError { _ = try await harness.openLibrary.edition(isbn: isbn("9780060273224")) })
         guard case .network(let reason) = error else {
             Issue.record("expected .network, got \(error)")
             return

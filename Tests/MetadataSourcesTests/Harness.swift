@@ -49,15 +49,9 @@ struct Harness: Sendable {
         }
         let server = FixtureServer()
         try await server.start()
-        var environment = [
-            EnvironmentVariable.googleBooksURL: server.baseURL.absoluteString,
-            EnvironmentVariable.openLibraryURL: server.baseURL.absoluteString,
-            EnvironmentVariable.openLibraryCoversURL: "https://covers.example.org",
-            EnvironmentVariable.timeout: String(timeout),
-            EnvironmentVariable.retries: String(retries),
-        ]
+        var environment = server.sourcesEnvironment(retries: retries, timeout: timeout, contact: contact)
+        environment[EnvironmentVariable.openLibraryCoversURL] = "https://covers.example.org"
         if let apiKey { environment["GOOGLE_BOOKS_API_KEY"] = apiKey }
-        if let contact { environment[EnvironmentVariable.contact] = contact }
         let settings = try RapidScanSettings.parse(toml: "", environment: environment)
         return Harness(server: server, settings: settings)
     }
@@ -70,13 +64,6 @@ struct Harness: Sendable {
     var openLibrary: OpenLibrarySource { OpenLibrarySource(settings: settings, client: client) }
 
     func stop() async { await server.stop() }
-}
-
-extension ISBN13 {
-    init(_ text: String) {
-        // Test literals are known-good.
-        try! self.init(validating: text)
-    }
 }
 
 /// Runs `body` and returns the SourceError it threw (nil if it threw none or another error).

@@ -20,7 +20,7 @@ import TestSupport
         defer { Task { await harness.stop() } }
         try serveSabriel(harness.server)
 
-        let edition = try #require(try await harness.openLibrary.edition(isbn: ISBN13("9780060273224")))
+        let edition = try #require(try await harness.openLibrary.edition(isbn: isbn("9780060273224")))
         #expect(edition.title == "Sabriel")
         #expect(edition.isbn13 == "9780060273224")
         #expect(edition.isbn10 == "0060273224")
@@ -55,7 +55,7 @@ import TestSupport
         try server.replay("/works/OL20126932W.json", fixture: "openlibrary/works_OL20126932W_description_string_covers_minus1.json")
         server.route("/authors/OL19981A.json", response: .json(#"{"key": "/authors/OL19981A", "name": "Stephen King"}"#))
 
-        let edition = try #require(try await harness.openLibrary.edition(isbn: ISBN13("9781982110567")))
+        let edition = try #require(try await harness.openLibrary.edition(isbn: isbn("9781982110567")))
         #expect(edition.authors == ["Stephen King"])
         #expect(edition.description?.hasPrefix("In the middle of the night") == true)
         #expect(edition.description?.contains("\r") == false)
@@ -73,7 +73,7 @@ import TestSupport
             {"title": "The Stars with You", "covers": [-1], "publish_date": "Mar 2022", "number_of_pages": 0,
              "description": {"type": "/type/text", "value": "A chapbook."}}
             """#))
-        let edition = try #require(try await harness.openLibrary.edition(isbn: ISBN13("9781943899159")))
+        let edition = try #require(try await harness.openLibrary.edition(isbn: isbn("9781943899159")))
         #expect(edition.coverImageUrl == nil)
         #expect(edition.pageCount == nil)
         #expect(edition.publishDate == "2022-03")
@@ -91,7 +91,7 @@ import TestSupport
         try server.replay("/works/OL468431W.json", fixture: "openlibrary/error_404_notfound.json", status: 404)
         server.route("/authors/OL27349A.json", response: .json(#"{"name": "F. Scott Fitzgerald"}"#))
 
-        let edition = try #require(try await harness.openLibrary.edition(isbn: ISBN13("9780743273565")))
+        let edition = try #require(try await harness.openLibrary.edition(isbn: isbn("9780743273565")))
         #expect(edition.title == "The Great Gatsby")
         #expect(edition.authors == ["F. Scott Fitzgerald"])
         #expect(edition.coverImageUrl == "https://covers.example.org/b/id/6776207-L.jpg")
@@ -108,7 +108,7 @@ import TestSupport
         try harness.server.replay(
             "/isbn/9781943899159.json", fixture: "openlibrary/books_OL36884359M_edition_description_markdown_isbn13_only.json")
         // No routes for the work or the author: the fixture server answers 404 for both.
-        let edition = try #require(try await harness.openLibrary.edition(isbn: ISBN13("9781943899159")))
+        let edition = try #require(try await harness.openLibrary.edition(isbn: isbn("9781943899159")))
         #expect(edition.title == "The Stars with You")
         #expect(edition.authors.isEmpty)
         #expect(edition.description?.hasPrefix(">\"She didn't choose her garden\"") == true)
@@ -122,7 +122,7 @@ import TestSupport
         guard let harness = try await Harness.start() else { return }
         defer { Task { await harness.stop() } }
         try harness.server.replay("/isbn/9780000000002.json", fixture: "openlibrary/error_404_notfound.json", status: 404)
-        #expect(try await harness.openLibrary.edition(isbn: ISBN13("9780000000002")) == nil)
+        #expect(try await harness.openLibrary.edition(isbn: isbn("9780000000002")) == nil)
         #expect(harness.server.requests.count == 1, "404 is an answer, not retried")
     }
 
@@ -168,7 +168,7 @@ import TestSupport
         defer { Task { await harness.stop() } }
         try harness.server.replay(
             "/isbn/9780060273224.json", fixture: "openlibrary/error_403_forbidden_nginx_unidentified_user_agent.html", status: 403)
-        let error = try #require(await sourceError { _ = try await harness.openLibrary.edition(isbn: ISBN13("9780060273224")) })
+        let error = try #require(await sourceError { _ = try await harness.openLibrary.edition(isbn: isbn("9780060273224")) })
         guard case .forbidden(let reason) = error else {
             Issue.record("expected .forbidden, got \(error)")
             return
@@ -186,7 +186,7 @@ import TestSupport
             try .fixture("openlibrary/error_429_too_many_requests.json", status: 429, headers: ["Retry-After": "7"]),
             try .fixture("openlibrary/isbn_redirect_302.http"),
         ])
-        let edition = try await harness.openLibrary.edition(isbn: ISBN13("9780060273224"))
+        let edition = try await harness.openLibrary.edition(isbn: isbn("9780060273224"))
         #expect(edition?.title == "Sabriel")
         #expect(harness.server.requests(to: "/isbn/9780060273224.json").count == 2)
         // The retry waited exactly what the server asked; with a contact (3/s) nothing else waited.
@@ -199,7 +199,7 @@ import TestSupport
         try harness.server.replay(
             "/isbn/9780060273224.json", fixture: "openlibrary/error_429_too_many_requests.json", status: 429,
             headers: ["Retry-After": "120"])
-        let error = await sourceError { _ = try await harness.openLibrary.edition(isbn: ISBN13("9780060273224")) }
+        let error = await sourceError { _ = try await harness.openLibrary.edition(isbn: isbn("9780060273224")) }
         #expect(error == .rateLimited(retryAfter: 120))
         #expect(error?.retryAfter == 120)
         // Retry-After above the cap (30 s by default) is capped.
@@ -211,7 +211,7 @@ import TestSupport
         guard let harness = try await Harness.start(contact: nil) else { return }
         defer { Task { await harness.stop() } }
         try serveSabriel(harness.server)
-        _ = try await harness.openLibrary.edition(isbn: ISBN13("9780060273224"))
+        _ = try await harness.openLibrary.edition(isbn: isbn("9780060273224"))
         // Three requests by this source (the redirect is followed inside one request):
         // the first is free, the next two each wait a second.
         #expect(harness.server.requests.count == 4)
@@ -223,7 +223,7 @@ import TestSupport
         guard let harness = try await Harness.start(contact: "you@example.com") else { return }
         defer { Task { await harness.stop() } }
         try serveSabriel(harness.server)
-        _ = try await harness.openLibrary.edition(isbn: ISBN13("9780060273224"))
+        _ = try await harness.openLibrary.edition(isbn: isbn("9780060273224"))
         #expect(harness.clock.sleeps.isEmpty)
     }
 }

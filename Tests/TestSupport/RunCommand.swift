@@ -1,20 +1,29 @@
 import Foundation
 
-/// What a finished `rapidscan` run printed and how it exited.
-public struct CommandOutput: Sendable {
+/// What a finished command printed and how it exited.
+public struct CommandResult: Sendable {
+    /// The exit status, or the signal number when a signal ended the process.
     public var status: Int32
     public var stdout: String
     public var stderr: String
 
-    /// Standard output parsed as JSON Lines (lines that are not JSON objects are dropped).
-    public var jsonObjects: [[String: Any]] {
-        stdout.split(separator: "\n").compactMap { line in
-            (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
-        }
+    public init(status: Int32, stdout: String, stderr: String) {
+        self.status = status
+        self.stdout = stdout
+        self.stderr = stderr
     }
 
     public var stdoutLines: [String] { stdout.split(separator: "\n").map(String.init) }
     public var stderrLines: [String] { stderr.split(separator: "\n").map(String.init) }
+    /// Standard output parsed as JSON Lines (lines that are not JSON objects are dropped).
+    public var jsonLines: [[String: Any]] { parseJSONLines(stdout) }
+}
+
+/// The JSON objects in `text`, one per line; other lines are dropped.
+public func parseJSONLines(_ text: String) -> [[String: Any]] {
+    text.split(separator: "\n").compactMap { line in
+        (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+    }
 }
 
 /// The `rapidscan` executable the tests run.
@@ -22,14 +31,14 @@ public struct CommandOutput: Sendable {
 /// `swift test` builds every product of the package, the executable included, into the
 /// same folder as the test bundle (`.build/<triple>/debug/`), so the binary is looked up
 /// beside the running test process. If it is not there (a test bundle built on its own),
-/// it is built once with `swift build --product rapidscan`, under a file lock so parallel
-/// tests and test processes do not build it twice. Test targets cannot depend on an
+/// it is built once with `swift build --product rapidscan`, under flock(1) so parallel
+/// test processes do not build it at the same time. Test targets cannot depend on an
 /// executable product on Linux, hence the lookup instead of a dependency.
 public enum RapidScanBinary {
     public static var url: URL {
-        get throws {
+        get async throws {
             if let beside = besideTests, FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
-            return try buildOnce()
+            return try await builder.url()
         }
     }
 
@@ -43,95 +52,149 @@ public enum RapidScanBinary {
         return folder.appendingPathComponent("rapidscan")
     }
 
-    private static let buildLock = NSLock()
-    nonisolated(unsafe) private static var built: URL?
+    private static let builder = Builder()
 
-    private static func buildOnce() throws -> URL {
-        buildLock.lock()
-        defer { buildLock.unlock() }
-        if let built { return built }
-        let root = SharedFiles.projectRoot
-        let lockPath = root.appendingPathComponent(".build/rapidscan-test-build.lock").path
-        try FileManager.default.createDirectory(atPath: root.appendingPathComponent(".build").path,
-                                                withIntermediateDirectories: true)
-        let lockFile = open(lockPath, O_CREAT | O_RDWR, 0o644)
-        if lockFile >= 0 { flock(lockFile, LOCK_EX) }
-        defer { if lockFile >= 0 { flock(lockFile, LOCK_UN); close(lockFile) } }
-        let build = try runProcess(URL(fileURLWithPath: "/usr/bin/env"),
-                                   ["swift", "build", "--product", "rapidscan", "--package-path", root.path])
-        let binPath = try runProcess(URL(fileURLWithPath: "/usr/bin/env"),
-                                     ["swift", "build", "--show-bin-path", "--package-path", root.path])
-        let binary = URL(fileURLWithPath: binPath.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
-            .appendingPathComponent("rapidscan")
-        guard build.status == 0, FileManager.default.isExecutableFile(atPath: binary.path) else {
-            throw RunCommandError.buildFailed(build.stderr + build.stdout)
+    private actor Builder {
+        private var built: URL?
+
+        func url() async throws -> URL {
+            if let built { return built }
+            let root = SharedFiles.projectRoot
+            let buildFolder = root.appendingPathComponent(".build")
+            try FileManager.default.createDirectory(at: buildFolder, withIntermediateDirectories: true)
+            let env = URL(fileURLWithPath: "/usr/bin/env")
+            let lock = buildFolder.appendingPathComponent("rapidscan-test-build.lock").path
+            let build = try await runProcess(env, ["flock", lock, "swift", "build", "--product", "rapidscan", "--package-path", root.path])
+            let binPath = try await runProcess(env, ["swift", "build", "--show-bin-path", "--package-path", root.path])
+            let binary = URL(fileURLWithPath: binPath.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+                .appendingPathComponent("rapidscan")
+            guard build.status == 0, FileManager.default.isExecutableFile(atPath: binary.path) else {
+                throw RunCommandError.buildFailed(build.stderr + build.stdout)
+            }
+            built = binary
+            return binary
         }
-        built = binary
-        return binary
     }
 }
 
 public enum RunCommandError: Error, CustomStringConvertible {
     case buildFailed(String)
+    case timedOut(waitingFor: String, stdout: String, stderr: String)
 
     public var description: String {
         switch self {
         case .buildFailed(let output): "swift build --product rapidscan failed:\n\(output)"
+        case let .timedOut(what, stdout, stderr):
+            "timed out waiting for \(what); stdout: \(stdout.suffix(2000)) stderr: \(stderr.suffix(2000))"
         }
     }
 }
 
-/// Runs the built `rapidscan` with `arguments`, waits for it and returns what it printed.
-/// `environment` entries are added to (or, with a nil value, removed from) the test's own;
-/// `currentDirectory` defaults to the test's.
-public func runRapidScan(_ arguments: [String], environment: [String: String?] = [:],
-                         currentDirectory: URL? = nil) throws -> CommandOutput {
-    var merged = ProcessInfo.processInfo.environment
-    for (key, value) in environment { merged[key] = value }
-    return try runProcess(try RapidScanBinary.url, arguments, environment: merged, currentDirectory: currentDirectory)
+/// Runs the built `rapidscan` with `arguments` to the end and returns what it printed.
+/// `environment` is the child's whole environment (nil: the test's own); `input` is its
+/// standard input (nil: empty).
+public func runRapidScan(_ arguments: [String], environment: [String: String]? = nil,
+                         currentDirectory: URL? = nil, input: String? = nil) async throws -> CommandResult {
+    try await RunningCommand.rapidScan(arguments, environment: environment, currentDirectory: currentDirectory,
+                                       input: input).finish()
 }
 
-/// Runs any executable to completion, reading stdout and stderr concurrently so a chatty
-/// child never blocks on a full pipe.
+/// Runs any executable to the end; like `runRapidScan`.
 public func runProcess(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil,
-                       currentDirectory: URL? = nil) throws -> CommandOutput {
-    let process = Process()
-    process.executableURL = executable
-    process.arguments = arguments
-    if let environment { process.environment = environment }
-    if let currentDirectory { process.currentDirectoryURL = currentDirectory }
-    let stdoutPipe = Pipe(), stderrPipe = Pipe()
-    process.standardOutput = stdoutPipe
-    process.standardError = stderrPipe
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    let collected = CollectedData()
-    let group = DispatchGroup()
-    for (pipe, isStdout) in [(stderrPipe, false), (stdoutPipe, true)] {
-        group.enter()
-        DispatchQueue.global().async {
-            let data = pipe.fileHandleForReading.readDataToEndOfFile()
-            collected.store(data, stdout: isStdout)
-            group.leave()
-        }
-    }
-    group.wait()
-    process.waitUntilExit()
-    return CommandOutput(status: process.terminationStatus,
-                         stdout: String(decoding: collected.stdout, as: UTF8.self),
-                         stderr: String(decoding: collected.stderr, as: UTF8.self))
+                       currentDirectory: URL? = nil, input: Data? = nil) async throws -> CommandResult {
+    try await RunningCommand(executable: executable, arguments: arguments, environment: environment,
+                             currentDirectory: currentDirectory, input: input).finish()
 }
 
-private final class CollectedData: @unchecked Sendable {
+/// A started process with its output collected as it arrives, so a test can wait for a line,
+/// then signal or kill it, or just wait for the end.
+///
+/// Every blocking wait (pipe reads, the exit) happens on plain threads, never on the Swift
+/// concurrency pool: the in-process FixtureServer answering the child runs on that pool
+/// (two threads on this machine), and a test blocking it would starve the server.
+public final class RunningCommand: @unchecked Sendable {
+    private let process = Process()
     private let lock = NSLock()
-    private var out = Data(), err = Data()
+    private var outData = Data()
+    private var errData = Data()
+    private let outDone = DispatchSemaphore(value: 0)
+    private let errDone = DispatchSemaphore(value: 0)
 
-    func store(_ data: Data, stdout: Bool) {
-        lock.lock()
-        defer { lock.unlock() }
-        if stdout { out = data } else { err = data }
+    /// Starts the built `rapidscan`; see `runRapidScan` for the parameters.
+    public static func rapidScan(_ arguments: [String], environment: [String: String]? = nil,
+                                 currentDirectory: URL? = nil, input: String? = nil) async throws -> RunningCommand {
+        try RunningCommand(executable: try await RapidScanBinary.url, arguments: arguments, environment: environment,
+                           currentDirectory: currentDirectory, input: input.map { Data($0.utf8) })
     }
 
-    var stdout: Data { lock.lock(); defer { lock.unlock() }; return out }
-    var stderr: Data { lock.lock(); defer { lock.unlock() }; return err }
+    /// `input` must fit a pipe's buffer (64 KiB): it is written before the child starts, so
+    /// writing never waits for the child and never meets a closed pipe.
+    public init(executable: URL, arguments: [String], environment: [String: String]? = nil,
+                currentDirectory: URL? = nil, input: Data? = nil) throws {
+        process.executableURL = executable
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        if let currentDirectory { process.currentDirectoryURL = currentDirectory }
+        let outPipe = Pipe(), errPipe = Pipe()
+        process.standardOutput = outPipe
+        process.standardError = errPipe
+        var inputPipe: Pipe?
+        if let input {
+            precondition(input.count <= 65_536, "standard input for a test command must fit a pipe buffer")
+            let pipe = Pipe()
+            try pipe.fileHandleForWriting.write(contentsOf: input)
+            process.standardInput = pipe
+            inputPipe = pipe
+        } else {
+            process.standardInput = FileHandle.nullDevice
+        }
+        try process.run()
+        try inputPipe?.fileHandleForWriting.close()
+        collect(outPipe.fileHandleForReading, done: outDone) { $0.outData.append($1) }
+        collect(errPipe.fileHandleForReading, done: errDone) { $0.errData.append($1) }
+    }
+
+    private func collect(_ handle: FileHandle, done: DispatchSemaphore,
+                         append: @escaping @Sendable (RunningCommand, Data) -> Void) {
+        Thread.detachNewThread { [self] in
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                lock.lock()
+                append(self, chunk)
+                lock.unlock()
+            }
+            done.signal()
+        }
+    }
+
+    /// Standard output so far.
+    public var stdout: String { lock.lock(); defer { lock.unlock() }; return String(decoding: outData, as: UTF8.self) }
+    /// Standard error so far.
+    public var stderr: String { lock.lock(); defer { lock.unlock() }; return String(decoding: errData, as: UTF8.self) }
+
+    /// Waits (up to 60 s, a safety net for a hung child) until `condition` holds; throws
+    /// with the output so far if it never does or the process ends first.
+    public func waitFor(_ what: String, _ condition: (RunningCommand) -> Bool) async throws {
+        for _ in 0..<3000 {
+            if condition(self) { return }
+            if !process.isRunning && !condition(self) { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw RunCommandError.timedOut(waitingFor: what, stdout: stdout, stderr: stderr)
+    }
+
+    public func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+
+    /// Waits for the process to exit and its output to end.
+    public func finish() async -> CommandResult {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { [self] in
+                outDone.wait()
+                errDone.wait()
+                process.waitUntilExit()
+                continuation.resume(returning: CommandResult(status: process.terminationStatus, stdout: stdout, stderr: stderr))
+            }
+        }
+    }
 }

@@ -45,7 +45,7 @@ struct AccountCommand: AsyncParsableCommand {
             line.set("limit", user.isPro ? .null : .int(User.freeOwnedLimit))
             line.set("scanCount", .int(user.scanCount))
             line.set("database", path)
-            print(line.text)
+            Console.out(line.text)
         } else {
             print("Plan:     \(user.isPro ? "Pro (unlimited owned books)" : "Free (\(User.freeOwnedLimit) owned books)")")
             print("Owned:    \(owned)\(user.isPro ? "" : "/\(User.freeOwnedLimit)") books")

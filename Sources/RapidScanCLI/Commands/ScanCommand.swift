@@ -176,7 +176,7 @@ enum SessionExitStatus {
 
     /// Prints `message` on stderr and returns the exit status to throw.
     static func fail(_ message: String, status: Int32 = failure) -> ExitCode {
-        OutputStream.standardError.write("rapidscan: \(message)\n")
+        Console.error("rapidscan: \(message)")
         return ExitCode(status)
     }
 

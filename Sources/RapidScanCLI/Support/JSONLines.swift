@@ -1,4 +1,5 @@
 import Foundation
+import Pipeline
 
 /// JSON Lines on standard output: one compact object per line, flushed per line so a
 /// consumer piping the output sees each record as soon as it is known.
@@ -16,16 +17,18 @@ enum JSONLines {
     }
 }
 
-/// Line output that keeps stdout and stderr each whole-line and in order.
+/// Line output that keeps stdout and stderr each whole-line and in order: stdio's buffer
+/// (plain `print` in the commands) is flushed first, then the line goes out with write(2)
+/// like the scan/watch event output.
 enum Console {
     static func out(_ line: String) {
-        print(line)
         fflush(nil)
+        Pipeline.OutputStream.standardOutput.write(line + "\n")
     }
 
     /// Problems with one input while a batch goes on.
     static func error(_ line: String) {
         fflush(nil)
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        Pipeline.OutputStream.standardError.write(line + "\n")
     }
 }
