@@ -30,15 +30,16 @@ public func parseJSONLines(_ text: String) -> [[String: Any]] {
 ///
 /// `swift test` builds every product of the package, the executable included, into the
 /// same folder as the test bundle (`.build/<triple>/debug/`), so the binary is looked up
-/// beside the running test process. If it is not there (a test bundle built on its own),
-/// it is built once with `swift build --product rapidscan`, under flock(1) so parallel
-/// test processes do not build it at the same time. Test targets cannot depend on an
-/// executable product on Linux, hence the lookup instead of a dependency.
+/// beside the running test process. Test targets cannot depend on an executable product on
+/// Linux, hence the lookup instead of a dependency. Building it from inside a test would
+/// wait forever on the `.build` lock `swift test` holds, so a missing binary is an error.
 public enum RapidScanBinary {
     public static var url: URL {
-        get async throws {
-            if let beside = besideTests, FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
-            return try await builder.url()
+        get throws {
+            guard let beside = besideTests, FileManager.default.isExecutableFile(atPath: beside.path) else {
+                throw RunCommandError.binaryMissing(besideTests?.path ?? "beside the test bundle")
+            }
+            return beside
         }
     }
 
@@ -51,39 +52,15 @@ public enum RapidScanBinary {
         }
         return folder.appendingPathComponent("rapidscan")
     }
-
-    private static let builder = Builder()
-
-    private actor Builder {
-        private var built: URL?
-
-        func url() async throws -> URL {
-            if let built { return built }
-            let root = SharedFiles.projectRoot
-            let buildFolder = root.appendingPathComponent(".build")
-            try FileManager.default.createDirectory(at: buildFolder, withIntermediateDirectories: true)
-            let env = URL(fileURLWithPath: "/usr/bin/env")
-            let lock = buildFolder.appendingPathComponent("rapidscan-test-build.lock").path
-            let build = try await runProcess(env, ["flock", lock, "swift", "build", "--product", "rapidscan", "--package-path", root.path])
-            let binPath = try await runProcess(env, ["swift", "build", "--show-bin-path", "--package-path", root.path])
-            let binary = URL(fileURLWithPath: binPath.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
-                .appendingPathComponent("rapidscan")
-            guard build.status == 0, FileManager.default.isExecutableFile(atPath: binary.path) else {
-                throw RunCommandError.buildFailed(build.stderr + build.stdout)
-            }
-            built = binary
-            return binary
-        }
-    }
 }
 
 public enum RunCommandError: Error, CustomStringConvertible {
-    case buildFailed(String)
+    case binaryMissing(String)
     case timedOut(waitingFor: String, stdout: String, stderr: String)
 
     public var description: String {
         switch self {
-        case .buildFailed(let output): "swift build --product rapidscan failed:\n\(output)"
+        case .binaryMissing(let path): "rapidscan is not built at \(path): run the tests with `swift test` (or `swift build` first)"
         case let .timedOut(what, stdout, stderr):
             "timed out waiting for \(what); stdout: \(stdout.suffix(2000)) stderr: \(stderr.suffix(2000))"
         }
@@ -123,7 +100,7 @@ public final class RunningCommand: @unchecked Sendable {
     /// Starts the built `rapidscan`; see `runRapidScan` for the parameters.
     public static func rapidScan(_ arguments: [String], environment: [String: String]? = nil,
                                  currentDirectory: URL? = nil, input: String? = nil) async throws -> RunningCommand {
-        try RunningCommand(executable: try await RapidScanBinary.url, arguments: arguments, environment: environment,
+        try RunningCommand(executable: try RapidScanBinary.url, arguments: arguments, environment: environment,
                            currentDirectory: currentDirectory, input: input.map { Data($0.utf8) })
     }
 
