@@ -69,20 +69,17 @@ public final class FileScanner {
     }
 
     public func scan(fileAt url: URL) throws(ImageError) -> FileScanResult {
-        var loadOptions = ImageLoadOptions(maxPixels: options.maxPixels, rawFormat: options.rawFormat)
-        let isJPEG = ["jpg", "jpeg", "jpe", "jfif"].contains(url.pathExtension.lowercased())
-        if isJPEG { loadOptions.jpegScale = .quarter }
-        var loaded = try ImageLoader.load(contentsOf: url, options: loadOptions)
+        // A JPEG comes out of libjpeg at the first pass's scale in one decode: the coarsest
+        // of 1/4, 1/2, 1/1 that keeps `firstPassLongSide` (what `firstPassScale` picks).
+        var loadOptions = ImageLoadOptions(maxPixels: options.maxPixels, jpegScale: .quarter,
+                                           rawFormat: options.rawFormat, jpegMinimumLongSide: Self.firstPassLongSide)
+        let loaded = try ImageLoader.load(contentsOf: url, options: loadOptions)
         let longSide = max(loaded.originalWidth, loaded.originalHeight)
         let firstScale = Self.firstPassScale(longSide: longSide)
-        if isJPEG, loaded.format == .jpeg, firstScale != loadOptions.jpegScale.rawValue {
-            loadOptions.jpegScale = JPEGScale(rawValue: firstScale) ?? .full
-            loaded = try ImageLoader.load(contentsOf: url, options: loadOptions)
-        }
-        let decodedScale = loaded.format == .jpeg ? loadOptions.jpegScale.rawValue : 1
+        let decodedScale = loaded.scale.rawValue
         var attempts = AttemptLog(reader: reader)
         // Reduced first pass (already reduced by libjpeg for JPEGs).
-        let first = decodedScale == firstScale ? loaded.image : loaded.image.downscaled(by: firstScale)
+        let first = loaded.image.downscaled(by: firstScale / decodedScale)
         if attempts.run(first, scale: firstScale, label: firstScale == 1 ? "full size" : "1/\(firstScale) scale") {
             return attempts.result(for: loaded)
         }
@@ -91,6 +88,7 @@ public final class FileScanner {
             var full: GrayImage? = loaded.image
             if decodedScale > 1 {
                 loadOptions.jpegScale = .full
+                loadOptions.jpegMinimumLongSide = nil
                 let reloaded = try? ImageLoader.load(contentsOf: url, options: loadOptions)
                 full = reloaded?.image
                 attempts.warnings += reloaded?.warnings ?? []

@@ -114,6 +114,11 @@ rs_status rs_jpeg_decode(const unsigned char *data, size_t size,
     }
     int cmyk = cinfo.jpeg_color_space == JCS_CMYK || cinfo.jpeg_color_space == JCS_YCCK;
     cinfo.out_color_space = cmyk ? JCS_CMYK : JCS_GRAYSCALE;
+    // Floor division: the caller states a size the image must reach, not libjpeg's rounding.
+    unsigned long long long_side = cinfo.image_width > cinfo.image_height ? cinfo.image_width : cinfo.image_height;
+    while (options->min_output_long_side > 0 && denominator > 1 &&
+           long_side / (unsigned long long)denominator < (unsigned long long)options->min_output_long_side)
+        denominator /= 2;
     // Ceiling division, as libjpeg sizes scaled output.
     while (options->max_output_pixels > 0 && denominator < 8 &&
            (unsigned long long)((cinfo.image_width + denominator - 1) / denominator) *

@@ -40,6 +40,11 @@ public struct ImageLoadOptions: Sendable, Hashable {
     /// whose output has at most this many pixels (e.g. 3_000_000 for a fast first pass
     /// over phone photos, without reading the header separately).
     public var jpegTargetPixels: Int?
+    /// When set, a JPEG is decoded at `jpegScale`, or finer (up to 1/1) while that scale
+    /// would leave its long side (⌊side / scale⌋) shorter than this: one decode at the
+    /// coarsest scale that keeps enough detail, without reading the header separately.
+    /// Applied before `jpegTargetPixels`.
+    public var jpegMinimumLongSide: Int?
     /// Turn JPEGs as their EXIF orientation says.
     public var applyOrientation: Bool
     /// How to read headerless frames (.yuv, .y800, .grey, .gray, .raw files).
@@ -49,10 +54,11 @@ public struct ImageLoadOptions: Sendable, Hashable {
 
     public init(maxPixels: Int = 100_000_000, jpegScale: JPEGScale = .full,
                 applyOrientation: Bool = true, rawFormat: RawFrameFormat? = nil,
-                fastJPEGDecoding: Bool = false, jpegTargetPixels: Int? = nil) {
+                fastJPEGDecoding: Bool = false, jpegTargetPixels: Int? = nil, jpegMinimumLongSide: Int? = nil) {
         self.maxPixels = maxPixels
         self.jpegScale = jpegScale
         self.jpegTargetPixels = jpegTargetPixels
+        self.jpegMinimumLongSide = jpegMinimumLongSide
         self.applyOrientation = applyOrientation
         self.rawFormat = rawFormat
         self.fastJPEGDecoding = fastJPEGDecoding

@@ -55,6 +55,7 @@ public enum ImageLoader {
             return try native(NativeCodecs.decodePNG(bytes, maxPixels: options.maxPixels), format: .png, name: name, options: options)
         case .decodable(.jpeg):
             return try native(NativeCodecs.decodeJPEG(bytes, scale: options.jpegScale,
+                                                      minimumLongSide: options.jpegMinimumLongSide,
                                                       targetPixels: options.jpegTargetPixels,
                                                       maxPixels: options.maxPixels, fast: options.fastJPEGDecoding),
                               format: .jpeg, name: name, options: options)

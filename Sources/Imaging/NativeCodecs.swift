@@ -52,10 +52,11 @@ enum JPEGColorModel: CaseIterable {
 
 /// The only place that touches the C codecs' pointers.
 enum NativeCodecs {
-    static func decodeJPEG(_ bytes: UnsafeRawBufferPointer, scale: JPEGScale, targetPixels: Int?,
+    static func decodeJPEG(_ bytes: UnsafeRawBufferPointer, scale: JPEGScale, minimumLongSide: Int?, targetPixels: Int?,
                            maxPixels: Int, fast: Bool) -> Result<NativeDecodeResult, NativeDecodeFailure> {
         var options = rs_jpeg_decode_options(
             scale_denominator: Int32(scale.rawValue),
+            min_output_long_side: Int32(clamping: max(minimumLongSide ?? 0, 0)),
             max_output_pixels: UInt64(max(targetPixels ?? 0, 0)),
             max_pixels: UInt64(max(maxPixels, 0)),
             fast: fast ? 1 : 0)

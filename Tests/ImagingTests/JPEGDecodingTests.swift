@@ -59,6 +59,21 @@ import TestSupport
         }
     }
 
+    @Test func minimumLongSidePicksTheCoarsestScaleLongEnough() throws {
+        let photo = GrayImage(width: 160, height: 120, pixels: [UInt8](repeating: 90, count: 160 * 120))
+        let jpeg = Data(try TestImages.jpeg(photo, quality: 80))
+        let cases: [(minimum: Int?, start: JPEGScale, expected: JPEGScale)] = [
+            (nil, .quarter, .quarter), (40, .quarter, .quarter), (41, .quarter, .half), (80, .quarter, .half),
+            (81, .quarter, .full), (10_000, .eighth, .full), (20, .eighth, .eighth), (20, .half, .half),
+        ]
+        for (minimum, start, expected) in cases {
+            let loaded = try ImageLoader.load(data: jpeg, name: "t.jpg",
+                                              options: ImageLoadOptions(jpegScale: start, jpegMinimumLongSide: minimum))
+            #expect(loaded.scale == expected, "minimum \(String(describing: minimum)) from \(start)")
+            #expect(loaded.image.width == 160 / expected.rawValue && loaded.image.height == 120 / expected.rawValue)
+        }
+    }
+
     @Test func warningsDoNotStopTheDecode() throws {
         var jpeg = try TestImages.jpeg(image)
         // Stray bytes before the start-of-frame marker: libjpeg warns and decodes on.

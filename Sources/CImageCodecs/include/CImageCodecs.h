@@ -35,6 +35,7 @@ typedef struct rs_gray_image {
 
 typedef struct rs_jpeg_decode_options {
     int scale_denominator;              // 1, 2, 4 or 8 (DCT scaling)
+    int min_output_long_side;           // when not 0: scale less (up to 1/1) while the long side would be shorter
     unsigned long long max_output_pixels; // when not 0: scale down further (up to 1/8) to stay under it
     unsigned long long max_pixels;      // checked against the stored size before decoding
     int fast;                           // JDCT_IFAST and no fancy upsampling
