@@ -10,6 +10,10 @@ import TestSupport
     /// or number of workers (146 main codes plus the two stand-alone add-ons, which it
     /// reports as rejected).
     static let requiredReads = 148
+    /// Check-digit-valid codes that are not the manifest's: upca-2/25 also yields
+    /// 9711010200137 beside the right code (zbarimg reads the same pair), and upca-2/38 a
+    /// UPC-E 02212166 that zbarimg reads too. A new one would put a wrong book in a library.
+    static let allowedMisreads = 2
 
     @Test func readsMoreCodesThanZbarimgAndNothingOnTheNegatives() async throws {
         guard let folder = SharedFiles.image("barcodes") else {
@@ -18,7 +22,7 @@ import TestSupport
         }
         let rows = try manifestRows(folder.appendingPathComponent("manifest.tsv"))
         let results = try await scanAll(rows.map { folder.appendingPathComponent($0["relpath"] ?? "") })
-        var read = 0, expected = 0, misses: [String] = []
+        var read = 0, expected = 0, misses: [String] = [], misreads: [String] = []
         for row in rows {
             let path = row["relpath"] ?? "", text = row["expected_text"] ?? ""
             let result = try #require(results[folder.appendingPathComponent(path)])
@@ -34,12 +38,19 @@ import TestSupport
             } else {
                 let gtin13 = try GTIN(validating: text, as: symbology).gtin13
                 found = result.codes.contains { $0.productCode?.gtin13 == gtin13 }
+                // A valid-looking code that is not the one in the picture (the check digit
+                // catches most misreads, not all): would become a wrong book in a library.
+                for code in result.codes where code.productCode?.gtin13 != gtin13 {
+                    misreads.append("\(path)=\(code.text)")
+                }
             }
             if found { read += 1 } else { misses.append(path) }
         }
         print("real photos: read \(read) of \(expected) codes; missed \(misses.joined(separator: " "))")
+        print("real photos: \(misreads.count) misread: \(misreads.joined(separator: " "))")
         #expect(expected == 163)
         #expect(read >= Self.requiredReads)
+        #expect(misreads.count <= Self.allowedMisreads, "\(misreads)")
     }
 }
 
