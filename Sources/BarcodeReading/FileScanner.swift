@@ -25,7 +25,6 @@ public struct FileScanResult: Sendable, Hashable {
     /// Symbols read but refused (an add-on alone, a check digit BookCodes disagrees with…).
     public var rejected: [Detection]
     /// Size of the image as stored in the file.
-    public var imageSize: (width: Int, height: Int) { (imageWidth, imageHeight) }
     public var imageWidth: Int
     public var imageHeight: Int
     /// Decoder warnings that did not stop the scan.

@@ -17,7 +17,7 @@ public enum ValidateStage {
         var seen = Set<String>()
         var codes: [ReadCode] = []
         // An EAN-2/EAN-5 add-on is price metadata printed beside a main code, never a code of its own.
-        for detection in detections where detection.symbology != .ean2 && detection.symbology != .ean5 {
+        for detection in detections where !detection.symbology.isAddOn {
             let code: ReadCode
             switch detection.validity {
             case .valid(.book(let isbn)): code = .book(isbn, symbology: detection.symbology, text: detection.text)
