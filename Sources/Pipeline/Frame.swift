@@ -32,14 +32,15 @@ public struct Frame: Sendable, Hashable {
 /// Stage "validate", its output: one code read from a frame, already sorted into book,
 /// other product, or rejected (the check digit failed).
 public enum ReadCode: Sendable, Hashable {
-    case book(ISBN13, symbology: Symbology, text: String)
+    /// `addOn`: the EAN-5/EAN-2 printed beside the ISBN (on books usually the price), kept as metadata.
+    case book(ISBN13, symbology: Symbology, text: String, addOn: AddOn? = nil)
     case product(GTIN)
     case rejected(symbology: Symbology, text: String, reason: String)
 
     /// The debounce key: codes are compared in GTIN-13 space (UPC-A 0… and EAN-13 are one code).
     public var debounceKey: String? {
         switch self {
-        case .book(let isbn, _, _): isbn.digits
+        case .book(let isbn, _, _, _): isbn.digits
         case .product(let gtin): gtin.gtin13
         case .rejected: nil
         }

@@ -67,6 +67,7 @@ public final class JSONLinesOutput: EventOutput {
         line.set("captureTime", event.captureTime.iso8601WithMilliseconds)
         line.setIfPresent("isbn13", event.isbn13)
         line.setIfPresent("title", event.title)
+        line.setIfPresent("addon", event.addOn?.text)
         line.setIfPresent("symbology", event.symbology)
         line.setIfPresent("code", event.code)
         line.setIfPresent("source", event.source)

@@ -1,3 +1,4 @@
+import BookCodes
 import Foundation
 
 /// Stage "output", its input: one thing that happened to one frame or one code in it.
@@ -30,6 +31,8 @@ public struct ScanEvent: Sendable, Hashable {
     /// "EAN-13", "UPC-A"… for non-book and rejected codes.
     public var symbology: String?
     public var title: String?
+    /// The EAN-5/EAN-2 add-on printed beside a book's ISBN (usually its price): metadata, never the ISBN.
+    public var addOn: AddOn?
     /// The source a queued lookup waits for ("googleBooks", "openLibrary", "offline").
     public var source: String?
     /// Why: the unreadable file's error, the rejected code's check-digit message, a failure.

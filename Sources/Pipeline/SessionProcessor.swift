@@ -23,7 +23,7 @@ public struct FrameOutcome: Sendable {
 public struct PlannedFrame: Sendable {
     enum Step: Sendable {
         case event(ScanEvent)
-        case book(ISBN13, scanId: Int, lookup: PendingLookupTask)
+        case book(ISBN13, addOn: AddOn?, scanId: Int, lookup: PendingLookupTask)
     }
 
     public let frame: Frame
@@ -32,7 +32,7 @@ public struct PlannedFrame: Sendable {
     /// True when every lookup of this frame has an answer, so finishing it will not wait.
     public var isReady: Bool {
         steps.allSatisfy { step in
-            if case .book(_, _, let lookup) = step { return lookup.isDone }
+            if case .book(_, _, _, let lookup) = step { return lookup.isDone }
             return true
         }
     }
@@ -117,10 +117,11 @@ public final class SessionProcessor {
             var product = event(debouncer.check(gtin.gtin13, at: frame.captureTime.date) == .accepted ? .nonBook : .debounced)
             (product.symbology, product.code) = (gtin.symbology.rawValue, gtin.text)
             return .event(product)
-        case let .book(isbn, _, _):
+        case let .book(isbn, _, _, addOn):
             guard debouncer.check(isbn.digits, at: frame.captureTime.date) == .accepted else {
                 var repeated = event(.debounced)
                 repeated.isbn13 = isbn.digits
+                repeated.addOn = addOn
                 return .event(repeated)
             }
             let scanId = record.beginScan(isbn13: isbn.digits, file: frame.path)
@@ -128,7 +129,7 @@ public final class SessionProcessor {
             let lookup = lookup
             let pending = lookupsInFlight[isbn] ?? PendingLookupTask { await lookup.resolve(isbn) }
             lookupsInFlight[isbn] = pending
-            return .book(isbn, scanId: scanId, lookup: pending)
+            return .book(isbn, addOn: addOn, scanId: scanId, lookup: pending)
         }
     }
 
@@ -137,15 +138,16 @@ public final class SessionProcessor {
         let frame = planned.frame
         var outcome = FrameOutcome(events: [], settled: true)
         for step in planned.steps {
-            let event: ScanEvent
+            var event: ScanEvent
             var scanId: Int?
             switch step {
             case .event(let planned):
                 event = planned
-            case let .book(isbn, id, pending):
+            case let .book(isbn, addOn, id, pending):
                 let result = await pending.task.value
                 if lookupsInFlight[isbn] === pending { lookupsInFlight[isbn] = nil }
                 event = add(isbn, result: result, frame: frame)
+                event.addOn = addOn
                 scanId = id
             }
             record.record(event, scanId: scanId)

@@ -20,7 +20,7 @@ public enum ValidateStage {
         for detection in detections where !detection.symbology.isAddOn {
             let code: ReadCode
             switch detection.validity {
-            case .valid(.book(let isbn)): code = .book(isbn, symbology: detection.symbology, text: detection.text)
+            case .valid(.book(let isbn)): code = .book(isbn, symbology: detection.symbology, text: detection.text, addOn: detection.addOn)
             case .valid(.product(let gtin)): code = .product(gtin)
             case .rejected(let error):
                 code = .rejected(symbology: detection.symbology, text: detection.text, reason: error.description)

@@ -1,3 +1,4 @@
+import BookCodes
 import Foundation
 import Pipeline
 import Testing
@@ -9,6 +10,12 @@ import Testing
         let event = ScanEvent(.added, file: "shelf/a \"1\".jpg", captureTime: time, isbn13: "9780306406157", title: "Café\nLine")
         #expect(JSONLinesOutput.line(for: event).text
             == #"{"event":"added","file":"shelf/a \"1\".jpg","captureTime":"2026-11-22T10:15:30.250Z","isbn13":"9780306406157","title":"Café\nLine"}"#)
+    }
+
+    @Test func aBooksPriceAddOnTravelsWithItsEventNotAsTheISBN() throws {
+        var event = ScanEvent(.added, file: "a.jpg", captureTime: time, isbn13: "9781250313188")
+        event.addOn = try AddOn(validating: "52899")
+        #expect(JSONLinesOutput.line(for: event).text.hasSuffix(#""isbn13":"9781250313188","addon":"52899"}"#))
     }
 
     @Test func jsonLinesParseAsJSON() throws {
