@@ -27,7 +27,8 @@ struct ScanCommand: AsyncParsableCommand {
 
         --json prints one JSON object per event (event: added, alreadyOwned, notFound, \
         libraryFull, queued, nonBook, rejected, debounced, unreadable, noCode, failed) with \
-        file, captureTime, isbn13 and title where known, then a summary object.
+        file, captureTime, isbn13, title and addon (a price add-on) where known, then a
+        summary object.
 
         Exit status: \(SessionExitStatus.help)
         """
