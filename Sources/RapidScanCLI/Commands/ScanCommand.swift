@@ -27,7 +27,7 @@ struct ScanCommand: AsyncParsableCommand {
 
         --json prints one JSON object per event (event: added, alreadyOwned, notFound, \
         libraryFull, queued, nonBook, rejected, debounced, unreadable, noCode, failed) with \
-        file, captureTime, isbn13, title and addon (a price add-on) where known, then a
+        file, captureTime, isbn13, title and addon (a price add-on) where known, then a \
         summary object.
 
         Exit status: \(SessionExitStatus.help)
