@@ -46,6 +46,8 @@ let package = Package(
         .target(name: "Pipeline", dependencies: [
             "BookCodes", "Imaging", "BarcodeReading", "Catalogue", "MetadataSources", "BookLookup",
         ]),
+        // Shelf photos -> spine readings (vision models over HTTP, local OCR): the SpineReader seam.
+        .target(name: "Vision"),
         // Subcommands (one type each); the executable only calls into this.
         .target(name: "RapidScanCLI", dependencies: [
             "BookCodes", "Imaging", "BarcodeReading", "RapidScanConfig", "Catalogue",

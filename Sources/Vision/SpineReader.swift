@@ -1,0 +1,73 @@
+import Foundation
+
+/// One spine as a reader (vision model or OCR) saw it. Matching decides what it is.
+public struct SpineReading: Sendable, Hashable, Codable {
+    /// The text exactly as read (for OCR: the spine's words in reading order).
+    public var text: String
+    /// Cleaned title, when the reader could tell it apart from the author.
+    public var title: String?
+    public var author: String?
+    public var series: String?
+    public var volume: String?
+    /// Left-to-right index on the shelf (0-based), when known.
+    public var position: Int?
+    /// The reader's own confidence, 0...1, when it gives one.
+    public var confidence: Double?
+    /// The reader saw a spine but could not read it; never matched.
+    public var unreadable: Bool
+
+    public init(
+        text: String, title: String? = nil, author: String? = nil, series: String? = nil,
+        volume: String? = nil, position: Int? = nil, confidence: Double? = nil, unreadable: Bool = false
+    ) {
+        self.text = text
+        self.title = title
+        self.author = author
+        self.series = series
+        self.volume = volume
+        self.position = position
+        self.confidence = confidence
+        self.unreadable = unreadable
+    }
+}
+
+/// Tokens a model reply reports (zero for local readers).
+public struct TokenUsage: Sendable, Hashable, Codable {
+    public var input: Int
+    public var output: Int
+    public init(input: Int = 0, output: Int = 0) {
+        self.input = input
+        self.output = output
+    }
+}
+
+/// Everything one photo gave.
+public struct ShelfReading: Sendable, Hashable {
+    public var readings: [SpineReading]
+    public var usage: TokenUsage
+    /// The reply was cut (max tokens): `readings` holds the complete entries only.
+    public var truncated: Bool
+    public init(readings: [SpineReading], usage: TokenUsage = TokenUsage(), truncated: Bool = false) {
+        self.readings = readings
+        self.usage = usage
+        self.truncated = truncated
+    }
+}
+
+/// A photo handed to a reader: where it came from and its upright 8-bit gray pixels are
+/// produced by `Imaging`; readers that need JPEG bytes encode them themselves.
+public struct ShelfPhoto: Sendable {
+    public var path: String
+    public var data: Data
+    public init(path: String, data: Data) {
+        self.path = path
+        self.data = data
+    }
+}
+
+/// The seam every spine provider sits behind: HTTP vision models and local OCR alike.
+public protocol SpineReader: Sendable {
+    /// Stable name, part of the reply cache key (with model and prompt).
+    var identity: String { get }
+    func readSpines(in photo: ShelfPhoto) async throws -> ShelfReading
+}
