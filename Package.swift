@@ -20,6 +20,8 @@ let package = Package(
         .systemLibrary(name: "CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg-dev"])]),
+        .systemLibrary(name: "CTesseract", pkgConfig: "tesseract",
+                       providers: [.apt(["libtesseract-dev", "tesseract-ocr-eng"])]),
         // libjpeg/libpng errors are caught with setjmp here, in C, and returned as codes.
         .target(name: "CImageCodecs", dependencies: ["CPNG", "CJPEG"]),
 
@@ -48,6 +50,8 @@ let package = Package(
         ]),
         // Shelf photos -> spine readings (vision models over HTTP, local OCR): the SpineReader seam.
         .target(name: "Vision"),
+        // Local OCR spine reader: Tesseract on Imaging's gray pixels, words grouped into spines.
+        .target(name: "SpineOCR", dependencies: ["CTesseract", "Imaging", "Vision"]),
         // Subcommands (one type each); the executable only calls into this.
         .target(name: "RapidScanCLI", dependencies: [
             "BookCodes", "Imaging", "BarcodeReading", "RapidScanConfig", "Catalogue",
@@ -57,6 +61,9 @@ let package = Package(
         .executableTarget(name: "rapidscan", dependencies: ["RapidScanCLI"]),
         // JPEG decode timings at each DCT scale (scripts/bench-imaging).
         .executableTarget(name: "ImagingBenchmark", dependencies: ["Imaging"], path: "Benchmarks/ImagingBenchmark"),
+        // Tesseract spine reading on rendered and real shelves (scripts/bench-spines-ocr).
+        .executableTarget(name: "SpineOCRBenchmark", dependencies: ["SpineOCR", "Vision"],
+                          path: "Benchmarks/SpineOCRBenchmark"),
 
         // Test helpers: fixture paths, a loopback HTTP server replaying recorded responses.
         .target(name: "TestSupport", dependencies: [
@@ -76,6 +83,7 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Catalogue", "BookLookup", "BarcodeReading", "BookCodes", "TestSupport"]),
+        .testTarget(name: "SpineOCRTests", dependencies: ["SpineOCR", "Imaging", "Vision", "TestSupport"]),
         // Runs the built `rapidscan` binary end to end.
         .testTarget(name: "CLITests", dependencies: ["TestSupport"]),
     ]

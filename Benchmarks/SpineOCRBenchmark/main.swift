@@ -1,0 +1,127 @@
+import Foundation
+import SpineOCR
+
+// Reads every shelf of a labelled set with Tesseract and compares the readings with the
+// labels: spines found (recall), wrong books (a strong match to a book not on that shelf),
+// medium share, seconds per photo. Usage:
+//   SpineOCRBenchmark CATALOGUE.csv NAME=LABELS.json... [--verbose] [--rotations 270,90,0] [--long-side N] [--psm N]
+
+struct Labelled: Decodable {
+    struct Book: Decodable { var title: String; var author: String? }
+    var books: [Book]
+}
+
+func csvRows(_ text: String) -> [[String]] {
+    var rows: [[String]] = [], row: [String] = [], field = "", quoted = false
+    var iterator = text.makeIterator()
+    while let character = iterator.next() {
+        if quoted {
+            if character == "\"" {
+                quoted = false
+            } else {
+                field.append(character)
+            }
+        } else if character == "\"" {
+            quoted = true
+            if field.hasSuffix("\"") == false, !field.isEmpty { field.append("\"") }
+        } else if character == "," {
+            row.append(field); field = ""
+        } else if character == "\n" || character == "\r\n" {
+            row.append(field); field = ""; rows.append(row); row = []
+        } else {
+            field.append(character)
+        }
+    }
+    if !field.isEmpty || !row.isEmpty { row.append(field); rows.append(row) }
+    return rows
+}
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+let verbose = arguments.contains("--verbose")
+arguments.removeAll { $0 == "--verbose" }
+var options = TesseractOptions()
+@MainActor func takeOption(_ name: String) -> String? {
+    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
+    let value = arguments[index + 1]
+    arguments.removeSubrange(index...index + 1)
+    return value
+}
+if let value = takeOption("--rotations") {
+    options.rotations = value.split(separator: ",").compactMap { Int($0).flatMap(SpineRotation.init(rawValue:)) }
+}
+if let value = takeOption("--long-side"), let side = Int(value) { options.workingLongSide = side }
+if let value = takeOption("--psm"), let mode = Int(value) { options.pageSegmentationMode = mode }
+guard arguments.count >= 2 else {
+    FileHandle.standardError.write(Data("usage: SpineOCRBenchmark CATALOGUE.csv NAME=LABELS.json...\n".utf8))
+    exit(2)
+}
+
+// The catalogue: goodbooks-10k plus every labelled book (so a reading of shelf A that matches
+// a book of shelf B counts as a wrong book).
+let catalogueText = try String(contentsOfFile: arguments[0], encoding: .utf8)
+let header = csvRows(String(catalogueText.prefix(2000)))[0]
+let titleColumn = header.firstIndex(of: "title")!, authorColumn = header.firstIndex(of: "authors")!
+var known: [KnownBook] = csvRows(catalogueText).dropFirst().enumerated().compactMap { index, row in
+    row.count > max(titleColumn, authorColumn)
+        ? KnownBook(id: "gb\(index)", title: row[titleColumn].replacingOccurrences(of: #"\s*\([^)]*#[^)]*\)$"#, with: "", options: .regularExpression),
+                    author: row[authorColumn]) : nil
+}
+var sets: [(name: String, folder: URL, photos: [(file: String, books: [Labelled.Book])])] = []
+for argument in arguments.dropFirst() {
+    let parts = argument.split(separator: "=", maxSplits: 1).map(String.init)
+    let url = URL(fileURLWithPath: parts[1])
+    let labels = try JSONDecoder().decode([String: Labelled].self, from: Data(contentsOf: url))
+    let photos = labels.keys.sorted().map { (file: $0, books: labels[$0]!.books) }
+    sets.append((parts[0], url.deletingLastPathComponent(), photos))
+    for photo in photos {
+        for book in photo.books { known.append(KnownBook(id: "\(parts[0]):\(book.title)", title: book.title, author: book.author)) }
+    }
+}
+let matcher = OCRTextMatch(books: known)
+let ocr = try ShelfOCR(options: options)
+print("rotations \(options.rotations.map(\.degrees)), psm \(options.pageSegmentationMode), long side \(options.workingLongSide), workers \(options.effectiveWorkers)")
+
+for set in sets {
+    var expectedTotal = 0, latinTotal = 0, foundTotal = 0, wrongTotal = 0, strongTotal = 0, mediumTotal = 0
+    var seconds = 0.0, readingsTotal = 0
+    for photo in set.photos {
+        let data = try Data(contentsOf: set.folder.appendingPathComponent(photo.file))
+        let start = Date()
+        let shelf = try ocr.read(data: data, name: photo.file)
+        let elapsed = Date().timeIntervalSince(start)
+        seconds += elapsed
+        var open = photo.books.map { OCRTextMatch.letters($0.title) }
+        let onShelf = Set(open)
+        var found = 0, wrong = 0, strong = 0, medium = 0
+        var lines: [String] = []
+        for spine in shelf.spines {
+            let result = matcher.match(spine.text)
+            var verdict = "none"
+            if let book = result.book, result.decision != .none {
+                let key = OCRTextMatch.letters(book.title)
+                if result.decision == .strong { strong += 1 } else { medium += 1 }
+                if let index = open.firstIndex(of: key) {
+                    open.remove(at: index); found += 1; verdict = "\(result.decision) ok: \(book.title)"
+                } else if onShelf.contains(key) {
+                    verdict = "\(result.decision) again: \(book.title)"
+                } else {
+                    if result.decision == .strong { wrong += 1 }
+                    verdict = "\(result.decision) WRONG: \(book.title)"
+                }
+            }
+            lines.append(String(format: "    [%d %3d° %2.0f] %@  -> %@", spine.row, spine.rotation.degrees, spine.confidence, spine.text, verdict))
+        }
+        let latin = photo.books.filter { $0.title.unicodeScalars.contains { $0.isASCII && CharacterSet.letters.contains($0) } }.count
+        expectedTotal += photo.books.count; latinTotal += latin; foundTotal += found; wrongTotal += wrong
+        strongTotal += strong; mediumTotal += medium; readingsTotal += shelf.spines.count
+        print(String(format: "  %@: %d/%d found (%d Latin-script), %d wrong, %d readings, %.2f s, %dx%d",
+                     photo.file, found, photo.books.count, latin, wrong, shelf.spines.count, elapsed, shelf.workingWidth, shelf.workingHeight))
+        if verbose { lines.forEach { print($0) } }
+    }
+    let matched = max(1, strongTotal + mediumTotal)
+    print(String(format: "%@: %d photos, found %d/%d spines (%.1f%%; %.1f%% of %d with Latin-script titles), wrong books %d, medium share %.1f%%, %.2f s/photo, %.3f s/reading",
+                 set.name, set.photos.count, foundTotal, expectedTotal, 100 * Double(foundTotal) / Double(max(1, expectedTotal)),
+                 100 * Double(foundTotal) / Double(max(1, latinTotal)), latinTotal, wrongTotal,
+                 100 * Double(mediumTotal) / Double(matched), seconds / Double(set.photos.count),
+                 seconds / Double(max(1, readingsTotal))))
+}

@@ -1,0 +1,208 @@
+import Dispatch
+import Foundation
+import Imaging
+import Vision
+
+/// One spine found by OCR: its words in reading order, where it is in the photo.
+public struct OCRSpine: Sendable, Hashable {
+    public var words: [OCRWord]
+    /// The spine's text box in the (working-size, upright) photo.
+    public var box: Box
+    public var rotation: SpineRotation
+    /// Mean word confidence, 0–100.
+    public var confidence: Double
+    /// Shelf row (0 at the top) and index within the row, left to right.
+    public var row: Int = 0
+
+    public var text: String { words.map(\.text).joined(separator: " ") }
+
+    /// Ranks two readings of the same place: confident letters count.
+    var score: Double {
+        words.reduce(0) { $0 + $1.confidence / 100 * Double($1.text.count) * ($1.isDictionaryWord ? 1.2 : 1) }
+    }
+}
+
+/// Everything one photo gave, with how the work went.
+public struct OCRShelf: Sendable {
+    public var spines: [OCRSpine]
+    public var workingWidth: Int
+    public var workingHeight: Int
+    /// Words Tesseract returned before noise filtering, over all rotations.
+    public var rawWordCount: Int
+}
+
+/// Reads a shelf photo with Tesseract: decode through Imaging, scale, read every rotation in
+/// parallel (one engine per worker), group words into spines, drop noise, merge rotations.
+public final class ShelfOCR: @unchecked Sendable {
+    public let options: TesseractOptions
+    private let pool: EnginePool
+
+    /// Checks the language data now, so a missing package fails before any photo is read.
+    public init(options: TesseractOptions = TesseractOptions()) throws(TesseractError) {
+        self.options = options
+        _ = try LanguageData.folder(for: options.languages, explicit: options.dataPath)
+        pool = EnginePool(options: options)
+    }
+
+    public func read(data: Data, name: String) throws(TesseractError) -> OCRShelf {
+        let loadOptions = ImageLoadOptions(maxPixels: options.maxPixels, jpegMinimumLongSide: options.workingLongSide)
+        let loaded: LoadedImage
+        do { loaded = try ImageLoader.load(data: data, name: name, options: loadOptions) } catch { throw .image(error) }
+        return try read(image: loaded.image, name: name)
+    }
+
+    public func read(image original: GrayImage, name: String) throws(TesseractError) -> OCRShelf {
+        guard min(original.width, original.height) >= options.minimumSide else {
+            throw .imageTooSmall(file: name, width: original.width, height: original.height,
+                                 minimumSide: options.minimumSide)
+        }
+        let image = original.scaled(toLongSide: options.workingLongSide).image
+        let rotations = options.rotations.isEmpty ? [SpineRotation.clockwise270] : options.rotations
+        let results = Locked([Result<[OCRSpine], TesseractError>?](repeating: nil, count: rotations.count))
+        let rawCounts = Locked(0)
+        DispatchQueue.concurrentPerform(iterations: rotations.count) { index in
+            let rotation = rotations[index]
+            let result = pool.withEngine { started -> Result<[OCRSpine], TesseractError> in
+                guard case .success(let engine) = started else {
+                    if case .failure(let error) = started { return .failure(error) }
+                    return .failure(.recognitionFailed(file: name, rotation: rotation))
+                }
+                let turned = image.rotated(rotation.imagingRotation)
+                guard let words = engine.words(in: turned, deadlineMilliseconds: options.deadlineMilliseconds) else {
+                    return .failure(.recognitionFailed(file: name, rotation: rotation))
+                }
+                rawCounts.withLock { $0 += words.count }
+                return .success(self.spines(in: words, turned: turned, rotation: rotation,
+                                            photoWidth: image.width, photoHeight: image.height))
+            }
+            results.withLock { $0[index] = result }
+        }
+        var candidates: [OCRSpine] = []
+        for result in results.withLock({ $0 }) {
+            switch result {
+            case .success(let spines): candidates += spines
+            case .failure(let error): throw error
+            case nil: continue
+            }
+        }
+        return OCRShelf(spines: Self.merged(candidates), workingWidth: image.width, workingHeight: image.height,
+                        rawWordCount: rawCounts.withLock { $0 })
+    }
+
+    /// One pass's words → spines with their boxes in the photo, noise dropped.
+    func spines(in words: [OCRWord], turned: GrayImage, rotation: SpineRotation,
+                photoWidth: Int, photoHeight: Int) -> [OCRSpine] {
+        let kept = words.filter { SpineNoise.keeps($0, minimumConfidence: options.minimumWordConfidence) }
+        let groups = SpineGrouping.spines(kept) { upper, lower in EdgeDetector.hasEdge(in: turned, between: upper, and: lower) }
+        return groups.compactMap { group -> OCRSpine? in
+            let words = group.filter { !SpineNoise.isImprint($0.text) }
+            let letters = words.reduce(0) { $0 + $1.text.filter(\.isLetter).count }
+            guard letters >= 4 else { return nil }
+            let confidence = words.reduce(0) { $0 + $1.confidence } / Double(words.count)
+            // Upside-down and texture garbage: unsure overall and no dictionary word.
+            guard confidence >= options.minimumReadingConfidence || words.contains(where: \.isDictionaryWord)
+            else { return nil }
+            guard confidence >= options.minimumWordConfidence else { return nil }
+            let box = words.dropFirst().reduce(words[0].box) { $0.union($1.box) }
+            return OCRSpine(words: words, box: rotation.boxInPhoto(box, photoWidth: photoWidth, photoHeight: photoHeight),
+                            rotation: rotation, confidence: confidence)
+        }
+    }
+
+    /// A spine read in two rotations counts once: the better reading of a place wins.
+    /// Survivors are numbered row by row, left to right.
+    static func merged(_ candidates: [OCRSpine]) -> [OCRSpine] {
+        var kept: [OCRSpine] = []
+        for candidate in candidates.sorted(by: { $0.score > $1.score }) {
+            let clashes = kept.contains { other in
+                let overlap = Double(candidate.box.intersection(other.box))
+                return overlap > 0.3 * Double(min(candidate.box.area, other.box.area))
+            }
+            if !clashes { kept.append(candidate) }
+        }
+        return ordered(kept)
+    }
+
+    /// Rows: spines whose vertical extents overlap by a third share a row; rows top to bottom.
+    static func ordered(_ spines: [OCRSpine]) -> [OCRSpine] {
+        var rows: [(y0: Int, y1: Int, spines: [OCRSpine])] = []
+        for spine in spines.sorted(by: { $0.box.centerY < $1.box.centerY }) {
+            if let index = rows.firstIndex(where: { row in
+                let overlap = min(row.y1, spine.box.y1) - max(row.y0, spine.box.y0)
+                return Double(overlap) > Double(min(row.y1 - row.y0, spine.box.height)) / 3
+            }) {
+                rows[index].y0 = min(rows[index].y0, spine.box.y0)
+                rows[index].y1 = max(rows[index].y1, spine.box.y1)
+                rows[index].spines.append(spine)
+            } else {
+                rows.append((spine.box.y0, spine.box.y1, [spine]))
+            }
+        }
+        return rows.sorted { $0.y0 < $1.y0 }.enumerated().flatMap { rowIndex, row in
+            row.spines.sorted { $0.box.x0 < $1.box.x0 }.map { spine -> OCRSpine in
+                var spine = spine
+                spine.row = rowIndex
+                return spine
+            }
+        }
+    }
+}
+
+/// Engines are costly to start (the LSTM model loads): kept, one per concurrent pass.
+final class EnginePool: @unchecked Sendable {
+    private let options: TesseractOptions
+    private let idle = Locked<[TesseractEngine]>([])
+    private let slots: DispatchSemaphore
+
+    init(options: TesseractOptions) {
+        self.options = options
+        slots = DispatchSemaphore(value: options.effectiveWorkers)
+    }
+
+    func withEngine<T>(_ body: (Result<TesseractEngine, TesseractError>) -> T) -> T {
+        slots.wait()
+        defer { slots.signal() }
+        let engine: Result<TesseractEngine, TesseractError>
+        if let reused = idle.withLock({ $0.popLast() }) {
+            engine = .success(reused)
+        } else {
+            do { engine = .success(try TesseractEngine(options: options)) } catch { engine = .failure(error) }
+        }
+        defer { if case .success(let done) = engine { idle.withLock { $0.append(done) } } }
+        return body(engine)
+    }
+}
+
+/// A value behind a lock.
+final class Locked<Value>: @unchecked Sendable {
+    private var value: Value
+    private let lock = NSLock()
+    init(_ value: Value) { self.value = value }
+    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}
+
+/// Spine edges in the turned image: a long horizontal break in brightness between two lines.
+enum EdgeDetector {
+    static func hasEdge(in image: GrayImage, between upper: Box, and lower: Box) -> Bool {
+        let x0 = max(0, max(upper.x0, lower.x0)), x1 = min(image.width, min(upper.x1, lower.x1))
+        let yStart = max(1, min(upper.y1, lower.y0) - 2), yEnd = min(image.height - 1, max(upper.y1, lower.y0) + 2)
+        guard x1 - x0 >= 8, yEnd > yStart else { return false }
+        // The two bands' background brightness: different covers meet at an edge.
+        var best = 0.0
+        image.pixels.withUnsafeBufferPointer { pixels in
+            for y in yStart..<yEnd {
+                var strong = 0
+                for x in x0..<x1 {
+                    let difference = Int(pixels[(y + 1) * image.width + x]) - Int(pixels[(y - 1) * image.width + x])
+                    if abs(difference) >= 24 { strong += 1 }
+                }
+                best = max(best, Double(strong) / Double(x1 - x0))
+            }
+        }
+        return best > 0.7
+    }
+}

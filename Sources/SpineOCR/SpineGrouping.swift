@@ -1,0 +1,81 @@
+/// Groups the words of one Tesseract pass into spines, in the frame Tesseract read (text
+/// lines horizontal). There a spine is a horizontal band: its words share the band across
+/// the spine (y) and lie along it (x). Shelf rows are separated along x by a gap no word
+/// crosses; within a row, words on one centreline are one line; neighbouring lines are one
+/// spine only when they are close and no spine edge lies between them.
+public enum SpineGrouping {
+    /// Tells whether a spine edge (a long straight break in the pixels) lies between two
+    /// lines' boxes, the first above the second. Nil: geometry alone decides (never merge).
+    public typealias EdgeTest = (_ upper: Box, _ lower: Box) -> Bool
+
+    public static func spines(_ words: [OCRWord], edgeBetween: EdgeTest? = nil) -> [[OCRWord]] {
+        guard !words.isEmpty else { return [] }
+        var spines: [[OCRWord]] = []
+        for row in rows(words) {
+            let lines = self.lines(row)
+            var groups: [[[OCRWord]]] = []
+            for line in lines {
+                if let lastIndex = groups.indices.last, let previous = groups[lastIndex].last,
+                   joins(previous, line, edgeBetween: edgeBetween) {
+                    groups[lastIndex].append(line)
+                } else {
+                    groups.append([line])
+                }
+            }
+            spines += groups.map { $0.flatMap { $0 } }
+        }
+        return spines
+    }
+
+    /// Shelf rows: runs of words along x separated by gaps wider than four text heights
+    /// that no word crosses.
+    static func rows(_ words: [OCRWord]) -> [[OCRWord]] {
+        let heights = words.map { $0.box.height }.sorted()
+        let textHeight = max(1, heights[heights.count / 2])
+        let sorted = words.sorted { $0.box.x0 < $1.box.x0 }
+        var rows: [[OCRWord]] = []
+        var current: [OCRWord] = []
+        var reach = Int.min
+        for word in sorted {
+            if !current.isEmpty && word.box.x0 - reach > 4 * textHeight {
+                rows.append(current)
+                current = []
+            }
+            current.append(word)
+            reach = max(reach, word.box.x1)
+        }
+        if !current.isEmpty { rows.append(current) }
+        return rows
+    }
+
+    /// Lines: words whose vertical centres lie within half a text height of each other,
+    /// top to bottom, each line's words left to right.
+    static func lines(_ words: [OCRWord]) -> [[OCRWord]] {
+        var lines: [(center: Double, height: Double, words: [OCRWord])] = []
+        for word in words.sorted(by: { $0.box.centerY < $1.box.centerY }) {
+            let height = Double(max(1, word.box.height))
+            if let index = lines.indices.last,
+               abs(word.box.centerY - lines[index].center) < 0.5 * max(height, lines[index].height) {
+                let count = Double(lines[index].words.count)
+                lines[index].center = (lines[index].center * count + word.box.centerY) / (count + 1)
+                lines[index].height = max(lines[index].height, height)
+                lines[index].words.append(word)
+            } else {
+                lines.append((word.box.centerY, height, [word]))
+            }
+        }
+        return lines.map { $0.words.sorted { $0.box.x0 < $1.box.x0 } }
+    }
+
+    /// Two lines are one spine's (a title over its author) when the gap between them is
+    /// under one text height, they overlap along the spine, and the pixels show no edge.
+    static func joins(_ upper: [OCRWord], _ lower: [OCRWord], edgeBetween: EdgeTest?) -> Bool {
+        guard let edgeBetween else { return false }
+        let a = upper.dropFirst().reduce(upper[0].box) { $0.union($1.box) }
+        let b = lower.dropFirst().reduce(lower[0].box) { $0.union($1.box) }
+        let height = min(a.height, b.height)
+        let gap = b.y0 - a.y1
+        guard gap < height, min(a.x1, b.x1) - max(a.x0, b.x0) > 0 else { return false }
+        return !edgeBetween(a, b)
+    }
+}

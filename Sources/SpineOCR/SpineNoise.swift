@@ -1,0 +1,58 @@
+import Foundation
+
+/// What real spine readings are full of and a matcher must never see: call numbers and
+/// shelf labels, imprint names, single characters, low-confidence garbage.
+public enum SpineNoise {
+    /// Publisher imprints and logos printed at a spine's foot (compared lowercased, letters only).
+    public static let imprints: Set<String> = [
+        "penguin", "vintage", "harper", "harpercollins", "picador", "scribner", "bantam", "anchor", "puffin",
+        "ballantine", "random", "doubleday", "knopf", "tor", "orbit", "signet", "pocket", "dell", "berkley",
+        "wiley", "springer", "elsevier", "pearson", "mcgrawhill", "routledge", "cambridge", "oxford", "press",
+        "university", "books", "classics", "edition", "isbn", "scholastic", "simon", "schuster", "faber",
+        "macmillan", "hachette", "delrey", "avon", "mariner", "norton", "crc",
+    ]
+
+    /// Whether a word is kept. `minimumConfidence` applies to non-dictionary words.
+    static func keeps(_ word: OCRWord, minimumConfidence: Double) -> Bool {
+        let text = word.text
+        let letters = text.unicodeScalars.filter { CharacterSet.letters.contains($0) }.count
+        let digits = text.unicodeScalars.filter { CharacterSet.decimalDigits.contains($0) }.count
+        let alphanumerics = letters + digits
+        // Punctuation, smudges and lone characters ("A" and "I" start real titles).
+        if alphanumerics == 0 { return false }
+        if alphanumerics == 1 && !(text == "A" || text == "I" || text == "&") { return false }
+        if alphanumerics == 1 && word.confidence < 80 { return false }
+        // Mostly symbols: "|/i;" and the like.
+        if Double(alphanumerics) < Double(text.count) * 0.6 { return false }
+        // Call numbers and shelf labels: letters glued to digits ("TU5", "PS3545", "QA76.9"),
+        // cutter numbers (".C90", ".B13"), classification decimals.
+        if isCallNumberPart(text) { return false }
+        // Garbage reads of a text upside down or of wood grain: unsure and not a word.
+        if word.confidence < minimumConfidence && !word.isDictionaryWord { return false }
+        if letters >= 4 && !word.isDictionaryWord && !hasVowel(text) { return false }
+        return true
+    }
+
+    static func isCallNumberPart(_ text: String) -> Bool {
+        let hasLetter = text.contains { $0.isLetter }
+        let hasDigit = text.contains { $0.isNumber }
+        if text.hasPrefix(".") && hasDigit { return true }
+        if hasLetter && hasDigit {
+            // Ordinals and volumes ("2nd", "Vol2") are rarer on spines than call numbers; years glued to
+            // letters are call numbers too.
+            return !(text.lowercased().hasSuffix("st") || text.lowercased().hasSuffix("nd")
+                || text.lowercased().hasSuffix("rd") || text.lowercased().hasSuffix("th"))
+        }
+        // Decimal classification numbers: "004.6", "813.54".
+        if hasDigit && text.contains(".") && !hasLetter { return true }
+        return false
+    }
+
+    static func isImprint(_ text: String) -> Bool {
+        imprints.contains(String(text.lowercased().filter { $0.isLetter }))
+    }
+
+    private static func hasVowel(_ text: String) -> Bool {
+        text.lowercased().contains { "aeiouyàáâäèéêëìíîïòóôöùúûü".contains($0) }
+    }
+}

@@ -1,0 +1,120 @@
+import CTesseract
+import Foundation
+import Imaging
+
+/// A pixel rectangle, `x0..<x1` × `y0..<y1`.
+public struct Box: Sendable, Hashable, Codable {
+    public var x0: Int, y0: Int, x1: Int, y1: Int
+    public init(x0: Int, y0: Int, x1: Int, y1: Int) {
+        self.x0 = x0; self.y0 = y0; self.x1 = x1; self.y1 = y1
+    }
+    public var width: Int { x1 - x0 }
+    public var height: Int { y1 - y0 }
+    public var area: Int { max(0, width) * max(0, height) }
+    public var centerX: Double { Double(x0 + x1) / 2 }
+    public var centerY: Double { Double(y0 + y1) / 2 }
+
+    public func intersection(_ other: Box) -> Int {
+        max(0, min(x1, other.x1) - max(x0, other.x0)) * max(0, min(y1, other.y1) - max(y0, other.y0))
+    }
+
+    public func union(_ other: Box) -> Box {
+        Box(x0: min(x0, other.x0), y0: min(y0, other.y0), x1: max(x1, other.x1), y1: max(y1, other.y1))
+    }
+
+    func scaled(by factor: Double) -> Box {
+        Box(x0: Int((Double(x0) * factor).rounded(.down)), y0: Int((Double(y0) * factor).rounded(.down)),
+            x1: Int((Double(x1) * factor).rounded(.up)), y1: Int((Double(y1) * factor).rounded(.up)))
+    }
+}
+
+/// One word as Tesseract read it, in the coordinates of the image it was given.
+public struct OCRWord: Sendable, Hashable {
+    public var text: String
+    /// Tesseract's word confidence, 0–100.
+    public var confidence: Double
+    public var box: Box
+    /// Tesseract found the word in its dictionary.
+    public var isDictionaryWord: Bool
+    /// Index of the text line Tesseract put it on (reading order within a pass).
+    public var line: Int
+
+    public init(text: String, confidence: Double, box: Box, isDictionaryWord: Bool, line: Int) {
+        self.text = text
+        self.confidence = confidence
+        self.box = box
+        self.isDictionaryWord = isDictionaryWord
+        self.line = line
+    }
+}
+
+/// One TessBaseAPI behind a safe type. Not thread-safe: one engine per worker thread
+/// (the reader's pool hands each pass its own).
+public final class TesseractEngine {
+    private let handle: OpaquePointer
+    public let languages: String
+
+    /// Loads the language data; a missing traineddata file is an error naming its package.
+    public init(options: TesseractOptions) throws(TesseractError) {
+        let folder = try LanguageData.folder(for: options.languages, explicit: options.dataPath)
+        guard let api = TessBaseAPICreate() else {
+            throw .initializationFailed(language: options.languageArgument, dataPath: folder)
+        }
+        // Tesseract's own diagnostics go nowhere; errors come back as values.
+        _ = TessBaseAPISetVariable(api, "debug_file", "/dev/null")
+        let status = TessBaseAPIInit2(api, folder, options.languageArgument, OEM_LSTM_ONLY)
+        guard status == 0 else {
+            TessBaseAPIDelete(api)
+            throw .initializationFailed(language: options.languageArgument, dataPath: folder)
+        }
+        let mode = TessPageSegMode(rawValue: UInt32(clamping: max(0, min(13, options.pageSegmentationMode))))
+        TessBaseAPISetPageSegMode(api, mode)
+        handle = api
+        languages = options.languageArgument
+    }
+
+    deinit {
+        TessBaseAPIEnd(handle)
+        TessBaseAPIDelete(handle)
+    }
+
+    /// Words with boxes and confidences; nil when Tesseract reports a failure (or the deadline cut it).
+    public func words(in image: GrayImage, deadlineMilliseconds: Int = 0) -> [OCRWord]? {
+        guard image.width > 0, image.height > 0 else { return [] }
+        return image.pixels.withUnsafeBufferPointer { buffer -> [OCRWord]? in
+            TessBaseAPISetImage(handle, buffer.baseAddress, Int32(image.width), Int32(image.height), 1,
+                                Int32(image.width))
+            // No resolution in a gray buffer; 300 dpi keeps Tesseract's size heuristics sane.
+            TessBaseAPISetSourceResolution(handle, 300)
+            defer { TessBaseAPIClear(handle) }
+            let monitor = TessMonitorCreate()
+            defer { TessMonitorDelete(monitor) }
+            if deadlineMilliseconds > 0 { TessMonitorSetDeadlineMSecs(monitor, Int32(deadlineMilliseconds)) }
+            guard TessBaseAPIRecognize(handle, monitor) == 0 else { return nil }
+            return collectWords()
+        }
+    }
+
+    private func collectWords() -> [OCRWord] {
+        guard let iterator = TessBaseAPIGetIterator(handle) else { return [] }
+        defer { TessResultIteratorDelete(iterator) }
+        let page = TessResultIteratorGetPageIteratorConst(iterator)
+        var words: [OCRWord] = []
+        var line = -1
+        repeat {
+            if TessPageIteratorIsAtBeginningOf(page, RIL_TEXTLINE) != 0 { line += 1 }
+            guard let raw = TessResultIteratorGetUTF8Text(iterator, RIL_WORD) else { continue }
+            let text = String(cString: raw).trimmingCharacters(in: .whitespacesAndNewlines)
+            TessDeleteText(raw)
+            var left: Int32 = 0, top: Int32 = 0, right: Int32 = 0, bottom: Int32 = 0
+            guard !text.isEmpty,
+                  TessPageIteratorBoundingBox(page, RIL_WORD, &left, &top, &right, &bottom) != 0 else { continue }
+            words.append(OCRWord(
+                text: text, confidence: Double(TessResultIteratorConfidence(iterator, RIL_WORD)),
+                box: Box(x0: Int(left), y0: Int(top), x1: Int(right), y1: Int(bottom)),
+                isDictionaryWord: TessResultIteratorWordIsFromDictionary(iterator) != 0,
+                line: max(0, line)))
+        } while TessResultIteratorNext(iterator, RIL_WORD) != 0
+        return words
+    }
+}

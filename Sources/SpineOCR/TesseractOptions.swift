@@ -1,0 +1,72 @@
+import Foundation
+import Imaging
+
+/// How the photo is turned before Tesseract reads it (clockwise, as a viewer turns it).
+/// Spines read top-to-bottom (US/UK) become upright when turned 270°; bottom-to-top
+/// (continental Europe) when turned 90°; 0° reads books lying flat.
+public enum SpineRotation: Int, Sendable, Hashable, CaseIterable, Codable, CustomStringConvertible {
+    case none = 0, clockwise90 = 90, clockwise270 = 270
+
+    public var degrees: Int { rawValue }
+    public var description: String { "\(rawValue)°" }
+
+    var imagingRotation: Rotation {
+        switch self {
+        case .none: .none
+        case .clockwise90: .clockwise90
+        case .clockwise270: .counterclockwise90
+        }
+    }
+}
+
+/// Everything the Tesseract provider can be told (`[vision]` with `provider = "tesseract"`).
+public struct TesseractOptions: Sendable, Hashable {
+    /// Traineddata names, joined with '+' for Tesseract (`["eng", "spa"]`).
+    public var languages: [String]
+    /// Tesseract page segmentation mode; 11 (sparse text) finds words scattered over spines.
+    public var pageSegmentationMode: Int
+    /// Which turns of the photo are read; each is one Tesseract pass.
+    public var rotations: [SpineRotation]
+    /// A folder holding `<language>.traineddata`; nil searches TESSDATA_PREFIX and Debian's folders.
+    public var dataPath: String?
+    /// Photos with more stored pixels are refused before decoding (Imaging's limit).
+    public var maxPixels: Int
+    /// The long side the photo is scaled to before OCR: spine text then lands at the
+    /// 20–40 px height Tesseract reads best on typical shelf photos; bounds the work per photo.
+    public var workingLongSide: Int
+    /// Shortest side a photo may have.
+    public var minimumSide: Int
+    /// Words under this confidence (0–100) are dropped unless they are dictionary words.
+    public var minimumWordConfidence: Double
+    /// Readings whose mean word confidence is under this are dropped (upside-down garbage).
+    public var minimumReadingConfidence: Double
+    /// Tesseract passes run at once (one TessBaseAPI each); 0 means one per core.
+    public var workers: Int
+    /// Each rotation's recognition is cut after this many milliseconds (0: no limit).
+    public var deadlineMilliseconds: Int
+
+    public init(languages: [String] = ["eng"], pageSegmentationMode: Int = 11,
+                rotations: [SpineRotation] = [.clockwise270, .clockwise90, .none], dataPath: String? = nil,
+                maxPixels: Int = 100_000_000, workingLongSide: Int = 2000, minimumSide: Int = 64,
+                minimumWordConfidence: Double = 55, minimumReadingConfidence: Double = 62,
+                workers: Int = 0, deadlineMilliseconds: Int = 20_000) {
+        self.languages = languages
+        self.pageSegmentationMode = pageSegmentationMode
+        self.rotations = rotations
+        self.dataPath = dataPath
+        self.maxPixels = maxPixels
+        self.workingLongSide = workingLongSide
+        self.minimumSide = minimumSide
+        self.minimumWordConfidence = minimumWordConfidence
+        self.minimumReadingConfidence = minimumReadingConfidence
+        self.workers = workers
+        self.deadlineMilliseconds = deadlineMilliseconds
+    }
+
+    public var effectiveWorkers: Int {
+        workers > 0 ? workers : max(1, ProcessInfo.processInfo.activeProcessorCount)
+    }
+
+    /// Tesseract's language argument ("eng+spa").
+    var languageArgument: String { languages.joined(separator: "+") }
+}

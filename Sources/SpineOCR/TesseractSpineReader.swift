@@ -1,0 +1,106 @@
+import Foundation
+import Vision
+
+/// The local OCR provider behind the `SpineReader` seam: Tesseract reads the spines, the
+/// matcher decides what they are. Readings carry the spine's words in reading order; OCR
+/// cannot tell a title from an author, so `title` and `author` stay nil.
+public struct TesseractSpineReader: SpineReader {
+    public let ocr: ShelfOCR
+
+    /// Fails at once when a language's traineddata is missing (the error names the package).
+    public init(options: TesseractOptions = TesseractOptions()) throws(TesseractError) {
+        ocr = try ShelfOCR(options: options)
+    }
+
+    public var identity: String {
+        let options = ocr.options
+        return "tesseract:\(options.languageArgument):psm\(options.pageSegmentationMode):"
+            + options.rotations.map { String($0.degrees) }.joined(separator: ",")
+    }
+
+    public func readSpines(in photo: ShelfPhoto) async throws -> ShelfReading {
+        let ocr = self.ocr
+        // Recognition is seconds of CPU on worker threads, off the cooperative pool.
+        let shelf = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<OCRShelf, Error>) in
+            DispatchQueue.global(qos: .userInitiated).async {
+                do { continuation.resume(returning: try ocr.read(data: photo.data, name: photo.path)) } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+        }
+        return ShelfReading(readings: Self.readings(from: shelf))
+    }
+
+    static func readings(from shelf: OCRShelf) -> [SpineReading] {
+        shelf.spines.enumerated().map { index, spine in
+            SpineReading(text: spine.text, position: index, confidence: (spine.confidence / 100).clamped01)
+        }
+    }
+}
+
+/// `[vision] provider = "tesseract"` and its settings, as the `spines` command hands them over.
+public struct TesseractProviderSettings: Sendable, Hashable {
+    public var languages: [String]
+    public var pageSegmentationMode: Int?
+    public var rotations: [Int]?
+    public var dataPath: String?
+
+    public init(languages: [String] = ["eng"], pageSegmentationMode: Int? = nil, rotations: [Int]? = nil,
+                dataPath: String? = nil) {
+        self.languages = languages
+        self.pageSegmentationMode = pageSegmentationMode
+        self.rotations = rotations
+        self.dataPath = dataPath
+    }
+}
+
+public enum TesseractProvider {
+    /// The provider name in `[vision] provider`; also the default when no endpoint is configured.
+    public static let name = "tesseract"
+
+    /// Whether `spines` should use Tesseract: asked for by name, or no endpoint configured.
+    public static func isSelected(provider: String?, baseURL: String?) -> Bool {
+        if let provider, !provider.isEmpty { return provider.lowercased() == name }
+        return baseURL?.isEmpty ?? true
+    }
+
+    /// The reader for these settings; rotations other than 0, 90, 270 are a configuration error.
+    public static func makeReader(_ settings: TesseractProviderSettings) throws(TesseractProviderError) -> TesseractSpineReader {
+        var options = TesseractOptions(languages: settings.languages.isEmpty ? ["eng"] : settings.languages,
+                                       dataPath: settings.dataPath)
+        if let mode = settings.pageSegmentationMode {
+            guard (0...13).contains(mode) else { throw .invalidPageSegmentationMode(mode) }
+            options.pageSegmentationMode = mode
+        }
+        if let degrees = settings.rotations {
+            options.rotations = try degrees.map { (value: Int) throws(TesseractProviderError) -> SpineRotation in
+                guard let rotation = SpineRotation(rawValue: ((value % 360) + 360) % 360) else {
+                    throw .invalidRotation(value)
+                }
+                return rotation
+            }
+        }
+        do { return try TesseractSpineReader(options: options) } catch { throw .tesseract(error) }
+    }
+}
+
+public enum TesseractProviderError: Error, Sendable, Hashable, CustomStringConvertible {
+    case invalidPageSegmentationMode(Int)
+    case invalidRotation(Int)
+    case tesseract(TesseractError)
+
+    public var description: String {
+        switch self {
+        case .invalidPageSegmentationMode(let mode):
+            "[vision] psm = \(mode): Tesseract page segmentation modes are 0 to 13 (11 reads sparse spine text)"
+        case .invalidRotation(let degrees):
+            "[vision] rotations: \(degrees)° is not one of 0, 90, 270"
+        case .tesseract(let error):
+            error.description
+        }
+    }
+}
+
+extension Double {
+    fileprivate var clamped01: Double { Swift.max(0, Swift.min(1, self)) }
+}
