@@ -4,7 +4,7 @@ import SpineOCR
 // Reads every shelf of a labelled set with Tesseract and compares the readings with the
 // labels: spines found (recall), wrong books (a strong match to a book not on that shelf),
 // medium share, seconds per photo. Usage:
-//   SpineOCRBenchmark CATALOGUE.csv NAME=LABELS.json... [--verbose] [--rotations 270,90,0] [--long-side N] [--psm N]
+//   SpineOCRBenchmark CATALOGUE.csv NAME=LABELS.json... [--verbose] [--rotations 270,90,0] [--pixels N] [--psm N]
 
 struct Labelled: Decodable {
     struct Book: Decodable { var title: String; var author: String? }
@@ -49,7 +49,11 @@ var options = TesseractOptions()
 if let value = takeOption("--rotations") {
     options.rotations = value.split(separator: ",").compactMap { Int($0).flatMap(SpineRotation.init(rawValue:)) }
 }
-if let value = takeOption("--long-side"), let side = Int(value) { options.workingLongSide = side }
+if let value = takeOption("--pixels"), let pixels = Int(value) { options.workingPixels = pixels }
+while let value = takeOption("--set") {
+    let parts = value.split(separator: "=", maxSplits: 1).map(String.init)
+    if parts.count == 2 { options.variables[parts[0]] = parts[1] }
+}
 if let value = takeOption("--psm"), let mode = Int(value) { options.pageSegmentationMode = mode }
 guard arguments.count >= 2 else {
     FileHandle.standardError.write(Data("usage: SpineOCRBenchmark CATALOGUE.csv NAME=LABELS.json...\n".utf8))
@@ -79,7 +83,7 @@ for argument in arguments.dropFirst() {
 }
 let matcher = OCRTextMatch(books: known)
 let ocr = try ShelfOCR(options: options)
-print("rotations \(options.rotations.map(\.degrees)), psm \(options.pageSegmentationMode), long side \(options.workingLongSide), workers \(options.effectiveWorkers)")
+print("rotations \(options.rotations.map(\.degrees)), psm \(options.pageSegmentationMode), working pixels \(options.workingPixels), workers \(options.effectiveWorkers)")
 
 for set in sets {
     var expectedTotal = 0, latinTotal = 0, foundTotal = 0, wrongTotal = 0, strongTotal = 0, mediumTotal = 0

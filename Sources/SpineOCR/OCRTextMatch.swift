@@ -61,7 +61,10 @@ public struct OCRTextMatch: Sendable {
         guard let best = scored.first, best.score >= 0.6 else { return Result(decision: .none, book: nil, score: 0) }
         // The same title twice in the catalogue (another edition, same title) is not a rival.
         let runnerUp = scored.dropFirst().first { titleLetters[$0.index] != titleLetters[best.index] }?.score ?? 0
-        let strong = best.score >= 0.8 && best.score - runnerUp >= 0.1
+        // Strong needs the whole title letter for letter, or the author's surname beside it:
+        // a near title alone ("Whisper" read, "Whispers" catalogued) only waits for review.
+        let exact = Self.substringDistance(titleLetters[best.index], in: reading) == 0 && titleLetters[best.index].count >= 8
+        let strong = best.score >= 0.8 && best.score - runnerUp >= 0.1 && (exact || authorFound(reading, best.index))
         return Result(decision: strong ? .strong : .medium, book: books[best.index], score: best.score)
     }
 
@@ -78,7 +81,7 @@ public struct OCRTextMatch: Sendable {
             let share = Double(found.reduce(0) { $0 + $1.count }) / Double(titleTokens[index].reduce(0) { $0 + $1.count })
             titleShare = max(titleShare, share * 0.85)
         }
-        let authorFound = surnames[index].map { Self.substringDistance($0, in: reading) <= ($0.count >= 6 ? 1 : 0) } ?? false
+        let authorFound = authorFound(reading, index)
         // Letters in the reading neither title nor author explain: a longer, different title?
         let explained = title.count + (authorFound ? (books[index].author.map { Self.letters($0).count } ?? 0) : 0)
         let unexplained = max(0, Double(reading.count - explained) / Double(reading.count))
@@ -87,6 +90,10 @@ public struct OCRTextMatch: Sendable {
         if authorFound { score = min(1, score + 0.1) }
         score -= max(0, unexplained - 0.35) * 0.5
         return score
+    }
+
+    func authorFound(_ reading: String, _ index: Int) -> Bool {
+        surnames[index].map { Self.substringDistance($0, in: reading) <= ($0.count >= 6 ? 1 : 0) } ?? false
     }
 
     /// Lowercase letters and digits only, accents folded.

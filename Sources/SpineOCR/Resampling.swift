@@ -1,12 +1,14 @@
 import Imaging
 
 extension GrayImage {
-    /// The image scaled so its long side is `longSide` (up to 2.5× up, any factor down):
-    /// box-averaged by whole factors first (no aliasing), then bilinear to the exact size.
-    func scaled(toLongSide longSide: Int) -> (image: GrayImage, factor: Double) {
+    /// The image scaled to about `pixels` pixels, its long side at most `maxLongSide` (up to
+    /// 2.5× up, any factor down): box-averaged by whole factors first (no aliasing), then
+    /// bilinear to the exact size.
+    func scaled(toPixels pixels: Int, maxLongSide: Int) -> (image: GrayImage, factor: Double) {
         let long = max(width, height)
-        guard long > 0, longSide > 0, long != longSide else { return (self, 1) }
-        let wanted = min(Double(longSide) / Double(long), 2.5)
+        guard long > 0, pixels > 0, maxLongSide > 0 else { return (self, 1) }
+        let wanted = min((Double(pixels) / Double(width * height)).squareRoot(), Double(maxLongSide) / Double(long), 2.5)
+        guard abs(wanted - 1) > 0.02 else { return (self, 1) }
         var source = self
         let whole = Int(1 / wanted)
         if whole >= 2 { source = downscaled(by: whole) }

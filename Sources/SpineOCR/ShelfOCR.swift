@@ -45,7 +45,9 @@ public final class ShelfOCR: @unchecked Sendable {
     }
 
     public func read(data: Data, name: String) throws(TesseractError) -> OCRShelf {
-        let loadOptions = ImageLoadOptions(maxPixels: options.maxPixels, jpegMinimumLongSide: options.workingLongSide)
+        // DCT-scaled decode of big JPEGs: never below the working size.
+        let loadOptions = ImageLoadOptions(maxPixels: options.maxPixels,
+                                           jpegTargetPixels: options.workingPixels * 4)
         let loaded: LoadedImage
         do { loaded = try ImageLoader.load(data: data, name: name, options: loadOptions) } catch { throw .image(error) }
         return try read(image: loaded.image, name: name)
@@ -56,7 +58,7 @@ public final class ShelfOCR: @unchecked Sendable {
             throw .imageTooSmall(file: name, width: original.width, height: original.height,
                                  minimumSide: options.minimumSide)
         }
-        let image = original.scaled(toLongSide: options.workingLongSide).image
+        let image = original.scaled(toPixels: options.workingPixels, maxLongSide: options.workingLongSide).image
         let rotations = options.rotations.isEmpty ? [SpineRotation.clockwise270] : options.rotations
         let results = Locked([Result<[OCRSpine], TesseractError>?](repeating: nil, count: rotations.count))
         let rawCounts = Locked(0)
@@ -93,7 +95,9 @@ public final class ShelfOCR: @unchecked Sendable {
     func spines(in words: [OCRWord], turned: GrayImage, rotation: SpineRotation,
                 photoWidth: Int, photoHeight: Int) -> [OCRSpine] {
         let kept = words.filter { SpineNoise.keeps($0, minimumConfidence: options.minimumWordConfidence) }
-        let groups = SpineGrouping.spines(kept) { upper, lower in EdgeDetector.hasEdge(in: turned, between: upper, and: lower) }
+        let groups = SpineGrouping.spines(
+            kept, edgeBetween: { EdgeDetector.hasEdge(in: turned, between: $0, and: $1) },
+            edgeAcross: { EdgeDetector.hasEdge(in: turned, leftOf: $1, rightOf: $0) })
         return groups.compactMap { group -> OCRSpine? in
             let words = group.filter { !SpineNoise.isImprint($0.text) }
             let letters = words.reduce(0) { $0 + $1.text.filter(\.isLetter).count }
@@ -201,6 +205,28 @@ enum EdgeDetector {
                     if abs(difference) >= 24 { strong += 1 }
                 }
                 best = max(best, Double(strong) / Double(x1 - x0))
+            }
+        }
+        // Real spine edges are soft and slightly tilted: half the run suffices.
+        return best > 0.45
+    }
+
+    /// A vertical break between two words of one line (`left` then `right`): some column of
+    /// the gap changes brightness along most of the band the words and a text height around them cover.
+    static func hasEdge(in image: GrayImage, leftOf right: Box, rightOf left: Box) -> Bool {
+        let margin = min(left.height, right.height)
+        let y0 = max(0, min(left.y0, right.y0) - margin), y1 = min(image.height, max(left.y1, right.y1) + margin)
+        let xStart = max(1, left.x1), xEnd = min(image.width - 1, right.x0)
+        guard y1 - y0 >= 8, xEnd > xStart else { return false }
+        var best = 0.0
+        image.pixels.withUnsafeBufferPointer { pixels in
+            for x in xStart..<xEnd {
+                var strong = 0
+                for y in y0..<y1 {
+                    let difference = Int(pixels[y * image.width + x + 1]) - Int(pixels[y * image.width + x - 1])
+                    if abs(difference) >= 24 { strong += 1 }
+                }
+                best = max(best, Double(strong) / Double(y1 - y0))
             }
         }
         return best > 0.7

@@ -8,11 +8,14 @@ public enum SpineGrouping {
     /// lines' boxes, the first above the second. Nil: geometry alone decides (never merge).
     public typealias EdgeTest = (_ upper: Box, _ lower: Box) -> Bool
 
-    public static func spines(_ words: [OCRWord], edgeBetween: EdgeTest? = nil) -> [[OCRWord]] {
+    /// `edgeAcross` tells whether a break (a shelf board's edge, a spine's end) lies between
+    /// two words of one line, left then right: the line is cut there when they are far apart.
+    public static func spines(_ words: [OCRWord], edgeBetween: EdgeTest? = nil,
+                              edgeAcross: EdgeTest? = nil) -> [[OCRWord]] {
         guard !words.isEmpty else { return [] }
         var spines: [[OCRWord]] = []
         for row in rows(words) {
-            let lines = self.lines(row)
+            let lines = self.lines(row).flatMap { cut($0, edgeAcross: edgeAcross) }
             var groups: [[[OCRWord]]] = []
             for line in lines {
                 if let lastIndex = groups.indices.last, let previous = groups[lastIndex].last,
@@ -48,14 +51,15 @@ public enum SpineGrouping {
         return rows
     }
 
-    /// Lines: words whose vertical centres lie within half a text height of each other,
+    /// Lines: words whose vertical centres lie within a third of a text height of each other,
     /// top to bottom, each line's words left to right.
     static func lines(_ words: [OCRWord]) -> [[OCRWord]] {
         var lines: [(center: Double, height: Double, words: [OCRWord])] = []
         for word in words.sorted(by: { $0.box.centerY < $1.box.centerY }) {
             let height = Double(max(1, word.box.height))
+            // Tight: neighbouring spines' lines are often only one text height apart.
             if let index = lines.indices.last,
-               abs(word.box.centerY - lines[index].center) < 0.5 * max(height, lines[index].height) {
+               abs(word.box.centerY - lines[index].center) < 0.35 * min(height, lines[index].height) {
                 let count = Double(lines[index].words.count)
                 lines[index].center = (lines[index].center * count + word.box.centerY) / (count + 1)
                 lines[index].height = max(lines[index].height, height)
@@ -67,15 +71,31 @@ public enum SpineGrouping {
         return lines.map { $0.words.sorted { $0.box.x0 < $1.box.x0 } }
     }
 
+    /// A line cut where two words more than 1.5 text heights apart have an edge between them.
+    static func cut(_ line: [OCRWord], edgeAcross: EdgeTest?) -> [[OCRWord]] {
+        guard let edgeAcross, line.count > 1 else { return [line] }
+        var pieces: [[OCRWord]] = [[line[0]]]
+        for word in line.dropFirst() {
+            let previous = pieces[pieces.count - 1].last!
+            let height = Double(min(previous.box.height, word.box.height))
+            if Double(word.box.x0 - previous.box.x1) > 1.5 * height, edgeAcross(previous.box, word.box) {
+                pieces.append([word])
+            } else {
+                pieces[pieces.count - 1].append(word)
+            }
+        }
+        return pieces
+    }
+
     /// Two lines are one spine's (a title over its author) when the gap between them is
-    /// under one text height, they overlap along the spine, and the pixels show no edge.
+    /// under half a text height, they overlap along the spine, and the pixels show no edge.
     static func joins(_ upper: [OCRWord], _ lower: [OCRWord], edgeBetween: EdgeTest?) -> Bool {
         guard let edgeBetween else { return false }
         let a = upper.dropFirst().reduce(upper[0].box) { $0.union($1.box) }
         let b = lower.dropFirst().reduce(lower[0].box) { $0.union($1.box) }
         let height = min(a.height, b.height)
         let gap = b.y0 - a.y1
-        guard gap < height, min(a.x1, b.x1) - max(a.x0, b.x0) > 0 else { return false }
+        guard Double(gap) < 0.5 * Double(height), min(a.x1, b.x1) - max(a.x0, b.x0) > 0 else { return false }
         return !edgeBetween(a, b)
     }
 }

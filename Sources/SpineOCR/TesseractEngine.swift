@@ -69,6 +69,9 @@ public final class TesseractEngine {
         }
         let mode = TessPageSegMode(rawValue: UInt32(clamping: max(0, min(13, options.pageSegmentationMode))))
         TessBaseAPISetPageSegMode(api, mode)
+        for (name, value) in options.variables.sorted(by: { $0.key < $1.key }) {
+            _ = TessBaseAPISetVariable(api, name, value)
+        }
         handle = api
         languages = options.languageArgument
     }
@@ -90,6 +93,7 @@ public final class TesseractEngine {
             let monitor = TessMonitorCreate()
             defer { TessMonitorDelete(monitor) }
             if deadlineMilliseconds > 0 { TessMonitorSetDeadlineMSecs(monitor, Int32(deadlineMilliseconds)) }
+            OpenMP.serializeOnThisThread()
             guard TessBaseAPIRecognize(handle, monitor) == 0 else { return nil }
             return collectWords()
         }
@@ -116,5 +120,23 @@ public final class TesseractEngine {
                 line: max(0, line)))
         } while TessResultIteratorNext(iterator, RIL_WORD) != 0
         return words
+    }
+}
+
+/// Debian's libtesseract is built with OpenMP and asks for several threads per LSTM step;
+/// beside rapidscan's own one-pass-per-core parallelism that oversubscribes the cores and
+/// spins (measured here: 4× slower, most of it system time). OMP_THREAD_LIMIT only works when
+/// set before the process starts, so each worker thread turns nested OpenMP teams off for
+/// itself (`omp_set_max_active_levels(0)`: libgomp keeps it per thread), looked up in the
+/// already loaded libgomp.
+enum OpenMP {
+    private typealias SetLevels = @convention(c) (Int32) -> Void
+    private static let setMaxActiveLevels: SetLevels? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "omp_set_max_active_levels") else { return nil }
+        return unsafeBitCast(symbol, to: SetLevels.self)
+    }()
+
+    static func serializeOnThisThread() {
+        setMaxActiveLevels?(0)
     }
 }

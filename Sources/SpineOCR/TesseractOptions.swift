@@ -31,8 +31,11 @@ public struct TesseractOptions: Sendable, Hashable {
     public var dataPath: String?
     /// Photos with more stored pixels are refused before decoding (Imaging's limit).
     public var maxPixels: Int
-    /// The long side the photo is scaled to before OCR: spine text then lands at the
-    /// 20–40 px height Tesseract reads best on typical shelf photos; bounds the work per photo.
+    /// The pixel count the photo is scaled to before OCR (3 MP: a 12 MP shelf photo halved,
+    /// a 960×720 one doubled): spine text then lands near the 20–40 px height Tesseract reads
+    /// best, and the work per photo is bounded whatever the camera.
+    public var workingPixels: Int
+    /// The long side is never scaled beyond this.
     public var workingLongSide: Int
     /// Shortest side a photo may have.
     public var minimumSide: Int
@@ -44,10 +47,12 @@ public struct TesseractOptions: Sendable, Hashable {
     public var workers: Int
     /// Each rotation's recognition is cut after this many milliseconds (0: no limit).
     public var deadlineMilliseconds: Int
+    /// Tesseract variables set on every engine (name → value), e.g. `thresholding_method`.
+    public var variables: [String: String] = [:]
 
     public init(languages: [String] = ["eng"], pageSegmentationMode: Int = 11,
                 rotations: [SpineRotation] = [.clockwise270, .clockwise90, .none], dataPath: String? = nil,
-                maxPixels: Int = 100_000_000, workingLongSide: Int = 2000, minimumSide: Int = 64,
+                maxPixels: Int = 100_000_000, workingPixels: Int = 3_000_000, workingLongSide: Int = 4000, minimumSide: Int = 64,
                 minimumWordConfidence: Double = 55, minimumReadingConfidence: Double = 62,
                 workers: Int = 0, deadlineMilliseconds: Int = 20_000) {
         self.languages = languages
@@ -55,6 +60,7 @@ public struct TesseractOptions: Sendable, Hashable {
         self.rotations = rotations
         self.dataPath = dataPath
         self.maxPixels = maxPixels
+        self.workingPixels = workingPixels
         self.workingLongSide = workingLongSide
         self.minimumSide = minimumSide
         self.minimumWordConfidence = minimumWordConfidence

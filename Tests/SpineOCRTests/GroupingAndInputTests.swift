@@ -1,0 +1,157 @@
+import Foundation
+import Imaging
+import Testing
+import TestSupport
+import Vision
+@testable import SpineOCR
+
+/// Words → spines by geometry, in the frame Tesseract read (lines horizontal).
+@Suite struct GroupingTests {
+    func word(_ text: String, x: Int, y: Int, width: Int = 120, height: Int = 30, line: Int = 0) -> OCRWord {
+        OCRWord(text: text, confidence: 95, box: Box(x0: x, y0: y, x1: x + width, y1: y + height),
+                isDictionaryWord: true, line: line)
+    }
+
+    @Test func adjacentSpinesNeverMerge() {
+        // Two spines touching: lines 2 px apart, an edge between them.
+        let words = [word("Silver", x: 100, y: 0), word("Girl", x: 230, y: 0),
+                     word("Stories", x: 100, y: 32), word("Others", x: 230, y: 32)]
+        let withEdge = SpineGrouping.spines(words) { _, _ in true }
+        #expect(withEdge.map { $0.map(\.text) } == [["Silver", "Girl"], ["Stories", "Others"]])
+        // Without pixels to look at, geometry alone never merges two lines.
+        #expect(SpineGrouping.spines(words).count == 2)
+    }
+
+    @Test func titleOverAuthorOnOneSpineJoinsWithoutAnEdge() {
+        let words = [word("Gathering", x: 300, y: 0), word("The", x: 200, y: 0), word("Kelley", x: 200, y: 36, height: 24)]
+        let spines = SpineGrouping.spines(words) { _, _ in false }
+        #expect(spines.map { $0.map(\.text) } == [["The", "Gathering", "Kelley"]])
+    }
+
+    @Test func farApartLinesAreTwoSpinesEvenWithoutAnEdge() {
+        let words = [word("Dune", x: 0, y: 0), word("Emma", x: 0, y: 200)]
+        #expect(SpineGrouping.spines(words) { _, _ in false }.count == 2)
+    }
+
+    @Test func shelfRowsSplitAtAGapNoWordCrosses() {
+        // Same line position, two shelf rows apart along the spine axis.
+        let words = [word("Dune", x: 0, y: 0), word("Herbert", x: 130, y: 0), word("Emma", x: 900, y: 0)]
+        #expect(SpineGrouping.rows(words).map { $0.map(\.text) } == [["Dune", "Herbert"], ["Emma"]])
+        #expect(SpineGrouping.spines(words).count == 2)
+    }
+
+    @Test func oneSpineReadInTwoRotationsCountsOnce() {
+        let good = OCRSpine(words: [word("Weaveworld", x: 0, y: 0)], box: Box(x0: 100, y0: 40, x1: 140, y1: 400),
+                            rotation: .clockwise270, confidence: 95)
+        var upsideDown = good
+        upsideDown.words = [OCRWord(text: "plomanem", confidence: 61, box: good.box, isDictionaryWord: false, line: 0)]
+        upsideDown.rotation = .clockwise90
+        upsideDown.confidence = 61
+        upsideDown.box = Box(x0: 98, y0: 60, x1: 141, y1: 390)
+        let neighbour = OCRSpine(words: [word("Emma", x: 0, y: 0)], box: Box(x0: 150, y0: 40, x1: 190, y1: 300),
+                                 rotation: .clockwise90, confidence: 90)
+        let merged = ShelfOCR.merged([upsideDown, neighbour, good])
+        #expect(merged.map(\.text) == ["Weaveworld", "Emma"])
+    }
+
+    @Test func rotatedBoxesMapBackToThePhoto() {
+        // A 100×50 photo: turned 270° it is 50×100; its top-left pixel is the photo's top-right.
+        let box = Box(x0: 0, y0: 0, x1: 10, y1: 5)
+        #expect(SpineRotation.clockwise270.boxInPhoto(box, photoWidth: 100, photoHeight: 50) == Box(x0: 95, y0: 0, x1: 100, y1: 10))
+        #expect(SpineRotation.clockwise90.boxInPhoto(box, photoWidth: 100, photoHeight: 50) == Box(x0: 0, y0: 40, x1: 5, y1: 50))
+        #expect(SpineRotation.none.boxInPhoto(box, photoWidth: 100, photoHeight: 50) == box)
+    }
+
+    @Test func noiseWordsAreDropped() {
+        func keeps(_ text: String, _ confidence: Double = 95, dictionary: Bool = false) -> Bool {
+            SpineNoise.keeps(OCRWord(text: text, confidence: confidence, box: Box(x0: 0, y0: 0, x1: 1, y1: 1),
+                                     isDictionaryWord: dictionary, line: 0), minimumConfidence: 55)
+        }
+        for callNumber in ["TU5", ".C90", "QA76.9", "004.6", "PS3545"] { #expect(!keeps(callNumber), "\(callNumber)") }
+        for single in ["x", "|", "—", "7"] { #expect(!keeps(single), "\(single)") }
+        #expect(!keeps("Wkrthz", 96))
+        #expect(!keeps("plomanem", 40))
+        for word in ["1984", "Weaveworld", "A", "Hilderbrand", "2nd"] { #expect(keeps(word), "\(word)") }
+        #expect(SpineNoise.isImprint("PENGUIN") && SpineNoise.isImprint("Picador") && !SpineNoise.isImprint("Dune"))
+    }
+
+    @Test func textMatchTakesGluedReadingsInEitherOrder() {
+        let matcher = OCRTextMatch(books: [
+            KnownBook(id: "1", title: "Cat on a Hot Tin Roof", author: "Tennessee Williams"),
+            KnownBook(id: "2", title: "Cane River", author: "Lalita Tademy"),
+        ])
+        #expect(matcher.match("TennesseeWilliamsCatonaHotTinRoof").book?.id == "1")
+        #expect(matcher.match("Cat on a Hot Tin Roof Williams").decision == .strong)
+        // An author's name alone is no title: never strong.
+        #expect(matcher.match("Francine Rivers").decision != .strong)
+    }
+}
+
+/// Bad input: every case an error naming the photo or the package, or simply no readings.
+@Suite struct BadInputTests {
+    @Test func photoWithoutTextGivesNoReadings() throws {
+        // Smooth gradients and noise, no letters.
+        var state: UInt32 = 12345
+        let pixels = (0..<(1200 * 800)).map { index -> UInt8 in
+            state = state &* 1_103_515_245 &+ 12345
+            return UInt8(truncatingIfNeeded: (index % 1200) / 6 + Int(state >> 28))
+        }
+        let jpeg = try ImageEncoder.jpegData(GrayImage(width: 1200, height: 800, pixels: pixels), quality: 85)
+        let shelf = try ShelfOCR().read(data: jpeg, name: "wall.jpg")
+        #expect(shelf.spines.isEmpty, "\(shelf.spines.map(\.text))")
+    }
+
+    @Test func tinyPhotoIsRefusedByName() throws {
+        let png = try ImageEncoder.pngData(GrayImage(width: 20, height: 12, pixels: [UInt8](repeating: 200, count: 240)))
+        #expect(throws: TesseractError.imageTooSmall(file: "tiny.png", width: 20, height: 12, minimumSide: 64)) {
+            try ShelfOCR().read(data: png, name: "tiny.png")
+        }
+        #expect(TesseractError.imageTooSmall(file: "tiny.png", width: 20, height: 12, minimumSide: 64)
+            .description.hasPrefix("tiny.png: 20×12 pixels is too small"))
+    }
+
+    @Test func hundredMegapixelPhotoIsRefusedBeforeOCR() async throws {
+        // A PGM header announcing 10 000 × 10 001 pixels: the pixel limit refuses it from the
+        // header alone, before any pixel is decoded or read.
+        let data = Data("P5\n10000 10001\n255\n".utf8) + Data(repeating: 0, count: 64)
+        let reader = try TesseractSpineReader()
+        await #expect(throws: TesseractError.image(.tooLarge(file: "wall.pgm", width: 10000, height: 10001, maxPixels: 100_000_000))) {
+            try await reader.readSpines(in: ShelfPhoto(path: "wall.pgm", data: data))
+        }
+    }
+
+    @Test func missingTraineddataNamesThePackageToInstall() throws {
+        try withTemporaryDirectory { folder in
+            var options = TesseractOptions(languages: ["eng"])
+            options.dataPath = folder.path
+            do {
+                _ = try TesseractSpineReader(options: options)
+                Issue.record("started without eng.traineddata")
+            } catch let error as TesseractError {
+                #expect(error == .missingLanguageData(language: "eng", searched: [folder.path]))
+                #expect(error.description.contains("eng.traineddata"))
+                #expect(error.description.contains("apt-get install tesseract-ocr-eng"))
+            } catch {
+                Issue.record("unexpected \(error)")
+            }
+        }
+        #expect(TesseractError.debianPackage(for: "chi_sim") == "tesseract-ocr-chi-sim")
+        #expect(throws: TesseractError.invalidLanguage("../eng")) { try ShelfOCR(options: TesseractOptions(languages: ["../eng"])) }
+    }
+
+    @Test func factoryReadsTheVisionSettings() throws {
+        #expect(TesseractProvider.isSelected(provider: nil, baseURL: nil))
+        #expect(TesseractProvider.isSelected(provider: "tesseract", baseURL: "http://127.0.0.1:11434"))
+        #expect(!TesseractProvider.isSelected(provider: nil, baseURL: "http://127.0.0.1:11434"))
+        #expect(!TesseractProvider.isSelected(provider: "ollama", baseURL: nil))
+        let reader = try TesseractProvider.makeReader(TesseractProviderSettings(pageSegmentationMode: 12, rotations: [270, -90]))
+        #expect(reader.ocr.options.rotations == [.clockwise270, .clockwise270])
+        #expect(reader.identity == "tesseract:eng:psm12:270,270")
+        #expect(throws: TesseractProviderError.invalidRotation(45)) {
+            try TesseractProvider.makeReader(TesseractProviderSettings(rotations: [45]))
+        }
+        #expect(throws: TesseractProviderError.invalidPageSegmentationMode(14)) {
+            try TesseractProvider.makeReader(TesseractProviderSettings(pageSegmentationMode: 14))
+        }
+    }
+}
