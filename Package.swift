@@ -14,6 +14,7 @@ let package = Package(
         .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
     ],
     targets: [
         // C libraries, through pkg-config.
@@ -47,7 +48,11 @@ let package = Package(
             "BookCodes", "Imaging", "BarcodeReading", "Catalogue", "MetadataSources", "BookLookup",
         ]),
         // Shelf photos -> spine readings (vision models over HTTP, local OCR): the SpineReader seam.
-        .target(name: "Vision"),
+        .target(name: "Vision", dependencies: ["Imaging", .product(name: "Mustache", package: "swift-mustache")]),
+        // Spine readings -> scored candidate works -> strong / medium / none (beets-style).
+        .target(name: "SpineMatching", dependencies: ["Vision"]),
+        // The matching table's benchmark (scripts/bench-spine-matching).
+        .executableTarget(name: "SpineMatchingBenchmark", dependencies: ["SpineMatching", "Vision"], path: "Benchmarks/SpineMatchingBenchmark"),
         // Subcommands (one type each); the executable only calls into this.
         .target(name: "RapidScanCLI", dependencies: [
             "BookCodes", "Imaging", "BarcodeReading", "RapidScanConfig", "Catalogue",
@@ -76,6 +81,7 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Catalogue", "BookLookup", "BarcodeReading", "BookCodes", "TestSupport"]),
+        .testTarget(name: "SpineMatchingTests", dependencies: ["SpineMatching", "Vision", "TestSupport"], exclude: ["Resources"]),
         // Runs the built `rapidscan` binary end to end.
         .testTarget(name: "CLITests", dependencies: ["TestSupport"]),
     ]
