@@ -10,6 +10,7 @@ guard arguments.count >= 3 else {
     exit(64)
 }
 let repeats = arguments.count > 3 ? Int(arguments[3]) ?? 5 : 5
+let verbose = ProcessInfo.processInfo.environment["VERBOSE"] != nil
 let table = try MatchingTable.load(table: URL(fileURLWithPath: arguments[1]), goodbooks: URL(fileURLWithPath: arguments[2]))
 let clock = ContinuousClock()
 let buildStart = clock.now
@@ -19,6 +20,7 @@ let matcher = SpineMatcher()
 let report = table.evaluate(matcher, index: index)
 print(report.summary)
 if !report.wrongStrong.isEmpty { print("wrong strong matches:\n  " + report.wrongStrong.joined(separator: "\n  ")) }
+if verbose { print("disagreements:\n  " + report.disagreements.joined(separator: "\n  ")) }
 let start = clock.now
 for _ in 0..<repeats {
     for row in table.rows { _ = matcher.match(row.reading, index: index) }

@@ -67,6 +67,8 @@ public struct MatchingReport: Sendable {
     /// Every strong match on the wrong book, for the test's message.
     public var wrongStrong: [String] = []
     public var byKind: [String: (rows: Int, agreeing: Int)] = [:]
+    /// Rows decided otherwise than the table says (for tuning, printed by the benchmark with -v).
+    public var disagreements: [String] = []
 
     public var strongPrecision: Double { strong == 0 ? 1 : Double(strongCorrect) / Double(strong) }
     public var cataloguedRecall: Double { catalogued == 0 ? 1 : Double(cataloguedFound) / Double(catalogued) }
@@ -88,7 +90,9 @@ public struct MatchingReport: Sendable {
             if correct, match.decision != .none { cataloguedFound += 1 }
         }
         let agrees = match.decision == row.expected && (expected == nil || correct || match.decision == .none)
-        if agrees { agreeing += 1 }
+        if agrees { agreeing += 1 } else {
+            disagreements.append("#\(row.id) \(row.kind) \"\(row.reading.title ?? row.reading.text)\" / \(row.reading.author ?? "-") expected \(row.expected.rawValue) got \(match.decision.rawValue) \(String(format: "%.3f", match.distance)) -> \(match.best?.title ?? "nil") / \(match.best?.authors.first ?? "") \(match.reason ?? "")")
+        }
         var kind = byKind[row.kind] ?? (0, 0)
         kind.rows += 1
         if agrees { kind.agreeing += 1 }

@@ -151,16 +151,20 @@ public struct SpineMatcher: Sendable {
         default: break
         }
         let fullComparison = Similarity.titleComparison(readTitle.full, candidate.parts.full)
-        if fullComparison.swapped { penalty += 0.12 }
         var titleSimilarity = max(
             fullComparison.score,
             Similarity.titleSimilarity(readTitle.main, candidate.parts.main) - 0.02,
             Similarity.titleSimilarity(readTitle.full, candidate.parts.main) - 0.03,
             Similarity.titleSimilarity(readTitle.main, candidate.parts.full) - 0.05)
         // "Harry Potter 3" names the series and the volume, not the title.
+        var seriesNamed = false
         if !candidate.parts.series.isEmpty, readTitle.volume != nil, readTitle.volume == candidate.parts.volume {
-            titleSimilarity = max(titleSimilarity, Similarity.titleSimilarity(readTitle.main, candidate.parts.series) - 0.1)
+            let seriesSimilarity = Similarity.titleSimilarity(readTitle.main, candidate.parts.series) - 0.1
+            seriesNamed = seriesSimilarity > titleSimilarity
+            titleSimilarity = max(titleSimilarity, seriesSimilarity)
         }
+        // A word swapped for another is a different book, not a misreading.
+        if fullComparison.swapped, !seriesNamed { penalty += 0.12 }
         // One significant word proves little without an author ("Twilight", "It").
         let significant = readTitle.full.filter { !TextNormalizer.stopwords.contains($0) }.count
         if significant <= 1, authorDistance > 0 { penalty += 0.05 }

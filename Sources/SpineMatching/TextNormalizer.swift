@@ -13,7 +13,9 @@ public enum TextNormalizer {
         var out = ""
         out.reserveCapacity(folded.utf8.count)
         var lastSpace = true
-        for scalar in folded.unicodeScalars {
+        for (scalar, camelStart) in zip(folded.unicodeScalars, camelBoundaries(text, count: folded.unicodeScalars.count)) {
+            // "TheFaithful Spy": a lower-to-upper change inside a word is a lost space.
+            if camelStart, !lastSpace { out.append(" "); lastSpace = true }
             // Apostrophes join ("sorcerer's" -> "sorcerers"); other punctuation separates.
             if scalar == "'" || scalar == "\u{2019}" { continue }
             if CharacterSet.alphanumerics.contains(scalar) {
@@ -26,6 +28,18 @@ public enum TextNormalizer {
         }
         if out.hasSuffix(" ") { out.removeLast() }
         return out
+    }
+
+    /// For each scalar of the folded text, whether in the original
+    /// a lower-case letter is followed by an upper-case one there (folding keeps the scalar count for Latin text; otherwise no boundaries).
+    private static func camelBoundaries(_ text: String, count: Int) -> [Bool] {
+        let scalars = text.unicodeScalars
+        guard scalars.count == count else { return [Bool](repeating: false, count: count) }
+        var previousLower = false
+        return scalars.map { scalar in
+            defer { previousLower = CharacterSet.lowercaseLetters.contains(scalar) }
+            return previousLower && CharacterSet.uppercaseLetters.contains(scalar)
+        }
     }
 
     /// Folded words, with OCR look-alikes canonicalised.
