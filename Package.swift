@@ -81,6 +81,7 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Catalogue", "BookLookup", "BarcodeReading", "BookCodes", "TestSupport"]),
+        .testTarget(name: "VisionTests", dependencies: ["Vision", "Imaging", "TestSupport"]),
         .testTarget(name: "SpineMatchingTests", dependencies: ["SpineMatching", "Vision", "TestSupport"], exclude: ["Resources"]),
         // Runs the built `rapidscan` binary end to end.
         .testTarget(name: "CLITests", dependencies: ["TestSupport"]),

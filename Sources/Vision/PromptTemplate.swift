@@ -50,7 +50,8 @@ public struct PromptTemplate: Sendable, Hashable {
             "imageName": imageName,
             "languages": languages.joined(separator: " or "),
             "schema": SpineSchema.jsonSchemaText,
-            "tile": tile ?? "",
+            // false, not "": an empty string is truthy for a Mustache section.
+            "tile": tile.map { $0 as Any } ?? false,
         ]
         return template.render(values)
     }
