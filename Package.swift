@@ -51,12 +51,14 @@ let package = Package(
         .target(name: "Vision", dependencies: ["Imaging", .product(name: "Mustache", package: "swift-mustache")]),
         // Spine readings -> scored candidate works -> strong / medium / none (beets-style).
         .target(name: "SpineMatching", dependencies: ["Vision"]),
+        // Shelf photos -> readings (reply cache) -> matches -> owned books / review queue.
+        .target(name: "SpineScanning", dependencies: ["Vision", "SpineMatching", "Catalogue", "MetadataSources", "BookCodes"]),
         // The matching table's benchmark (scripts/bench-spine-matching).
         .executableTarget(name: "SpineMatchingBenchmark", dependencies: ["SpineMatching", "Vision"], path: "Benchmarks/SpineMatchingBenchmark"),
         // Subcommands (one type each); the executable only calls into this.
         .target(name: "RapidScanCLI", dependencies: [
             "BookCodes", "Imaging", "BarcodeReading", "RapidScanConfig", "Catalogue",
-            "MetadataSources", "BookLookup", "Pipeline",
+            "MetadataSources", "BookLookup", "Pipeline", "Vision", "SpineMatching", "SpineScanning",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "rapidscan", dependencies: ["RapidScanCLI"]),

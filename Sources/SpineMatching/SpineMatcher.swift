@@ -17,6 +17,8 @@ public struct SpineMatch: Sendable, Hashable {
     public var runnerUpDistance: Double?
     /// Why it is not strong, when there is a reason worth showing.
     public var reason: String?
+    /// Candidate searches that failed (network, quota): a non-strong answer is then inconclusive.
+    public var unavailable: [String] = []
 }
 
 /// Scores candidates for a reading and decides. Distance = 0.75·title + 0.25·author + volume
@@ -43,17 +45,25 @@ public struct SpineMatcher: Sendable {
     }
 
     /// Asks `sources` in order, stopping at the first whose best candidate is strong;
-    /// candidates from all asked sources are re-scored together.
-    public func match(_ reading: SpineReading, sources: [any CandidateSource]) async throws -> SpineMatch {
+    /// candidates from all asked sources are re-scored together. A failing source is noted
+    /// in `unavailable` and the next one asked.
+    public func match(_ reading: SpineReading, sources: [any CandidateSource]) async -> SpineMatch {
         let parsed = ParsedReading(reading)
         if let reason = parsed.refusal { return SpineMatch(reading: reading, decision: .none, distance: 1, reason: reason) }
         var pool: [PreparedCandidate] = []
         var result = SpineMatch(reading: reading, decision: .none, distance: 1, reason: "no candidate")
+        var unavailable: [String] = []
         for source in sources {
-            pool += try await source.candidates(for: parsed.query, limit: candidateLimit)
+            do {
+                pool += try await source.candidates(for: parsed.query, limit: candidateLimit)
+            } catch {
+                unavailable.append("\(error)")
+                continue
+            }
             result = decide(parsed, pool)
             if result.decision == .strong { break }
         }
+        if result.decision != .strong { result.unavailable = unavailable }
         return result
     }
 
