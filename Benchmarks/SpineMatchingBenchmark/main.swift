@@ -21,6 +21,12 @@ let report = table.evaluate(matcher, index: index)
 print(report.summary)
 if !report.wrongStrong.isEmpty { print("wrong strong matches:\n  " + report.wrongStrong.joined(separator: "\n  ")) }
 if verbose { print("disagreements:\n  " + report.disagreements.joined(separator: "\n  ")) }
+func cpuSeconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+}
+let cpuStart = cpuSeconds()
 let start = clock.now
 for _ in 0..<repeats {
     for row in table.rows { _ = matcher.match(row.reading, index: index) }
@@ -28,4 +34,6 @@ for _ in 0..<repeats {
 let elapsed = clock.now - start
 let perReading = elapsed / (repeats * table.rows.count)
 print("index: \(index.count) works built in \(buildTime)")
-print("matching: \(repeats * table.rows.count) readings in \(elapsed), \(String(format: "%.3f", Double(perReading.components.attoseconds) / 1e15)) ms per reading")
+let cpu = cpuSeconds() - cpuStart
+print("matching: \(repeats * table.rows.count) readings in \(elapsed) wall, \(String(format: "%.2f", cpu)) s CPU")
+print("per reading: \(String(format: "%.3f", Double(perReading.components.attoseconds) / 1e15)) ms wall, \(String(format: "%.3f", cpu * 1000 / Double(repeats * table.rows.count))) ms CPU")

@@ -104,7 +104,18 @@ public final class WorkIndex: CandidateSource, @unchecked Sendable {
             let idf = log(total / Double(list.count))
             for index in list { scores[index, default: 0] += idf }
         }
-        let ranked = scores.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
-        return ranked.prefix(limit).map { works[Int($0.key)] }
+        // Top `limit` by score (ties by index, for determinism) without sorting every hit.
+        var top: [(key: Int32, value: Double)] = []
+        top.reserveCapacity(limit + 1)
+        func before(_ a: (key: Int32, value: Double), _ b: (key: Int32, value: Double)) -> Bool {
+            a.value != b.value ? a.value > b.value : a.key < b.key
+        }
+        for entry in scores {
+            if top.count == limit, let last = top.last, !before((entry.key, entry.value), last) { continue }
+            let position = top.firstIndex { before((entry.key, entry.value), $0) } ?? top.count
+            top.insert((entry.key, entry.value), at: position)
+            if top.count > limit { top.removeLast() }
+        }
+        return top.map { works[Int($0.key)] }
     }
 }

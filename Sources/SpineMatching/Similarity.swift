@@ -36,7 +36,9 @@ enum Similarity {
     /// Two words agree when equal, or (both at least 4 letters) nearly equal.
     static func wordSimilarity(_ a: String, _ b: String) -> Double {
         if a == b { return 1 }
-        guard a.count >= 4, b.count >= 4 else { return 0 }
+        let la = a.utf8.count, lb = b.utf8.count
+        // Under 4 letters, or lengths too far apart for a 0.75 ratio: no need to count edits.
+        guard la >= 4, lb >= 4, abs(la - lb) * 4 <= max(la, lb) else { return 0 }
         let r = ratio(a, b)
         return r >= 0.75 ? r : 0
     }

@@ -24,19 +24,21 @@ final class VisionHarness: Sendable {
     func start() async throws { try await server.start() }
     func stop() async { await server.stop() }
 
-    func reader(_ provider: VisionProvider, baseURL: URL? = nil, model: String? = nil, key: String? = "sk-test-secret", retries: Int = 3) -> VisionReader {
+    func reader(_ provider: VisionProvider, baseURL: URL? = nil, model: String? = nil, key: String? = "sk-test-secret",
+                retries: Int = 3, tiles: Int = 1) -> VisionReader {
         let settings = VisionSettings(provider: provider, baseURL: baseURL ?? (provider == .openai ? server.baseURL.appendingPathComponent("v1") : server.baseURL),
                                       model: model, apiKey: key, timeoutSeconds: 20, maxTokens: 2000, maxImageSide: 1024,
                                       retries: retries, retryBaseDelaySeconds: 0.5, maxRetryDelaySeconds: 60)
         let delays = sleeps
-        return VisionReader(settings: settings, sleep: { await delays.record($0) })
+        return VisionReader(settings: settings, tiles: tiles, sleep: { await delays.record($0) })
     }
 
     /// Answers `path` (POST) with `responses` in turn after checking each request.
-    func route(_ path: String, provider: VisionProvider, responses: [FixtureResponse]) {
+    func route(_ path: String, provider: VisionProvider, responses: [FixtureResponse],
+               size: (width: Int, height: Int) = VisionHarness.expectedSize) {
         let queue = ResponseQueue(responses)
         server.route(path, method: "POST") { request in
-            if let problem = Self.problem(with: request, provider: provider) {
+            if let problem = Self.problem(with: request, provider: provider, size: size) {
                 return FixtureResponse.json("{\"error\": {\"message\": \"harness: \(problem)\"}}", status: 418)
             }
             return await queue.next()
@@ -48,7 +50,8 @@ final class VisionHarness: Sendable {
     }
 
     /// Why a request is not what the provider expects, or nil.
-    static func problem(with request: RecordedRequest, provider: VisionProvider) -> String? {
+    static func problem(with request: RecordedRequest, provider: VisionProvider,
+                        size: (width: Int, height: Int) = expectedSize) -> String? {
         guard request.method == "POST" else { return "method \(request.method)" }
         guard request.header("content-type")?.hasPrefix("application/json") == true else { return "content type" }
         guard let body = try? JSONSerialization.jsonObject(with: request.body) as? [String: Any] else { return "body is not JSON" }
@@ -93,7 +96,7 @@ final class VisionHarness: Sendable {
         guard let prompt, prompt.contains("shelf-1.jpg"), prompt.contains("unreadable"), prompt.contains("\"spines\"") else { return "prompt" }
         guard let imageBase64, let jpeg = Data(base64Encoded: imageBase64) else { return "image is not base64" }
         guard jpeg.starts(with: [0xFF, 0xD8]), let image = try? ImageLoader.load(data: jpeg, name: "sent").image else { return "image is not a JPEG" }
-        guard image.width == expectedSize.width, image.height == expectedSize.height else { return "image is \(image.width)x\(image.height)" }
+        guard image.width == size.width, image.height == size.height else { return "image is \(image.width)x\(image.height)" }
         return nil
     }
 
