@@ -24,14 +24,15 @@ public struct PreparedCandidate: Sendable, Hashable {
     let parts: TitleParts
     /// Each author's words (initials dropped), surname last.
     let authorWords: [[String]]
-    /// Same work whatever the edition: normalised title + first surname.
+    /// Same work whatever the edition: main title (subtitle aside) + volume + first surname,
+    /// so "Dune" and "Dune: Deluxe Edition" by Herbert are one book, not rivals.
     let identity: String
 
     public init(_ candidate: MatchCandidate) {
         self.candidate = candidate
         self.parts = TitleParts(title: candidate.title)
         self.authorWords = candidate.authors.prefix(4).map { AuthorName.words($0) }.filter { !$0.isEmpty }
-        self.identity = parts.full.joined(separator: " ") + "|" + (authorWords.first?.last ?? "")
+        self.identity = parts.main.joined(separator: " ") + "|" + (parts.volume.map { "\($0)" } ?? "") + "|" + (authorWords.first?.last ?? "")
     }
 
     var surnames: [String] { authorWords.compactMap(\.last) }

@@ -35,10 +35,13 @@ public enum TextNormalizer {
     private static func camelBoundaries(_ text: String, count: Int) -> [Bool] {
         let scalars = text.unicodeScalars
         guard scalars.count == count else { return [Bool](repeating: false, count: count) }
-        var previousLower = false
-        return scalars.map { scalar in
-            defer { previousLower = CharacterSet.lowercaseLetters.contains(scalar) }
-            return previousLower && CharacterSet.uppercaseLetters.contains(scalar)
+        // Only "xxXx": two lower-case letters, then an upper-case one followed by a lower-case
+        // one. OCR's "SHlNlNG" (l for I) and "McDonald" stay whole.
+        let list = Array(scalars)
+        let lower = CharacterSet.lowercaseLetters, upper = CharacterSet.uppercaseLetters
+        return list.indices.map { i in
+            i >= 2 && i + 1 < list.count && upper.contains(list[i]) && lower.contains(list[i + 1])
+                && lower.contains(list[i - 1]) && lower.contains(list[i - 2])
         }
     }
 

@@ -47,9 +47,13 @@ public struct SearchCandidateSource: CandidateSource {
 
     public func candidates(for query: CandidateQuery, limit: Int) async throws -> [PreparedCandidate] {
         let title = query.title.isEmpty ? query.text : query.title
-        let editions: [EditionMetadata]
+        var editions: [EditionMetadata]
         do {
             editions = try await source.search(title: title, author: query.author, limit: min(limit, 20))
+            // A misread author name finds nothing with inauthor:; the title alone may (the matcher still checks the author).
+            if editions.isEmpty, query.author != nil {
+                editions = try await source.search(title: title, author: nil, limit: min(limit, 20))
+            }
         } catch {
             onFailure(source.name, error)
             throw error

@@ -92,6 +92,20 @@ import Vision
         #expect(match(SpineReading(text: "", unreadable: true)).decision == .none)
     }
 
+    @Test func editionsOfOneWorkAreNoRivalsButVolumesAre() {
+        let editions = [
+            MatchCandidate(workKey: "d1", title: "Dune", authors: ["Frank Herbert"], isbn13: "9780441172719", source: "test"),
+            MatchCandidate(workKey: "d2", title: "Dune: Deluxe Edition", authors: ["Frank Herbert"], isbn13: "9780593099322", source: "test"),
+            MatchCandidate(workKey: "n1", title: "Naruto, Vol. 01: The Tests of the Ninja", authors: ["Masashi Kishimoto"], isbn13: "9781569319000", source: "test"),
+            MatchCandidate(workKey: "n2", title: "Naruto, Vol. 02: The Worst Client", authors: ["Masashi Kishimoto"], isbn13: "9781591161783", source: "test"),
+        ].map(PreparedCandidate.init)
+        let dune = SpineMatcher().match(SpineReading(text: "DUNE HERBERT", title: "Dune", author: "Herbert"), candidates: editions)
+        #expect(dune.decision == .strong)
+        #expect(dune.best?.workKey == "d1")
+        let naruto = SpineMatcher().match(SpineReading(text: "NARUTO KISHIMOTO", title: "Naruto", author: "Kishimoto"), candidates: editions)
+        #expect(naruto.decision != .strong)
+    }
+
     @Test func shortTitleWithoutAuthorWaitsForReview() {
         let m = match(SpineReading(text: "IT", title: "It"))
         #expect(m.decision != .strong)
