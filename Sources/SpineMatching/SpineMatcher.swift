@@ -127,15 +127,23 @@ public struct SpineMatcher: Sendable {
             switch authorAgreement(reading.authorWords, candidate) {
             case .surname: authorDistance = 0
             case .givenName: authorDistance = 0.4
-            case .different: return .veto
+            case .different:
+                // The model swapped the fields ("title": "Cormac McCarthy", "author": "The Road")?
+                guard let swapped = reading.swapped, authorAgreement(swapped.authorWords, candidate) == .surname else { return .veto }
+                readTitle = swapped.title
+                authorDistance = 0.05
             }
         } else if !reading.hasSeparateTitle {
             // Title and author run together ("Dune Frank Herbert"): the candidate's author
             // words found in the text count as the author and leave the title.
             let names = Set(candidate.authorWords.flatMap { $0 })
             let surnames = Set(candidate.surnames)
-            let remaining = readTitle.full.filter { !names.contains($0) }
+            var remaining = readTitle.full.filter { !names.contains($0) }
             let foundSurname = readTitle.full.contains { surnames.contains($0) }
+            // An imprint printed at the foot of the spine ("... McCARTHY VINTAGE") is no part of the title.
+            while let last = remaining.last, ReadingFilters.imprints.contains(last), !candidate.parts.full.contains(last) {
+                remaining.removeLast()
+            }
             if foundSurname, !remaining.isEmpty, remaining.count < readTitle.full.count {
                 let titleHasThem = readTitle.full.filter { names.contains($0) }.allSatisfy { candidate.parts.full.contains($0) }
                 if !titleHasThem {
@@ -207,6 +215,8 @@ struct ParsedReading {
     let query: CandidateQuery
     /// Set when the reading must not be matched (unreadable, call number, publisher).
     let refusal: String?
+    /// Title and author the other way round, tried only when the author disagrees.
+    let swapped: (title: TitleParts, authorWords: [String])?
 
     init(_ reading: SpineReading) {
         self.reading = reading
@@ -215,6 +225,11 @@ struct ParsedReading {
         title = TitleParts(title: titleText, seriesHint: reading.series, volumeHint: reading.volume)
         authorWords = reading.author.map(AuthorName.words) ?? []
         query = CandidateQuery(title: titleText, author: reading.author, text: reading.text)
+        if let author = reading.author, let title = reading.title, !author.isEmpty, !title.isEmpty {
+            swapped = (TitleParts(title: author), AuthorName.words(title))
+        } else {
+            swapped = nil
+        }
         if reading.unreadable {
             refusal = "unreadable"
         } else if title.full.isEmpty {
@@ -240,6 +255,14 @@ enum ReadingFilters {
         "paperbacks", "publishing", "publishers", "edition", "editions", "group", "mariner", "vertigo", "dc", "comics",
         "marvel", "viz", "media", "yen", "kodansha", "tokyopop", "image", "folio", "gallimard", "seuil", "reclam",
         "suhrkamp", "fischer", "dtv", "rowohlt", "&",
+    ].map(TextNormalizer.ocrCanonical))
+
+    /// Publishers' imprints as printed at the foot of a spine.
+    static let imprints: Set<String> = Set([
+        "penguin", "vintage", "bantam", "tor", "picador", "harper", "harpercollins", "perennial", "orbit", "scholastic",
+        "anchor", "ballantine", "signet", "ace", "daw", "knopf", "puffin", "corgi", "arrow", "pan", "faber", "gollancz",
+        "bloomsbury", "hodder", "headline", "avon", "berkley", "viking", "dover", "mariner", "everyman", "wordsworth",
+        "doubleday", "scribner", "macmillan", "hachette", "pocket", "vertigo", "gallimard", "folio", "reclam", "dtv",
     ].map(TextNormalizer.ocrCanonical))
 
     /// "PS3552 .R685", "823.914 ROW", "QA76.73 S95": letters then digits with a dot, or a Dewey number.
