@@ -1,6 +1,7 @@
 import ArgumentParser
 import Catalogue
 import Foundation
+import SpineMatching
 import SpineScanning
 
 struct ReviewCommand: AsyncParsableCommand {
@@ -95,22 +96,10 @@ struct ReviewCommand: AsyncParsableCommand {
 
     private func show(_ number: Int, _ record: SpineRecord) {
         if json {
-            struct Entry: Encodable {
-                var schema = 1
-                var event = "review"
-                var number: Int
-                var file: String
-                var reading: String
-                var decision: String
-                var distance: Double
-                var isbn13: String?
-                var title: String?
-                var authors: [String]
-                var workKey: String?
-            }
-            try? JSONLines.write(Entry(number: number, file: record.file, reading: record.text, decision: record.decision,
-                                       distance: record.distance, isbn13: record.isbn13, title: record.title,
-                                       authors: record.authors, workKey: record.workKey))
+            let event = SpineEvent(kind: .review, file: record.file, reading: record.text, decision: .medium,
+                                   distance: record.distance, isbn13: record.isbn13, title: record.title,
+                                   authors: record.authors, workKey: record.workKey)
+            SpineOutput(json: true, quiet: false).write(event, number: number)
         } else {
             let book = "\(record.title ?? "?")\(record.authors.isEmpty ? "" : " — " + record.authors.joined(separator: ", "))"
             Console.out("\(number). \(record.file): \"\(record.text)\" → \(book) (\(record.isbn13 ?? "no ISBN"), distance \(String(format: "%.2f", record.distance)))")

@@ -165,6 +165,8 @@ struct SpineOutput {
     struct Line: Encodable {
         var schema = 1
         var event: String
+        /// The entry's number in `rapidscan review`.
+        var number: Int?
         var file: String
         var reading: String?
         var position: Int?
@@ -205,10 +207,10 @@ struct SpineOutput {
         var time: Date
     }
 
-    func write(_ event: SpineEvent) {
+    func write(_ event: SpineEvent, number: Int? = nil) {
         if json {
             try? JSONLines.write(Line(
-                event: event.kind.rawValue, file: event.file, reading: event.reading, position: event.position,
+                event: event.kind.rawValue, number: number, file: event.file, reading: event.reading, position: event.position,
                 decision: event.decision?.rawValue, distance: event.distance, isbn13: event.isbn13, title: event.title,
                 authors: event.authors, workKey: event.workKey, source: event.source, reason: event.reason, error: event.error,
                 cached: event.cached ? true : nil, dryRun: event.dryRun ? true : nil, time: Date()))
