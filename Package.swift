@@ -52,7 +52,7 @@ let package = Package(
         // Spine readings -> scored candidate works -> strong / medium / none (beets-style).
         .target(name: "SpineMatching", dependencies: ["Vision"]),
         // Shelf photos -> readings (reply cache) -> matches -> owned books / review queue.
-        .target(name: "SpineScanning", dependencies: ["Vision", "SpineMatching", "Catalogue", "MetadataSources", "BookCodes"]),
+        .target(name: "SpineScanning", dependencies: ["Vision", "SpineMatching", "Catalogue", "MetadataSources", "BookCodes", "Pipeline"]),
         // The matching table's benchmark (scripts/bench-spine-matching).
         .executableTarget(name: "SpineMatchingBenchmark", dependencies: ["SpineMatching", "Vision"], path: "Benchmarks/SpineMatchingBenchmark"),
         // Subcommands (one type each); the executable only calls into this.

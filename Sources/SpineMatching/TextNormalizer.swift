@@ -9,6 +9,7 @@ public enum TextNormalizer {
 
     /// Lower case, accents folded, every non-alphanumeric run a single space.
     public static func fold(_ text: String) -> String {
+        if let ascii = foldASCII(text) { return ascii }
         let folded = text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: Locale(identifier: "en_US_POSIX"))
         var out = ""
         out.reserveCapacity(folded.utf8.count)
@@ -28,6 +29,37 @@ public enum TextNormalizer {
         }
         if out.hasSuffix(" ") { out.removeLast() }
         return out
+    }
+
+    /// `fold` for plain ASCII text (most titles) without Foundation's folding; nil otherwise.
+    private static func foldASCII(_ text: String) -> String? {
+        let bytes = Array(text.utf8)
+        guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+        func isLower(_ b: UInt8) -> Bool { b >= 0x61 && b <= 0x7A }
+        func isUpper(_ b: UInt8) -> Bool { b >= 0x41 && b <= 0x5A }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var lastSpace = true
+        for (i, byte) in bytes.enumerated() {
+            if byte == UInt8(ascii: "'") { continue }
+            // Same camel-case rule as `camelBoundaries`.
+            if isUpper(byte), i >= 2, i + 1 < bytes.count, isLower(bytes[i + 1]), isLower(bytes[i - 1]), isLower(bytes[i - 2]), !lastSpace {
+                out.append(0x20)
+                lastSpace = true
+            }
+            if isLower(byte) || (byte >= 0x30 && byte <= 0x39) {
+                out.append(byte)
+                lastSpace = false
+            } else if isUpper(byte) {
+                out.append(byte + 0x20)
+                lastSpace = false
+            } else if !lastSpace {
+                out.append(0x20)
+                lastSpace = true
+            }
+        }
+        if out.last == 0x20 { out.removeLast() }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// For each scalar of the folded text, whether in the original

@@ -1,6 +1,7 @@
 import BookCodes
 import Catalogue
 import Foundation
+import Pipeline
 import SpineMatching
 import Vision
 
@@ -57,6 +58,8 @@ public struct SpineSummary: Sendable, Hashable {
     public var usage = TokenUsage()
     /// Photos whose reply was cut by the token limit.
     public var truncated = 0
+    /// Spines the reader saw but could not read (reported, not counted as unmatched).
+    public var unreadableSpines = 0
     /// Photos not sent because the run stopped (exhausted quota, missing key): still queued.
     public var notSent: [String] = []
     public var stopReason: String?
@@ -86,16 +89,22 @@ public final class SpineSession: Sendable {
         self.listId = listId
     }
 
-    public func run(files: [String], isCancelled: @Sendable () -> Bool = { false }, emit: (SpineEvent) -> Void) async -> SpineSummary {
+    static let unreadable = "unreadable"
+
+    /// - Parameters:
+    ///   - onPhoto: (number, count, file) before each photo, for a progress display.
+    public func run(files: [String], isCancelled: @Sendable () -> Bool = { false },
+                    onPhoto: (Int, Int, String) -> Void = { _, _, _ in }, emit: (SpineEvent) -> Void) async -> SpineSummary {
         var summary = SpineSummary()
         var stopped: String?
         for file in files {
             if isCancelled() { summary.interrupted = true; break }
             summary.photos += 1
             func send(_ event: SpineEvent) {
-                summary.counts[event.kind, default: 0] += 1
+                if event.reason == Self.unreadable { summary.unreadableSpines += 1 } else { summary.counts[event.kind, default: 0] += 1 }
                 emit(event)
             }
+            onPhoto(summary.photos, files.count, file)
             guard let data = FileManager.default.contents(atPath: file) else {
                 send(SpineEvent(kind: .failed, file: file, error: "\(file): cannot be read"))
                 continue
@@ -189,7 +198,8 @@ public final class SpineSession: Sendable {
                 status = .review
                 break
             }
-            switch Result(catching: { () throws(CatalogueError) -> AddOutcome in try catalogue.addOwned(isbn: isbn, work: work, listId: listId) }) {
+            // The barcode path's add step: already owned (same ISBN or work), library limit.
+            switch Result(catching: { () throws(CatalogueError) -> AddOutcome in try LibraryStage(catalogue: catalogue, listId: listId).addOwned(isbn, work: work) }) {
             case .success(.added): event.kind = .added; status = .added
             case .success(.alreadyOwned): event.kind = .alreadyOwned; status = .alreadyOwned
             case .success(.libraryFull(let owned, let limit)):
@@ -249,7 +259,7 @@ public struct SpineReview: Sendable {
             return event
         }
         do {
-            switch try catalogue.addOwned(isbn: isbn, work: work, listId: listId) {
+            switch try LibraryStage(catalogue: catalogue, listId: listId).addOwned(isbn, work: work) {
             case .added: event.kind = .added
             case .alreadyOwned: event.kind = .alreadyOwned
             case .libraryFull(let owned, let limit):

@@ -106,6 +106,18 @@ import Vision
         #expect(naruto.decision != .strong)
     }
 
+    @Test func normalisationFoldsCaseAccentsPunctuationAndLostSpaces() {
+        #expect(TextNormalizer.fold("TheFaithful Spy") == "the faithful spy")
+        #expect(TextNormalizer.fold("SHlNlNG, THE") == "shlnlng the")
+        #expect(TextNormalizer.fold("Ender's Game!") == "enders game")
+        #expect(TextNormalizer.fold("Les Misérables — Tome I") == "les miserables tome i")
+        #expect(TextNormalizer.fold("McDonald") == "mcdonald")
+        #expect(TextNormalizer.titleTokens("The Hobbit") == ["hobblt"])
+        let parts = TitleParts(title: "Naruto, Vol. 07: The Path You Should Tread (Naruto, #7)")
+        #expect(parts.volume == 7)
+        #expect(parts.series == ["naruto"])
+    }
+
     @Test func shortTitleWithoutAuthorWaitsForReview() {
         let m = match(SpineReading(text: "IT", title: "It"))
         #expect(m.decision != .strong)

@@ -121,7 +121,10 @@ struct SpinesCommand: AsyncParsableCommand {
         let interrupt = InterruptMonitor()
         let output = SpineOutput(json: json, quiet: quiet)
         if !json, !quiet { Console.error("rapidscan: reading spines with \(reader.settings.provider.rawValue) \(reader.settings.model)") }
-        var summary = await session.run(files: files, isCancelled: { interrupt.isInterrupted }) { event in output.write(event) }
+        let progress = !json && !quiet && Pipeline.OutputStream.standardError.isTerminal
+        var summary = await session.run(files: files, isCancelled: { interrupt.isInterrupted }, onPhoto: { number, count, file in
+            if progress { Console.error("[\(number)/\(count)] \(file)") }
+        }) { event in output.write(event) }
         summary.counts[.failed, default: 0] += unreadableInputs
         output.write(summary)
         throw SpinesExitStatus.exitCode(for: summary)
@@ -201,6 +204,7 @@ struct SpineOutput {
         var inputTokens: Int
         var outputTokens: Int
         var truncated: Int
+        var unreadableSpines: Int
         var notSent: [String]
         var stopReason: String?
         var interrupted: Bool
@@ -243,14 +247,14 @@ struct SpineOutput {
                 added: summary.count(.added), alreadyOwned: summary.count(.alreadyOwned), review: summary.count(.review),
                 unmatched: summary.count(.unmatched), libraryFull: summary.count(.libraryFull), queued: summary.count(.queued),
                 failed: summary.count(.failed), inputTokens: summary.usage.input, outputTokens: summary.usage.output,
-                truncated: summary.truncated, notSent: summary.notSent, stopReason: summary.stopReason,
+                truncated: summary.truncated, unreadableSpines: summary.unreadableSpines, notSent: summary.notSent, stopReason: summary.stopReason,
                 interrupted: summary.interrupted, time: Date()))
             return
         }
         var line = "\(summary.photos) photos (\(summary.sent) sent, \(summary.fromCache) from cache), \(summary.readings) spines: "
         line += "\(summary.count(.added)) added, \(summary.count(.alreadyOwned)) already owned, \(summary.count(.review)) to review, "
         line += "\(summary.count(.unmatched)) unmatched, \(summary.count(.libraryFull)) library full, \(summary.count(.queued)) queued, "
-        line += "\(summary.count(.failed)) failed; tokens \(summary.usage.input) in, \(summary.usage.output) out"
+        line += "\(summary.count(.failed)) failed, \(summary.unreadableSpines) unreadable; tokens \(summary.usage.input) in, \(summary.usage.output) out"
         if summary.truncated > 0 { line += "; \(summary.truncated) replies cut by the token limit (raise maxTokens)" }
         if let reason = summary.stopReason { line += "\nstopped: \(reason); \(summary.notSent.count) photos not sent stay queued (run again later)" }
         Console.error(line)
