@@ -39,22 +39,28 @@ public final class VisionReader: SpineReader {
 
     public func readSpines(in photo: ShelfPhoto) async throws -> ShelfReading {
         let images = try ShelfImage.prepare(photo, maxSide: settings.maxImageSide, tiles: tiles)
-        var answers: [ShelfReading] = []
-        for image in images {
-            let text = prompt.render(imageName: (photo.path as NSString).lastPathComponent, languages: settings.languages, tile: image.tile)
-            answers.append(try await read(image, prompt: text, photo: photo.path))
+        let name = (photo.path as NSString).lastPathComponent
+        if images.count == 1 {
+            return try await read(images[0], prompt: prompt.render(imageName: name, languages: settings.languages), photo: photo.path)
         }
-        return answers.count == 1 ? answers[0] : ShelfImage.merge(answers)
+        // Tiles go out together (bounded by maxConcurrentRequests) and merge left to right.
+        let answers = try await withThrowingTaskGroup(of: (Int, ShelfReading).self) { group in
+            for (index, image) in images.enumerated() {
+                let text = prompt.render(imageName: name, languages: settings.languages, tile: image.tile)
+                group.addTask { (index, try await self.read(image, prompt: text, photo: photo.path)) }
+            }
+            var byIndex: [Int: ShelfReading] = [:]
+            for try await (index, reading) in group { byIndex[index] = reading }
+            return images.indices.compactMap { byIndex[$0] }
+        }
+        return ShelfImage.merge(answers)
     }
 
     func read(_ image: PreparedImage, prompt: String, photo: String) async throws(VisionError) -> ShelfReading {
         let request = try api.request(prompt: prompt, jpeg: image.jpeg)
-        let (status, headers, body) = try await send(request)
-        let reply = try api.reply(body, photo: photo)
+        let reply = try api.reply(try await send(request), photo: photo)
         if let refusal = reply.refusal { throw .refused(photo: photo, message: refusal) }
         if let blocked = reply.blocked { throw .blocked(photo: photo, reason: blocked) }
-        _ = status
-        _ = headers
         guard let parsed = ReplyParser.parse(reply.text) else {
             // A cut reply that had not reached its JSON yet is a truncation, not prose.
             if reply.truncated { return ShelfReading(readings: [], usage: reply.usage, truncated: true) }
@@ -63,8 +69,8 @@ public final class VisionReader: SpineReader {
         return ShelfReading(readings: parsed.readings, usage: reply.usage, truncated: reply.truncated || parsed.incomplete)
     }
 
-    /// POSTs with retries; returns the 2xx answer or throws what the failure means.
-    func send(_ request: VisionRequest) async throws(VisionError) -> (Int, [String: String], Data) {
+    /// POSTs with retries; returns the 2xx body or throws what the failure means.
+    func send(_ request: VisionRequest) async throws(VisionError) -> Data {
         var urlRequest = URLRequest(url: request.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: max(1, settings.timeoutSeconds))
         urlRequest.httpMethod = "POST"
         urlRequest.httpBody = request.body
@@ -86,7 +92,7 @@ public final class VisionReader: SpineReader {
                 guard let http = response as? HTTPURLResponse else { throw .network(provider: provider, message: "not an HTTP response") }
                 var headers: [String: String] = [:]
                 for (key, value) in http.allHeaderFields { if let key = key as? String, let value = value as? String { headers[key.lowercased()] = value } }
-                if (200..<300).contains(http.statusCode) { return (http.statusCode, headers, data) }
+                if (200..<300).contains(http.statusCode) { return data }
                 switch api.failure(status: http.statusCode, headers: headers, body: data) {
                 case .quota(let message): throw .quotaExhausted(provider: provider, message: message)
                 case .fail(let message): throw .request(provider: provider, status: http.statusCode, message: message)

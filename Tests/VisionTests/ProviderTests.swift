@@ -39,15 +39,20 @@ import Testing
             let left = #"{"spines": [{"text": "DUNE", "title": "Dune", "position": 0}, {"text": "EMMA", "title": "Emma", "position": 1}]}"#
             let right = #"{"spines": [{"text": "EMMA", "title": "Emma", "position": 0}, {"text": "ULYSSES", "title": "Ulysses", "position": 1}]}"#
             // 3000×1200 in two tiles overlapping by a fifth: 1667×1200 each, scaled to 1024×737.
-            h.route(Self.paths[.ollama]!, provider: .ollama,
-                    responses: [VisionHarness.envelope(.ollama, text: left), VisionHarness.envelope(.ollama, text: right)],
-                    size: (1024, 737))
+            // Tiles are sent concurrently: answer each by the tile its prompt names.
+            h.server.route(Self.paths[.ollama]!, method: "POST") { request in
+                if let problem = VisionHarness.problem(with: request, provider: .ollama, size: (1024, 737)) {
+                    return .json("{\"error\": \"harness: \(problem)\"}", status: 418)
+                }
+                let tile = String(decoding: request.body, as: UTF8.self).contains("tile 1 of 2") ? left : right
+                return VisionHarness.envelope(.ollama, text: tile)
+            }
             let shelf = try await h.reader(.ollama, key: nil, tiles: 2).readSpines(in: h.photo)
             #expect(shelf.readings.map(\.title) == ["Dune", "Emma", "Ulysses"])
             #expect(shelf.usage == TokenUsage(input: 1800, output: 160))
             #expect(h.server.requests.count == 2)
             let prompts = h.server.requests.compactMap { String(data: $0.body, encoding: .utf8) }
-            #expect(prompts.first?.contains("tile 1 of 2") == true && prompts.last?.contains("tile 2 of 2") == true)
+            #expect(prompts.contains { $0.contains("tile 1 of 2") } && prompts.contains { $0.contains("tile 2 of 2") })
         }
     }
 
