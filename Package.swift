@@ -14,6 +14,7 @@ let package = Package(
         .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
     ],
     targets: [
         // C libraries, through pkg-config.
@@ -49,13 +50,19 @@ let package = Package(
             "BookCodes", "Imaging", "BarcodeReading", "Catalogue", "MetadataSources", "BookLookup",
         ]),
         // Shelf photos -> spine readings (vision models over HTTP, local OCR): the SpineReader seam.
-        .target(name: "Vision"),
+        .target(name: "Vision", dependencies: ["Imaging", .product(name: "Mustache", package: "swift-mustache")]),
         // Local OCR spine reader: Tesseract on Imaging's gray pixels, words grouped into spines.
         .target(name: "SpineOCR", dependencies: ["CTesseract", "Imaging", "Vision"]),
+        // Spine readings -> scored candidate works -> strong / medium / none (beets-style).
+        .target(name: "SpineMatching", dependencies: ["Vision"]),
+        // Shelf photos -> readings (reply cache) -> matches -> owned books / review queue.
+        .target(name: "SpineScanning", dependencies: ["Vision", "SpineMatching", "Catalogue", "MetadataSources", "BookCodes", "Pipeline"]),
+        // The matching table's benchmark (scripts/bench-spine-matching).
+        .executableTarget(name: "SpineMatchingBenchmark", dependencies: ["SpineMatching", "Vision"], path: "Benchmarks/SpineMatchingBenchmark"),
         // Subcommands (one type each); the executable only calls into this.
         .target(name: "RapidScanCLI", dependencies: [
             "BookCodes", "Imaging", "BarcodeReading", "RapidScanConfig", "Catalogue",
-            "MetadataSources", "BookLookup", "Pipeline",
+            "MetadataSources", "BookLookup", "Pipeline", "Vision", "SpineMatching", "SpineScanning",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "rapidscan", dependencies: ["RapidScanCLI"]),
@@ -84,6 +91,8 @@ let package = Package(
         ]),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Catalogue", "BookLookup", "BarcodeReading", "BookCodes", "TestSupport"]),
         .testTarget(name: "SpineOCRTests", dependencies: ["SpineOCR", "Imaging", "Vision", "TestSupport"]),
+        .testTarget(name: "VisionTests", dependencies: ["Vision", "Imaging", "TestSupport"]),
+        .testTarget(name: "SpineMatchingTests", dependencies: ["SpineMatching", "Vision", "TestSupport"], exclude: ["Resources"]),
         // Runs the built `rapidscan` binary end to end.
         .testTarget(name: "CLITests", dependencies: ["TestSupport"]),
     ]

@@ -15,6 +15,8 @@ public struct RapidScanCommand: AsyncParsableCommand {
             PendingCommand.self,
             CacheCommand.self,
             AccountCommand.self,
+            SpinesCommand.self,
+            ReviewCommand.self,
         ]
     )
 

@@ -46,7 +46,11 @@ struct ConfigFileReader {
     let path: String
     let text: String
 
-    private static let topKeys: Set = ["sources", "http", "database"]
+    private static let topKeys: Set = ["sources", "http", "database", "vision"]
+    private static let visionKeys: Set = [
+        "provider", "baseURL", "model", "apiKeyEnv", "temperature", "timeoutSeconds", "maxTokens",
+        "maxConcurrentRequests", "maxImageSide", "prompt",
+    ]
     private static let sourcesKeys: Set = ["order", "googleBooks", "openLibrary"]
     private static let googleKeys: Set = ["enabled", "baseURL", "apiKeyEnv", "apiKey"]
     private static let openLibraryKeys: Set = ["enabled", "baseURL", "coversBaseURL", "contact"]
@@ -66,6 +70,7 @@ struct ConfigFileReader {
         try checkKeys(root, [], allowed: Self.topKeys)
         if let database = try string(root, [], "database") { settings.database = database }
         if let http = try table(root, [], "http") { try applyHTTP(http, to: &settings.http) }
+        if let vision = try table(root, [], "vision") { try applyVision(vision, to: &settings.vision) }
         guard let sources = try table(root, [], "sources") else { return }
         try checkKeys(sources, ["sources"], allowed: Self.sourcesKeys)
         if let google = try table(sources, ["sources"], "googleBooks") { try applyGoogle(google, to: &settings) }
@@ -81,6 +86,26 @@ struct ConfigFileReader {
         if let value = try integer(http, scope, "maxConcurrentRequests", in: 1...64) { settings.maxConcurrentRequests = value }
         if let value = try number(http, scope, "retryBaseDelaySeconds", in: 0...600) { settings.retryBaseDelaySeconds = value }
         if let value = try number(http, scope, "maxRetryDelaySeconds", in: 0...3600) { settings.maxRetryDelaySeconds = value }
+    }
+
+    private func applyVision(_ vision: TOMLTable, to settings: inout VisionConfig) throws(ConfigError) {
+        let scope = ["vision"]
+        try checkKeys(vision, scope, allowed: Self.visionKeys)
+        if let provider = try string(vision, scope, "provider") {
+            guard VisionConfig.providers.contains(provider) else {
+                throw invalid(scope, "provider", "expected one of \(VisionConfig.providers.sorted().joined(separator: ", ")), got \"\(provider)\"")
+            }
+            settings.provider = provider
+        }
+        if let url = try url(vision, scope, "baseURL") { settings.baseURL = url }
+        if let model = try string(vision, scope, "model") { settings.model = model }
+        if let variable = try string(vision, scope, "apiKeyEnv") { settings.apiKeyEnv = variable }
+        if let value = try number(vision, scope, "temperature", in: 0...2) { settings.temperature = value }
+        if let value = try number(vision, scope, "timeoutSeconds", in: 1...3600) { settings.timeoutSeconds = value }
+        if let value = try integer(vision, scope, "maxTokens", in: 16...200_000) { settings.maxTokens = value }
+        if let value = try integer(vision, scope, "maxConcurrentRequests", in: 1...64) { settings.maxConcurrentRequests = value }
+        if let value = try integer(vision, scope, "maxImageSide", in: 256...8192) { settings.maxImageSide = value }
+        if let prompt = try string(vision, scope, "prompt") { settings.prompt = prompt }
     }
 
     private func applyGoogle(_ google: TOMLTable, to settings: inout RapidScanSettings) throws(ConfigError) {

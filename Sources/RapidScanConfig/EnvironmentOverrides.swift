@@ -40,6 +40,15 @@ struct EnvironmentOverrides {
             settings.http.retries = Int(value)
         }
         if let value = try number(Variable.retryDelay, in: 0...600) { settings.http.retryBaseDelaySeconds = value }
+        if let provider = environment.nonEmpty(Variable.visionProvider) {
+            guard VisionConfig.providers.contains(provider) else {
+                throw .invalidEnvironment(variable: Variable.visionProvider, message: "expected one of \(VisionConfig.providers.sorted().joined(separator: ", "))")
+            }
+            settings.vision.provider = provider
+        }
+        if let url = try url(Variable.visionURL) { settings.vision.baseURL = url }
+        if let model = environment.nonEmpty(Variable.visionModel) { settings.vision.model = model }
+        if let variable = environment.nonEmpty(Variable.visionAPIKeyEnv) { settings.vision.apiKeyEnv = variable }
         if let debug = environment.nonEmpty(Variable.debug) {
             settings.debugLogging = !["0", "false", "no", "off"].contains(debug.lowercased())
         }

@@ -85,6 +85,8 @@ public struct RapidScanSettings: Sendable, Hashable, CustomStringConvertible {
     /// Requests per second allowed to Open Library; nil = its policy (1/s, or 3/s with a contact).
     /// Not a config key: only code (tests against a local server) may raise it.
     public var openLibraryRequestsPerSecond: Double?
+    /// `[vision]`: the spine reader (`rapidscan spines`).
+    public var vision = VisionConfig()
 
     /// Built-in defaults: both sources enabled, Google Books first.
     public init() {

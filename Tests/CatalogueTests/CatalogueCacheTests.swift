@@ -12,7 +12,7 @@ import TestSupport
         let tables = try DatabaseQueue(path: temp.path).read { db in
             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'grdb_%' ORDER BY name")
         }
-        #expect(tables == ["isbnIndex", "items", "lists", "pendingLookups", "processedFiles", "users", "works"])
+        #expect(tables == ["isbnIndex", "items", "lists", "pendingLookups", "processedFiles", "spineReadings", "spineReplies", "users", "works"])
         let journal = try DatabaseQueue(path: temp.path).read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
         #expect(journal == "wal")
         let user = try temp.catalogue.user()

@@ -11,6 +11,8 @@ public struct RecordedRequest: Sendable, Hashable {
     public var rawQuery: String
     /// Header names lower-cased.
     public var headers: [String: String]
+    /// The request body (POST requests: the JSON sent).
+    public var body: Data = Data()
 
     private var queryNames: [String]
     private var queryValues: [String]
@@ -191,7 +193,8 @@ public final class FixtureServer: @unchecked Sendable {
     private func add(_ route: Route) { withLock { routes.append(route) } }
 
     fileprivate func handle(_ request: HTTPRequest) async -> HTTPResponse {
-        let recordedRequest = Self.record(request)
+        var recordedRequest = Self.record(request)
+        recordedRequest.body = (try? await request.bodyData) ?? Data()
         let behaviour = withLock { () -> Behaviour? in
             recorded.append(recordedRequest)
             guard let index = routes.lastIndex(where: { $0.matches(recordedRequest) }) else { return nil }

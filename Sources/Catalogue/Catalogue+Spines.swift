@@ -1,0 +1,198 @@
+import Foundation
+import GRDB
+
+/// A vision model's reply to one photo, kept so the same photo, model and prompt are never
+/// sent twice. `readings` is the reader's JSON, opaque here.
+public struct SpineReplyRecord: Sendable, Hashable {
+    public var photoHash: String
+    public var reader: String
+    public var file: String
+    public var readings: Data
+    public var inputTokens: Int
+    public var outputTokens: Int
+    public var truncated: Bool
+    public var createdAt: Date
+
+    public init(photoHash: String, reader: String, file: String, readings: Data, inputTokens: Int, outputTokens: Int, truncated: Bool, createdAt: Date = Date()) {
+        self.photoHash = photoHash
+        self.reader = reader
+        self.file = file
+        self.readings = readings
+        self.inputTokens = inputTokens
+        self.outputTokens = outputTokens
+        self.truncated = truncated
+        self.createdAt = createdAt
+    }
+}
+
+/// What became of one spine reading: the review table (status `review` until the user
+/// accepts or rejects it) and the record that makes a re-run settle without the network.
+public struct SpineRecord: Sendable, Hashable {
+    public enum Status: String, Sendable, Hashable, CaseIterable {
+        case added, alreadyOwned, libraryFull, review, accepted, rejected, unmatched
+    }
+
+    public var id: Int64?
+    public var photoHash: String
+    public var reader: String
+    /// Index of the reading in the photo's reply.
+    public var index: Int
+    public var file: String
+    public var text: String
+    public var decision: String
+    public var distance: Double
+    public var workKey: String?
+    public var isbn13: String?
+    public var title: String?
+    public var authors: [String]
+    public var status: Status
+    public var reason: String?
+    public var updatedAt: Date
+
+    public init(id: Int64? = nil, photoHash: String, reader: String, index: Int, file: String, text: String, decision: String,
+                distance: Double, workKey: String?, isbn13: String?, title: String?, authors: [String], status: Status,
+                reason: String?, updatedAt: Date = Date()) {
+        self.id = id
+        self.photoHash = photoHash
+        self.reader = reader
+        self.index = index
+        self.file = file
+        self.text = text
+        self.decision = decision
+        self.distance = distance
+        self.workKey = workKey
+        self.isbn13 = isbn13
+        self.title = title
+        self.authors = authors
+        self.status = status
+        self.reason = reason
+        self.updatedAt = updatedAt
+    }
+
+    init(row: Row) throws {
+        id = row["id"]
+        photoHash = row["photoHash"]
+        reader = row["reader"]
+        index = row["readingIndex"]
+        file = row["file"]
+        text = row["text"]
+        decision = row["decision"]
+        distance = row["distance"]
+        workKey = row["workKey"]
+        isbn13 = row["isbn13"]
+        title = row["title"]
+        authors = try JSONColumn.strings(row["authors"])
+        status = Status(rawValue: row["status"]) ?? .review
+        reason = row["reason"]
+        updatedAt = row["updatedAt"]
+    }
+}
+
+enum SpinesMigration {
+    /// "v2-spines": the reply cache and the spine readings/review table.
+    static func migrate(_ db: Database) throws {
+        try db.create(table: "spineReplies") { t in
+            t.column("photoHash", .text).notNull()
+            t.column("reader", .text).notNull()
+            t.column("file", .text).notNull()
+            t.column("readings", .blob).notNull()
+            t.column("inputTokens", .integer).notNull()
+            t.column("outputTokens", .integer).notNull()
+            t.column("truncated", .boolean).notNull()
+            t.column("createdAt", .datetime).notNull()
+            t.primaryKey(["photoHash", "reader"])
+        }
+        try db.create(table: "spineReadings") { t in
+            t.autoIncrementedPrimaryKey("id")
+            t.column("photoHash", .text).notNull()
+            t.column("reader", .text).notNull()
+            t.column("readingIndex", .integer).notNull()
+            t.column("file", .text).notNull()
+            t.column("text", .text).notNull()
+            t.column("decision", .text).notNull()
+            t.column("distance", .double).notNull()
+            t.column("workKey", .text)
+            t.column("isbn13", .text)
+            t.column("title", .text)
+            t.column("authors", .jsonText).notNull()
+            t.column("status", .text).notNull().indexed()
+            t.column("reason", .text)
+            t.column("updatedAt", .datetime).notNull()
+            t.uniqueKey(["photoHash", "reader", "readingIndex"])
+        }
+    }
+}
+
+// Spine recognition's storage: cached replies, settled readings, the review queue.
+extension Catalogue {
+    public func spineReply(photoHash: String, reader: String) throws(CatalogueError) -> SpineReplyRecord? {
+        try read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM spineReplies WHERE photoHash = ? AND reader = ?", arguments: [photoHash, reader]).map { row in
+                SpineReplyRecord(photoHash: row["photoHash"], reader: row["reader"], file: row["file"], readings: row["readings"],
+                                 inputTokens: row["inputTokens"], outputTokens: row["outputTokens"], truncated: row["truncated"],
+                                 createdAt: row["createdAt"])
+            }
+        }
+    }
+
+    public func saveSpineReply(_ reply: SpineReplyRecord) throws(CatalogueError) {
+        try write { db in
+            try db.execute(sql: """
+                INSERT OR REPLACE INTO spineReplies (photoHash, reader, file, readings, inputTokens, outputTokens, truncated, createdAt)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [reply.photoHash, reply.reader, reply.file, reply.readings, reply.inputTokens, reply.outputTokens,
+                                 reply.truncated, reply.createdAt])
+        }
+    }
+
+    /// The settled readings of one photo by one reader, by index.
+    public func spineRecords(photoHash: String, reader: String) throws(CatalogueError) -> [Int: SpineRecord] {
+        try read { db in
+            let rows = try Row.fetchAll(db, sql: "SELECT * FROM spineReadings WHERE photoHash = ? AND reader = ?", arguments: [photoHash, reader])
+            return Dictionary(try rows.map { let r = try SpineRecord(row: $0); return (r.index, r) }, uniquingKeysWith: { a, _ in a })
+        }
+    }
+
+    /// Inserts or replaces the record of (photo, reader, index).
+    @discardableResult
+    public func saveSpineRecord(_ record: SpineRecord) throws(CatalogueError) -> SpineRecord {
+        try write { db in
+            let authors = String(decoding: try JSONEncoder().encode(record.authors), as: UTF8.self)
+            try db.execute(sql: """
+                INSERT INTO spineReadings (photoHash, reader, readingIndex, file, text, decision, distance, workKey, isbn13, title, authors, status, reason, updatedAt)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(photoHash, reader, readingIndex) DO UPDATE SET file = excluded.file, text = excluded.text,
+                    decision = excluded.decision, distance = excluded.distance, workKey = excluded.workKey, isbn13 = excluded.isbn13,
+                    title = excluded.title, authors = excluded.authors, status = excluded.status, reason = excluded.reason,
+                    updatedAt = excluded.updatedAt
+                """, arguments: [record.photoHash, record.reader, record.index, record.file, record.text, record.decision,
+                                 record.distance, record.workKey, record.isbn13, record.title, authors, record.status.rawValue,
+                                 record.reason, record.updatedAt])
+            let row = try Row.fetchOne(db, sql: "SELECT * FROM spineReadings WHERE photoHash = ? AND reader = ? AND readingIndex = ?",
+                                       arguments: [record.photoHash, record.reader, record.index])
+            return try row.map(SpineRecord.init(row:)) ?? record
+        }
+    }
+
+    /// Medium matches waiting for the user, oldest first.
+    public func spineReviews() throws(CatalogueError) -> [SpineRecord] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM spineReadings WHERE status = 'review' ORDER BY id").map(SpineRecord.init(row:))
+        }
+    }
+
+    public func setSpineStatus(id: Int64, _ status: SpineRecord.Status, now: Date = Date()) throws(CatalogueError) {
+        try write { db in
+            try db.execute(sql: "UPDATE spineReadings SET status = ?, updatedAt = ? WHERE id = ?", arguments: [status.rawValue, now, id])
+        }
+    }
+
+    /// Every work in the cache as (workKey, title, authors, primary ISBN): the spine matcher's local candidates.
+    public func allWorkSummaries() throws(CatalogueError) -> [(workKey: String, title: String, authors: [String], isbn: String)] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT workKey, title, authors, primaryIsbn FROM works").map { row in
+                (row["workKey"], row["title"], try JSONColumn.strings(row["authors"]), row["primaryIsbn"])
+            }
+        }
+    }
+}

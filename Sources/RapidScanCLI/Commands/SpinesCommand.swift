@@ -1,0 +1,285 @@
+import ArgumentParser
+import BarcodeReading
+import Catalogue
+import Foundation
+import MetadataSources
+import Pipeline
+import RapidScanConfig
+import SpineMatching
+import SpineScanning
+import Vision
+
+struct SpinesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "spines",
+        abstract: "Read the spines on shelf photos with a vision model and add the books to your library.",
+        discussion: """
+        Each photo (JPEG, PNG, PGM/PPM; folders are walked) is turned upright, scaled to \
+        --max-image-side and sent as JPEG with the prompt (built in, or --prompt FILE, a \
+        Mustache template) to the model configured in [vision] (provider openai, ollama, \
+        gemini or anthropic; RAPIDSCAN_VISION_PROVIDER/_URL/_MODEL/_API_KEY_ENV and the \
+        flags below override it). Each spine read is matched against the local cache, then \
+        Google Books and Open Library: a strong match is added as owned ("Added to Library", \
+        "Already in Library", "Library Full"), a medium one waits for `rapidscan review`, \
+        and one that matches nothing is reported with the text read; nothing uncertain is \
+        ever added. A photo already answered by the same model and prompt is not sent \
+        again, and readings settled by an earlier run are not matched again, so a re-run \
+        adds nothing and sends nothing.
+
+        --json prints one JSON object per spine (event: added, alreadyOwned, review, \
+        unmatched, libraryFull, queued; with file, reading, decision strong/medium/none, \
+        distance, isbn13, title, authors), one per photo that failed (event: failed, \
+        error), then a summary with the token usage.
+
+        Exit status: \(SpinesExitStatus.help)
+        """
+    )
+
+    @Argument(help: "Shelf photos or folders.", completion: .file())
+    var paths: [String]
+
+    @Flag(help: "Print JSON Lines events.")
+    var json = false
+
+    @Flag(name: .customLong("dry-run"), help: "Read and match, but add nothing and record nothing.")
+    var dryRun = false
+
+    @OptionGroup var library: LibraryOptions
+
+    @Option(help: "The list to add books to, by id or name (default: Want to Read).")
+    var list: String?
+
+    @Option(help: "openai, ollama, gemini or anthropic (default: [vision] provider).")
+    var provider: String?
+
+    @Option(help: ArgumentHelp("The provider's base URL.", valueName: "url"))
+    var url: String?
+
+    @Option(help: "The model name.")
+    var model: String?
+
+    @Option(name: .customLong("api-key-env"), help: ArgumentHelp("The environment variable holding the API key.", valueName: "name"))
+    var apiKeyEnv: String?
+
+    @Option(help: ArgumentHelp("A Mustache prompt template (variables: imageName, languages, schema, tile).", valueName: "file"))
+    var prompt: String?
+
+    @Option(help: "Split each photo into this many overlapping tiles, left to right (wide shelves).")
+    var tiles = 1
+
+    @Option(name: .customLong("max-image-side"), help: "Long side of the image sent, in pixels (default 2048).")
+    var maxImageSide: Int?
+
+    @Option(help: "Expected spine languages, comma-separated (default: English).")
+    var languages = "English"
+
+    @Flag(help: "Do not search Google Books or Open Library: match against the local cache only.")
+    var offline = false
+
+    @Flag(help: "Only errors and the summary.")
+    var quiet = false
+
+    func validate() throws {
+        if let provider, VisionProvider(rawValue: provider) == nil {
+            throw ValidationError("--provider: '\(provider)' is not one of openai, ollama, gemini, anthropic")
+        }
+        if let url, Self.httpURL(url) == nil { throw ValidationError("--url: '\(url)' is not an http:// or https:// URL") }
+        if !(1...16).contains(tiles) { throw ValidationError("--tiles must be from 1 to 16, not \(tiles)") }
+        if let maxImageSide, !(256...8192).contains(maxImageSide) {
+            throw ValidationError("--max-image-side must be from 256 to 8192, not \(maxImageSide)")
+        }
+        if let prompt, !FileManager.default.isReadableFile(atPath: prompt) {
+            throw ValidationError("--prompt: cannot read '\(prompt)'")
+        }
+    }
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let (settings, catalogue) = try library.openForSession()
+        let reader: VisionReader
+        do {
+            reader = try makeReader(settings.vision, environment: environment)
+        } catch {
+            throw SessionExitStatus.fail("\(error)")
+        }
+        let listId = try list.map { try SessionOptions.resolveList($0, in: catalogue) }
+        var sources: [any CandidateSource] = [CacheCandidateSource(catalogue: catalogue)]
+        if !offline {
+            sources += MetadataSources.make(settings: settings).map { SearchCandidateSource(source: $0, catalogue: catalogue) }
+        }
+        let session = SpineSession(catalogue: catalogue, reader: reader, sources: sources, dryRun: dryRun, listId: listId)
+        var files: [String] = []
+        var unreadableInputs = 0
+        for entry in FileWalker.imageFiles(in: paths.map { URL(fileURLWithPath: $0) }) {
+            if let error = entry.error {
+                unreadableInputs += 1
+                emitFailure(file: entry.path, error: "\(error)")
+            } else {
+                files.append(entry.path)
+            }
+        }
+        let interrupt = InterruptMonitor()
+        let output = SpineOutput(json: json, quiet: quiet)
+        if !json, !quiet { Console.error("rapidscan: reading spines with \(reader.settings.provider.rawValue) \(reader.settings.model)") }
+        let progress = !json && !quiet && Pipeline.OutputStream.standardError.isTerminal
+        var summary = await session.run(files: files, isCancelled: { interrupt.isInterrupted }, onPhoto: { number, count, file in
+            if progress { Console.error("[\(number)/\(count)] \(file)") }
+        }) { event in output.write(event) }
+        summary.counts[.failed, default: 0] += unreadableInputs
+        output.write(summary)
+        throw SpinesExitStatus.exitCode(for: summary)
+    }
+
+    private func emitFailure(file: String, error: String) {
+        SpineOutput(json: json, quiet: quiet).write(SpineEvent(kind: .failed, file: file, error: error))
+    }
+
+    static func httpURL(_ text: String) -> URL? {
+        guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else { return nil }
+        return url
+    }
+
+    /// `[vision]` + environment + flags → a reader. The key comes from the variable named.
+    func makeReader(_ config: VisionConfig, environment: [String: String]) throws -> VisionReader {
+        let name = provider ?? config.provider ?? "openai"
+        if name == "tesseract" { throw VisionError.image(photo: "[vision] provider", message: "tesseract is not part of this build") }
+        guard let kind = VisionProvider(rawValue: name) else {
+            throw VisionError.image(photo: "[vision] provider", message: "'\(name)' is not a vision provider")
+        }
+        var settings = VisionSettings(provider: kind, baseURL: url.flatMap(Self.httpURL) ?? config.baseURL, model: model ?? config.model,
+                                      apiKeyEnv: apiKeyEnv ?? config.apiKeyEnv)
+        if let variable = settings.apiKeyEnv, let key = environment[variable], !key.isEmpty { settings.apiKey = key }
+        if let value = config.temperature { settings.temperature = value }
+        if let value = config.timeoutSeconds { settings.timeoutSeconds = value }
+        if let value = config.maxTokens { settings.maxTokens = value }
+        if let value = config.maxConcurrentRequests { settings.maxConcurrentRequests = value }
+        if let value = maxImageSide ?? config.maxImageSide { settings.maxImageSide = value }
+        settings.languages = languages.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        let template = try (prompt ?? config.prompt).map { try PromptTemplate.load(path: $0) } ?? .builtIn
+        return VisionReader(settings: settings, prompt: template, tiles: tiles)
+    }
+}
+
+/// Human lines or JSON Lines for spine events (docs/CLI.md: "schema": 1, shared field names).
+struct SpineOutput {
+    let json: Bool
+    let quiet: Bool
+
+    struct Line: Encodable {
+        var schema = 1
+        var event: String
+        /// The entry's number in `rapidscan review`.
+        var number: Int?
+        var file: String
+        var reading: String?
+        var position: Int?
+        var decision: String?
+        var distance: Double?
+        var isbn13: String?
+        var title: String?
+        var authors: [String]?
+        var workKey: String?
+        var source: String?
+        var reason: String?
+        var error: String?
+        var cached: Bool?
+        var dryRun: Bool?
+        var time: Date
+    }
+
+    struct Summary: Encodable {
+        var schema = 1
+        var event = "summary"
+        var photos: Int
+        var sent: Int
+        var fromCache: Int
+        var readings: Int
+        var added: Int
+        var alreadyOwned: Int
+        var review: Int
+        var unmatched: Int
+        var libraryFull: Int
+        var queued: Int
+        var failed: Int
+        var inputTokens: Int
+        var outputTokens: Int
+        var truncated: Int
+        var unreadableSpines: Int
+        var notSent: [String]
+        var stopReason: String?
+        var interrupted: Bool
+        var time: Date
+    }
+
+    func write(_ event: SpineEvent, number: Int? = nil) {
+        if json {
+            try? JSONLines.write(Line(
+                event: event.kind.rawValue, number: number, file: event.file, reading: event.reading, position: event.position,
+                decision: event.decision?.rawValue, distance: event.distance, isbn13: event.isbn13, title: event.title,
+                authors: event.authors, workKey: event.workKey, source: event.source, reason: event.reason, error: event.error,
+                cached: event.cached ? true : nil, dryRun: event.dryRun ? true : nil, time: Date()))
+            return
+        }
+        if event.kind == .failed || event.kind == .queued && event.reading == nil {
+            Console.error("rapidscan: \(event.error ?? event.reason ?? event.file)")
+            return
+        }
+        guard !quiet else { return }
+        let read = "\"\(event.reading ?? "")\""
+        let book = event.title.map { "\($0)\(event.authors.map { " — " + $0.joined(separator: ", ") } ?? "")" } ?? ""
+        let decision = event.decision.map { "\($0.rawValue) \(String(format: "%.2f", event.distance ?? 1))" } ?? ""
+        let status: String = switch event.kind {
+        case .added: event.dryRun ? "Would Add" : "Added to Library"
+        case .alreadyOwned: "Already in Library"
+        case .review: "Needs Review"
+        case .unmatched: "No Match"
+        case .libraryFull: "Library Full"
+        case .queued: "Queued"
+        case .failed: "Failed"
+        }
+        Console.out("\(event.file): \(read) → \(book.isEmpty ? "-" : book) [\(decision)] \(status)\(event.reason.map { " (\($0))" } ?? "")")
+    }
+
+    func write(_ summary: SpineSummary) {
+        if json {
+            try? JSONLines.write(Summary(
+                photos: summary.photos, sent: summary.sent, fromCache: summary.fromCache, readings: summary.readings,
+                added: summary.count(.added), alreadyOwned: summary.count(.alreadyOwned), review: summary.count(.review),
+                unmatched: summary.count(.unmatched), libraryFull: summary.count(.libraryFull), queued: summary.count(.queued),
+                failed: summary.count(.failed), inputTokens: summary.usage.input, outputTokens: summary.usage.output,
+                truncated: summary.truncated, unreadableSpines: summary.unreadableSpines, notSent: summary.notSent, stopReason: summary.stopReason,
+                interrupted: summary.interrupted, time: Date()))
+            return
+        }
+        var line = "\(summary.photos) photos (\(summary.sent) sent, \(summary.fromCache) from cache), \(summary.readings) spines: "
+        line += "\(summary.count(.added)) added, \(summary.count(.alreadyOwned)) already owned, \(summary.count(.review)) to review, "
+        line += "\(summary.count(.unmatched)) unmatched, \(summary.count(.libraryFull)) library full, \(summary.count(.queued)) queued, "
+        line += "\(summary.count(.failed)) failed, \(summary.unreadableSpines) unreadable; tokens \(summary.usage.input) in, \(summary.usage.output) out"
+        if summary.truncated > 0 { line += "; \(summary.truncated) replies cut by the token limit (raise maxTokens)" }
+        if let reason = summary.stopReason { line += "\nstopped: \(reason); \(summary.notSent.count) photos not sent stay queued (run again later)" }
+        Console.error(line)
+    }
+}
+
+/// docs/CLI.md's exit codes for `spines` and `review`.
+enum SpinesExitStatus {
+    static let help = """
+        0 every spine settled (added, already owned); 1 some photo could not be read or \
+        sent; 5 some books were not added because the library is full; 3 some photos or \
+        spines are queued (quota exhausted, no source could answer); 2 some spine matched no \
+        book; 6 some matches wait for `rapidscan review`; 70 database or configuration \
+        error; 64 bad usage; 130 interrupted. When several apply: 130, 70, 1, 5, 3, 2, 6.
+        """
+
+    static func exitCode(for summary: SpineSummary) -> ExitCode {
+        let status: Int32 =
+            summary.interrupted ? InterruptMonitor.exitStatus
+            : summary.count(.failed) > 0 ? 1
+            : summary.count(.libraryFull) > 0 ? 5
+            : summary.count(.queued) > 0 ? 3
+            : summary.count(.unmatched) > 0 ? 2
+            : summary.count(.review) > 0 ? 6
+            : 0
+        return ExitCode(status)
+    }
+}

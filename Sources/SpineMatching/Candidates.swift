@@ -1,0 +1,122 @@
+import Foundation
+
+/// A book a reading might be: one work with the ISBN that would be added for it.
+public struct MatchCandidate: Sendable, Hashable, Codable {
+    public var workKey: String
+    public var title: String
+    public var authors: [String]
+    public var isbn13: String?
+    /// Where it came from (`cache`, `googleBooks`, `openLibrary`, `table`).
+    public var source: String
+
+    public init(workKey: String, title: String, authors: [String], isbn13: String?, source: String) {
+        self.workKey = workKey
+        self.title = title
+        self.authors = authors
+        self.isbn13 = isbn13
+        self.source = source
+    }
+}
+
+/// A candidate with its title and authors already normalised (done once per work).
+public struct PreparedCandidate: Sendable, Hashable {
+    public let candidate: MatchCandidate
+    let parts: TitleParts
+    /// Each author's words (initials dropped), surname last.
+    let authorWords: [[String]]
+    /// Same work whatever the edition: main title (subtitle aside) + volume + first surname,
+    /// so "Dune" and "Dune: Deluxe Edition" by Herbert are one book, not rivals.
+    let identity: String
+
+    public init(_ candidate: MatchCandidate) {
+        self.candidate = candidate
+        self.parts = TitleParts(title: candidate.title)
+        self.authorWords = candidate.authors.prefix(4).map { AuthorName.words($0) }.filter { !$0.isEmpty }
+        self.identity = parts.main.joined(separator: " ") + "|" + (parts.volume.map { "\($0)" } ?? "") + "|" + (authorWords.first?.last ?? "")
+    }
+
+    var surnames: [String] { authorWords.compactMap(\.last) }
+}
+
+enum AuthorName {
+    /// Words of a name without initials ("J.K. Rowling" -> ["rowling"]), surname last;
+    /// "Rowling, J.K." is turned round first.
+    static func words(_ name: String) -> [String] {
+        var text = name
+        let commaParts = name.split(separator: ",", maxSplits: 1)
+        if commaParts.count == 2, !commaParts[1].contains(" ") || commaParts[1].contains(".") {
+            text = "\(commaParts[1]) \(commaParts[0])"
+        }
+        return TextNormalizer.tokens(text).filter { $0.count > 1 && !["jr", "sr", "dr", "mr", "mrs", "ms", "ed", "eds"].contains($0) }
+    }
+}
+
+/// What a candidate search is asked: the reading's title and author as best known.
+public struct CandidateQuery: Sendable, Hashable {
+    public var title: String
+    public var author: String?
+    /// All the words read, for readers that cannot tell title from author.
+    public var text: String
+
+    public init(title: String, author: String?, text: String) {
+        self.title = title
+        self.author = author
+        self.text = text
+    }
+}
+
+/// Where candidates come from: the local cache (FTS5), Google Books, Open Library, a table.
+public protocol CandidateSource: Sendable {
+    func candidates(for query: CandidateQuery, limit: Int) async throws -> [PreparedCandidate]
+}
+
+/// An in-memory word index over works: the matching table's catalogue, the benchmark's
+/// 10,000 works, or the local cache loaded once per run. Postings by normalised title,
+/// series and author words; a query ranks works by the IDF of the words they share.
+public final class WorkIndex: CandidateSource, @unchecked Sendable {
+    // Immutable after init, hence unchecked Sendable.
+    public let works: [PreparedCandidate]
+    private let postings: [String: [Int32]]
+
+    public init(_ candidates: [MatchCandidate]) {
+        let prepared = candidates.map(PreparedCandidate.init)
+        var postings: [String: [Int32]] = [:]
+        for (index, work) in prepared.enumerated() {
+            var words = Set(work.parts.full + work.parts.series)
+            for name in work.authorWords { words.formUnion(name) }
+            for word in words where !TextNormalizer.stopwords.contains(word) {
+                postings[word, default: []].append(Int32(index))
+            }
+        }
+        self.works = prepared
+        self.postings = postings
+    }
+
+    public var count: Int { works.count }
+
+    public func candidates(for query: CandidateQuery, limit: Int) -> [PreparedCandidate] {
+        var words = Set(TextNormalizer.tokens(query.title))
+        words.formUnion(TextNormalizer.tokens(query.text))
+        if let author = query.author { words.formUnion(TextNormalizer.tokens(author)) }
+        var scores: [Int32: Double] = [:]
+        let total = Double(works.count + 1)
+        for word in words where !TextNormalizer.stopwords.contains(word) {
+            guard let list = postings[word] else { continue }
+            let idf = log(total / Double(list.count))
+            for index in list { scores[index, default: 0] += idf }
+        }
+        // Top `limit` by score (ties by index, for determinism) without sorting every hit.
+        var top: [(key: Int32, value: Double)] = []
+        top.reserveCapacity(limit + 1)
+        func before(_ a: (key: Int32, value: Double), _ b: (key: Int32, value: Double)) -> Bool {
+            a.value != b.value ? a.value > b.value : a.key < b.key
+        }
+        for entry in scores {
+            if top.count == limit, let last = top.last, !before((entry.key, entry.value), last) { continue }
+            let position = top.firstIndex { before((entry.key, entry.value), $0) } ?? top.count
+            top.insert((entry.key, entry.value), at: position)
+            if top.count > limit { top.removeLast() }
+        }
+        return top.map { works[Int($0.key)] }
+    }
+}

@@ -1,0 +1,282 @@
+import Foundation
+import Vision
+
+/// beets' three recommendations: strong is added, medium waits for review, none is reported.
+public enum MatchDecision: String, Sendable, Hashable, Codable, CaseIterable {
+    case strong, medium, none
+}
+
+/// What matching made of one reading.
+public struct SpineMatch: Sendable, Hashable {
+    public var reading: SpineReading
+    public var decision: MatchDecision
+    /// 0 = certain, 1 = nothing alike; the best candidate's.
+    public var distance: Double
+    public var best: MatchCandidate?
+    /// The best different work's distance (nil when there was none).
+    public var runnerUpDistance: Double?
+    /// Why it is not strong, when there is a reason worth showing.
+    public var reason: String?
+    /// Candidate searches that failed (network, quota): a non-strong answer is then inconclusive.
+    public var unavailable: [String] = []
+}
+
+/// Scores candidates for a reading and decides. Distance = 0.75·title + 0.25·author + volume
+/// penalty; a different author or volume vetoes the candidate outright.
+public struct SpineMatcher: Sendable {
+    public struct Thresholds: Sendable, Hashable {
+        /// Strong below this distance...
+        public var strong: Double = 0.16
+        /// ...and at least this far ahead of the runner-up.
+        public var gap: Double = 0.12
+        /// Medium below this; none above.
+        public var medium: Double = 0.42
+        /// A reader's own confidence under this keeps a match out of strong.
+        public var minimumConfidence: Double = 0.5
+        public init() {}
+    }
+
+    public var thresholds: Thresholds
+    public var candidateLimit: Int
+
+    public init(thresholds: Thresholds = Thresholds(), candidateLimit: Int = 30) {
+        self.thresholds = thresholds
+        self.candidateLimit = candidateLimit
+    }
+
+    /// Asks `sources` in order, stopping at the first whose best candidate is strong;
+    /// candidates from all asked sources are re-scored together. A failing source is noted
+    /// in `unavailable` and the next one asked.
+    public func match(_ reading: SpineReading, sources: [any CandidateSource]) async -> SpineMatch {
+        let parsed = ParsedReading(reading)
+        if let reason = parsed.refusal { return SpineMatch(reading: reading, decision: .none, distance: 1, reason: reason) }
+        var pool: [PreparedCandidate] = []
+        var result = SpineMatch(reading: reading, decision: .none, distance: 1, reason: "no candidate")
+        var unavailable: [String] = []
+        for source in sources {
+            do {
+                pool += try await source.candidates(for: parsed.query, limit: candidateLimit)
+            } catch {
+                unavailable.append("\(error)")
+                continue
+            }
+            result = decide(parsed, pool)
+            if result.decision == .strong { break }
+        }
+        if result.decision != .strong { result.unavailable = unavailable }
+        return result
+    }
+
+    /// Synchronous scoring against candidates already at hand.
+    public func match(_ reading: SpineReading, candidates: [PreparedCandidate]) -> SpineMatch {
+        let parsed = ParsedReading(reading)
+        if let reason = parsed.refusal { return SpineMatch(reading: reading, decision: .none, distance: 1, reason: reason) }
+        return decide(parsed, candidates)
+    }
+
+    public func match(_ reading: SpineReading, index: WorkIndex) -> SpineMatch {
+        let parsed = ParsedReading(reading)
+        if let reason = parsed.refusal { return SpineMatch(reading: reading, decision: .none, distance: 1, reason: reason) }
+        return decide(parsed, index.candidates(for: parsed.query, limit: candidateLimit))
+    }
+
+    func decide(_ reading: ParsedReading, _ candidates: [PreparedCandidate]) -> SpineMatch {
+        var bestByWork: [String: (Double, PreparedCandidate)] = [:]
+        var authorOnly = false
+        var vetoes = 0
+        for candidate in candidates {
+            switch score(reading, candidate) {
+            case .distance(let d):
+                if let seen = bestByWork[candidate.identity], seen.0 <= d { continue }
+                bestByWork[candidate.identity] = (d, candidate)
+            case .authorOnly: authorOnly = true
+            case .veto: vetoes += 1
+            }
+        }
+        let ranked = bestByWork.values.sorted { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1.candidate.workKey < $1.1.candidate.workKey }
+        guard let (distance, best) = ranked.first, distance <= thresholds.medium else {
+            let reason = authorOnly ? "an author's name, not a title" : (vetoes > 0 ? "author or volume differs" : "no candidate close enough")
+            return SpineMatch(reading: reading.reading, decision: .none, distance: ranked.first?.0 ?? 1,
+                              best: nil, runnerUpDistance: nil, reason: reason)
+        }
+        let runnerUp = ranked.dropFirst().first?.0
+        var decision = MatchDecision.medium
+        var reason: String?
+        if distance > thresholds.strong {
+            reason = "distance \(String(format: "%.2f", distance)) is over \(thresholds.strong)"
+        } else if let runnerUp, runnerUp - distance < thresholds.gap {
+            reason = "too close to another book"
+        } else if let confidence = reading.reading.confidence, confidence < thresholds.minimumConfidence {
+            reason = "the reader was unsure"
+        } else if best.candidate.isbn13 == nil {
+            reason = "no ISBN to add"
+        } else {
+            decision = .strong
+        }
+        return SpineMatch(reading: reading.reading, decision: decision, distance: distance, best: best.candidate,
+                          runnerUpDistance: runnerUp, reason: reason)
+    }
+
+    enum Score { case distance(Double), authorOnly, veto }
+
+    func score(_ reading: ParsedReading, _ candidate: PreparedCandidate) -> Score {
+        // Author: a surname agreeing settles it; a different author vetoes.
+        var readTitle = reading.title
+        var authorDistance = 0.5
+        if !reading.authorWords.isEmpty {
+            switch authorAgreement(reading.authorWords, candidate) {
+            case .surname: authorDistance = 0
+            case .givenName: authorDistance = 0.4
+            case .different:
+                // The model swapped the fields ("title": "Cormac McCarthy", "author": "The Road")?
+                guard let swapped = reading.swapped, authorAgreement(swapped.authorWords, candidate) == .surname else { return .veto }
+                readTitle = swapped.title
+                authorDistance = 0.05
+            }
+        } else if !reading.hasSeparateTitle {
+            // Title and author run together ("Dune Frank Herbert"): the candidate's author
+            // words found in the text count as the author and leave the title.
+            let names = Set(candidate.authorWords.flatMap { $0 })
+            let surnames = Set(candidate.surnames)
+            var remaining = readTitle.full.filter { !names.contains($0) }
+            let foundSurname = readTitle.full.contains { surnames.contains($0) }
+            // An imprint printed at the foot of the spine ("... McCARTHY VINTAGE") is no part of the title.
+            while let last = remaining.last, ReadingFilters.imprints.contains(last), !candidate.parts.full.contains(last) {
+                remaining.removeLast()
+            }
+            if foundSurname, !remaining.isEmpty, remaining.count < readTitle.full.count {
+                let titleHasThem = readTitle.full.filter { names.contains($0) }.allSatisfy { candidate.parts.full.contains($0) }
+                if !titleHasThem {
+                    readTitle.full = remaining
+                    readTitle.main = remaining
+                    authorDistance = 0
+                }
+            }
+        }
+        // A title that is only the candidate's author's name is no title match.
+        if readTitle.full.count <= 4, !readTitle.full.isEmpty {
+            let names = Set(candidate.authorWords.flatMap { $0 })
+            if readTitle.full.allSatisfy({ names.contains($0) }), readTitle.full != candidate.parts.full {
+                return .authorOnly
+            }
+        }
+        // Volume: a different number vetoes; one side missing costs a little.
+        var penalty = 0.0
+        switch (readTitle.volume, candidate.parts.volume) {
+        case let (read?, known?) where read != known: return .veto
+        case (.some, nil): penalty += 0.15
+        case (nil, .some): penalty += 0.03
+        default: break
+        }
+        let fullComparison = Similarity.titleComparison(readTitle.full, candidate.parts.full)
+        var titleSimilarity = max(
+            fullComparison.score,
+            Similarity.titleSimilarity(readTitle.main, candidate.parts.main) - 0.02,
+            Similarity.titleSimilarity(readTitle.full, candidate.parts.main) - 0.03,
+            Similarity.titleSimilarity(readTitle.main, candidate.parts.full) - 0.05)
+        // "Harry Potter 3" names the series and the volume, not the title.
+        var seriesNamed = false
+        if !candidate.parts.series.isEmpty, readTitle.volume != nil, readTitle.volume == candidate.parts.volume {
+            let seriesSimilarity = Similarity.titleSimilarity(readTitle.main, candidate.parts.series) - 0.1
+            seriesNamed = seriesSimilarity > titleSimilarity
+            titleSimilarity = max(titleSimilarity, seriesSimilarity)
+        }
+        // A word swapped for another is a different book, not a misreading.
+        if fullComparison.swapped, !seriesNamed { penalty += 0.12 }
+        // One significant word proves little without an author ("Twilight", "It").
+        let significant = readTitle.full.filter { !TextNormalizer.stopwords.contains($0) }.count
+        if significant <= 1, authorDistance > 0 { penalty += 0.05 }
+        return .distance(0.75 * (1 - titleSimilarity) + 0.25 * authorDistance + penalty)
+    }
+
+    enum AuthorAgreement { case surname, givenName, different }
+
+    func authorAgreement(_ read: [String], _ candidate: PreparedCandidate) -> AuthorAgreement {
+        var given = false
+        for name in candidate.authorWords {
+            guard let surname = name.last else { continue }
+            for word in read {
+                if Similarity.wordSimilarity(word, surname) > 0 { return .surname }
+                if name.dropLast().contains(where: { Similarity.wordSimilarity(word, $0) > 0 }) { given = true }
+            }
+        }
+        // Only initials or very short words read: nothing to disagree with.
+        if given { return .givenName }
+        return read.contains(where: { $0.count >= 3 }) ? .different : .givenName
+    }
+}
+
+/// A reading taken apart once: its title parts, author words, and whether it can be a title at all.
+struct ParsedReading {
+    let reading: SpineReading
+    var title: TitleParts
+    let authorWords: [String]
+    let hasSeparateTitle: Bool
+    let query: CandidateQuery
+    /// Set when the reading must not be matched (unreadable, call number, publisher).
+    let refusal: String?
+    /// Title and author the other way round, tried only when the author disagrees.
+    let swapped: (title: TitleParts, authorWords: [String])?
+
+    init(_ reading: SpineReading) {
+        self.reading = reading
+        let titleText = reading.title.flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 } ?? reading.text
+        hasSeparateTitle = reading.title != nil && !(reading.title ?? "").isEmpty
+        title = TitleParts(title: titleText, seriesHint: reading.series, volumeHint: reading.volume)
+        authorWords = reading.author.map(AuthorName.words) ?? []
+        query = CandidateQuery(title: titleText, author: reading.author, text: reading.text)
+        if let author = reading.author, let title = reading.title, !author.isEmpty, !title.isEmpty {
+            swapped = (TitleParts(title: author), AuthorName.words(title))
+        } else {
+            swapped = nil
+        }
+        if reading.unreadable {
+            refusal = "unreadable"
+        } else if title.full.isEmpty {
+            refusal = "no words read"
+        } else if ReadingFilters.isCallNumber(titleText) {
+            refusal = "a call number, not a title"
+        } else if ReadingFilters.isPublisher(title.full) {
+            refusal = "a publisher's name, not a title"
+        } else {
+            refusal = nil
+        }
+    }
+}
+
+/// Text on spines that is never a title.
+enum ReadingFilters {
+    static let publisherWords: Set<String> = Set([
+        "penguin", "classics", "vintage", "books", "book", "press", "harper", "collins", "harpercollins", "perennial",
+        "random", "house", "bantam", "ballantine", "tor", "orbit", "picador", "faber", "signet", "pocket", "del", "rey",
+        "ace", "daw", "anchor", "knopf", "puffin", "oxford", "university", "scholastic", "simon", "schuster", "little",
+        "brown", "hachette", "macmillan", "doubleday", "everyman", "library", "modern", "wordsworth", "dover", "norton",
+        "viking", "berkley", "avon", "gollancz", "hodder", "stoughton", "bloomsbury", "pan", "corgi", "arrow", "headline",
+        "paperbacks", "publishing", "publishers", "edition", "editions", "group", "mariner", "vertigo", "dc", "comics",
+        "marvel", "viz", "media", "yen", "kodansha", "tokyopop", "image", "folio", "gallimard", "seuil", "reclam",
+        "suhrkamp", "fischer", "dtv", "rowohlt", "&",
+    ].map(TextNormalizer.ocrCanonical))
+
+    /// Publishers' imprints as printed at the foot of a spine.
+    static let imprints: Set<String> = Set([
+        "penguin", "vintage", "bantam", "tor", "picador", "harper", "harpercollins", "perennial", "orbit", "scholastic",
+        "anchor", "ballantine", "signet", "ace", "daw", "knopf", "puffin", "corgi", "arrow", "pan", "faber", "gollancz",
+        "bloomsbury", "hodder", "headline", "avon", "berkley", "viking", "dover", "mariner", "everyman", "wordsworth",
+        "doubleday", "scribner", "macmillan", "hachette", "pocket", "vertigo", "gallimard", "folio", "reclam", "dtv",
+    ].map(TextNormalizer.ocrCanonical))
+
+    /// "PS3552 .R685", "823.914 ROW", "QA76.73 S95": letters then digits with a dot, or a Dewey number.
+    static func isCallNumber(_ text: String) -> Bool {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let digits = trimmed.filter(\.isNumber).count
+        let letters = trimmed.filter(\.isLetter).count
+        guard digits >= 3 else { return false }
+        if trimmed.range(of: #"^[A-Za-z]{1,3} ?\d{1,4}(\.\d+)?( ?\.?[A-Za-z]\d+)+"#, options: .regularExpression) != nil { return true }
+        if trimmed.range(of: #"^\d{3}(\.\d+)?( [A-Za-z]{1,4})?$"#, options: .regularExpression) != nil { return true }
+        return digits > letters && letters <= 4
+    }
+
+    static func isPublisher(_ words: [String]) -> Bool {
+        !words.isEmpty && words.allSatisfy { publisherWords.contains($0) || TextNormalizer.stopwords.contains($0) }
+    }
+}

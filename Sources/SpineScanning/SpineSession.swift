@@ -1,0 +1,277 @@
+import BookCodes
+import Catalogue
+import Foundation
+import Pipeline
+import SpineMatching
+import Vision
+
+/// One line of `rapidscan spines` output.
+public struct SpineEvent: Sendable, Hashable {
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        case added, alreadyOwned, review, unmatched, libraryFull, queued, failed
+    }
+
+    public var kind: Kind
+    public var file: String
+    /// The text the reader returned.
+    public var reading: String?
+    public var position: Int?
+    public var decision: MatchDecision?
+    public var distance: Double?
+    public var isbn13: String?
+    public var title: String?
+    public var authors: [String]?
+    public var workKey: String?
+    public var source: String?
+    public var reason: String?
+    public var error: String?
+    /// The reply came from the reply cache (nothing sent).
+    public var cached: Bool = false
+    public var dryRun: Bool = false
+
+    public init(kind: Kind, file: String, reading: String? = nil, position: Int? = nil, decision: MatchDecision? = nil,
+                distance: Double? = nil, isbn13: String? = nil, title: String? = nil, authors: [String]? = nil,
+                workKey: String? = nil, source: String? = nil, reason: String? = nil, error: String? = nil) {
+        self.kind = kind
+        self.file = file
+        self.reading = reading
+        self.position = position
+        self.decision = decision
+        self.distance = distance
+        self.isbn13 = isbn13
+        self.title = title
+        self.authors = authors
+        self.workKey = workKey
+        self.source = source
+        self.reason = reason
+        self.error = error
+    }
+}
+
+public struct SpineSummary: Sendable, Hashable {
+    public var photos = 0
+    /// Photos sent to the reader in this run (not answered from the reply cache).
+    public var sent = 0
+    public var fromCache = 0
+    public var readings = 0
+    public var counts: [SpineEvent.Kind: Int] = [:]
+    public var usage = TokenUsage()
+    /// Photos whose reply was cut by the token limit.
+    public var truncated = 0
+    /// Spines the reader saw but could not read (reported, not counted as unmatched).
+    public var unreadableSpines = 0
+    /// Photos not sent because the run stopped (exhausted quota, missing key): still queued.
+    public var notSent: [String] = []
+    public var stopReason: String?
+    public var interrupted = false
+
+    public func count(_ kind: SpineEvent.Kind) -> Int { counts[kind, default: 0] }
+}
+
+/// Photos → reader (or the reply cache) → matcher → library. Strong matches are added as
+/// owned, medium ones wait in the review table, none are reported; every settled reading is
+/// recorded so a re-run sends nothing and adds nothing twice.
+public final class SpineSession: Sendable {
+    public let catalogue: Catalogue
+    public let reader: any SpineReader
+    public let matcher: SpineMatcher
+    public let sources: [any CandidateSource]
+    public let dryRun: Bool
+    public let listId: String?
+
+    public init(catalogue: Catalogue, reader: any SpineReader, matcher: SpineMatcher = SpineMatcher(),
+                sources: [any CandidateSource], dryRun: Bool = false, listId: String? = nil) {
+        self.catalogue = catalogue
+        self.reader = reader
+        self.matcher = matcher
+        self.sources = sources
+        self.dryRun = dryRun
+        self.listId = listId
+    }
+
+    static let unreadable = "unreadable"
+
+    /// - Parameters:
+    ///   - onPhoto: (number, count, file) before each photo, for a progress display.
+    public func run(files: [String], isCancelled: @Sendable () -> Bool = { false },
+                    onPhoto: (Int, Int, String) -> Void = { _, _, _ in }, emit: (SpineEvent) -> Void) async -> SpineSummary {
+        var summary = SpineSummary()
+        var stopped: String?
+        for file in files {
+            if isCancelled() { summary.interrupted = true; break }
+            summary.photos += 1
+            func send(_ event: SpineEvent) {
+                if event.reason == Self.unreadable { summary.unreadableSpines += 1 } else { summary.counts[event.kind, default: 0] += 1 }
+                emit(event)
+            }
+            onPhoto(summary.photos, files.count, file)
+            guard let data = FileManager.default.contents(atPath: file) else {
+                send(SpineEvent(kind: .failed, file: file, error: "\(file): cannot be read"))
+                continue
+            }
+            let hash = ContentHash.hex(data)
+            let shelf: ShelfReading
+            var cached = false
+            do {
+                if let reply = try catalogue.spineReply(photoHash: hash, reader: reader.identity),
+                   let readings = try? JSONDecoder().decode([SpineReading].self, from: reply.readings) {
+                    shelf = ShelfReading(readings: readings, usage: TokenUsage(), truncated: reply.truncated)
+                    cached = true
+                    summary.fromCache += 1
+                } else if let stopped {
+                    summary.notSent.append(file)
+                    send(SpineEvent(kind: .queued, file: file, reason: "not sent: \(stopped)"))
+                    continue
+                } else {
+                    summary.sent += 1
+                    shelf = try await reader.readSpines(in: ShelfPhoto(path: file, data: data))
+                    try catalogue.saveSpineReply(SpineReplyRecord(
+                        photoHash: hash, reader: reader.identity, file: file, readings: try JSONEncoder().encode(shelf.readings),
+                        inputTokens: shelf.usage.input, outputTokens: shelf.usage.output, truncated: shelf.truncated))
+                }
+            } catch let error as VisionError {
+                if error.stopsRun {
+                    stopped = "\(error)"
+                    summary.stopReason = "\(error)"
+                    summary.notSent.append(file)
+                    send(SpineEvent(kind: .queued, file: file, reason: "\(error)"))
+                } else {
+                    send(SpineEvent(kind: .failed, file: file, error: "\(error)"))
+                }
+                continue
+            } catch {
+                send(SpineEvent(kind: .failed, file: file, error: "\(file): \(error)"))
+                continue
+            }
+            summary.usage.input += shelf.usage.input
+            summary.usage.output += shelf.usage.output
+            if shelf.truncated { summary.truncated += 1 }
+            let records = (try? catalogue.spineRecords(photoHash: hash, reader: reader.identity)) ?? [:]
+            for (index, reading) in shelf.readings.enumerated() {
+                summary.readings += 1
+                var event = await settle(reading, index: index, file: file, hash: hash, record: records[index])
+                event.cached = cached
+                send(event)
+            }
+        }
+        return summary
+    }
+
+    /// One reading to its event, reusing what an earlier run recorded.
+    func settle(_ reading: SpineReading, index: Int, file: String, hash: String, record: SpineRecord?) async -> SpineEvent {
+        var event = SpineEvent(kind: .unmatched, file: file, reading: reading.text, position: reading.position ?? index)
+        event.dryRun = dryRun
+        if let record, record.status != .libraryFull {
+            event.decision = MatchDecision(rawValue: record.decision)
+            event.distance = record.distance
+            event.isbn13 = record.isbn13
+            event.title = record.title
+            event.authors = record.authors.isEmpty ? nil : record.authors
+            event.workKey = record.workKey
+            event.reason = record.reason
+            switch record.status {
+            case .added, .alreadyOwned, .accepted: event.kind = .alreadyOwned
+            case .review: event.kind = .review
+            case .rejected, .unmatched, .libraryFull: event.kind = .unmatched
+            }
+            return event
+        }
+        let match = await matcher.match(reading, sources: sources)
+        event.decision = match.decision
+        event.distance = (match.distance * 1000).rounded() / 1000
+        event.reason = match.reason
+        if let best = match.best {
+            event.isbn13 = best.isbn13
+            event.title = best.title
+            event.authors = best.authors
+            event.workKey = best.workKey
+            event.source = best.source
+        }
+        var status: SpineRecord.Status
+        switch match.decision {
+        case .strong:
+            guard !dryRun else { event.kind = .added; return event }
+            guard let best = match.best, let text = best.isbn13, let isbn = try? ISBN13(validating: text),
+                  let work = (try? catalogue.work(key: best.workKey)) ?? (try? catalogue.work(forISBN: isbn)) else {
+                event.kind = .review
+                event.reason = "the matched book is not in the cache"
+                status = .review
+                break
+            }
+            // The barcode path's add step: already owned (same ISBN or work), library limit.
+            switch Result(catching: { () throws(CatalogueError) -> AddOutcome in try LibraryStage(catalogue: catalogue, listId: listId).addOwned(isbn, work: work) }) {
+            case .success(.added): event.kind = .added; status = .added
+            case .success(.alreadyOwned): event.kind = .alreadyOwned; status = .alreadyOwned
+            case .success(.libraryFull(let owned, let limit)):
+                event.kind = .libraryFull
+                event.reason = "library full (\(owned) of \(limit) books on the free plan)"
+                status = .libraryFull
+            case .failure(let error):
+                event.kind = .failed
+                event.error = "\(file): \(error)"
+                return event
+            }
+        case .medium:
+            event.kind = .review
+            status = .review
+        case .none:
+            if !match.unavailable.isEmpty {
+                event.kind = .queued
+                event.reason = "no source could answer: " + match.unavailable.joined(separator: "; ")
+                return event
+            }
+            event.kind = .unmatched
+            status = .unmatched
+        }
+        if dryRun { return event }
+        _ = try? catalogue.saveSpineRecord(SpineRecord(
+            photoHash: hash, reader: reader.identity, index: index, file: file, text: reading.text,
+            decision: match.decision.rawValue, distance: event.distance ?? 1, workKey: event.workKey, isbn13: event.isbn13,
+            title: event.title, authors: event.authors ?? [], status: status, reason: event.reason))
+        return event
+    }
+}
+
+/// `rapidscan review`: medium matches accepted (added as owned) or rejected.
+public struct SpineReview: Sendable {
+    public let catalogue: Catalogue
+    public let listId: String?
+
+    public init(catalogue: Catalogue, listId: String? = nil) {
+        self.catalogue = catalogue
+        self.listId = listId
+    }
+
+    public func pending() throws(CatalogueError) -> [SpineRecord] { try catalogue.spineReviews() }
+
+    public func reject(_ record: SpineRecord) throws(CatalogueError) {
+        guard let id = record.id else { return }
+        try catalogue.setSpineStatus(id: id, .rejected)
+    }
+
+    /// Accepts a review entry: the book is added as owned through the same step as a scan.
+    public func accept(_ record: SpineRecord) -> SpineEvent {
+        var event = SpineEvent(kind: .failed, file: record.file, reading: record.text, decision: .medium, distance: record.distance,
+                               isbn13: record.isbn13, title: record.title, authors: record.authors, workKey: record.workKey)
+        guard let id = record.id, let text = record.isbn13, let isbn = try? ISBN13(validating: text),
+              let work = (record.workKey.flatMap { try? catalogue.work(key: $0) }) ?? (try? catalogue.work(forISBN: isbn)) else {
+            event.error = "\(record.file): the matched book \(record.title ?? "?") has no ISBN in the cache"
+            return event
+        }
+        do {
+            switch try LibraryStage(catalogue: catalogue, listId: listId).addOwned(isbn, work: work) {
+            case .added: event.kind = .added
+            case .alreadyOwned: event.kind = .alreadyOwned
+            case .libraryFull(let owned, let limit):
+                event.kind = .libraryFull
+                event.reason = "library full (\(owned) of \(limit) books on the free plan)"
+                return event
+            }
+            try catalogue.setSpineStatus(id: id, .accepted)
+        } catch {
+            event.kind = .failed
+            event.error = "\(error)"
+        }
+        return event
+    }
+}

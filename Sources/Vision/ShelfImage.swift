@@ -1,0 +1,116 @@
+import Foundation
+import Imaging
+
+/// A photo made ready for a model: upright (EXIF orientation applied), scaled so its long
+/// side fits `maxSide`, re-encoded as JPEG (libjpeg); optionally cut into overlapping tiles.
+public struct PreparedImage: Sendable {
+    public var jpeg: Data
+    public var width: Int
+    public var height: Int
+    /// "2 of 3" for a tile, nil for the whole photo.
+    public var tile: String?
+}
+
+public enum ShelfImage {
+    /// Share of a tile's width it has in common with its neighbour, so a spine on a cut is whole in one tile.
+    static let overlap = 0.2
+
+    public static func prepare(_ photo: ShelfPhoto, maxSide: Int, tiles: Int = 1, quality: Int = 85) throws(VisionError) -> [PreparedImage] {
+        let loaded: LoadedImage
+        do {
+            loaded = try ImageLoader.load(data: photo.data, name: photo.path, options: ImageLoadOptions(jpegMinimumLongSide: maxSide * max(1, tiles)))
+        } catch {
+            throw .image(photo: photo.path, message: "cannot be read as an image (\(error))")
+        }
+        let image = loaded.image
+        guard image.width > 0, image.height > 0 else { throw .image(photo: photo.path, message: "is empty") }
+        let count = max(1, tiles)
+        var pieces: [(GrayImage, String?)] = []
+        if count == 1 {
+            pieces = [(image, nil)]
+        } else {
+            // Width of each tile so that `count` tiles with `overlap` cover the photo.
+            let tileWidth = Int((Double(image.width) / (Double(count) - Double(count - 1) * overlap)).rounded(.up))
+            let step = count > 1 ? (image.width - tileWidth) / (count - 1) : 0
+            for index in 0..<count {
+                let x = index == count - 1 ? image.width - tileWidth : index * step
+                pieces.append((crop(image, x: max(0, x), width: min(tileWidth, image.width)), "\(index + 1) of \(count)"))
+            }
+        }
+        return try pieces.map { piece, label throws(VisionError) in
+            let scaled = fit(piece, maxSide: maxSide)
+            do {
+                return PreparedImage(jpeg: try ImageEncoder.jpegData(scaled, quality: quality), width: scaled.width, height: scaled.height, tile: label)
+            } catch {
+                throw .image(photo: photo.path, message: "cannot be encoded as JPEG (\(error))")
+            }
+        }
+    }
+
+    static func crop(_ image: GrayImage, x: Int, width: Int) -> GrayImage {
+        var pixels = [UInt8]()
+        pixels.reserveCapacity(width * image.height)
+        for y in 0..<image.height {
+            let row = y * image.width + x
+            pixels.append(contentsOf: image.pixels[row..<row + width])
+        }
+        return GrayImage(width: width, height: image.height, pixels: pixels)
+    }
+
+    /// Box-filter downscale to fit `maxSide` (never upscales).
+    static func fit(_ image: GrayImage, maxSide: Int) -> GrayImage {
+        let longSide = max(image.width, image.height)
+        guard longSide > maxSide, maxSide > 0 else { return image }
+        let scale = Double(maxSide) / Double(longSide)
+        let width = max(1, Int((Double(image.width) * scale).rounded())), height = max(1, Int((Double(image.height) * scale).rounded()))
+        var output = [UInt8](repeating: 0, count: width * height)
+        for y in 0..<height {
+            let y0 = y * image.height / height, y1 = max(y0 + 1, (y + 1) * image.height / height)
+            for x in 0..<width {
+                let x0 = x * image.width / width, x1 = max(x0 + 1, (x + 1) * image.width / width)
+                var sum = 0
+                for yy in y0..<y1 {
+                    let row = yy * image.width
+                    for xx in x0..<x1 { sum += Int(image.pixels[row + xx]) }
+                }
+                output[y * width + x] = UInt8(sum / ((y1 - y0) * (x1 - x0)))
+            }
+        }
+        return GrayImage(width: width, height: height, pixels: output)
+    }
+
+    /// Readings of overlapping tiles as one shelf: a spine seen in two tiles counts once.
+    public static func merge(_ tiles: [ShelfReading]) -> ShelfReading {
+        var seen = Set<String>()
+        var readings: [SpineReading] = []
+        var usage = TokenUsage()
+        var truncated = false
+        for tile in tiles {
+            usage.input += tile.usage.input
+            usage.output += tile.usage.output
+            truncated = truncated || tile.truncated
+            for reading in tile.readings.sorted(by: { ($0.position ?? .max) < ($1.position ?? .max) }) {
+                let key = String((reading.title ?? reading.text).lowercased().filter { $0.isLetter || $0.isNumber })
+                if !reading.unreadable, !key.isEmpty, !seen.insert(key).inserted { continue }
+                var placed = reading
+                placed.position = readings.count
+                readings.append(placed)
+            }
+        }
+        return ShelfReading(readings: readings, usage: usage, truncated: truncated)
+    }
+}
+
+/// A stable content hash (two FNV-1a 64-bit lanes) for the reply cache; not for security.
+public enum ContentHash {
+    public static func hex(_ data: Data) -> String {
+        var a: UInt64 = 0xcbf29ce484222325, b: UInt64 = 0x84222325cbf29ce4
+        for byte in data {
+            a = (a ^ UInt64(byte)) &* 0x100000001b3
+            b = (b ^ UInt64(byte ^ 0x5c)) &* 0x100000001b3
+        }
+        return String(format: "%016llx%016llx", a, b)
+    }
+
+    public static func hex(_ text: String) -> String { hex(Data(text.utf8)) }
+}

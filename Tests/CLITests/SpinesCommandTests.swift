@@ -1,0 +1,123 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `rapidscan spines` and `review` end to end: the loopback server plays the vision model
+/// (OpenAI-compatible) and Google Books; a real shelf photo is sent.
+@Suite struct SpinesCommandTests {
+    static let chat = "/v1/chat/completions"
+    static let volumes = "/books/v1/volumes"
+
+    static let modelAnswer = """
+        {"spines": [
+          {"text": "THE FIFTH ELEMENT  TERRY BISSON", "title": "The Fifth Element", "author": "Terry Bisson", "series": null, "volume": null, "position": 0, "confidence": 0.9, "unreadable": false},
+          {"text": "THE FIFTH ELEMENT", "title": "The Fifth Element", "author": null, "series": null, "volume": null, "position": 1, "confidence": 0.7, "unreadable": false},
+          {"text": "THE SILENT ORCHARD  MARGOT HALE", "title": "The Silent Orchard", "author": "Margot Hale", "series": null, "volume": null, "position": 2, "confidence": 0.8, "unreadable": false},
+          {"text": "", "title": null, "author": null, "series": null, "volume": null, "position": 3, "confidence": 0.0, "unreadable": true}
+        ]}
+        """
+
+    func prepare(_ harness: CLIHarness) throws -> String {
+        let content = String(data: try JSONSerialization.data(withJSONObject: [Self.modelAnswer]), encoding: .utf8)!.dropFirst().dropLast()
+        harness.server.route(Self.chat, method: "POST", response: .json(
+            #"{"choices":[{"index":0,"message":{"role":"assistant","content":\#(content),"refusal":null},"finish_reason":"stop"}],"usage":{"prompt_tokens":1500,"completion_tokens":120}}"#))
+        let fifth = try FixtureResponse.fixture("googlebooks/volumes_search_intitle_the_fifth_element_10_items.json")
+        let none = try FixtureResponse.fixture("googlebooks/volumes_zero_results_no_items_key.json")
+        harness.server.route(Self.volumes) { request in
+            (request.query("q") ?? "").contains("Fifth Element") ? fifth : none
+        }
+        harness.extraEnvironment = [
+            "RAPIDSCAN_VISION_PROVIDER": "openai",
+            "RAPIDSCAN_VISION_URL": harness.server.baseURL.appendingPathComponent("v1").absoluteString,
+            "RAPIDSCAN_VISION_MODEL": "shelf-test-model",
+            "RAPIDSCAN_VISION_API_KEY_ENV": "SHELF_TEST_KEY",
+            "SHELF_TEST_KEY": "sk-e2e-secret-value",
+            "RAPIDSCAN_SOURCES": "googleBooks",
+        ]
+        let photo = try #require(SharedFiles.fixture("shelves/minhan_img1346_top_shelf.jpg"))
+        let copy = harness.directory.appendingPathComponent("shelf.jpg")
+        try FileManager.default.copyItem(at: photo, to: copy)
+        return copy.path
+    }
+
+    @Test func booksLandOnceAndARerunSendsNothing() async throws {
+        guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
+        let harness = try await CLIHarness.started()
+        defer { Task { await harness.server.stop() } }
+        let photo = try prepare(harness)
+
+        let first = try await harness.run("spines", "--json", photo)
+        // Unmatched readings (an invented title, an unreadable spine) outrank review: exit 2.
+        #expect(first.status == 2, "\(first.stderr)")
+        let events = first.jsonLines
+        #expect(events.allSatisfy { $0["schema"] as? Int == 1 })
+        let added = events.filter { $0["event"] as? String == "added" }
+        #expect(added.count == 1)
+        #expect(added.first?["isbn13"] as? String == "9780006483465")
+        #expect(added.first?["title"] as? String == "The Fifth Element")
+        #expect(added.first?["authors"] as? [String] == ["Terry Bisson"])
+        #expect(added.first?["decision"] as? String == "strong")
+        #expect(added.first?["reading"] as? String == "THE FIFTH ELEMENT  TERRY BISSON")
+        #expect(events.filter { $0["event"] as? String == "review" }.count == 1)
+        let unmatched = events.filter { $0["event"] as? String == "unmatched" }
+        #expect(unmatched.count == 2)
+        #expect(unmatched.contains { $0["reading"] as? String == "THE SILENT ORCHARD  MARGOT HALE" && $0["decision"] as? String == "none" })
+        let summary = try #require(events.last)
+        #expect(summary["event"] as? String == "summary")
+        #expect(summary["inputTokens"] as? Int == 1500 && summary["outputTokens"] as? Int == 120)
+        #expect(summary["sent"] as? Int == 1)
+        #expect(harness.server.requests(to: Self.chat).count == 1)
+        let modelRequest = try #require(harness.server.requests(to: Self.chat).first)
+        #expect(modelRequest.header("authorization") == "Bearer sk-e2e-secret-value")
+        #expect(!first.stdout.contains("sk-e2e-secret-value") && !first.stderr.contains("sk-e2e-secret-value"))
+        #expect(try await harness.ownedCount() == 1)
+
+        harness.server.clearRequests()
+        let second = try await harness.run("spines", "--json", photo)
+        #expect(second.status == 2, "\(second.stderr)")
+        #expect(harness.server.requests.isEmpty, "a re-run sent \(harness.server.requests.map(\.path))")
+        #expect(second.jsonLines.filter { $0["event"] as? String == "added" }.isEmpty)
+        #expect(second.jsonLines.filter { $0["event"] as? String == "alreadyOwned" }.count == 1)
+        #expect(second.jsonLines.last?["fromCache"] as? Int == 1)
+        #expect(try await harness.ownedCount() == 1)
+
+        let list = try await harness.run("review", "--json")
+        #expect(list.status == 6)
+        #expect(list.jsonLines.count == 1)
+        #expect(list.jsonLines.first?["reading"] as? String == "THE FIFTH ELEMENT")
+        let accepted = try await harness.run("review", "--accept-all", "--json")
+        #expect([0, 6].contains(accepted.status), "\(accepted.stderr)")
+        #expect(try await harness.run("review").status == 0)
+        #expect(try await harness.ownedCount() >= 1)
+    }
+
+    @Test func dryRunAddsNothingAndBadFlagsAreUsageErrors() async throws {
+        guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
+        let harness = try await CLIHarness.started()
+        defer { Task { await harness.server.stop() } }
+        let photo = try prepare(harness)
+        let dry = try await harness.run("spines", "--dry-run", photo)
+        #expect(dry.stdout.contains("Would Add"), "\(dry.stdout)\(dry.stderr)")
+        #expect(try await harness.ownedCount() == 0)
+        #expect(try await harness.run("spines", "--tiles", "0", photo).status == 64)
+        #expect(try await harness.run("spines", "--provider", "clippy", photo).status == 64)
+        let missing = try await harness.run("spines", "--json", harness.directory.appendingPathComponent("nope.jpg").path)
+        #expect(missing.status == 1)
+    }
+
+    @Test func exhaustedQuotaStopsAndKeepsPhotosQueued() async throws {
+        guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
+        let harness = try await CLIHarness.started()
+        defer { Task { await harness.server.stop() } }
+        let photo = try prepare(harness)
+        harness.server.route(Self.chat, method: "POST", response: try FixtureResponse.fixture("vision/openai/error_429_insufficient_quota.json", status: 429))
+        let second = harness.directory.appendingPathComponent("shelf-2.jpg")
+        try FileManager.default.copyItem(at: try #require(SharedFiles.fixture("shelves/minhan_img1539_bottom_shelf.jpg")), to: second)
+        let result = try await harness.run("spines", "--json", photo, second.path)
+        #expect(result.status == 3, "\(result.stderr)")
+        #expect(harness.server.requests(to: Self.chat).count == 1)
+        let summary = try #require(result.jsonLines.last)
+        #expect((summary["notSent"] as? [String])?.count == 2)
+        #expect((summary["stopReason"] as? String)?.contains("quota") == true)
+    }
+}

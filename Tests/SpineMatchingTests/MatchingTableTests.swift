@@ -1,0 +1,125 @@
+import Foundation
+import SpineMatching
+import TestSupport
+import Testing
+import Vision
+
+/// The matching table (scripts/generate-spine-matching-table) against the goodbooks catalogue.
+@Suite struct MatchingTableTests {
+    static let tableURL = SharedFiles.projectRoot.appendingPathComponent("Tests/SpineMatchingTests/Resources/matching-table.csv")
+
+    static func load() throws -> (MatchingTable, WorkIndex)? {
+        guard let goodbooks = SharedFiles.fixture("catalogue/goodbooks-10k-books.csv") else { return nil }
+        let table = try MatchingTable.load(table: tableURL, goodbooks: goodbooks)
+        return (table, WorkIndex(table.catalogue))
+    }
+
+    @Test func tableHoldsEnoughDamagedReadings() throws {
+        guard let (table, index) = try Self.load() else { print(SharedFiles.missingMessage); return }
+        #expect(table.rows.count >= 300)
+        #expect(index.count == 10_000)
+        let kinds = Set(table.rows.map(\.kind))
+        for kind in ["ocr", "droppedWord", "mergedWords", "authorOnly", "firstNameOnly", "subtitleMissing", "subtitleAdded",
+                     "seriesNumber", "publisher", "callNumber", "invented", "wrongVolume", "publisherNoise", "swappedFields", "cutOff"] {
+            #expect(kinds.contains(kind), "table lacks \(kind) rows")
+        }
+    }
+
+    @Test func precisionAndRecallFloors() throws {
+        guard let (table, index) = try Self.load() else { print(SharedFiles.missingMessage); return }
+        let report = table.evaluate(SpineMatcher(), index: index)
+        print(report.summary)
+        #expect(report.strongPrecision >= 0.995, "wrong strong matches: \(report.wrongStrong)")
+        #expect(report.cataloguedRecall >= 0.90)
+        #expect(report.inventedStrong == 0)
+        #expect(report.wrongVolumeStrong == 0)
+        #expect(report.authorOnlyMatched == 0)
+        #expect(Double(report.agreeing) / Double(report.readings) >= 0.85)
+    }
+}
+
+@Suite struct SpineMatcherRulesTests {
+    static let catalogue = WorkIndex([
+        MatchCandidate(workKey: "fa17", title: "Fullmetal Alchemist, Vol. 17 (Fullmetal Alchemist, #17)", authors: ["Hiromu Arakawa"], isbn13: "9781421525594", source: "test"),
+        MatchCandidate(workKey: "fa1", title: "Fullmetal Alchemist, Vol. 1 (Fullmetal Alchemist, #1)", authors: ["Hiromu Arakawa"], isbn13: "9781591169208", source: "test"),
+        MatchCandidate(workKey: "dune", title: "Dune (Dune Chronicles #1)", authors: ["Frank Herbert"], isbn13: "9780441172719", source: "test"),
+        MatchCandidate(workKey: "hat", title: "I Want My Hat Back", authors: ["Jon Klassen"], isbn13: "9780763655983", source: "test"),
+        MatchCandidate(workKey: "it", title: "It", authors: ["Stephen King"], isbn13: "9781501142970", source: "test"),
+        MatchCandidate(workKey: "shining", title: "The Shining (The Shining #1)", authors: ["Stephen King"], isbn13: "9780450040184", source: "test"),
+        MatchCandidate(workKey: "gatsby", title: "The Great Gatsby", authors: ["F. Scott Fitzgerald"], isbn13: "9780743273565", source: "test"),
+    ])
+
+    func match(_ reading: SpineReading) -> SpineMatch { SpineMatcher().match(reading, index: Self.catalogue) }
+
+    @Test func wrongVolumeIsNeverStrong() {
+        let m = match(SpineReading(text: "Fullmetal Alchemist Vol. 7 Arakawa", title: "Fullmetal Alchemist, Vol. 7", author: "Hiromu Arakawa"))
+        #expect(m.decision != .strong)
+        #expect(m.best?.workKey != "fa17")
+        let right = match(SpineReading(text: "Fullmetal Alchemist Vol. 17", title: "Fullmetal Alchemist, Vol. 17", author: "Arakawa"))
+        #expect(right.decision == .strong)
+        #expect(right.best?.workKey == "fa17")
+    }
+
+    @Test func differentAuthorVetoes() {
+        let m = match(SpineReading(text: "The Great Gatsby Ernest Hemingway", title: "The Great Gatsby", author: "Ernest Hemingway"))
+        #expect(m.decision == .none)
+        #expect(m.best == nil)
+    }
+
+    @Test func authorNameAloneIsNoTitle() {
+        let m = match(SpineReading(text: "STEPHEN KING"))
+        #expect(m.decision == .none)
+        #expect(m.reason == "an author's name, not a title")
+    }
+
+    @Test func inventedNearMissIsNotAdded() {
+        let m = match(SpineReading(text: "I Want My Hat Last Jon Klassen", title: "I Want My Hat Last", author: "Jon Klassen"))
+        #expect(m.decision != .strong)
+    }
+
+    @Test func ocrConfusionsAndRunTogetherTextStillMatch() {
+        let m = match(SpineReading(text: "THE SHlNlNG  STEPHEN KlNG"))
+        #expect(m.decision == .strong)
+        #expect(m.best?.workKey == "shining")
+        let g = match(SpineReading(text: "The Great Gatsby", title: "The Great Gatsby", author: "Fitzgerald"))
+        #expect(g.decision == .strong)
+        #expect(g.best?.isbn13 == "9780743273565")
+    }
+
+    @Test func callNumbersPublishersAndUnreadableAreRefused() {
+        #expect(match(SpineReading(text: "PS3552 .R685")).reason == "a call number, not a title")
+        #expect(match(SpineReading(text: "PENGUIN CLASSICS")).reason == "a publisher's name, not a title")
+        #expect(match(SpineReading(text: "", unreadable: true)).decision == .none)
+    }
+
+    @Test func editionsOfOneWorkAreNoRivalsButVolumesAre() {
+        let editions = [
+            MatchCandidate(workKey: "d1", title: "Dune", authors: ["Frank Herbert"], isbn13: "9780441172719", source: "test"),
+            MatchCandidate(workKey: "d2", title: "Dune: Deluxe Edition", authors: ["Frank Herbert"], isbn13: "9780593099322", source: "test"),
+            MatchCandidate(workKey: "n1", title: "Naruto, Vol. 01: The Tests of the Ninja", authors: ["Masashi Kishimoto"], isbn13: "9781569319000", source: "test"),
+            MatchCandidate(workKey: "n2", title: "Naruto, Vol. 02: The Worst Client", authors: ["Masashi Kishimoto"], isbn13: "9781591161783", source: "test"),
+        ].map(PreparedCandidate.init)
+        let dune = SpineMatcher().match(SpineReading(text: "DUNE HERBERT", title: "Dune", author: "Herbert"), candidates: editions)
+        #expect(dune.decision == .strong)
+        #expect(dune.best?.workKey == "d1")
+        let naruto = SpineMatcher().match(SpineReading(text: "NARUTO KISHIMOTO", title: "Naruto", author: "Kishimoto"), candidates: editions)
+        #expect(naruto.decision != .strong)
+    }
+
+    @Test func normalisationFoldsCaseAccentsPunctuationAndLostSpaces() {
+        #expect(TextNormalizer.fold("TheFaithful Spy") == "the faithful spy")
+        #expect(TextNormalizer.fold("SHlNlNG, THE") == "shlnlng the")
+        #expect(TextNormalizer.fold("Ender's Game!") == "enders game")
+        #expect(TextNormalizer.fold("Les Misérables — Tome I") == "les miserables tome i")
+        #expect(TextNormalizer.fold("McDonald") == "mcdonald")
+        #expect(TextNormalizer.titleTokens("The Hobbit") == ["hobblt"])
+        let parts = TitleParts(title: "Naruto, Vol. 07: The Path You Should Tread (Naruto, #7)")
+        #expect(parts.volume == 7)
+        #expect(parts.series == ["naruto"])
+    }
+
+    @Test func shortTitleWithoutAuthorWaitsForReview() {
+        let m = match(SpineReading(text: "IT", title: "It"))
+        #expect(m.decision != .strong)
+    }
+}

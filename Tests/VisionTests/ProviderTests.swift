@@ -1,0 +1,374 @@
+import Foundation
+import TestSupport
+import Testing
+@testable import Vision
+
+/// Each provider over real HTTP against the loopback server, with every recorded reply and failure.
+@Suite(.serialized) struct ProviderTests {
+    static let paths: [VisionProvider: String] = [
+        .openai: "/v1/chat/completions", .ollama: "/api/chat",
+        .gemini: "/v1beta/models/gemini-2.0-flash:generateContent", .anthropic: "/v1/messages",
+    ]
+
+    func withHarness(_ body: (VisionHarness) async throws -> Void) async throws {
+        guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
+        let harness = try VisionHarness()
+        try await harness.start()
+        do { try await body(harness) } catch { await harness.stop(); throw error }
+        await harness.stop()
+    }
+
+    @Test(arguments: VisionProvider.allCases)
+    func aShelfAnswerBecomesReadings(provider: VisionProvider) async throws {
+        try await withHarness { h in
+            h.route(Self.paths[provider]!, provider: provider, responses: [VisionHarness.envelope(provider, text: VisionHarness.shelfAnswer)])
+            let shelf = try await h.reader(provider).readSpines(in: h.photo)
+            #expect(shelf.readings.count == 3)
+            #expect(shelf.readings[0].title == "Dune")
+            #expect(shelf.readings[0].author == "Frank Herbert")
+            #expect(shelf.readings[1].unreadable)
+            #expect(shelf.readings[2].volume == "7")
+            #expect(shelf.usage == TokenUsage(input: 900, output: 80))
+            #expect(!shelf.truncated)
+            #expect(h.server.requests.count == 1)
+        }
+    }
+
+    @Test func tilesAreSentSeparatelyAndMerged() async throws {
+        try await withHarness { h in
+            let left = #"{"spines": [{"text": "DUNE", "title": "Dune", "position": 0}, {"text": "EMMA", "title": "Emma", "position": 1}]}"#
+            let right = #"{"spines": [{"text": "EMMA", "title": "Emma", "position": 0}, {"text": "ULYSSES", "title": "Ulysses", "position": 1}]}"#
+            // 3000×1200 in two tiles overlapping by a fifth: 1667×1200 each, scaled to 1024×737.
+            // Tiles are sent concurrently: answer each by the tile its prompt names.
+            h.server.route(Self.paths[.ollama]!, method: "POST") { request in
+                if let problem = VisionHarness.problem(with: request, provider: .ollama, size: (1024, 737)) {
+                    return .json("{\"error\": \"harness: \(problem)\"}", status: 418)
+                }
+                let tile = String(decoding: request.body, as: UTF8.self).contains("tile 1 of 2") ? left : right
+                return VisionHarness.envelope(.ollama, text: tile)
+            }
+            let shelf = try await h.reader(.ollama, key: nil, tiles: 2).readSpines(in: h.photo)
+            #expect(shelf.readings.map(\.title) == ["Dune", "Emma", "Ulysses"])
+            #expect(shelf.usage == TokenUsage(input: 1800, output: 160))
+            #expect(h.server.requests.count == 2)
+            let prompts = h.server.requests.compactMap { String(data: $0.body, encoding: .utf8) }
+            #expect(prompts.contains { $0.contains("tile 1 of 2") } && prompts.contains { $0.contains("tile 2 of 2") })
+        }
+    }
+
+    // MARK: OpenAI
+
+    @Test func openAIFencedJSONAndUsage() async throws {
+        try await withHarness { h in
+            h.route(Self.paths[.openai]!, provider: .openai, responses: [try h.fixture("openai/chat_completions_response_json_in_code_fence.json")])
+            let shelf = try await h.reader(.openai).readSpines(in: h.photo)
+            #expect(shelf.readings.map(\.title) == ["The Left Hand of Darkness"])
+            #expect(shelf.readings.first?.author == "Ursula K. Le Guin")
+            #expect(shelf.usage == TokenUsage(input: 1128, output: 54))
+        }
+    }
+
+    @Test func openAITruncatedKeepsWhatClosedAndSaysSo() async throws {
+        try await withHarness { h in
+            h.route(Self.paths[.openai]!, provider: .openai, responses: [try h.fixture("openai/chat_completions_response_truncated_finish_length.json")])
+            let shelf = try await h.reader(.openai).readSpines(in: h.photo)
+            #expect(shelf.truncated)
+            #expect(shelf.readings.isEmpty)
+            #expect(shelf.usage.output == 20)
+        }
+    }
+
+    @Test func openAIRefusalNamesThePhoto() async throws {
+        try await withHarness { h in
+            h.route(Self.paths[.openai]!, provider: .openai, responses: [try h.fixture("openai/chat_completions_response_refusal.json")])
+            await #expect(throws: VisionError.refused(photo: "photos/shelf-1.jpg", message: "I'm sorry, I cannot assist with that request.")) {
+                try await h.reader(.openai).readSpines(in: h.photo)
+            }
+        }
+    }
+
+    @Test func openAIProseIsNoReadingsAndHeadersAreHarmless() async throws {
+        try await withHarness { h in
+            let headerFile = try JSONSerialization.jsonObject(with: try h.fixture("openai/chat_completions_vision_response_headers.json").body) as! [String: Any]
+            var headers: [String: String] = [:]
+            for (name, values) in headerFile["headers"] as! [String: [String]] { headers[name] = values.first }
+            h.route(Self.paths[.openai]!, provider: .openai, responses: [try h.fixture("openai/chat_completions_vision_response_gpt-4o-2024-08-06.json", headers: headers)])
+            do {
+                _ = try await h.reader(.openai).readSpines(in: h.photo)
+                Issue.record("prose was taken for readings")
+            } catch let error as VisionError {
+                guard case .noReadings(let photo, let excerpt) = error else { Issue.record("\(error)"); return }
+                #expect(photo == "photos/shelf-1.jpg")
+                #expect(excerpt.hasPrefix("The image shows a scenic landscape"))
+            }
+        }
+    }
+
+    @Test func openAIQuotaExhaustedStopsWithoutRetrying() async throws {
+        try await withHarness { h in
+            h.route(Self.paths[.openai]!, provider: .openai, responses: [try h.fixture("openai/error_429_insufficient_quota.json", status: 429)])
+            do {
+                _ = try await h.reader(.openai).readSpines(in: h.photo)
+                Issue.record("quota error not thrown")
+            } catch let error as VisionError {
+                guard case .quotaExhausted = error else { Issue.record("\(error)"); return }
+                #expect(error.stopsRun)
+                #expect(!error.description.contains("sk-test-secret"))
+            }
+            #expect(h.server.requests.count == 1)
+        }
+    }
+
+    @Test func openAIRateLimitIsRetried() async throws {
+        try await withHarness { h in
+            h.route(Self.paths[.openai]!, provider: .openai, responses: [
+                try h.fixture("openai/error_429_rate_limit_exceeded_tokens.json", status: 429, headers: ["Retry-After": "2"]),
+                VisionHarness.envelope(.openai, text: VisionHarness.shelfAnswer),
+            ])
+            let shelf = try await h.reader(.openai).readSpines(in: h.photo)
+            #expect(shelf.readings.count == 3)
+            #expect(h.server.requests.count == 2)
+            #expect(await h.sleeps.all == [2])
+        }
+    }
+
+    // MARK: Anthropic
+
+    @Test func anthropicTextReply() async throws {
+        try await withHarness { h in
+            h.route(Self.paths[.anthropic]!, provider: .anthropic, responses: [try h.fixture("anthropic/messages_response_text.json")])
+            let shelf = try await h.reader(.anthropic).readSpines(in: h.photo)
+            #expect(shelf.readings.map(\.title) == ["The Left Hand of Darkness"])
+            #expect(shelf.usage == TokenUsage(input: 1568, output: 31))
+        }
+    }
+
+    @Test func anthropicMaxTokensIsTruncated() async throws {
+        try await withHarness { h in
+            h.route(Self.paths[.anthropic]!, provider: .anthropic, responses: [try h.fixture("anthropic/messages_response_max_tokens_truncated_fenced.json")])
+            let shelf = try await h.reader(.anthropic).readSpines(in: h.photo)
+            #expect(shelf.truncated)
+        }
+    }
+
+    @Test func anthropic429WithRetryAfterThen529ThenSuccess() async throws {
+        try await withHarness { h in
+            var limited = try h.fixture("anthropic/error_429_headers.http")
+            limited.body = try h.fixture("anthropic/error_429_rate_limit_error.json").body
+            h.route(Self.paths[.anthropic]!, provider: .anthropic, responses: [
+                limited,
+                try h.fixture("anthropic/error_529_overloaded_error.json", status: 529),
+                VisionHarness.envelope(.anthropic, text: VisionHarness.shelfAnswer),
+            ])
+            let shelf = try await h.reader(.anthropic).readSpines(in: h.photo)
+            #expect(shelf.readings.count == 3)
+            #expect(h.server.requests.count == 3)
+            let delays = await h.sleeps.all
+            #expect(delays.count == 2)
+            #expect(delays.first == 12)
+        }
+    }
+
+    @Test func anthropicOverloadedEveryTimeFailsAfterRetries() async throws {
+        try await withHarness { h in
+            h.route(Self.paths[.anthropic]!, provider: .anthropic, responses: [try h.fixture("anthropic/error_529_overloaded_error.json", status: 529)])
+            await #expect(throws: VisionError.server(provider: "anthropic", status: 529, message: "Overloaded")) {
+                try await h.reader(.anthropic, retries: 2).readSpines(in: h.photo)
+            }
+            #expect(h.server.requests.count == 3)
+        }
+    }
+
+    @Test func anthropicImageTooLargeIsARequestError() async throws {
+        try await withHarness { h in
+            h.route(Self.paths[.anthropic]!, provider: .anthropic, responses: [try h.fixture("anthropic/error_400_image_too_large.json", status: 400)])
+            do {
+                _ = try await h.reader(.anthropic).readSpines(in: h.photo)
+                Issue.record("no error")
+            } catch let error as VisionError {
+                guard case .request(_, 400, let message) = error else { Issue.record("\(error)"); return }
+                #expect(message.contains("image exceeds 5 MB"))
+            }
+            #expect(h.server.requests.count == 1)
+        }
+    }
+
+    @Test func anthropicWithoutKeyFailsBeforeSending() async throws {
+        try await withHarness { h in
+            await #expect(throws: VisionError.missingAPIKey(provider: "anthropic", variable: "ANTHROPIC_API_KEY")) {
+                try await h.reader(.anthropic, key: nil).readSpines(in: h.photo)
+            }
+            #expect(h.server.requests.isEmpty)
+        }
+    }
+
+    // MARK: Gemini
+
+    @Test func geminiProseAndUsage() async throws {
+        try await withHarness { h in
+            h.route(Self.paths[.gemini]!, provider: .gemini, responses: [try h.fixture("gemini/generateContent_response_gemini-2.0-flash_generativelanguage.json")])
+            await #expect(throws: VisionError.noReadings(photo: "photos/shelf-1.jpg", excerpt: "Pong pong")) {
+                try await h.reader(.gemini).readSpines(in: h.photo)
+            }
+        }
+    }
+
+    @Test func geminiVertexFormUsesBearerAndProjectPath() async throws {
+        try await withHarness { h in
+            let base = h.server.baseURL.appendingPathComponent("v1/projects/shelf-project/locations/europe-west4")
+            let path = "/v1/projects/shelf-project/locations/europe-west4/publishers/google/models/gemini-1.5-flash:generateContent"
+            h.route(path, provider: .gemini, responses: [
+                try h.fixture("gemini/error_429_vertex_resource_exhausted_array_wrapped.json", status: 429),
+                try h.fixture("gemini/generateContent_response_gemini-1.5-flash_vertexai_safetyRatings.json"),
+            ])
+            await #expect(throws: VisionError.noReadings(photo: "photos/shelf-1.jpg", excerpt: "Pong! 🏓")) {
+                try await h.reader(.gemini, baseURL: base, model: "gemini-1.5-flash").readSpines(in: h.photo)
+            }
+            #expect(h.server.requests.count == 2)
+        }
+    }
+
+    @Test func geminiTruncatedAndBlocked() async throws {
+        try await withHarness { h in
+            h.route(Self.paths[.gemini]!, provider: .gemini, responses: [
+                try h.fixture("gemini/generateContent_response_max_tokens_truncated_fenced.json"),
+                try h.fixture("gemini/generateContent_response_prompt_blocked_no_candidates.json"),
+            ])
+            let reader = h.reader(.gemini)
+            let shelf = try await reader.readSpines(in: h.photo)
+            #expect(shelf.truncated)
+            #expect(shelf.usage == TokenUsage(input: 283, output: 20))
+            await #expect(throws: VisionError.blocked(photo: "photos/shelf-1.jpg", reason: "SAFETY")) {
+                try await reader.readSpines(in: h.photo)
+            }
+        }
+    }
+
+    @Test func geminiRetryInfoAndRegionalLimitAreRetried() async throws {
+        try await withHarness { h in
+            h.route(Self.paths[.gemini]!, provider: .gemini, responses: [
+                try h.fixture("gemini/error_429_free_tier_quotafailure_retryinfo.json", status: 429),
+                try h.fixture("gemini/error_429_rate_limit_exceeded_errorinfo_per_region.json", status: 429),
+                VisionHarness.envelope(.gemini, text: VisionHarness.shelfAnswer),
+            ])
+            let shelf = try await h.reader(.gemini).readSpines(in: h.photo)
+            #expect(shelf.readings.count == 3)
+            #expect(h.server.requests.count == 3)
+            #expect(await h.sleeps.all.first == 37)
+        }
+    }
+
+    @Test func geminiExhaustedQuotaAndLocationErrors() async throws {
+        try await withHarness { h in
+            h.route(Self.paths[.gemini]!, provider: .gemini, responses: [
+                try h.fixture("gemini/error_429_resource_exhausted_quota_help_only.json", status: 429),
+                try h.fixture("gemini/error_400_user_location_not_supported.json", status: 400),
+            ])
+            let reader = h.reader(.gemini)
+            do {
+                _ = try await reader.readSpines(in: h.photo)
+                Issue.record("no quota error")
+            } catch let error as VisionError {
+                guard case .quotaExhausted = error else { Issue.record("\(error)"); return }
+            }
+            await #expect(throws: VisionError.request(provider: "gemini", status: 400, message: "User location is not supported for the API use.")) {
+                try await reader.readSpines(in: h.photo)
+            }
+            #expect(h.server.requests.count == 2)
+        }
+    }
+
+    // MARK: Ollama
+
+    @Test func ollamaStructuredAndProseReplies() async throws {
+        try await withHarness { h in
+            h.route(Self.paths[.ollama]!, provider: .ollama, responses: [
+                try h.fixture("ollama/api_chat_response_structured_format_content_is_json_string.json"),
+                try h.fixture("ollama/api_chat_response_llava_with_images_nonstream.json"),
+            ])
+            let reader = h.reader(.ollama, key: nil)
+            // JSON, but not about spines (a schema from another app): no readings, said clearly.
+            await #expect(throws: VisionError.noReadings(photo: "photos/shelf-1.jpg", excerpt: #"{"age": 22, "available": false}"#)) {
+                try await reader.readSpines(in: h.photo)
+            }
+            await #expect(throws: VisionError.self) { try await reader.readSpines(in: h.photo) }
+            #expect(h.server.requests.count == 2)
+        }
+    }
+
+    @Test func ollamaUnknownModel() async throws {
+        try await withHarness { h in
+            h.route(Self.paths[.ollama]!, provider: .ollama, responses: [try h.fixture("ollama/error_404_model_not_found.json", status: 404)])
+            await #expect(throws: VisionError.request(provider: "ollama", status: 404, message: "model \"llava\" not found, try pulling it first")) {
+                try await h.reader(.ollama, key: nil).readSpines(in: h.photo)
+            }
+        }
+    }
+
+    // MARK: Request shapes match the recorded requests
+
+    @Test(arguments: [
+        (VisionProvider.openai, "openai/chat_completions_request_data_uri_json_schema.json"),
+        (VisionProvider.ollama, "ollama/api_chat_request_with_images_format_schema.json"),
+        (VisionProvider.gemini, "gemini/generateContent_request_image_inline_data_json_schema.json"),
+        (VisionProvider.anthropic, "anthropic/messages_request_image_base64.json"),
+    ])
+    func requestHasTheRecordedShape(provider: VisionProvider, fixture: String) async throws {
+        guard let url = SharedFiles.fixture("vision/\(fixture)") else { return }
+        let recorded = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as! [String: Any]
+        let settings = VisionSettings(provider: provider, apiKey: "k")
+        let request = try ProviderAPI(settings: settings).request(prompt: "p", jpeg: Data([0xFF, 0xD8, 0xFF, 0xD9]))
+        let ours = try JSONSerialization.jsonObject(with: request.body) as! [String: Any]
+        #expect(Self.shape(ours["messages"] ?? ours["contents"]) == Self.shape(recorded["messages"] ?? recorded["contents"]),
+                "message structure differs from \(fixture)")
+        for key in recorded.keys where !["temperature", "generationConfig", "response_format", "format", "stream", "max_tokens"].contains(key) {
+            #expect(ours[key] != nil, "\(fixture) has \(key), our request does not")
+        }
+    }
+
+    /// Keys and types, not values; arrays by their first element; content order ignored.
+    static func shape(_ value: Any?) -> String {
+        switch value {
+        case let object as [String: Any]:
+            return "{" + object.keys.sorted().map { "\($0):\(shape(object[$0]))" }.joined(separator: ",") + "}"
+        case let list as [Any]:
+            return "[" + Set(list.map { shape($0) }).sorted().joined(separator: "|") + "]"
+        case is String: return "s"
+        case is NSNumber: return "n"
+        default: return "?"
+        }
+    }
+}
+
+@Suite struct ReplyParserTests {
+    @Test func prosePartialAndBareLists() {
+        let cut = ReplyParser.parse(#"Sure! [{"title": "Dune", "author": "Frank Herbert"}, {"title": "Emma", "auth"#)
+        #expect(cut?.incomplete == true)
+        #expect(cut?.readings.map(\.title) == ["Dune"])
+        let bare = ReplyParser.parse(#"["Dune by Frank Herbert", "Emma"]"#)
+        #expect(bare?.readings.map(\.text) == ["Dune by Frank Herbert", "Emma"])
+        let nested = ReplyParser.parse(#"I see [two] books: {"books": [{"title": "Emma", "authors": ["Jane Austen"], "confidence": 90}]} done"#)
+        #expect(nested?.readings.first?.author == "Jane Austen")
+        #expect(nested?.readings.first?.confidence == 0.9)
+        #expect(ReplyParser.parse("No books are visible.") == nil)
+    }
+
+    @Test func tilesMergeSpinesSeenTwice() {
+        let left = ShelfReading(readings: [SpineReading(text: "Dune", title: "Dune", position: 0), SpineReading(text: "Emma", title: "Emma", position: 1)],
+                                usage: TokenUsage(input: 10, output: 5))
+        let right = ShelfReading(readings: [SpineReading(text: "EMMA", title: "Emma", position: 0), SpineReading(text: "Ulysses", position: 1)],
+                                 usage: TokenUsage(input: 10, output: 5), truncated: true)
+        let merged = ShelfImage.merge([left, right])
+        #expect(merged.readings.map(\.text) == ["Dune", "Emma", "Ulysses"])
+        #expect(merged.readings.map(\.position) == [0, 1, 2])
+        #expect(merged.usage == TokenUsage(input: 20, output: 10))
+        #expect(merged.truncated)
+    }
+
+    @Test func promptTemplateRendersVariables() throws {
+        let template = try PromptTemplate(source: "test", template: "{{imageName}} in {{languages}}{{#tile}} tile {{tile}}{{/tile}}")
+        #expect(template.render(imageName: "a.jpg", languages: ["German", "English"]) == "a.jpg in German or English")
+        #expect(template.render(imageName: "a.jpg", languages: ["English"], tile: "1 of 2") == "a.jpg in English tile 1 of 2")
+        #expect(PromptTemplate.builtIn.render(imageName: "x.jpg", languages: ["English"]).contains(#""unreadable""#))
+    }
+}
