@@ -62,14 +62,14 @@ let package = Package(
         // Subcommands (one type each); the executable only calls into this.
         .target(name: "RapidScanCLI", dependencies: [
             "BookCodes", "Imaging", "BarcodeReading", "RapidScanConfig", "Catalogue",
-            "MetadataSources", "BookLookup", "Pipeline", "Vision", "SpineMatching", "SpineScanning",
+            "MetadataSources", "BookLookup", "Pipeline", "Vision", "SpineMatching", "SpineScanning", "SpineOCR",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "rapidscan", dependencies: ["RapidScanCLI"]),
         // JPEG decode timings at each DCT scale (scripts/bench-imaging).
         .executableTarget(name: "ImagingBenchmark", dependencies: ["Imaging"], path: "Benchmarks/ImagingBenchmark"),
         // Tesseract spine reading on rendered and real shelves (scripts/bench-spines-ocr).
-        .executableTarget(name: "SpineOCRBenchmark", dependencies: ["SpineOCR", "Vision"],
+        .executableTarget(name: "SpineOCRBenchmark", dependencies: ["SpineOCR", "SpineMatching", "Vision"],
                           path: "Benchmarks/SpineOCRBenchmark"),
 
         // Test helpers: fixture paths, a loopback HTTP server replaying recorded responses.
@@ -90,7 +90,7 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Catalogue", "BookLookup", "BarcodeReading", "BookCodes", "TestSupport"]),
-        .testTarget(name: "SpineOCRTests", dependencies: ["SpineOCR", "Imaging", "Vision", "TestSupport"]),
+        .testTarget(name: "SpineOCRTests", dependencies: ["SpineOCR", "SpineMatching", "Imaging", "Vision", "TestSupport"]),
         .testTarget(name: "VisionTests", dependencies: ["Vision", "Imaging", "TestSupport"]),
         .testTarget(name: "SpineMatchingTests", dependencies: ["SpineMatching", "Vision", "TestSupport"], exclude: ["Resources"]),
         // Runs the built `rapidscan` binary end to end.

@@ -1,5 +1,7 @@
 import Foundation
+import SpineMatching
 import SpineOCR
+import Vision
 
 // Reads every shelf of a labelled set with Tesseract and compares the readings with the
 // labels: spines found (recall), wrong books (a strong match to a book not on that shelf),
@@ -65,11 +67,20 @@ guard arguments.count >= 2 else {
 let catalogueText = try String(contentsOfFile: arguments[0], encoding: .utf8)
 let header = csvRows(String(catalogueText.prefix(2000)))[0]
 let titleColumn = header.firstIndex(of: "title")!, authorColumn = header.firstIndex(of: "authors")!
-var known: [KnownBook] = csvRows(catalogueText).dropFirst().enumerated().compactMap { index, row in
-    row.count > max(titleColumn, authorColumn)
-        ? KnownBook(id: "gb\(index)", title: row[titleColumn].replacingOccurrences(of: #"\s*\([^)]*#[^)]*\)$"#, with: "", options: .regularExpression),
-                    author: row[authorColumn]) : nil
+let isbnColumn = header.firstIndex(of: "isbn13")!
+var known: [MatchCandidate] = csvRows(catalogueText).dropFirst().enumerated().compactMap { index, row in
+    row.count > max(titleColumn, authorColumn, isbnColumn)
+        ? MatchCandidate(workKey: "gb\(index)", title: row[titleColumn],
+                         authors: row[authorColumn].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) },
+                         isbn13: row[isbnColumn].isEmpty ? nil : row[isbnColumn], source: "goodbooks") : nil
 }
+/// A title without its "(Series, #n)" suffix, letters and digits only.
+func key(_ title: String) -> String {
+    title.replacingOccurrences(of: #"\s*\([^)]*\)\s*$"#, with: "", options: .regularExpression)
+        .lowercased().filter { $0.isLetter || $0.isNumber }
+}
+// Each labelled book once: a rendered shelf's books are goodbooks-10k's already.
+var knownTitles = Set(known.map { key($0.title) })
 var sets: [(name: String, folder: URL, photos: [(file: String, books: [Labelled.Book])])] = []
 for argument in arguments.dropFirst() {
     let parts = argument.split(separator: "=", maxSplits: 1).map(String.init)
@@ -78,10 +89,17 @@ for argument in arguments.dropFirst() {
     let photos = labels.keys.sorted().map { (file: $0, books: labels[$0]!.books) }
     sets.append((parts[0], url.deletingLastPathComponent(), photos))
     for photo in photos {
-        for book in photo.books { known.append(KnownBook(id: "\(parts[0]):\(book.title)", title: book.title, author: book.author)) }
+        for book in photo.books where !knownTitles.contains(key(book.title)) {
+            knownTitles.insert(key(book.title))
+            known.append(MatchCandidate(workKey: "\(parts[0]):\(book.title)", title: book.title,
+                                        authors: book.author.map { [$0] } ?? [],
+                                        // Labels carry no ISBN; a stand-in lets a match be strong.
+                                        isbn13: "label", source: parts[0]))
+        }
     }
 }
-let matcher = OCRTextMatch(books: known)
+let index = WorkIndex(known)
+let matcher = SpineMatcher()
 let ocr = try ShelfOCR(options: options)
 print("rotations \(options.rotations.map(\.degrees)), psm \(options.pageSegmentationMode), working pixels \(options.workingPixels), workers \(options.effectiveWorkers)")
 
@@ -94,18 +112,18 @@ for set in sets {
         let shelf = try ocr.read(data: data, name: photo.file)
         let elapsed = Date().timeIntervalSince(start)
         seconds += elapsed
-        var open = photo.books.map { OCRTextMatch.letters($0.title) }
+        var open = photo.books.map { key($0.title) }
         let onShelf = Set(open)
         var found = 0, wrong = 0, strong = 0, medium = 0
         var lines: [String] = []
         for spine in shelf.spines {
-            let result = matcher.match(spine.text)
+            let result = matcher.match(SpineReading(text: spine.text, confidence: spine.confidence / 100), index: index)
             var verdict = "none"
-            if let book = result.book, result.decision != .none {
-                let key = OCRTextMatch.letters(book.title)
+            if let book = result.best, result.decision != .none {
+                let key = key(book.title)
                 if result.decision == .strong { strong += 1 } else { medium += 1 }
                 if let index = open.firstIndex(of: key) {
-                    open.remove(at: index); found += 1; verdict = "\(result.decision) ok: \(book.title)"
+                    open.remove(at: index); found += 1; verdict = "\(result.decision) ok: \(book.title) [\(result.reason ?? "")]"
                 } else if onShelf.contains(key) {
                     verdict = "\(result.decision) again: \(book.title)"
                 } else {

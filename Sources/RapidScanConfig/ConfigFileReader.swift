@@ -49,7 +49,7 @@ struct ConfigFileReader {
     private static let topKeys: Set = ["sources", "http", "database", "vision"]
     private static let visionKeys: Set = [
         "provider", "baseURL", "model", "apiKeyEnv", "temperature", "timeoutSeconds", "maxTokens",
-        "maxConcurrentRequests", "maxImageSide", "prompt",
+        "maxConcurrentRequests", "maxImageSide", "prompt", "languages", "psm", "rotations",
     ]
     private static let sourcesKeys: Set = ["order", "googleBooks", "openLibrary"]
     private static let googleKeys: Set = ["enabled", "baseURL", "apiKeyEnv", "apiKey"]
@@ -106,6 +106,18 @@ struct ConfigFileReader {
         if let value = try integer(vision, scope, "maxConcurrentRequests", in: 1...64) { settings.maxConcurrentRequests = value }
         if let value = try integer(vision, scope, "maxImageSide", in: 256...8192) { settings.maxImageSide = value }
         if let prompt = try string(vision, scope, "prompt") { settings.prompt = prompt }
+        if let value = try integer(vision, scope, "psm", in: 0...13) { settings.psm = value }
+        if let value = vision["languages"] {
+            guard let array = value.array, let names = Optional(array.compactMap(\.string)), names.count == array.count, !names.isEmpty
+            else { throw invalid(scope, "languages", "expected a list of Tesseract language names such as [\"eng\", \"spa\"], got \(describe(value))") }
+            settings.languages = names
+        }
+        if let value = vision["rotations"] {
+            guard let array = value.array, let degrees = Optional(array.compactMap(\.int)), degrees.count == array.count,
+                  !degrees.isEmpty, degrees.allSatisfy({ [0, 90, 270].contains($0) })
+            else { throw invalid(scope, "rotations", "expected a list of 0, 90 and 270 (degrees), got \(describe(value))") }
+            settings.rotations = degrees
+        }
     }
 
     private func applyGoogle(_ google: TOMLTable, to settings: inout RapidScanSettings) throws(ConfigError) {

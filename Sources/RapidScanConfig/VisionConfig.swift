@@ -17,6 +17,10 @@ public struct VisionConfig: Sendable, Hashable {
     public var maxImageSide: Int?
     /// A Mustache prompt template file.
     public var prompt: String?
+    /// provider "tesseract": traineddata names (["eng", "spa"]), page segmentation mode, turns read.
+    public var languages: [String]?
+    public var psm: Int?
+    public var rotations: [Int]?
 
     public init() {}
 }

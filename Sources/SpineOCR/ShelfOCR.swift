@@ -127,23 +127,24 @@ public final class ShelfOCR: @unchecked Sendable {
         return ordered(kept)
     }
 
-    /// Rows: spines whose vertical extents overlap by a third share a row; rows top to bottom.
+    /// Rows: spines sorted by their vertical centre, cut where two neighbours' centres lie
+    /// more than half a typical spine's height apart; rows top to bottom, spines left to right.
     static func ordered(_ spines: [OCRSpine]) -> [OCRSpine] {
-        var rows: [(y0: Int, y1: Int, spines: [OCRSpine])] = []
+        guard !spines.isEmpty else { return [] }
+        let heights = spines.map(\.box.height).sorted()
+        let typical = Double(heights[heights.count / 2])
+        var rows: [[OCRSpine]] = []
+        var previous: Double?
         for spine in spines.sorted(by: { $0.box.centerY < $1.box.centerY }) {
-            if let index = rows.firstIndex(where: { row in
-                let overlap = min(row.y1, spine.box.y1) - max(row.y0, spine.box.y0)
-                return Double(overlap) > Double(min(row.y1 - row.y0, spine.box.height)) / 3
-            }) {
-                rows[index].y0 = min(rows[index].y0, spine.box.y0)
-                rows[index].y1 = max(rows[index].y1, spine.box.y1)
-                rows[index].spines.append(spine)
+            if let previous, spine.box.centerY - previous <= 0.5 * typical {
+                rows[rows.count - 1].append(spine)
             } else {
-                rows.append((spine.box.y0, spine.box.y1, [spine]))
+                rows.append([spine])
             }
+            previous = spine.box.centerY
         }
-        return rows.sorted { $0.y0 < $1.y0 }.enumerated().flatMap { rowIndex, row in
-            row.spines.sorted { $0.box.x0 < $1.box.x0 }.map { spine -> OCRSpine in
+        return rows.enumerated().flatMap { rowIndex, row in
+            row.sorted { $0.box.x0 < $1.box.x0 }.map { spine -> OCRSpine in
                 var spine = spine
                 spine.row = rowIndex
                 return spine

@@ -30,7 +30,7 @@ public enum SpineGrouping {
         return spines
     }
 
-    /// Shelf rows: runs of words along x separated by gaps wider than four text heights
+    /// Shelf rows: runs of words along x separated by gaps wider than three text heights
     /// that no word crosses.
     static func rows(_ words: [OCRWord]) -> [[OCRWord]] {
         let heights = words.map { $0.box.height }.sorted()
@@ -40,7 +40,7 @@ public enum SpineGrouping {
         var current: [OCRWord] = []
         var reach = Int.min
         for word in sorted {
-            if !current.isEmpty && word.box.x0 - reach > 4 * textHeight {
+            if !current.isEmpty && word.box.x0 - reach > 3 * textHeight {
                 rows.append(current)
                 current = []
             }

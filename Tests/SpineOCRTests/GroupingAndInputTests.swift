@@ -74,17 +74,6 @@ import Vision
         for word in ["1984", "Weaveworld", "A", "Hilderbrand", "2nd"] { #expect(keeps(word), "\(word)") }
         #expect(SpineNoise.isImprint("PENGUIN") && SpineNoise.isImprint("Picador") && !SpineNoise.isImprint("Dune"))
     }
-
-    @Test func textMatchTakesGluedReadingsInEitherOrder() {
-        let matcher = OCRTextMatch(books: [
-            KnownBook(id: "1", title: "Cat on a Hot Tin Roof", author: "Tennessee Williams"),
-            KnownBook(id: "2", title: "Cane River", author: "Lalita Tademy"),
-        ])
-        #expect(matcher.match("TennesseeWilliamsCatonaHotTinRoof").book?.id == "1")
-        #expect(matcher.match("Cat on a Hot Tin Roof Williams").decision == .strong)
-        // An author's name alone is no title: never strong.
-        #expect(matcher.match("Francine Rivers").decision != .strong)
-    }
 }
 
 /// Bad input: every case an error naming the photo or the package, or simply no readings.

@@ -6,6 +6,7 @@ import MetadataSources
 import Pipeline
 import RapidScanConfig
 import SpineMatching
+import SpineOCR
 import SpineScanning
 import Vision
 
@@ -49,7 +50,7 @@ struct SpinesCommand: AsyncParsableCommand {
     @Option(help: "The list to add books to, by id or name (default: Want to Read).")
     var list: String?
 
-    @Option(help: "openai, ollama, gemini or anthropic (default: [vision] provider).")
+    @Option(help: "openai, ollama, gemini, anthropic or tesseract (default: [vision] provider; tesseract when no model is configured).")
     var provider: String?
 
     @Option(help: ArgumentHelp("The provider's base URL.", valueName: "url"))
@@ -80,8 +81,8 @@ struct SpinesCommand: AsyncParsableCommand {
     var quiet = false
 
     func validate() throws {
-        if let provider, VisionProvider(rawValue: provider) == nil {
-            throw ValidationError("--provider: '\(provider)' is not one of openai, ollama, gemini, anthropic")
+        if let provider, VisionProvider(rawValue: provider) == nil, provider != TesseractProvider.name {
+            throw ValidationError("--provider: '\(provider)' is not one of openai, ollama, gemini, anthropic, tesseract")
         }
         if let url, Self.httpURL(url) == nil { throw ValidationError("--url: '\(url)' is not an http:// or https:// URL") }
         if !(1...16).contains(tiles) { throw ValidationError("--tiles must be from 1 to 16, not \(tiles)") }
@@ -96,7 +97,7 @@ struct SpinesCommand: AsyncParsableCommand {
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let (settings, catalogue) = try library.openForSession()
-        let reader: VisionReader
+        let reader: any SpineReader
         do {
             reader = try makeReader(settings.vision, environment: environment)
         } catch {
@@ -120,7 +121,7 @@ struct SpinesCommand: AsyncParsableCommand {
         }
         let interrupt = InterruptMonitor()
         let output = SpineOutput(json: json, quiet: quiet)
-        if !json, !quiet { Console.error("rapidscan: reading spines with \(reader.settings.provider.rawValue) \(reader.settings.model)") }
+        if !json, !quiet { Console.error("rapidscan: reading spines with \(Self.describe(reader))") }
         let progress = !json && !quiet && Pipeline.OutputStream.standardError.isTerminal
         var summary = await session.run(files: files, isCancelled: { interrupt.isInterrupted }, onPhoto: { number, count, file in
             if progress { Console.error("[\(number)/\(count)] \(file)") }
@@ -139,10 +140,20 @@ struct SpinesCommand: AsyncParsableCommand {
         return url
     }
 
+    static func describe(_ reader: any SpineReader) -> String {
+        if let vision = reader as? VisionReader { return "\(vision.settings.provider.rawValue) \(vision.settings.model)" }
+        return reader.identity
+    }
+
     /// `[vision]` + environment + flags → a reader. The key comes from the variable named.
-    func makeReader(_ config: VisionConfig, environment: [String: String]) throws -> VisionReader {
-        let name = provider ?? config.provider ?? "openai"
-        if name == "tesseract" { throw VisionError.image(photo: "[vision] provider", message: "tesseract is not part of this build") }
+    /// With no provider and no endpoint anywhere, spines are read locally with Tesseract.
+    func makeReader(_ config: VisionConfig, environment: [String: String]) throws -> any SpineReader {
+        let chosen = provider ?? config.provider
+        if TesseractProvider.isSelected(provider: chosen, baseURL: (url ?? config.baseURL?.absoluteString)) {
+            return try TesseractProvider.makeReader(TesseractProviderSettings(
+                languages: config.languages ?? ["eng"], pageSegmentationMode: config.psm, rotations: config.rotations))
+        }
+        let name = chosen ?? "openai"
         guard let kind = VisionProvider(rawValue: name) else {
             throw VisionError.image(photo: "[vision] provider", message: "'\(name)' is not a vision provider")
         }
