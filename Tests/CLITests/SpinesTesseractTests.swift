@@ -1,0 +1,58 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `rapidscan spines` on a fresh machine: no model configured, so Tesseract reads the spines
+/// locally and nothing is sent anywhere.
+@Suite struct SpinesTesseractTests {
+    @Test func readsSpinesLocallyWhenNoModelIsConfigured() async throws {
+        let harness = try await CLIHarness.started()
+        defer { Task { await harness.server.stop() } }
+        harness.extraEnvironment = ["RAPIDSCAN_SOURCES": "googleBooks"]
+        let photo = harness.directory.appendingPathComponent("shelf.jpg")
+        try FileManager.default.copyItem(
+            at: SharedFiles.sampleImages.appendingPathComponent("shelves/shelf-03.jpg"), to: photo)
+
+        // --offline: only the (empty) local cache is searched, so every reading ends unmatched.
+        let result = try await harness.run("spines", "--json", "--offline", photo.path)
+        #expect(result.status == 2, "\(result.stderr)")
+        let events = result.jsonLines
+        let readings = events.compactMap { $0["reading"] as? String }
+        #expect(readings.count >= 8, "\(readings)")
+        #expect(readings.contains { $0.contains("Succubus Shadows") }, "\(readings)")
+        #expect(readings.contains { $0.contains("Tenth of December") }, "\(readings)")
+        #expect(events.filter { $0["event"] as? String == "added" }.isEmpty)
+        #expect(events.last?["event"] as? String == "summary")
+        #expect(harness.server.requests.isEmpty, "sent \(harness.server.requests.map(\.path))")
+
+        let human = try await harness.run("spines", "--offline", "--dry-run", photo.path)
+        #expect(human.stderr.contains("reading spines with tesseract:eng:psm11:270,90,0"), "\(human.stderr)")
+    }
+
+    @Test func tesseractSettingsComeFromTheVisionSection() async throws {
+        let harness = try await CLIHarness.started()
+        defer { Task { await harness.server.stop() } }
+        let config = harness.directory.appendingPathComponent("config/rapidscan")
+        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+        try Data("""
+            [vision]
+            provider = "tesseract"
+            languages = ["xyz"]
+            """.utf8).write(to: config.appendingPathComponent("config.toml"))
+        let photo = harness.directory.appendingPathComponent("shelf.jpg")
+        try FileManager.default.copyItem(
+            at: SharedFiles.sampleImages.appendingPathComponent("shelves/shelf-03.jpg"), to: photo)
+        // A language whose traineddata is not installed: the error names the package.
+        let result = try await harness.run("spines", "--offline", photo.path)
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("apt-get install tesseract-ocr-xyz"), "\(result.stderr)")
+
+        try Data("""
+            [vision]
+            rotations = [45]
+            """.utf8).write(to: config.appendingPathComponent("config.toml"))
+        let bad = try await harness.run("spines", "--offline", photo.path)
+        #expect(bad.status != 0)
+        #expect(bad.stderr.contains("rotations"), "\(bad.stderr)")
+    }
+}
