@@ -56,6 +56,7 @@ while let value = takeOption("--set") {
     let parts = value.split(separator: "=", maxSplits: 1).map(String.init)
     if parts.count == 2 { options.variables[parts[0]] = parts[1] }
 }
+if let value = takeOption("--deadline-ms"), let milliseconds = Int(value) { options.deadlineMilliseconds = milliseconds }
 if let value = takeOption("--psm"), let mode = Int(value) { options.pageSegmentationMode = mode }
 guard arguments.count >= 2 else {
     FileHandle.standardError.write(Data("usage: SpineOCRBenchmark CATALOGUE.csv NAME=LABELS.json...\n".utf8))

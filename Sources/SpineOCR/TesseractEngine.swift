@@ -81,7 +81,8 @@ public final class TesseractEngine {
         TessBaseAPIDelete(handle)
     }
 
-    /// Words with boxes and confidences; nil when Tesseract reports a failure (or the deadline cut it).
+    /// Words with boxes and confidences; nil when Tesseract reports a failure. With a
+    /// deadline, a pass cut short returns the words finished by then.
     public func words(in image: GrayImage, deadlineMilliseconds: Int = 0) -> [OCRWord]? {
         guard image.width > 0, image.height > 0 else { return [] }
         return image.pixels.withUnsafeBufferPointer { buffer -> [OCRWord]? in
@@ -94,7 +95,11 @@ public final class TesseractEngine {
             defer { TessMonitorDelete(monitor) }
             if deadlineMilliseconds > 0 { TessMonitorSetDeadlineMSecs(monitor, Int32(deadlineMilliseconds)) }
             OpenMP.serializeOnThisThread()
-            guard TessBaseAPIRecognize(handle, monitor) == 0 else { return nil }
+            guard TessBaseAPIRecognize(handle, monitor) == 0 else {
+                // Past the deadline Tesseract stops and reports failure, but the words it
+                // finished are kept: a cut pass is bounded work, not an error.
+                return deadlineMilliseconds > 0 ? collectWords() : nil
+            }
             return collectWords()
         }
     }

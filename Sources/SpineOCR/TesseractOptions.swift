@@ -31,8 +31,8 @@ public struct TesseractOptions: Sendable, Hashable {
     public var dataPath: String?
     /// Photos with more stored pixels are refused before decoding (Imaging's limit).
     public var maxPixels: Int
-    /// The pixel count the photo is scaled to before OCR (3 MP: a 12 MP shelf photo halved,
-    /// a 960×720 one doubled): spine text then lands near the 20–40 px height Tesseract reads
+    /// The pixel count the photo is scaled to before OCR (5 MP: a 12 MP shelf photo at 0.65,
+    /// a 960×720 one at 2.5): spine text then lands near the 20–40 px height Tesseract reads
     /// best, and the work per photo is bounded whatever the camera.
     public var workingPixels: Int
     /// The long side is never scaled beyond this.
@@ -52,7 +52,7 @@ public struct TesseractOptions: Sendable, Hashable {
 
     public init(languages: [String] = ["eng"], pageSegmentationMode: Int = 11,
                 rotations: [SpineRotation] = [.clockwise270, .clockwise90, .none], dataPath: String? = nil,
-                maxPixels: Int = 100_000_000, workingPixels: Int = 3_000_000, workingLongSide: Int = 4000, minimumSide: Int = 64,
+                maxPixels: Int = 100_000_000, workingPixels: Int = 5_000_000, workingLongSide: Int = 4000, minimumSide: Int = 64,
                 minimumWordConfidence: Double = 55, minimumReadingConfidence: Double = 62,
                 workers: Int = 0, deadlineMilliseconds: Int = 20_000) {
         self.languages = languages
