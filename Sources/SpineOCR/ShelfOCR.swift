@@ -190,26 +190,16 @@ final class Locked<Value>: @unchecked Sendable {
     }
 }
 
-/// Spine edges in the turned image: a long horizontal break in brightness between two lines.
+/// Spine edges and shelf boards in the turned image: long straight breaks in brightness.
 enum EdgeDetector {
+    /// A horizontal break between two lines (`upper` above `lower`): some row of the gap
+    /// changes brightness along most of the stretch both lines cover.
     static func hasEdge(in image: GrayImage, between upper: Box, and lower: Box) -> Bool {
         let x0 = max(0, max(upper.x0, lower.x0)), x1 = min(image.width, min(upper.x1, lower.x1))
         let yStart = max(1, min(upper.y1, lower.y0) - 2), yEnd = min(image.height - 1, max(upper.y1, lower.y0) + 2)
         guard x1 - x0 >= 8, yEnd > yStart else { return false }
-        // The two bands' background brightness: different covers meet at an edge.
-        var best = 0.0
-        image.pixels.withUnsafeBufferPointer { pixels in
-            for y in yStart..<yEnd {
-                var strong = 0
-                for x in x0..<x1 {
-                    let difference = Int(pixels[(y + 1) * image.width + x]) - Int(pixels[(y - 1) * image.width + x])
-                    if abs(difference) >= 24 { strong += 1 }
-                }
-                best = max(best, Double(strong) / Double(x1 - x0))
-            }
-        }
         // Real spine edges are soft and slightly tilted: half the run suffices.
-        return best > 0.45
+        return strongestRun(image, lines: yStart..<yEnd, along: x0..<x1, lineStride: image.width, step: 1) > 0.45
     }
 
     /// A vertical break between two words of one line (`left` then `right`): some column of
@@ -219,17 +209,24 @@ enum EdgeDetector {
         let y0 = max(0, min(left.y0, right.y0) - margin), y1 = min(image.height, max(left.y1, right.y1) + margin)
         let xStart = max(1, left.x1), xEnd = min(image.width - 1, right.x0)
         guard y1 - y0 >= 8, xEnd > xStart else { return false }
+        return strongestRun(image, lines: xStart..<xEnd, along: y0..<y1, lineStride: 1, step: image.width) > 0.7
+    }
+
+    /// For each line (a row: `lineStride` = width, `step` = 1; a column: the reverse), the
+    /// share of its pixels where brightness across it jumps by 24 or more; the largest share.
+    private static func strongestRun(_ image: GrayImage, lines: Range<Int>, along: Range<Int>,
+                                     lineStride: Int, step: Int) -> Double {
         var best = 0.0
         image.pixels.withUnsafeBufferPointer { pixels in
-            for x in xStart..<xEnd {
+            for line in lines {
                 var strong = 0
-                for y in y0..<y1 {
-                    let difference = Int(pixels[y * image.width + x + 1]) - Int(pixels[y * image.width + x - 1])
-                    if abs(difference) >= 24 { strong += 1 }
+                for position in along {
+                    let index = line * lineStride + position * step
+                    if abs(Int(pixels[index + lineStride]) - Int(pixels[index - lineStride])) >= 24 { strong += 1 }
                 }
-                best = max(best, Double(strong) / Double(y1 - y0))
+                best = max(best, Double(strong) / Double(along.count))
             }
         }
-        return best > 0.7
+        return best
     }
 }
