@@ -147,9 +147,10 @@ public final class SpineSession: Sendable {
             summary.usage.output += shelf.usage.output
             if shelf.truncated { summary.truncated += 1 }
             let records = (try? catalogue.spineRecords(photoHash: hash, reader: reader.identity)) ?? [:]
+            let matches = await matchAll(shelf.readings, skipping: records)
             for (index, reading) in shelf.readings.enumerated() {
                 summary.readings += 1
-                var event = await settle(reading, index: index, file: file, hash: hash, record: records[index])
+                var event = settle(reading, index: index, file: file, hash: hash, record: records[index], match: matches[index])
                 event.cached = cached
                 send(event)
             }
@@ -158,7 +159,29 @@ public final class SpineSession: Sendable {
     }
 
     /// One reading to its event, reusing what an earlier run recorded.
-    func settle(_ reading: SpineReading, index: Int, file: String, hash: String, record: SpineRecord?) async -> SpineEvent {
+    /// Matches the readings no earlier run settled, a few at a time (each may search Google
+    /// Books and Open Library); results by reading index.
+    func matchAll(_ readings: [SpineReading], skipping records: [Int: SpineRecord]) async -> [Int: SpineMatch] {
+        let pending = readings.enumerated().filter { index, _ in records[index].map { $0.status == .libraryFull } ?? true }
+        var matches: [Int: SpineMatch] = [:]
+        await withTaskGroup(of: (Int, SpineMatch).self) { group in
+            var next = pending.makeIterator()
+            func addNext() {
+                guard let (index, reading) = next.next() else { return }
+                group.addTask { [matcher, sources] in (index, await matcher.match(reading, sources: sources)) }
+            }
+            for _ in 0..<Self.concurrentMatches { addNext() }
+            while let (index, match) = await group.next() {
+                matches[index] = match
+                addNext()
+            }
+        }
+        return matches
+    }
+
+    static let concurrentMatches = 4
+
+    func settle(_ reading: SpineReading, index: Int, file: String, hash: String, record: SpineRecord?, match: SpineMatch?) -> SpineEvent {
         var event = SpineEvent(kind: .unmatched, file: file, reading: reading.text, position: reading.position ?? index)
         event.dryRun = dryRun
         if let record, record.status != .libraryFull {
@@ -176,7 +199,7 @@ public final class SpineSession: Sendable {
             }
             return event
         }
-        let match = await matcher.match(reading, sources: sources)
+        guard let match else { return event }
         event.decision = match.decision
         event.distance = (match.distance * 1000).rounded() / 1000
         event.reason = match.reason

@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 @testable import Vision
+import Imaging
 
 /// Each provider over real HTTP against the loopback server, with every recorded reply and failure.
 @Suite(.serialized) struct ProviderTests {
@@ -370,5 +371,38 @@ import Testing
         #expect(template.render(imageName: "a.jpg", languages: ["German", "English"]) == "a.jpg in German or English")
         #expect(template.render(imageName: "a.jpg", languages: ["English"], tile: "1 of 2") == "a.jpg in English tile 1 of 2")
         #expect(PromptTemplate.builtIn.render(imageName: "x.jpg", languages: ["English"]).contains(#""unreadable""#))
+    }
+}
+
+/// The real shelf photos through the production image preparation: upright, scaled to fit,
+/// a JPEG libjpeg can read back at the promised size.
+@Suite struct ShelfImageTests {
+    @Test func realShelfPhotosArePreparedToFit() throws {
+        guard let folder = SharedFiles.fixture("shelves") else { print(SharedFiles.missingMessage); return }
+        let photos = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".jpg") }.sorted()
+        #expect(!photos.isEmpty)
+        for name in photos {
+            let data = try Data(contentsOf: folder.appendingPathComponent(name))
+            let original = try ImageLoader.load(data: data, name: name).image
+            let prepared = try ShelfImage.prepare(ShelfPhoto(path: name, data: data), maxSide: 1024)
+            #expect(prepared.count == 1)
+            let sent = try ImageLoader.load(data: prepared[0].jpeg, name: "sent").image
+            #expect(max(sent.width, sent.height) == min(1024, max(original.width, original.height)), "\(name)")
+            // Aspect ratio kept (within a pixel of rounding).
+            let expectedHeight = Double(original.height) * Double(sent.width) / Double(original.width)
+            #expect(abs(Double(sent.height) - expectedHeight) <= 1.0, "\(name)")
+            #expect(sent.width == prepared[0].width && sent.height == prepared[0].height)
+        }
+    }
+
+    @Test func notAnImageIsAClearError() {
+        do {
+            _ = try ShelfImage.prepare(ShelfPhoto(path: "notes.jpg", data: Data("hello".utf8)), maxSide: 1024)
+            Issue.record("text was prepared as an image")
+        } catch {
+            guard case .image(let photo, let message) = error else { Issue.record("\(error)"); return }
+            #expect(photo == "notes.jpg")
+            #expect(message.hasPrefix("cannot be read as an image"))
+        }
     }
 }
