@@ -79,9 +79,10 @@ public enum ShelfImage {
         return GrayImage(width: width, height: height, pixels: output)
     }
 
-    /// Readings of overlapping tiles as one shelf: a spine seen in two tiles counts once.
+    /// Readings of overlapping tiles as one shelf: a spine seen in two neighbouring tiles
+    /// counts once (two copies of a book inside one tile stay two).
     public static func merge(_ tiles: [ShelfReading]) -> ShelfReading {
-        var seen = Set<String>()
+        var previousTile = Set<String>()
         var readings: [SpineReading] = []
         var usage = TokenUsage()
         var truncated = false
@@ -89,13 +90,18 @@ public enum ShelfImage {
             usage.input += tile.usage.input
             usage.output += tile.usage.output
             truncated = truncated || tile.truncated
+            var thisTile = Set<String>()
             for reading in tile.readings.sorted(by: { ($0.position ?? .max) < ($1.position ?? .max) }) {
                 let key = String((reading.title ?? reading.text).lowercased().filter { $0.isLetter || $0.isNumber })
-                if !reading.unreadable, !key.isEmpty, !seen.insert(key).inserted { continue }
+                if !reading.unreadable, !key.isEmpty {
+                    thisTile.insert(key)
+                    if previousTile.contains(key) { continue }
+                }
                 var placed = reading
                 placed.position = readings.count
                 readings.append(placed)
             }
+            previousTile = thisTile
         }
         return ShelfReading(readings: readings, usage: usage, truncated: truncated)
     }

@@ -20,7 +20,7 @@ import Vision
         #expect(index.count == 10_000)
         let kinds = Set(table.rows.map(\.kind))
         for kind in ["ocr", "droppedWord", "mergedWords", "authorOnly", "firstNameOnly", "subtitleMissing", "subtitleAdded",
-                     "seriesNumber", "publisher", "callNumber", "invented", "wrongVolume", "publisherNoise", "swappedFields", "cutOff"] {
+                     "seriesNumber", "publisher", "callNumber", "invented", "wrongVolume", "publisherNoise", "swappedFields", "cutOff", "shelfLabel"] {
             #expect(kinds.contains(kind), "table lacks \(kind) rows")
         }
     }

@@ -361,6 +361,9 @@ import Imaging
                                  usage: TokenUsage(input: 10, output: 5), truncated: true)
         let merged = ShelfImage.merge([left, right])
         #expect(merged.readings.map(\.text) == ["Dune", "Emma", "Ulysses"])
+        // Two copies side by side in one tile are two books.
+        let twice = ShelfReading(readings: [SpineReading(text: "Emma", title: "Emma", position: 0), SpineReading(text: "Emma", title: "Emma", position: 1)])
+        #expect(ShelfImage.merge([twice, ShelfReading(readings: [])]).readings.count == 2)
         #expect(merged.readings.map(\.position) == [0, 1, 2])
         #expect(merged.usage == TokenUsage(input: 20, output: 10))
         #expect(merged.truncated)
