@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 @testable import Vision
-import Imaging
+@testable import Imaging
 
 /// Each provider over real HTTP against the loopback server, with every recorded reply and failure.
 @Suite(.serialized) struct ProviderTests {
@@ -407,5 +407,47 @@ import Imaging
             #expect(photo == "notes.jpg")
             #expect(message.hasPrefix("cannot be read as an image"))
         }
+    }
+}
+
+/// Colour JPEGs keep their colour and their EXIF orientation on the way to the model.
+@Suite struct ColorPreparationTests {
+    /// 300×100: red left half, blue right half.
+    static func redBlue() -> [UInt8] {
+        (0..<100).flatMap { _ in (0..<300).flatMap { x -> [UInt8] in x < 150 ? [220, 20, 20] : [20, 20, 220] } }
+    }
+
+    /// "Exif\0\0" + a little-endian TIFF whose IFD0 holds only the orientation tag.
+    static func exif(orientation: UInt8) -> [UInt8] {
+        Array("Exif".utf8) + [0, 0] + [0x49, 0x49, 0x2A, 0x00, 0x08, 0x00, 0x00, 0x00] + [0x01, 0x00]
+            + [0x12, 0x01, 0x03, 0x00, 0x01, 0x00, 0x00, 0x00, orientation, 0x00, 0x00, 0x00] + [0x00, 0x00, 0x00, 0x00]
+    }
+
+    @Test func colourSurvivesScaling() throws {
+        let jpeg = try ImageEncoder.jpegData(rgb: Self.redBlue(), width: 300, height: 100, quality: 95)
+        let prepared = try ShelfImage.prepare(ShelfPhoto(path: "c.jpg", data: jpeg), maxSide: 150)
+        let sent = try #require(ColorJPEG.decode(prepared[0].jpeg))
+        #expect(sent.width == 150 && sent.height == 50)
+        let left = 25 * 150 + 20, right = 25 * 150 + 130
+        #expect(sent.red.pixels[left] > 150 && sent.blue.pixels[left] < 90)
+        #expect(sent.blue.pixels[right] > 150 && sent.red.pixels[right] < 90)
+    }
+
+    @Test func exifOrientationIsApplied() throws {
+        let jpeg = Data(try NativeCodecs.encodeJPEG(pixels: Self.redBlue(), width: 300, height: 100, color: .rgb, quality: 95,
+                                                    progressive: false, app1: Self.exif(orientation: 6)))
+        let prepared = try ShelfImage.prepare(ShelfPhoto(path: "turned.jpg", data: jpeg), maxSide: 1024)
+        let sent = try #require(ColorJPEG.decode(prepared[0].jpeg))
+        // Rotated a quarter turn clockwise: 100 wide, 300 high, red (the stored left) on top.
+        #expect(sent.width == 100 && sent.height == 300)
+        #expect(sent.red.pixels[30 * 100 + 50] > 150 && sent.blue.pixels[30 * 100 + 50] < 90)
+        #expect(sent.blue.pixels[270 * 100 + 50] > 150 && sent.red.pixels[270 * 100 + 50] < 90)
+    }
+
+    @Test func grayAndBrokenJPEGsTakeTheGrayPath() throws {
+        let gray = try ImageEncoder.jpegData(GrayImage(width: 64, height: 32, pixels: [UInt8](repeating: 128, count: 64 * 32)))
+        #expect(ColorJPEG.decode(gray) == nil)
+        #expect(try ShelfImage.prepare(ShelfPhoto(path: "g.jpg", data: gray), maxSide: 32).first?.width == 32)
+        #expect(ColorJPEG.decode(Data([0xFF, 0xD8, 0xFF, 0xE0, 0x00])) == nil)
     }
 }
