@@ -130,6 +130,12 @@ public final class SpineSession: Sendable {
                         inputTokens: shelf.usage.input, outputTokens: shelf.usage.output, truncated: shelf.truncated))
                 }
             } catch let error as VisionError {
+                if isCancelled() {
+                    // Interrupted mid-request: not a failure of the photo; the next run sends it.
+                    summary.interrupted = true
+                    summary.photos -= 1
+                    break
+                }
                 if error.stopsRun {
                     stopped = "\(error)"
                     summary.stopReason = "\(error)"
@@ -140,6 +146,11 @@ public final class SpineSession: Sendable {
                 }
                 continue
             } catch {
+                if isCancelled() {
+                    summary.interrupted = true
+                    summary.photos -= 1
+                    break
+                }
                 send(SpineEvent(kind: .failed, file: file, error: "\(file): \(error)"))
                 continue
             }

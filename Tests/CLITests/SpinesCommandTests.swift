@@ -36,7 +36,7 @@ import TestSupport
         ]
         let photo = try #require(SharedFiles.fixture("shelves/minhan_img1346_top_shelf.jpg"))
         let copy = harness.directory.appendingPathComponent("shelf.jpg")
-        try FileManager.default.copyItem(at: photo, to: copy)
+        if !FileManager.default.fileExists(atPath: copy.path) { try FileManager.default.copyItem(at: photo, to: copy) }
         return copy.path
     }
 
@@ -119,5 +119,28 @@ import TestSupport
         let summary = try #require(result.jsonLines.last)
         #expect((summary["notSent"] as? [String])?.count == 2)
         #expect((summary["stopReason"] as? String)?.contains("quota") == true)
+    }
+
+    @Test func ctrlCWhileTheModelThinksExits130AndNothingIsLost() async throws {
+        guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
+        let harness = try await CLIHarness.started()
+        defer { Task { await harness.server.stop() } }
+        let photo = try prepare(harness)
+        harness.server.neverAnswer(Self.chat, method: "POST")
+        let running = try await harness.start(["spines", "--json", photo])
+        try await running.waitFor("the model request") { _ in !harness.server.requests(to: Self.chat).isEmpty }
+        running.signal(SIGINT)
+        let result = await running.finish()
+        #expect(result.status == 130, "\(result.stderr)")
+        let summary = try #require(result.jsonLines.last)
+        #expect(summary["interrupted"] as? Bool == true)
+        #expect(result.jsonLines.filter { $0["event"] as? String == "failed" }.isEmpty, "an interrupted request is no failure")
+        // The photo was not answered: the next run sends it.
+        harness.server.removeAllRoutes()
+        _ = try prepare(harness)
+        harness.server.clearRequests()
+        let again = try await harness.run("spines", "--json", photo)
+        #expect(harness.server.requests(to: Self.chat).count == 1)
+        #expect(again.jsonLines.filter { $0["event"] as? String == "added" }.count == 1)
     }
 }

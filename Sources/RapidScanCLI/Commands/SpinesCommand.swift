@@ -122,9 +122,15 @@ struct SpinesCommand: AsyncParsableCommand {
         let output = SpineOutput(json: json, quiet: quiet)
         if !json, !quiet { Console.error("rapidscan: reading spines with \(reader.settings.provider.rawValue) \(reader.settings.model)") }
         let progress = !json && !quiet && Pipeline.OutputStream.standardError.isTerminal
-        var summary = await session.run(files: files, isCancelled: { interrupt.isInterrupted }, onPhoto: { number, count, file in
-            if progress { Console.error("[\(number)/\(count)] \(file)") }
-        }) { event in output.write(event) }
+        // Ctrl-C cancels the request in flight (a model may take minutes); what was settled
+        // stays settled, the photo being read is read again next time.
+        let run = Task {
+            await session.run(files: files, isCancelled: { interrupt.isInterrupted || Task.isCancelled }, onPhoto: { number, count, file in
+                if progress { Console.error("[\(number)/\(count)] \(file)") }
+            }) { event in output.write(event) }
+        }
+        interrupt.onInterrupt { run.cancel() }
+        var summary = await run.value
         summary.counts[.failed, default: 0] += unreadableInputs
         output.write(summary)
         throw SpinesExitStatus.exitCode(for: summary)
