@@ -78,9 +78,13 @@ public final class SpineSession: Sendable {
     public let sources: [any CandidateSource]
     public let dryRun: Bool
     public let listId: String?
+    /// Only the local cache is searched: a reading that matches nothing is reported but not
+    /// recorded, so a later run with the network searches it again.
+    public let offline: Bool
 
     public init(catalogue: Catalogue, reader: any SpineReader, matcher: SpineMatcher = SpineMatcher(),
-                sources: [any CandidateSource], dryRun: Bool = false, listId: String? = nil) {
+                sources: [any CandidateSource], dryRun: Bool = false, listId: String? = nil, offline: Bool = false) {
+        self.offline = offline
         self.catalogue = catalogue
         self.reader = reader
         self.matcher = matcher
@@ -256,6 +260,10 @@ public final class SpineSession: Sendable {
             }
             event.kind = .unmatched
             status = .unmatched
+            if offline, !reading.unreadable {
+                event.reason = (event.reason ?? "no match") + "; offline: only the local cache was searched"
+                return event
+            }
         }
         if dryRun { return event }
         _ = try? catalogue.saveSpineRecord(SpineRecord(

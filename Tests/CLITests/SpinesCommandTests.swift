@@ -143,4 +143,18 @@ import TestSupport
         #expect(harness.server.requests(to: Self.chat).count == 1)
         #expect(again.jsonLines.filter { $0["event"] as? String == "added" }.count == 1)
     }
+
+    @Test func anOfflineRunDoesNotSettleWhatItCouldNotSearch() async throws {
+        guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
+        let harness = try await CLIHarness.started()
+        defer { Task { await harness.server.stop() } }
+        let photo = try prepare(harness)
+        let offline = try await harness.run("spines", "--json", "--offline", photo)
+        #expect(offline.status == 2)
+        #expect(harness.server.requests(to: Self.volumes).isEmpty)
+        #expect(offline.jsonLines.filter { $0["event"] as? String == "added" }.isEmpty)
+        let online = try await harness.run("spines", "--json", photo)
+        #expect(online.jsonLines.filter { $0["event"] as? String == "added" }.count == 1)
+        #expect(harness.server.requests(to: Self.chat).count == 1, "the reply came from the cache the second time")
+    }
 }

@@ -107,7 +107,7 @@ struct SpinesCommand: AsyncParsableCommand {
         if !offline {
             sources += MetadataSources.make(settings: settings).map { SearchCandidateSource(source: $0, catalogue: catalogue) }
         }
-        let session = SpineSession(catalogue: catalogue, reader: reader, sources: sources, dryRun: dryRun, listId: listId)
+        let session = SpineSession(catalogue: catalogue, reader: reader, sources: sources, dryRun: dryRun, listId: listId, offline: offline)
         var files: [String] = []
         var unreadableInputs = 0
         for entry in FileWalker.imageFiles(in: paths.map { URL(fileURLWithPath: $0) }) {
