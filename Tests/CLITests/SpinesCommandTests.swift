@@ -111,13 +111,19 @@ import TestSupport
         defer { Task { await harness.server.stop() } }
         let photo = try prepare(harness)
         harness.server.route(Self.chat, method: "POST", response: try FixtureResponse.fixture("vision/openai/error_429_insufficient_quota.json", status: 429))
-        let second = harness.directory.appendingPathComponent("shelf-2.jpg")
-        try FileManager.default.copyItem(at: try #require(SharedFiles.fixture("shelves/minhan_img1539_bottom_shelf.jpg")), to: second)
-        let result = try await harness.run("spines", "--json", photo, second.path)
+        var more: [String] = []
+        for name in ["minhan_img1539_bottom_shelf.jpg", "minhan_img1538_top_shelf_dense.jpg"] {
+            let copy = harness.directory.appendingPathComponent(name)
+            try FileManager.default.copyItem(at: try #require(SharedFiles.fixture("shelves/\(name)")), to: copy)
+            more.append(copy.path)
+        }
+        // Two photos go out at once (maxConcurrentRequests 2); the third is never sent.
+        let result = try await harness.run(["spines", "--json", photo] + more)
         #expect(result.status == 3, "\(result.stderr)")
-        #expect(harness.server.requests(to: Self.chat).count == 1)
+        #expect(harness.server.requests(to: Self.chat).count == 2)
         let summary = try #require(result.jsonLines.last)
-        #expect((summary["notSent"] as? [String])?.count == 2)
+        #expect((summary["notSent"] as? [String])?.count == 3)
+        #expect(result.jsonLines.filter { $0["event"] as? String == "queued" }.count == 3)
         #expect((summary["stopReason"] as? String)?.contains("quota") == true)
     }
 

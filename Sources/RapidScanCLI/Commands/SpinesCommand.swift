@@ -125,7 +125,7 @@ struct SpinesCommand: AsyncParsableCommand {
         // Ctrl-C cancels the request in flight (a model may take minutes); what was settled
         // stays settled, the photo being read is read again next time.
         let run = Task {
-            await session.run(files: files, isCancelled: { interrupt.isInterrupted || Task.isCancelled }, onPhoto: { number, count, file in
+            await session.run(files: files, photosAtOnce: reader.settings.maxConcurrentRequests, isCancelled: { interrupt.isInterrupted || Task.isCancelled }, onPhoto: { number, count, file in
                 if progress { Console.error("[\(number)/\(count)] \(file)") }
             }) { event in output.write(event) }
         }
