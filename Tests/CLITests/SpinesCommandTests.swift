@@ -100,6 +100,7 @@ import TestSupport
         #expect(dry.stdout.contains("Would Add"), "\(dry.stdout)\(dry.stderr)")
         #expect(try await harness.ownedCount() == 0)
         #expect(try await harness.run("spines", "--tiles", "0", photo).status == 64)
+        #expect(try await harness.run("spines", "--temperature", "3", photo).status == 64)
         #expect(try await harness.run("spines", "--provider", "clippy", photo).status == 64)
         let missing = try await harness.run("spines", "--json", harness.directory.appendingPathComponent("nope.jpg").path)
         #expect(missing.status == 1)
@@ -162,5 +163,28 @@ import TestSupport
         let online = try await harness.run("spines", "--json", photo)
         #expect(online.jsonLines.filter { $0["event"] as? String == "added" }.count == 1)
         #expect(harness.server.requests(to: Self.chat).count == 1, "the reply came from the cache the second time")
+    }
+
+    @Test func aPromptTemplateIsSentAndANewPromptIsANewCacheKey() async throws {
+        guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
+        let harness = try await CLIHarness.started()
+        defer { Task { await harness.server.stop() } }
+        let photo = try prepare(harness)
+        let template = harness.directory.appendingPathComponent("spines.mustache")
+        try "Shelf photo {{imageName}}: list every spine in {{languages}} as JSON {{{schema}}}".write(to: template, atomically: true, encoding: .utf8)
+        _ = try await harness.run("spines", "--json", "--prompt", template.path, "--languages", "German,English", photo)
+        let body = try #require(harness.server.requests(to: Self.chat).first?.body)
+        let sent = String(decoding: body, as: UTF8.self)
+        #expect(sent.contains("Shelf photo shelf.jpg: list every spine in German or English as JSON"))
+        // Same photo, same prompt: from the cache. Another prompt (the built-in one): sent again.
+        _ = try await harness.run("spines", "--json", "--prompt", template.path, "--languages", "German,English", photo)
+        #expect(harness.server.requests(to: Self.chat).count == 1)
+        _ = try await harness.run("spines", "--json", photo)
+        #expect(harness.server.requests(to: Self.chat).count == 2)
+        let broken = harness.directory.appendingPathComponent("broken.mustache")
+        try "{{#open}} never closed".write(to: broken, atomically: true, encoding: .utf8)
+        let bad = try await harness.run("spines", "--prompt", broken.path, photo)
+        #expect(bad.status == 70)
+        #expect(bad.stderr.contains("broken.mustache"))
     }
 }
