@@ -133,6 +133,21 @@ import Testing
         }
     }
 
+    @Test func openAICompatibleServerWithoutSchemaSupportIsAskedAgainWithoutIt() async throws {
+        try await withHarness { h in
+            // A server that refuses json_schema and answers once it is left out.
+            h.server.route(Self.paths[.openai]!, method: "POST") { request in
+                let body = (try? JSONSerialization.jsonObject(with: request.body) as? [String: Any]) ?? [:]
+                return body["response_format"] == nil
+                    ? VisionHarness.envelope(.openai, text: VisionHarness.shelfAnswer)
+                    : .json(#"{"error": {"message": "'response_format.type' must be 'json_object' or 'text'"}}"#, status: 400)
+            }
+            let shelf = try await h.reader(.openai).readSpines(in: h.photo)
+            #expect(shelf.readings.count == 3)
+            #expect(h.server.requests.count == 2)
+        }
+    }
+
     // MARK: Anthropic
 
     @Test func anthropicTextReply() async throws {
