@@ -58,7 +58,7 @@ let package = Package(
         // Shelf photos -> readings (reply cache) -> matches -> owned books / review queue.
         .target(name: "SpineScanning", dependencies: ["Vision", "SpineMatching", "Catalogue", "MetadataSources", "BookCodes", "Pipeline"]),
         // The matching table's benchmark (scripts/bench-spine-matching).
-        .executableTarget(name: "SpineMatchingBenchmark", dependencies: ["SpineMatching", "Vision"], path: "Benchmarks/SpineMatchingBenchmark"),
+        .executableTarget(name: "SpineMatchingBenchmark", dependencies: ["SpineMatching", "SpineScanning", "Catalogue", "BookCodes", "Vision"], path: "Benchmarks/SpineMatchingBenchmark"),
         // Subcommands (one type each); the executable only calls into this.
         .target(name: "RapidScanCLI", dependencies: [
             "BookCodes", "Imaging", "BarcodeReading", "RapidScanConfig", "Catalogue",

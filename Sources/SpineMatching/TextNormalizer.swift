@@ -174,7 +174,12 @@ public struct TitleParts: Sendable, Hashable {
             mainEnd = foldedWords.count - 1
         }
         // Subtitle: the part before the first ":" (or " - ").
-        let beforeColon = text.split(separator: ":", maxSplits: 1).first.map(String.init) ?? text
+        // A trailing "(Penguin Classics)" / "(Deluxe Edition)" is no part of the title either.
+        var head = text
+        if head.hasSuffix(")"), let open = head.lastIndex(of: "("), open > head.startIndex {
+            head = String(head[..<open]).trimmingCharacters(in: .whitespaces)
+        }
+        let beforeColon = head.split(separator: ":", maxSplits: 1).first.map(String.init) ?? head
         let mainTokens = TextNormalizer.titleTokens(beforeColon)
         let fullTokens = TextNormalizer.titleTokens(foldedWords.joined(separator: " "))
         var main = mainTokens

@@ -20,14 +20,17 @@ public final class CacheCandidateSource: CandidateSource, @unchecked Sendable {
     /// Works recorded from a source search join the index on its next rebuild.
     public func invalidate() { lock.withLock { index = nil } }
 
+    /// Built under the lock, so readings matched concurrently build it once.
     private func currentIndex() throws -> WorkIndex {
-        if let index = lock.withLock({ index }) { return index }
-        let works = try catalogue.allWorkSummaries().map {
-            MatchCandidate(workKey: $0.workKey, title: $0.title, authors: $0.authors, isbn13: $0.isbn.isEmpty ? nil : $0.isbn, source: "cache")
+        try lock.withLock {
+            if let index { return index }
+            let works = try catalogue.allWorkSummaries().map {
+                MatchCandidate(workKey: $0.workKey, title: $0.title, authors: $0.authors, isbn13: $0.isbn.isEmpty ? nil : $0.isbn, source: "cache")
+            }
+            let built = WorkIndex(works)
+            index = built
+            return built
         }
-        let built = WorkIndex(works)
-        lock.withLock { index = built }
-        return built
     }
 }
 

@@ -78,9 +78,13 @@ public final class SpineSession: Sendable {
     public let sources: [any CandidateSource]
     public let dryRun: Bool
     public let listId: String?
+    /// Only the local cache is searched: a reading that matches nothing is reported but not
+    /// recorded, so a later run with the network searches it again.
+    public let offline: Bool
 
     public init(catalogue: Catalogue, reader: any SpineReader, matcher: SpineMatcher = SpineMatcher(),
-                sources: [any CandidateSource], dryRun: Bool = false, listId: String? = nil) {
+                sources: [any CandidateSource], dryRun: Bool = false, listId: String? = nil, offline: Bool = false) {
+        self.offline = offline
         self.catalogue = catalogue
         self.reader = reader
         self.matcher = matcher
@@ -91,74 +95,128 @@ public final class SpineSession: Sendable {
 
     static let unreadable = "unreadable"
 
+    /// What asking for one photo's readings gave.
+    enum Fetched {
+        case unreadableFile
+        case reply(ShelfReading, hash: String, cached: Bool)
+        case failure(any Error, hash: String)
+        /// Not sent: the run stopped (quota, key) before this photo.
+        case notSent(hash: String)
+    }
+
+    /// The photo's readings from the reply cache, else from the reader (when `send`).
+    func fetch(_ file: String, send: Bool) async -> Fetched {
+        guard let data = FileManager.default.contents(atPath: file) else { return .unreadableFile }
+        let hash = ContentHash.hex(data)
+        do {
+            if let reply = try catalogue.spineReply(photoHash: hash, reader: reader.identity),
+               let readings = try? JSONDecoder().decode([SpineReading].self, from: reply.readings) {
+                return .reply(ShelfReading(readings: readings, usage: TokenUsage(), truncated: reply.truncated), hash: hash, cached: true)
+            }
+            guard send else { return .notSent(hash: hash) }
+            let shelf = try await reader.readSpines(in: ShelfPhoto(path: file, data: data))
+            try catalogue.saveSpineReply(SpineReplyRecord(
+                photoHash: hash, reader: reader.identity, file: file, readings: try JSONEncoder().encode(shelf.readings),
+                inputTokens: shelf.usage.input, outputTokens: shelf.usage.output, truncated: shelf.truncated))
+            return .reply(shelf, hash: hash, cached: false)
+        } catch {
+            return .failure(error, hash: hash)
+        }
+    }
+
     /// - Parameters:
+    ///   - photosAtOnce: photos sent to the reader together (a window; results still settle in order).
     ///   - onPhoto: (number, count, file) before each photo, for a progress display.
-    public func run(files: [String], isCancelled: @Sendable () -> Bool = { false },
+    public func run(files: [String], photosAtOnce: Int = 1, isCancelled: @Sendable () -> Bool = { false },
                     onPhoto: (Int, Int, String) -> Void = { _, _, _ in }, emit: (SpineEvent) -> Void) async -> SpineSummary {
         var summary = SpineSummary()
         var stopped: String?
-        for file in files {
+        var start = 0
+        photos: while start < files.count {
             if isCancelled() { summary.interrupted = true; break }
-            summary.photos += 1
-            func send(_ event: SpineEvent) {
-                if event.reason == Self.unreadable { summary.unreadableSpines += 1 } else { summary.counts[event.kind, default: 0] += 1 }
-                emit(event)
+            let window = Array(files[start..<min(start + max(1, photosAtOnce), files.count)])
+            start += window.count
+            let send = stopped == nil
+            var fetched = [Fetched?](repeating: nil, count: window.count)
+            await withTaskGroup(of: (Int, Fetched).self) { group in
+                for (index, file) in window.enumerated() { group.addTask { (index, await self.fetch(file, send: send)) } }
+                for await (index, result) in group { fetched[index] = result }
             }
-            onPhoto(summary.photos, files.count, file)
-            guard let data = FileManager.default.contents(atPath: file) else {
-                send(SpineEvent(kind: .failed, file: file, error: "\(file): cannot be read"))
-                continue
-            }
-            let hash = ContentHash.hex(data)
-            let shelf: ShelfReading
-            var cached = false
-            do {
-                if let reply = try catalogue.spineReply(photoHash: hash, reader: reader.identity),
-                   let readings = try? JSONDecoder().decode([SpineReading].self, from: reply.readings) {
-                    shelf = ShelfReading(readings: readings, usage: TokenUsage(), truncated: reply.truncated)
-                    cached = true
-                    summary.fromCache += 1
-                } else if let stopped {
-                    summary.notSent.append(file)
-                    send(SpineEvent(kind: .queued, file: file, reason: "not sent: \(stopped)"))
+            for (file, result) in zip(window, fetched) {
+                summary.photos += 1
+                func send(_ event: SpineEvent) {
+                    if event.reason == Self.unreadable { summary.unreadableSpines += 1 } else { summary.counts[event.kind, default: 0] += 1 }
+                    emit(event)
+                }
+                onPhoto(summary.photos, files.count, file)
+                let shelf: ShelfReading, hash: String, cached: Bool
+                switch result {
+                case .unreadableFile?, nil:
+                    send(SpineEvent(kind: .failed, file: file, error: "\(file): cannot be read"))
                     continue
-                } else {
-                    summary.sent += 1
-                    shelf = try await reader.readSpines(in: ShelfPhoto(path: file, data: data))
-                    try catalogue.saveSpineReply(SpineReplyRecord(
-                        photoHash: hash, reader: reader.identity, file: file, readings: try JSONEncoder().encode(shelf.readings),
-                        inputTokens: shelf.usage.input, outputTokens: shelf.usage.output, truncated: shelf.truncated))
-                }
-            } catch let error as VisionError {
-                if error.stopsRun {
-                    stopped = "\(error)"
-                    summary.stopReason = "\(error)"
+                case .notSent?:
                     summary.notSent.append(file)
-                    send(SpineEvent(kind: .queued, file: file, reason: "\(error)"))
-                } else {
-                    send(SpineEvent(kind: .failed, file: file, error: "\(error)"))
+                    send(SpineEvent(kind: .queued, file: file, reason: "not sent: \(stopped ?? "the run stopped")"))
+                    continue
+                case .failure(let error, _)?:
+                    if isCancelled() {
+                        // Interrupted mid-request: not a failure of the photo; the next run sends it.
+                        summary.interrupted = true
+                        summary.photos -= 1
+                        break photos
+                    }
+                    if let error = error as? VisionError, error.stopsRun {
+                        stopped = stopped ?? "\(error)"
+                        summary.stopReason = stopped
+                        summary.notSent.append(file)
+                        send(SpineEvent(kind: .queued, file: file, reason: "\(error)"))
+                    } else {
+                        send(SpineEvent(kind: .failed, file: file, error: error is VisionError ? "\(error)" : "\(file): \(error)"))
+                    }
+                    continue
+                case .reply(let reading, let photoHash, let fromCache)?:
+                    (shelf, hash, cached) = (reading, photoHash, fromCache)
                 }
-                continue
-            } catch {
-                send(SpineEvent(kind: .failed, file: file, error: "\(file): \(error)"))
-                continue
-            }
-            summary.usage.input += shelf.usage.input
-            summary.usage.output += shelf.usage.output
-            if shelf.truncated { summary.truncated += 1 }
-            let records = (try? catalogue.spineRecords(photoHash: hash, reader: reader.identity)) ?? [:]
-            for (index, reading) in shelf.readings.enumerated() {
-                summary.readings += 1
-                var event = await settle(reading, index: index, file: file, hash: hash, record: records[index])
-                event.cached = cached
-                send(event)
+                if cached { summary.fromCache += 1 } else { summary.sent += 1 }
+                summary.usage.input += shelf.usage.input
+                summary.usage.output += shelf.usage.output
+                if shelf.truncated { summary.truncated += 1 }
+                let records = (try? catalogue.spineRecords(photoHash: hash, reader: reader.identity)) ?? [:]
+                let matches = await matchAll(shelf.readings, skipping: records)
+                for (index, reading) in shelf.readings.enumerated() {
+                    summary.readings += 1
+                    var event = settle(reading, index: index, file: file, hash: hash, record: records[index], match: matches[index])
+                    event.cached = cached
+                    send(event)
+                }
             }
         }
         return summary
     }
 
-    /// One reading to its event, reusing what an earlier run recorded.
-    func settle(_ reading: SpineReading, index: Int, file: String, hash: String, record: SpineRecord?) async -> SpineEvent {
+    /// Matches the readings no earlier run settled, a few at a time (each may search Google
+    /// Books and Open Library); results by reading index.
+    func matchAll(_ readings: [SpineReading], skipping records: [Int: SpineRecord]) async -> [Int: SpineMatch] {
+        let pending = readings.enumerated().filter { index, _ in records[index].map { $0.status == .libraryFull } ?? true }
+        var matches: [Int: SpineMatch] = [:]
+        await withTaskGroup(of: (Int, SpineMatch).self) { group in
+            var next = pending.makeIterator()
+            func addNext() {
+                guard let (index, reading) = next.next() else { return }
+                group.addTask { [matcher, sources] in (index, await matcher.match(reading, sources: sources)) }
+            }
+            for _ in 0..<Self.concurrentMatches { addNext() }
+            while let (index, match) = await group.next() {
+                matches[index] = match
+                addNext()
+            }
+        }
+        return matches
+    }
+
+    static let concurrentMatches = 4
+
+    func settle(_ reading: SpineReading, index: Int, file: String, hash: String, record: SpineRecord?, match: SpineMatch?) -> SpineEvent {
         var event = SpineEvent(kind: .unmatched, file: file, reading: reading.text, position: reading.position ?? index)
         event.dryRun = dryRun
         if let record, record.status != .libraryFull {
@@ -176,7 +234,7 @@ public final class SpineSession: Sendable {
             }
             return event
         }
-        let match = await matcher.match(reading, sources: sources)
+        guard let match else { return event }
         event.decision = match.decision
         event.distance = (match.distance * 1000).rounded() / 1000
         event.reason = match.reason
@@ -222,6 +280,10 @@ public final class SpineSession: Sendable {
             }
             event.kind = .unmatched
             status = .unmatched
+            if offline, !reading.unreadable {
+                event.reason = (event.reason ?? "no match") + "; offline: only the local cache was searched"
+                return event
+            }
         }
         if dryRun { return event }
         _ = try? catalogue.saveSpineRecord(SpineRecord(

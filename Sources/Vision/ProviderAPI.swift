@@ -29,7 +29,9 @@ enum FailureKind: Sendable, Hashable {
 struct ProviderAPI: Sendable {
     let settings: VisionSettings
 
-    func request(prompt: String, jpeg: Data) throws(VisionError) -> VisionRequest {
+    /// - Parameter structured: ask for the provider's schema-constrained output (off for
+    ///   OpenAI-compatible servers that reject `response_format`).
+    func request(prompt: String, jpeg: Data, structured: Bool = true) throws(VisionError) -> VisionRequest {
         let image = jpeg.base64EncodedString()
         var headers = ["Content-Type": "application/json"]
         let body: [String: Any]
@@ -38,7 +40,7 @@ struct ProviderAPI: Sendable {
         case .openai:
             url = settings.baseURL.appendingPathComponent("chat/completions")
             if let key = settings.apiKey { headers["Authorization"] = "Bearer \(key)" }
-            body = [
+            var openAI: [String: Any] = [
                 "model": settings.model,
                 "temperature": settings.temperature,
                 "max_tokens": settings.maxTokens,
@@ -49,11 +51,14 @@ struct ProviderAPI: Sendable {
                         ["type": "image_url", "image_url": ["url": "data:image/jpeg;base64,\(image)", "detail": "high"]],
                     ] as [[String: Any]],
                 ] as [String: Any]],
-                "response_format": [
+            ]
+            if structured {
+                openAI["response_format"] = [
                     "type": "json_schema",
                     "json_schema": ["name": "shelf_spines", "strict": true, "schema": SpineSchema.jsonSchema] as [String: Any],
-                ] as [String: Any],
-            ]
+                ] as [String: Any]
+            }
+            body = openAI
         case .ollama:
             url = settings.baseURL.appendingPathComponent("api/chat")
             if let key = settings.apiKey { headers["Authorization"] = "Bearer \(key)" }
@@ -178,6 +183,13 @@ struct ProviderAPI: Sendable {
         default:
             return .fail(message)
         }
+    }
+
+    /// A 400 from an OpenAI-compatible server that does not know structured output.
+    func rejectsStructuredOutput(_ error: VisionError) -> Bool {
+        guard settings.provider == .openai, case .request(_, let status, let message) = error, status == 400 || status == 422 else { return false }
+        let lower = message.lowercased()
+        return lower.contains("response_format") || lower.contains("json_schema")
     }
 
     static func int(_ value: Any?) -> Int { (value as? NSNumber)?.intValue ?? 0 }

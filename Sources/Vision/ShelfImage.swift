@@ -1,8 +1,9 @@
 import Foundation
 import Imaging
 
-/// A photo made ready for a model: upright (EXIF orientation applied), scaled so its long
-/// side fits `maxSide`, re-encoded as JPEG (libjpeg); optionally cut into overlapping tiles.
+/// A photo made ready for a model: upright (EXIF orientation applied), in colour when it is
+/// a JPEG, scaled so its long side fits `maxSide`, re-encoded as JPEG (libjpeg); optionally
+/// cut into overlapping tiles.
 public struct PreparedImage: Sendable {
     public var jpeg: Data
     public var width: Int
@@ -16,31 +17,51 @@ public enum ShelfImage {
     static let overlap = 0.2
 
     public static func prepare(_ photo: ShelfPhoto, maxSide: Int, tiles: Int = 1, quality: Int = 85) throws(VisionError) -> [PreparedImage] {
-        let loaded: LoadedImage
-        do {
-            loaded = try ImageLoader.load(data: photo.data, name: photo.path, options: ImageLoadOptions(jpegMinimumLongSide: maxSide * max(1, tiles)))
-        } catch {
-            throw .image(photo: photo.path, message: "cannot be read as an image (\(error))")
-        }
-        let image = loaded.image
-        guard image.width > 0, image.height > 0 else { throw .image(photo: photo.path, message: "is empty") }
         let count = max(1, tiles)
-        var pieces: [(GrayImage, String?)] = []
+        // Colour when the photo is a JPEG libjpeg can give as RGB (colour helps a model tell
+        // spine text from its background); otherwise the gray loader, which also names
+        // what is wrong with a bad file.
+        let picture: ColorImage
+        let gray: Bool
+        if let color = ColorJPEG.decode(photo.data, minimumLongSide: maxSide * count) {
+            picture = color
+            gray = false
+        } else {
+            let loaded: LoadedImage
+            do {
+                loaded = try ImageLoader.load(data: photo.data, name: photo.path, options: ImageLoadOptions(jpegMinimumLongSide: maxSide * count))
+            } catch {
+                throw .image(photo: photo.path, message: "cannot be read as an image (\(error))")
+            }
+            picture = ColorImage(red: loaded.image, green: loaded.image, blue: loaded.image)
+            gray = true
+        }
+        guard picture.width > 0, picture.height > 0 else { throw .image(photo: photo.path, message: "is empty") }
+        var pieces: [(ColorImage, String?)] = []
         if count == 1 {
-            pieces = [(image, nil)]
+            pieces = [(picture, nil)]
         } else {
             // Width of each tile so that `count` tiles with `overlap` cover the photo.
-            let tileWidth = Int((Double(image.width) / (Double(count) - Double(count - 1) * overlap)).rounded(.up))
-            let step = count > 1 ? (image.width - tileWidth) / (count - 1) : 0
+            let width = picture.width
+            let tileWidth = Int((Double(width) / (Double(count) - Double(count - 1) * overlap)).rounded(.up))
+            let step = (width - tileWidth) / (count - 1)
             for index in 0..<count {
-                let x = index == count - 1 ? image.width - tileWidth : index * step
-                pieces.append((crop(image, x: max(0, x), width: min(tileWidth, image.width)), "\(index + 1) of \(count)"))
+                let x = index == count - 1 ? width - tileWidth : index * step
+                pieces.append((picture.map { crop($0, x: max(0, x), width: min(tileWidth, width)) }, "\(index + 1) of \(count)"))
             }
         }
         return try pieces.map { piece, label throws(VisionError) in
-            let scaled = fit(piece, maxSide: maxSide)
+            let scaled: ColorImage
+            if gray {
+                let plane = fit(piece.red, maxSide: maxSide)
+                scaled = ColorImage(red: plane, green: plane, blue: plane)
+            } else {
+                scaled = piece.map { fit($0, maxSide: maxSide) }
+            }
             do {
-                return PreparedImage(jpeg: try ImageEncoder.jpegData(scaled, quality: quality), width: scaled.width, height: scaled.height, tile: label)
+                let jpeg = gray ? try ImageEncoder.jpegData(scaled.red, quality: quality)
+                    : try ImageEncoder.jpegData(rgb: scaled.interleaved, width: scaled.width, height: scaled.height, quality: quality)
+                return PreparedImage(jpeg: jpeg, width: scaled.width, height: scaled.height, tile: label)
             } catch {
                 throw .image(photo: photo.path, message: "cannot be encoded as JPEG (\(error))")
             }
@@ -79,9 +100,10 @@ public enum ShelfImage {
         return GrayImage(width: width, height: height, pixels: output)
     }
 
-    /// Readings of overlapping tiles as one shelf: a spine seen in two tiles counts once.
+    /// Readings of overlapping tiles as one shelf: a spine seen in two neighbouring tiles
+    /// counts once (two copies of a book inside one tile stay two).
     public static func merge(_ tiles: [ShelfReading]) -> ShelfReading {
-        var seen = Set<String>()
+        var previousTile = Set<String>()
         var readings: [SpineReading] = []
         var usage = TokenUsage()
         var truncated = false
@@ -89,13 +111,18 @@ public enum ShelfImage {
             usage.input += tile.usage.input
             usage.output += tile.usage.output
             truncated = truncated || tile.truncated
+            var thisTile = Set<String>()
             for reading in tile.readings.sorted(by: { ($0.position ?? .max) < ($1.position ?? .max) }) {
                 let key = String((reading.title ?? reading.text).lowercased().filter { $0.isLetter || $0.isNumber })
-                if !reading.unreadable, !key.isEmpty, !seen.insert(key).inserted { continue }
+                if !reading.unreadable, !key.isEmpty {
+                    thisTile.insert(key)
+                    if previousTile.contains(key) { continue }
+                }
                 var placed = reading
                 placed.position = readings.count
                 readings.append(placed)
             }
+            previousTile = thisTile
         }
         return ShelfReading(readings: readings, usage: usage, truncated: truncated)
     }

@@ -33,7 +33,7 @@ public final class VisionReader: SpineReader {
     /// Provider, endpoint, model and a fingerprint of everything that shapes the answer
     /// (prompt template, languages, image size, tiles): the reply cache's key with the photo's hash.
     public var identity: String {
-        let shape = "\(prompt.template)|\(settings.languages)|\(settings.maxImageSide)|\(tiles)|\(settings.maxTokens)"
+        let shape = "\(prompt.template)|\(settings.languages)|\(settings.maxImageSide)|\(tiles)|\(settings.maxTokens)|\(settings.temperature)"
         return "\(settings.provider.rawValue)|\(settings.baseURL.absoluteString)|\(settings.model)|\(ContentHash.hex(shape))"
     }
 
@@ -57,8 +57,14 @@ public final class VisionReader: SpineReader {
     }
 
     func read(_ image: PreparedImage, prompt: String, photo: String) async throws(VisionError) -> ShelfReading {
-        let request = try api.request(prompt: prompt, jpeg: image.jpeg)
-        let reply = try api.reply(try await send(request), photo: photo)
+        let body: Data
+        do {
+            body = try await send(try api.request(prompt: prompt, jpeg: image.jpeg))
+        } catch where api.rejectsStructuredOutput(error) {
+            // Older llama.cpp / LM Studio builds: the prompt carries the schema anyway.
+            body = try await send(try api.request(prompt: prompt, jpeg: image.jpeg, structured: false))
+        }
+        let reply = try api.reply(body, photo: photo)
         if let refusal = reply.refusal { throw .refused(photo: photo, message: refusal) }
         if let blocked = reply.blocked { throw .blocked(photo: photo, reason: blocked) }
         guard let parsed = ReplyParser.parse(reply.text) else {

@@ -36,7 +36,7 @@ import TestSupport
         ]
         let photo = try #require(SharedFiles.fixture("shelves/minhan_img1346_top_shelf.jpg"))
         let copy = harness.directory.appendingPathComponent("shelf.jpg")
-        try FileManager.default.copyItem(at: photo, to: copy)
+        if !FileManager.default.fileExists(atPath: copy.path) { try FileManager.default.copyItem(at: photo, to: copy) }
         return copy.path
     }
 
@@ -100,6 +100,7 @@ import TestSupport
         #expect(dry.stdout.contains("Would Add"), "\(dry.stdout)\(dry.stderr)")
         #expect(try await harness.ownedCount() == 0)
         #expect(try await harness.run("spines", "--tiles", "0", photo).status == 64)
+        #expect(try await harness.run("spines", "--temperature", "3", photo).status == 64)
         #expect(try await harness.run("spines", "--provider", "clippy", photo).status == 64)
         let missing = try await harness.run("spines", "--json", harness.directory.appendingPathComponent("nope.jpg").path)
         #expect(missing.status == 1)
@@ -111,13 +112,79 @@ import TestSupport
         defer { Task { await harness.server.stop() } }
         let photo = try prepare(harness)
         harness.server.route(Self.chat, method: "POST", response: try FixtureResponse.fixture("vision/openai/error_429_insufficient_quota.json", status: 429))
-        let second = harness.directory.appendingPathComponent("shelf-2.jpg")
-        try FileManager.default.copyItem(at: try #require(SharedFiles.fixture("shelves/minhan_img1539_bottom_shelf.jpg")), to: second)
-        let result = try await harness.run("spines", "--json", photo, second.path)
+        var more: [String] = []
+        for name in ["minhan_img1539_bottom_shelf.jpg", "minhan_img1538_top_shelf_dense.jpg"] {
+            let copy = harness.directory.appendingPathComponent(name)
+            try FileManager.default.copyItem(at: try #require(SharedFiles.fixture("shelves/\(name)")), to: copy)
+            more.append(copy.path)
+        }
+        // Two photos go out at once (maxConcurrentRequests 2); the third is never sent.
+        let result = try await harness.run(["spines", "--json", photo] + more)
         #expect(result.status == 3, "\(result.stderr)")
-        #expect(harness.server.requests(to: Self.chat).count == 1)
+        #expect(harness.server.requests(to: Self.chat).count == 2)
         let summary = try #require(result.jsonLines.last)
-        #expect((summary["notSent"] as? [String])?.count == 2)
+        #expect((summary["notSent"] as? [String])?.count == 3)
+        #expect(result.jsonLines.filter { $0["event"] as? String == "queued" }.count == 3)
         #expect((summary["stopReason"] as? String)?.contains("quota") == true)
+    }
+
+    @Test func ctrlCWhileTheModelThinksExits130AndNothingIsLost() async throws {
+        guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
+        let harness = try await CLIHarness.started()
+        defer { Task { await harness.server.stop() } }
+        let photo = try prepare(harness)
+        harness.server.neverAnswer(Self.chat, method: "POST")
+        let running = try await harness.start(["spines", "--json", photo])
+        try await running.waitFor("the model request") { _ in !harness.server.requests(to: Self.chat).isEmpty }
+        running.signal(SIGINT)
+        let result = await running.finish()
+        #expect(result.status == 130, "\(result.stderr)")
+        let summary = try #require(result.jsonLines.last)
+        #expect(summary["interrupted"] as? Bool == true)
+        #expect(result.jsonLines.filter { $0["event"] as? String == "failed" }.isEmpty, "an interrupted request is no failure")
+        // The photo was not answered: the next run sends it.
+        harness.server.removeAllRoutes()
+        _ = try prepare(harness)
+        harness.server.clearRequests()
+        let again = try await harness.run("spines", "--json", photo)
+        #expect(harness.server.requests(to: Self.chat).count == 1)
+        #expect(again.jsonLines.filter { $0["event"] as? String == "added" }.count == 1)
+    }
+
+    @Test func anOfflineRunDoesNotSettleWhatItCouldNotSearch() async throws {
+        guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
+        let harness = try await CLIHarness.started()
+        defer { Task { await harness.server.stop() } }
+        let photo = try prepare(harness)
+        let offline = try await harness.run("spines", "--json", "--offline", photo)
+        #expect(offline.status == 2)
+        #expect(harness.server.requests(to: Self.volumes).isEmpty)
+        #expect(offline.jsonLines.filter { $0["event"] as? String == "added" }.isEmpty)
+        let online = try await harness.run("spines", "--json", photo)
+        #expect(online.jsonLines.filter { $0["event"] as? String == "added" }.count == 1)
+        #expect(harness.server.requests(to: Self.chat).count == 1, "the reply came from the cache the second time")
+    }
+
+    @Test func aPromptTemplateIsSentAndANewPromptIsANewCacheKey() async throws {
+        guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
+        let harness = try await CLIHarness.started()
+        defer { Task { await harness.server.stop() } }
+        let photo = try prepare(harness)
+        let template = harness.directory.appendingPathComponent("spines.mustache")
+        try "Shelf photo {{imageName}}: list every spine in {{languages}} as JSON {{{schema}}}".write(to: template, atomically: true, encoding: .utf8)
+        _ = try await harness.run("spines", "--json", "--prompt", template.path, "--languages", "German,English", photo)
+        let body = try #require(harness.server.requests(to: Self.chat).first?.body)
+        let sent = String(decoding: body, as: UTF8.self)
+        #expect(sent.contains("Shelf photo shelf.jpg: list every spine in German or English as JSON"))
+        // Same photo, same prompt: from the cache. Another prompt (the built-in one): sent again.
+        _ = try await harness.run("spines", "--json", "--prompt", template.path, "--languages", "German,English", photo)
+        #expect(harness.server.requests(to: Self.chat).count == 1)
+        _ = try await harness.run("spines", "--json", photo)
+        #expect(harness.server.requests(to: Self.chat).count == 2)
+        let broken = harness.directory.appendingPathComponent("broken.mustache")
+        try "{{#open}} never closed".write(to: broken, atomically: true, encoding: .utf8)
+        let bad = try await harness.run("spines", "--prompt", broken.path, photo)
+        #expect(bad.status == 70)
+        #expect(bad.stderr.contains("broken.mustache"))
     }
 }

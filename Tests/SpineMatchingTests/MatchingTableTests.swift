@@ -20,7 +20,7 @@ import Vision
         #expect(index.count == 10_000)
         let kinds = Set(table.rows.map(\.kind))
         for kind in ["ocr", "droppedWord", "mergedWords", "authorOnly", "firstNameOnly", "subtitleMissing", "subtitleAdded",
-                     "seriesNumber", "publisher", "callNumber", "invented", "wrongVolume", "publisherNoise", "swappedFields", "cutOff"] {
+                     "seriesNumber", "publisher", "callNumber", "invented", "wrongVolume", "publisherNoise", "swappedFields", "cutOff", "shelfLabel"] {
             #expect(kinds.contains(kind), "table lacks \(kind) rows")
         }
     }
@@ -100,6 +100,8 @@ import Vision
             MatchCandidate(workKey: "n2", title: "Naruto, Vol. 02: The Worst Client", authors: ["Masashi Kishimoto"], isbn13: "9781591161783", source: "test"),
         ].map(PreparedCandidate.init)
         let dune = SpineMatcher().match(SpineReading(text: "DUNE HERBERT", title: "Dune", author: "Herbert"), candidates: editions)
+        let penguin = PreparedCandidate(MatchCandidate(workKey: "d3", title: "Dune (Penguin Galaxy)", authors: ["Frank Herbert"], isbn13: "9780241282397", source: "test"))
+        #expect(SpineMatcher().match(SpineReading(text: "DUNE", title: "Dune", author: "Frank Herbert"), candidates: [penguin]).decision == .strong)
         #expect(dune.decision == .strong)
         #expect(dune.best?.workKey == "d1")
         let naruto = SpineMatcher().match(SpineReading(text: "NARUTO KISHIMOTO", title: "Naruto", author: "Kishimoto"), candidates: editions)

@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 @testable import Vision
+@testable import Imaging
 
 /// Each provider over real HTTP against the loopback server, with every recorded reply and failure.
 @Suite(.serialized) struct ProviderTests {
@@ -129,6 +130,21 @@ import Testing
             #expect(shelf.readings.count == 3)
             #expect(h.server.requests.count == 2)
             #expect(await h.sleeps.all == [2])
+        }
+    }
+
+    @Test func openAICompatibleServerWithoutSchemaSupportIsAskedAgainWithoutIt() async throws {
+        try await withHarness { h in
+            // A server that refuses json_schema and answers once it is left out.
+            h.server.route(Self.paths[.openai]!, method: "POST") { request in
+                let body = (try? JSONSerialization.jsonObject(with: request.body) as? [String: Any]) ?? [:]
+                return body["response_format"] == nil
+                    ? VisionHarness.envelope(.openai, text: VisionHarness.shelfAnswer)
+                    : .json(#"{"error": {"message": "'response_format.type' must be 'json_object' or 'text'"}}"#, status: 400)
+            }
+            let shelf = try await h.reader(.openai).readSpines(in: h.photo)
+            #expect(shelf.readings.count == 3)
+            #expect(h.server.requests.count == 2)
         }
     }
 
@@ -360,6 +376,9 @@ import Testing
                                  usage: TokenUsage(input: 10, output: 5), truncated: true)
         let merged = ShelfImage.merge([left, right])
         #expect(merged.readings.map(\.text) == ["Dune", "Emma", "Ulysses"])
+        // Two copies side by side in one tile are two books.
+        let twice = ShelfReading(readings: [SpineReading(text: "Emma", title: "Emma", position: 0), SpineReading(text: "Emma", title: "Emma", position: 1)])
+        #expect(ShelfImage.merge([twice, ShelfReading(readings: [])]).readings.count == 2)
         #expect(merged.readings.map(\.position) == [0, 1, 2])
         #expect(merged.usage == TokenUsage(input: 20, output: 10))
         #expect(merged.truncated)
@@ -370,5 +389,80 @@ import Testing
         #expect(template.render(imageName: "a.jpg", languages: ["German", "English"]) == "a.jpg in German or English")
         #expect(template.render(imageName: "a.jpg", languages: ["English"], tile: "1 of 2") == "a.jpg in English tile 1 of 2")
         #expect(PromptTemplate.builtIn.render(imageName: "x.jpg", languages: ["English"]).contains(#""unreadable""#))
+    }
+}
+
+/// The real shelf photos through the production image preparation: upright, scaled to fit,
+/// a JPEG libjpeg can read back at the promised size.
+@Suite struct ShelfImageTests {
+    @Test func realShelfPhotosArePreparedToFit() throws {
+        guard let folder = SharedFiles.fixture("shelves") else { print(SharedFiles.missingMessage); return }
+        let photos = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".jpg") }.sorted()
+        #expect(!photos.isEmpty)
+        for name in photos {
+            let data = try Data(contentsOf: folder.appendingPathComponent(name))
+            let original = try ImageLoader.load(data: data, name: name).image
+            let prepared = try ShelfImage.prepare(ShelfPhoto(path: name, data: data), maxSide: 1024)
+            #expect(prepared.count == 1)
+            let sent = try ImageLoader.load(data: prepared[0].jpeg, name: "sent").image
+            #expect(max(sent.width, sent.height) == min(1024, max(original.width, original.height)), "\(name)")
+            // Aspect ratio kept (within a pixel of rounding).
+            let expectedHeight = Double(original.height) * Double(sent.width) / Double(original.width)
+            #expect(abs(Double(sent.height) - expectedHeight) <= 1.0, "\(name)")
+            #expect(sent.width == prepared[0].width && sent.height == prepared[0].height)
+        }
+    }
+
+    @Test func notAnImageIsAClearError() {
+        do {
+            _ = try ShelfImage.prepare(ShelfPhoto(path: "notes.jpg", data: Data("hello".utf8)), maxSide: 1024)
+            Issue.record("text was prepared as an image")
+        } catch {
+            guard case .image(let photo, let message) = error else { Issue.record("\(error)"); return }
+            #expect(photo == "notes.jpg")
+            #expect(message.hasPrefix("cannot be read as an image"))
+        }
+    }
+}
+
+/// Colour JPEGs keep their colour and their EXIF orientation on the way to the model.
+@Suite struct ColorPreparationTests {
+    /// 300×100: red left half, blue right half.
+    static func redBlue() -> [UInt8] {
+        (0..<100).flatMap { _ in (0..<300).flatMap { x -> [UInt8] in x < 150 ? [220, 20, 20] : [20, 20, 220] } }
+    }
+
+    /// "Exif\0\0" + a little-endian TIFF whose IFD0 holds only the orientation tag.
+    static func exif(orientation: UInt8) -> [UInt8] {
+        Array("Exif".utf8) + [0, 0] + [0x49, 0x49, 0x2A, 0x00, 0x08, 0x00, 0x00, 0x00] + [0x01, 0x00]
+            + [0x12, 0x01, 0x03, 0x00, 0x01, 0x00, 0x00, 0x00, orientation, 0x00, 0x00, 0x00] + [0x00, 0x00, 0x00, 0x00]
+    }
+
+    @Test func colourSurvivesScaling() throws {
+        let jpeg = try ImageEncoder.jpegData(rgb: Self.redBlue(), width: 300, height: 100, quality: 95)
+        let prepared = try ShelfImage.prepare(ShelfPhoto(path: "c.jpg", data: jpeg), maxSide: 150)
+        let sent = try #require(ColorJPEG.decode(prepared[0].jpeg))
+        #expect(sent.width == 150 && sent.height == 50)
+        let left = 25 * 150 + 20, right = 25 * 150 + 130
+        #expect(sent.red.pixels[left] > 150 && sent.blue.pixels[left] < 90)
+        #expect(sent.blue.pixels[right] > 150 && sent.red.pixels[right] < 90)
+    }
+
+    @Test func exifOrientationIsApplied() throws {
+        let jpeg = Data(try NativeCodecs.encodeJPEG(pixels: Self.redBlue(), width: 300, height: 100, color: .rgb, quality: 95,
+                                                    progressive: false, app1: Self.exif(orientation: 6)))
+        let prepared = try ShelfImage.prepare(ShelfPhoto(path: "turned.jpg", data: jpeg), maxSide: 1024)
+        let sent = try #require(ColorJPEG.decode(prepared[0].jpeg))
+        // Rotated a quarter turn clockwise: 100 wide, 300 high, red (the stored left) on top.
+        #expect(sent.width == 100 && sent.height == 300)
+        #expect(sent.red.pixels[30 * 100 + 50] > 150 && sent.blue.pixels[30 * 100 + 50] < 90)
+        #expect(sent.blue.pixels[270 * 100 + 50] > 150 && sent.red.pixels[270 * 100 + 50] < 90)
+    }
+
+    @Test func grayAndBrokenJPEGsTakeTheGrayPath() throws {
+        let gray = try ImageEncoder.jpegData(GrayImage(width: 64, height: 32, pixels: [UInt8](repeating: 128, count: 64 * 32)))
+        #expect(ColorJPEG.decode(gray) == nil)
+        #expect(try ShelfImage.prepare(ShelfPhoto(path: "g.jpg", data: gray), maxSide: 32).first?.width == 32)
+        #expect(ColorJPEG.decode(Data([0xFF, 0xD8, 0xFF, 0xE0, 0x00])) == nil)
     }
 }

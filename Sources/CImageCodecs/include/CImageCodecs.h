@@ -80,4 +80,6 @@ rs_status rs_png_encode_gray(const unsigned char *pixels, int width, int height,
 
 void rs_free(void *pointer);
 
+#include "CImageCodecsColor.h"
+
 #endif

@@ -71,6 +71,18 @@ struct SpinesCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-image-side"), help: "Long side of the image sent, in pixels (default 2048).")
     var maxImageSide: Int?
 
+    @Option(help: "Sampling temperature (default 0).")
+    var temperature: Double?
+
+    @Option(help: ArgumentHelp("Seconds to wait for one reply (default 120).", valueName: "seconds"))
+    var timeout: Double?
+
+    @Option(name: .customLong("max-tokens"), help: "Longest reply, in tokens (default 4096).")
+    var maxTokens: Int?
+
+    @Option(help: "Requests to the model at once (default 2).")
+    var concurrency: Int?
+
     @Option(help: "Expected spine languages, comma-separated (default: English).")
     var languages = "English"
 
@@ -89,6 +101,10 @@ struct SpinesCommand: AsyncParsableCommand {
         if let maxImageSide, !(256...8192).contains(maxImageSide) {
             throw ValidationError("--max-image-side must be from 256 to 8192, not \(maxImageSide)")
         }
+        if let temperature, !(0...2).contains(temperature) { throw ValidationError("--temperature must be from 0 to 2, not \(temperature)") }
+        if let timeout, !(1...3600).contains(timeout) { throw ValidationError("--timeout must be from 1 to 3600 seconds, not \(timeout)") }
+        if let maxTokens, !(16...200_000).contains(maxTokens) { throw ValidationError("--max-tokens must be from 16 to 200000, not \(maxTokens)") }
+        if let concurrency, !(1...64).contains(concurrency) { throw ValidationError("--concurrency must be from 1 to 64, not \(concurrency)") }
         if let prompt, !FileManager.default.isReadableFile(atPath: prompt) {
             throw ValidationError("--prompt: cannot read '\(prompt)'")
         }
@@ -99,7 +115,7 @@ struct SpinesCommand: AsyncParsableCommand {
         let (settings, catalogue) = try library.openForSession()
         let reader: any SpineReader
         do {
-            reader = try makeReader(settings.vision, environment: environment)
+            reader = try makeReader(settings.vision, configFile: settings.configFile, environment: environment)
         } catch {
             throw SessionExitStatus.fail("\(error)")
         }
@@ -108,7 +124,7 @@ struct SpinesCommand: AsyncParsableCommand {
         if !offline {
             sources += MetadataSources.make(settings: settings).map { SearchCandidateSource(source: $0, catalogue: catalogue) }
         }
-        let session = SpineSession(catalogue: catalogue, reader: reader, sources: sources, dryRun: dryRun, listId: listId)
+        let session = SpineSession(catalogue: catalogue, reader: reader, sources: sources, dryRun: dryRun, listId: listId, offline: offline)
         var files: [String] = []
         var unreadableInputs = 0
         for entry in FileWalker.imageFiles(in: paths.map { URL(fileURLWithPath: $0) }) {
@@ -123,9 +139,15 @@ struct SpinesCommand: AsyncParsableCommand {
         let output = SpineOutput(json: json, quiet: quiet)
         if !json, !quiet { Console.error("rapidscan: reading spines with \(Self.describe(reader))") }
         let progress = !json && !quiet && Pipeline.OutputStream.standardError.isTerminal
-        var summary = await session.run(files: files, isCancelled: { interrupt.isInterrupted }, onPhoto: { number, count, file in
-            if progress { Console.error("[\(number)/\(count)] \(file)") }
-        }) { event in output.write(event) }
+        // Ctrl-C cancels the request in flight (a model may take minutes); what was settled
+        // stays settled, the photo being read is read again next time.
+        let run = Task {
+            await session.run(files: files, photosAtOnce: (reader as? VisionReader)?.settings.maxConcurrentRequests ?? 1, isCancelled: { interrupt.isInterrupted || Task.isCancelled }, onPhoto: { number, count, file in
+                if progress { Console.error("[\(number)/\(count)] \(file)") }
+            }) { event in output.write(event) }
+        }
+        interrupt.onInterrupt { run.cancel() }
+        var summary = await run.value
         summary.counts[.failed, default: 0] += unreadableInputs
         output.write(summary)
         throw SpinesExitStatus.exitCode(for: summary)
@@ -147,7 +169,7 @@ struct SpinesCommand: AsyncParsableCommand {
 
     /// `[vision]` + environment + flags → a reader. The key comes from the variable named.
     /// With no provider and no endpoint anywhere, spines are read locally with Tesseract.
-    func makeReader(_ config: VisionConfig, environment: [String: String]) throws -> any SpineReader {
+    func makeReader(_ config: VisionConfig, configFile: URL?, environment: [String: String]) throws -> any SpineReader {
         let chosen = provider ?? config.provider
         if TesseractProvider.isSelected(provider: chosen, baseURL: (url ?? config.baseURL?.absoluteString)) {
             return try TesseractProvider.makeReader(TesseractProviderSettings(
@@ -160,13 +182,18 @@ struct SpinesCommand: AsyncParsableCommand {
         var settings = VisionSettings(provider: kind, baseURL: url.flatMap(Self.httpURL) ?? config.baseURL, model: model ?? config.model,
                                       apiKeyEnv: apiKeyEnv ?? config.apiKeyEnv)
         if let variable = settings.apiKeyEnv, let key = environment[variable], !key.isEmpty { settings.apiKey = key }
-        if let value = config.temperature { settings.temperature = value }
-        if let value = config.timeoutSeconds { settings.timeoutSeconds = value }
-        if let value = config.maxTokens { settings.maxTokens = value }
-        if let value = config.maxConcurrentRequests { settings.maxConcurrentRequests = value }
+        if let value = temperature ?? config.temperature { settings.temperature = value }
+        if let value = timeout ?? config.timeoutSeconds { settings.timeoutSeconds = value }
+        if let value = maxTokens ?? config.maxTokens { settings.maxTokens = value }
+        if let value = concurrency ?? config.maxConcurrentRequests { settings.maxConcurrentRequests = value }
         if let value = maxImageSide ?? config.maxImageSide { settings.maxImageSide = value }
         settings.languages = languages.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        let template = try (prompt ?? config.prompt).map { try PromptTemplate.load(path: $0) } ?? .builtIn
+        // A template named in the config file is found beside it; one given as a flag, from here.
+        let configured = config.prompt.map { path -> String in
+            guard !path.hasPrefix("/"), let file = configFile else { return path }
+            return file.deletingLastPathComponent().appendingPathComponent(path).path
+        }
+        let template = try (prompt ?? configured).map { try PromptTemplate.load(path: $0) } ?? .builtIn
         return VisionReader(settings: settings, prompt: template, tiles: tiles)
     }
 }
