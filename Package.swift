@@ -61,6 +61,7 @@ let package = Package(
         // Test helpers: fixture paths, a loopback HTTP server replaying recorded responses.
         .target(name: "TestSupport", dependencies: [
             "BookCodes", "RapidScanConfig", .product(name: "FlyingFox", package: "FlyingFox"),
+            // Swift Testing, from the toolchain: `SharedFiles.requireShared` skips with `Test.cancel`.
         ], path: "Tests/TestSupport"),
         .testTarget(name: "BookCodesTests", dependencies: [
             "BookCodes", .product(name: "PropertyBased", package: "swift-property-based"),
