@@ -20,6 +20,9 @@ let package = Package(
         .systemLibrary(name: "CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg-dev"])]),
+        // HTTP: libcurl's blocking easy API on a dedicated thread (waiting costs no CPU).
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .target(name: "CHTTPTransport", dependencies: ["CCurl"]),
         // libjpeg/libpng errors are caught with setjmp here, in C, and returned as codes.
         .target(name: "CImageCodecs", dependencies: ["CPNG", "CJPEG"]),
 
@@ -39,7 +42,7 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         // Google Books, Open Library over HTTP.
-        .target(name: "MetadataSources", dependencies: ["BookCodes", "RapidScanConfig"]),
+        .target(name: "MetadataSources", dependencies: ["BookCodes", "RapidScanConfig", "CHTTPTransport"]),
         // ISBN -> cache -> sources -> merged work; pending lookups.
         .target(name: "BookLookup", dependencies: ["BookCodes", "Catalogue", "MetadataSources"]),
         // Frame source -> decode -> validate -> debounce -> lookup -> add -> session -> output.
@@ -61,7 +64,6 @@ let package = Package(
         // Test helpers: fixture paths, a loopback HTTP server replaying recorded responses.
         .target(name: "TestSupport", dependencies: [
             "BookCodes", "RapidScanConfig", .product(name: "FlyingFox", package: "FlyingFox"),
-            // Swift Testing, from the toolchain: `SharedFiles.requireShared` skips with `Test.cancel`.
         ], path: "Tests/TestSupport"),
         .testTarget(name: "BookCodesTests", dependencies: [
             "BookCodes", .product(name: "PropertyBased", package: "swift-property-based"),

@@ -71,10 +71,15 @@ public final class LookupService: Sendable {
         // Rows are only ever written with valid ISBN-13s.
         let queued = rows.sorted { ($0.queuedAt, $0.isbn) < ($1.queuedAt, $1.isbn) }
             .compactMap { row in (try? ISBN13(validating: row.isbn)).map { (row, $0) } }
-        let results = await concurrentMap(queued, width: maxConcurrent) { row, isbn in
-            if let cached = (try? self.catalogue.work(forISBN: isbn)) ?? nil { return LookupResult.found(cached, fromCache: true) }
-            return await self.resolve(isbn, intent: .lookupOnly)
+        let lookUp: @Sendable ((PendingLookup, ISBN13)) async -> LookupResult = { queued in
+            if let cached = (try? self.catalogue.work(forISBN: queued.1)) ?? nil { return LookupResult.found(cached, fromCache: true) }
+            return await self.resolve(queued.1, intent: .lookupOnly)
         }
+        // The first lookup goes alone: it is the breaker's probe when the sources were
+        // paused, and the others then either run or are queued again at once.
+        var results: [LookupResult] = []
+        if let first = queued.first { results.append(await lookUp(first)) }
+        results += await concurrentMap(Array(queued.dropFirst()), width: maxConcurrent) { await lookUp($0) }
         return zip(queued, results).map { queued, result in settle(queued.0, isbn: queued.1, result: result) }
     }
 

@@ -42,7 +42,7 @@ public struct RequestLogger: Sendable {
     }
 }
 
-/// GET requests over FoundationNetworking's URLSession with time-outs, retries
+/// GET requests over libcurl (CurlTransport) with time-outs, a response-size cap, retries
 /// (exponential back-off with jitter, `Retry-After` honoured), a bound on requests in
 /// flight, an optional rate limiter, and request logging with secrets redacted.
 public final class HTTPClient: Sendable {
@@ -77,7 +77,6 @@ public final class HTTPClient: Sendable {
 
     public let policy: Policy
     public let clock: any PacingClock
-    private let session: URLSession
     private let inFlight: AsyncSemaphore
     private let logger: RequestLogger
     /// Query items whose values are replaced by REDACTED in logs.
@@ -90,13 +89,6 @@ public final class HTTPClient: Sendable {
         self.clock = clock
         self.logger = logger
         self.inFlight = AsyncSemaphore(limit: policy.maxConcurrentRequests)
-        let configuration = URLSessionConfiguration.ephemeral
-        // Idle time-out (whole seconds on Linux); the exact deadline is `withDeadline`.
-        configuration.timeoutIntervalForRequest = Self.sessionTimeout(policy.timeout)
-        configuration.httpMaximumConnectionsPerHost = policy.maxConcurrentRequests
-        configuration.urlCache = nil
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        self.session = URLSession(configuration: configuration)
     }
 
     public convenience init(settings: RapidScanSettings, clock: any PacingClock = SystemPacingClock()) {
@@ -159,37 +151,31 @@ public final class HTTPClient: Sendable {
 
     private func perform(_ request: URLRequest) async -> Result<(HTTPResponse, TimeInterval), SourceError> {
         let started = Date()
-        do {
-            let (data, response) = try await withDeadline(policy.timeout) { [session] in try await session.data(for: request) }
-            guard let http = response as? HTTPURLResponse else {
-                return .failure(.badResponse("not an HTTP response"))
-            }
-            var headers: [String: String] = [:]
-            for (field, value) in http.allHeaderFields {
-                if let field = field as? String, let value = value as? String { headers[field.lowercased()] = value }
-            }
-            let answer = HTTPResponse(status: http.statusCode, headers: headers, body: data, url: http.url)
-            return .success((answer, Date().timeIntervalSince(started)))
-        } catch {
-            return .failure(Self.sourceError(for: error, url: request.url))
+        guard let url = request.url else { return .failure(.badResponse("no request URL")) }
+        switch await CurlTransport.get(url: url, headers: request.allHTTPHeaderFields ?? [:], timeout: policy.timeout,
+                                       maxBytes: policy.maxResponseBytes) {
+        case .success(let answer):
+            let response = HTTPResponse(status: answer.status, headers: answer.headers, body: answer.body, url: answer.url)
+            return .success((response, Date().timeIntervalSince(started)))
+        case .failure(let failure):
+            return .failure(Self.sourceError(for: failure, url: url, limit: policy.maxResponseBytes))
         }
     }
 
-    /// Runs `operation`, failing with `URLError(.timedOut)` after `seconds`.
-    /// FoundationNetworking's own time-outs are whole seconds (below 1 s it fails at once)
-    /// and it ignores `timeoutIntervalForResource`, so the exact deadline is kept here.
-    private func withDeadline<T: Sendable>(
-        _ seconds: TimeInterval, _ operation: @escaping @Sendable () async throws -> T
-    ) async throws -> T {
-        try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask { try await operation() }
-            group.addTask {
-                try await Task.sleep(for: .seconds(seconds))
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next(), let result = first else { throw URLError(.timedOut) }
-            return result
+    static func sourceError(for failure: CurlTransport.Failure, url: URL, limit: Int) -> SourceError {
+        let host = "\(url.host ?? "?")\(url.port.map { ":\($0)" } ?? "")"
+        switch failure {
+        case .timeout: return .timeout
+        case .connect: return .network("cannot connect to \(host)")
+        case .resolve: return .network("cannot resolve \(host)")
+        case .tls: return .network("TLS connection to \(host) failed")
+        case .cancelled: return .network("request cancelled")
+        case .tooManyRedirects: return .badResponse("bad redirect from \(host)")
+        case .tooLarge:
+            return .badResponse("the response from \(host) is over the \(limit)-byte limit")
+        case .other(let code, let message):
+            // Connection broken mid-transfer and the like: worth retrying.
+            return .network("connection to \(host) lost (curl \(code): \(message))")
         }
     }
 
@@ -234,23 +220,6 @@ public final class HTTPClient: Sendable {
 
     /// How `sourceError` words failures where no connection was made at all.
     static let connectionLevelReasons = ["cannot connect to", "cannot resolve", "not connected to the internet"]
-
-    static func sourceError(for error: any Error, url: URL?) -> SourceError {
-        guard let urlError = error as? URLError else { return .network(String(describing: type(of: error))) }
-        let host = url.map { "\($0.host ?? "?")\($0.port.map { ":\($0)" } ?? "")" } ?? "server"
-        switch urlError.code {
-        case .timedOut: return .timeout
-        case .cannotConnectToHost: return .network("cannot connect to \(host)")
-        case .cannotFindHost, .dnsLookupFailed: return .network("cannot resolve \(host)")
-        case .networkConnectionLost: return .network("connection to \(host) lost")
-        case .notConnectedToInternet: return .network("not connected to the internet")
-        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate:
-            return .network("TLS connection to \(host) failed")
-        case .cancelled: return .network("request cancelled")
-        case .httpTooManyRedirects, .redirectToNonExistentLocation: return .badResponse("bad redirect from \(host)")
-        default: return .network("URL error \(urlError.code.rawValue) talking to \(host)")
-        }
-    }
 
     private func secretQueryValues(_ url: URL) -> [String] {
         let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
