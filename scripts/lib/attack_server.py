@@ -7,6 +7,7 @@ usage: attack_server.py MODE PORT
   429       HTTP 429 with Retry-After: 3600
   echo      HTTP 400 whose error message quotes the request (query and headers, encoded)
   ok        404 for everything (the book is unknown)
+  books     Google Books knows every ISBN (a minimal volume titled "Book <isbn>")
 """
 import http.server, json, socketserver, sys, time, urllib.parse
 
@@ -42,6 +43,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.path, urllib.parse.quote(key, safe=""), urllib.parse.quote_plus(key), key)
             return self.send_json(400, {"error": {"code": 400, "message": "Invalid: " + quoted,
                                                   "errors": [{"reason": "invalid", "message": quoted}]}})
+        if MODE == "books":
+            query = urllib.parse.parse_qs(urllib.parse.urlparse(self.path).query).get("q", [""])[0]
+            isbn = query.replace("isbn:", "")
+            volume = {"volumeInfo": {"title": "Book " + isbn, "authors": ["A. Author"],
+                                     "industryIdentifiers": [{"type": "ISBN_13", "identifier": isbn}]}}
+            return self.send_json(200, {"kind": "books#volumes", "totalItems": 1, "items": [volume]})
         return self.send_json(404, {"error": "notfound"})
 
 
