@@ -23,6 +23,9 @@ let package = Package(
         .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg-dev"])]),
         .systemLibrary(name: "CTesseract", pkgConfig: "tesseract",
                        providers: [.apt(["libtesseract-dev", "tesseract-ocr-eng"])]),
+        // HTTP: libcurl's blocking easy API on a dedicated thread (waiting costs no CPU).
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .target(name: "CHTTPTransport", dependencies: ["CCurl"]),
         // libjpeg/libpng errors are caught with setjmp here, in C, and returned as codes.
         .target(name: "CImageCodecs", dependencies: ["CPNG", "CJPEG"]),
 
@@ -42,7 +45,7 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         // Google Books, Open Library over HTTP.
-        .target(name: "MetadataSources", dependencies: ["BookCodes", "RapidScanConfig"]),
+        .target(name: "MetadataSources", dependencies: ["BookCodes", "RapidScanConfig", "CHTTPTransport"]),
         // ISBN -> cache -> sources -> merged work; pending lookups.
         .target(name: "BookLookup", dependencies: ["BookCodes", "Catalogue", "MetadataSources"]),
         // Frame source -> decode -> validate -> debounce -> lookup -> add -> session -> output.

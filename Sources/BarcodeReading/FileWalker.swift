@@ -7,11 +7,20 @@ public enum FileWalkError: Error, Sendable, Hashable, CustomStringConvertible {
     case danglingLink(path: String, target: String)
     case unreadableDirectory(path: String, reason: String)
     case noImages(path: String)
+    /// A link that leads back to itself (ELOOP).
+    case symlinkLoop(path: String)
+    /// Longer than the system accepts (ENAMETOOLONG).
+    case pathTooLong(path: String, bytes: Int)
+    /// A name whose bytes are not UTF-8; `path` shows them escaped (`caf\xE9.png`).
+    case notUTF8(path: String)
+    /// The name was given on the command line with bytes that are not UTF-8 (decoded as U+FFFD).
+    case undecodableArgument(path: String)
 
     public var path: String {
         switch self {
         case .notFound(let path), .danglingLink(let path, _), .unreadableDirectory(let path, _),
-             .noImages(let path):
+             .noImages(let path), .symlinkLoop(let path), .pathTooLong(let path, _), .notUTF8(let path),
+             .undecodableArgument(let path):
             path
         }
     }
@@ -26,6 +35,14 @@ public enum FileWalkError: Error, Sendable, Hashable, CustomStringConvertible {
             "\(path): cannot read directory (\(reason))"
         case .noImages(let path):
             "\(path): no image files in this directory (looked for \(FileWalker.extensionList))"
+        case .symlinkLoop(let path):
+            "\(path): symbolic link loop (the link leads back to itself)"
+        case .pathTooLong(let path, let bytes):
+            "\(path): path too long (\(bytes) bytes; the system accepts \(PATH_MAX - 1))"
+        case .notUTF8(let path):
+            "\(path): file name is not valid UTF-8 (bytes shown escaped); rename it to scan it"
+        case .undecodableArgument(let path):
+            "\(path): the name given has bytes that are not UTF-8; rename the file or scan its folder"
         }
     }
 }
@@ -55,7 +72,11 @@ public enum FileWalker {
         for url in paths {
             switch kind(of: url) {
             case .missing:
-                entries.append(FileWalkEntry(url: url, error: .notFound(path: url.relativePath)))
+                let error: FileWalkError = url.relativePath.contains("\u{FFFD}")
+                    ? .undecodableArgument(path: url.relativePath) : .notFound(path: url.relativePath)
+                entries.append(FileWalkEntry(url: url, error: error))
+            case .failed(let error):
+                entries.append(FileWalkEntry(url: url, error: error))
             case .dangling(let target):
                 entries.append(FileWalkEntry(url: url, error: .danglingLink(path: url.relativePath, target: target)))
             case .file:
@@ -74,13 +95,18 @@ public enum FileWalker {
         ImageLoader.imageExtensions.sorted().map { "." + $0 }.joined(separator: " ")
     }
 
-    private enum Kind { case missing, dangling(target: String), file, directory }
+    private enum Kind { case missing, dangling(target: String), file, directory, failed(FileWalkError) }
 
     private static func kind(of url: URL) -> Kind {
         let path = url.path
         var info = stat()
         if stat(path, &info) == 0 {
             return (info.st_mode & S_IFMT) == S_IFDIR ? .directory : .file
+        }
+        switch errno {
+        case ELOOP: return .failed(.symlinkLoop(path: url.relativePath))
+        case ENAMETOOLONG: return .failed(.pathTooLong(path: url.relativePath, bytes: path.utf8.count))
+        default: break
         }
         if lstat(path, &info) == 0 {
             let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) ?? "?"
@@ -93,19 +119,28 @@ public enum FileWalker {
         // Symbolic links may loop back to a folder already walked.
         let realPath = directory.resolvingSymlinksInPath().path
         guard visited.insert(realPath).inserted else { return [] }
-        let names: [String]
-        do {
-            names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
-        } catch {
-            let reason = (error as NSError).localizedFailureReason ?? String(describing: error)
-            return [FileWalkEntry(url: directory, error: .unreadableDirectory(path: directory.relativePath, reason: reason))]
+        let names: [RawName]
+        switch listDirectory(directory.path) {
+        case .success(let listed): names = listed
+        case .failure(let failure):
+            return [FileWalkEntry(url: directory, error: .unreadableDirectory(path: directory.relativePath, reason: failure.reason))]
         }
         var entries: [FileWalkEntry] = []
-        for name in names.sorted() where !name.hasPrefix(".") {
+        for raw in names.sorted(by: { $0.shown < $1.shown }) where raw.bytes.first != UInt8(ascii: ".") {
+            guard let name = raw.utf8 else {
+                // Foundation cannot carry these bytes in a path: reported, never dropped.
+                let shown = directory.appendingPathComponent(raw.shown)
+                if ImageLoader.isSupportedImage(shown, rawFormat: rawFormat) {
+                    entries.append(FileWalkEntry(url: shown, error: .notUTF8(path: shown.relativePath)))
+                }
+                continue
+            }
             let child = directory.appendingPathComponent(name)
             switch kind(of: child) {
             case .missing:
                 continue  // removed while walking
+            case .failed(let error):
+                if ImageLoader.isSupportedImage(child, rawFormat: rawFormat) { entries.append(FileWalkEntry(url: child, error: error)) }
             case .dangling(let target):
                 if ImageLoader.isSupportedImage(child, rawFormat: rawFormat) {
                     entries.append(FileWalkEntry(url: child, error: .danglingLink(path: child.relativePath, target: target)))
@@ -119,3 +154,53 @@ public enum FileWalker {
         return entries
     }
 }
+
+/// A directory entry's name as the bytes on disk.
+struct RawName {
+    let bytes: [UInt8]
+
+    /// The name, when its bytes are UTF-8.
+    var utf8: String? { String(validating: bytes, as: UTF8.self) }
+
+    /// The name with every byte that is not part of valid UTF-8 shown as `\xHH`.
+    var shown: String { RawName.escaped(bytes) }
+
+    static func escaped(_ bytes: [UInt8]) -> String {
+        var result = ""
+        var index = 0
+        while index < bytes.count {
+            // The longest valid UTF-8 sequence starting here (1-4 bytes), else one escaped byte.
+            var matched = false
+            for length in (1...4).reversed() where index + length <= bytes.count {
+                if let text = String(validating: bytes[index..<index + length], as: UTF8.self), text.count == 1 {
+                    result += text
+                    index += length
+                    matched = true
+                    break
+                }
+            }
+            if !matched {
+                result += String(format: "\\x%02X", bytes[index])
+                index += 1
+            }
+        }
+        return result
+    }
+}
+
+/// The entries of `path` (without `.` and `..`) as raw bytes, or why it cannot be read.
+func listDirectory(_ path: String) -> Result<[RawName], ListingError> {
+    guard let handle = opendir(path) else { return .failure(ListingError(reason: String(cString: strerror(errno)))) }
+    defer { closedir(handle) }
+    var names: [RawName] = []
+    while let entry = readdir(handle) {
+        let bytes = withUnsafeBytes(of: entry.pointee.d_name) { buffer in
+            Array(buffer.prefix { $0 != 0 })
+        }
+        if bytes == [0x2E] || bytes == [0x2E, 0x2E] { continue }
+        names.append(RawName(bytes: bytes))
+    }
+    return .success(names)
+}
+
+struct ListingError: Error { let reason: String }

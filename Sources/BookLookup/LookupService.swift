@@ -12,14 +12,18 @@ public final class LookupService: Sendable {
     public let catalogue: Catalogue
     public let sources: [any MetadataSource]
     public let schedule: RetrySchedule
+    /// Shared by every lookup through this service: a source that cannot be reached is
+    /// skipped (its books queued at once) until a probe finds it back.
+    public let breaker: SourceBreaker
     private let clock: @Sendable () -> Date
 
     public init(catalogue: Catalogue, sources: [any MetadataSource], clock: @escaping @Sendable () -> Date = { Date() },
-                schedule: RetrySchedule = RetrySchedule()) {
+                schedule: RetrySchedule = RetrySchedule(), breaker: SourceBreaker = SourceBreaker()) {
         self.catalogue = catalogue
         self.sources = sources
         self.clock = clock
         self.schedule = schedule
+        self.breaker = breaker
     }
 
     /// Looks `isbn` up. `offline` consults the cache only; a miss is then `.unavailable`
@@ -33,7 +37,9 @@ public final class LookupService: Sendable {
         }
         if offline {
             let reason = "not in the local cache (offline)"
-            if let intent { queue(isbn, failure: nil, reason: reason, source: "offline", intent: intent) }
+            if let intent, let unqueued = queue(isbn, failure: nil, reason: reason, source: "offline", intent: intent) {
+                return unqueued
+            }
             return .unavailable(source: "cache", reason: reason)
         }
         let result = await resolve(isbn, intent: intent ?? .lookupOnly)
@@ -65,10 +71,15 @@ public final class LookupService: Sendable {
         // Rows are only ever written with valid ISBN-13s.
         let queued = rows.sorted { ($0.queuedAt, $0.isbn) < ($1.queuedAt, $1.isbn) }
             .compactMap { row in (try? ISBN13(validating: row.isbn)).map { (row, $0) } }
-        let results = await concurrentMap(queued, width: maxConcurrent) { row, isbn in
-            if let cached = (try? self.catalogue.work(forISBN: isbn)) ?? nil { return LookupResult.found(cached, fromCache: true) }
-            return await self.resolve(isbn, intent: .lookupOnly)
+        let lookUp: @Sendable ((PendingLookup, ISBN13)) async -> LookupResult = { queued in
+            if let cached = (try? self.catalogue.work(forISBN: queued.1)) ?? nil { return LookupResult.found(cached, fromCache: true) }
+            return await self.resolve(queued.1, intent: .lookupOnly)
         }
+        // The first lookup goes alone: it is the breaker's probe when the sources were
+        // paused, and the others then either run or are queued again at once.
+        var results: [LookupResult] = []
+        if let first = queued.first { results.append(await lookUp(first)) }
+        results += await concurrentMap(Array(queued.dropFirst()), width: maxConcurrent) { await lookUp($0) }
         return zip(queued, results).map { queued, result in settle(queued.0, isbn: queued.1, result: result) }
     }
 
@@ -106,9 +117,16 @@ public final class LookupService: Sendable {
     private func askSources(_ isbn: ISBN13) async -> RemoteAnswer {
         var failures: [SourceFailure] = []
         for source in sources {
+            if let paused = breaker.pausedError(for: source.name, now: clock()) {
+                failures.append(SourceFailure(source: source.name, error: paused))
+                continue
+            }
             do {
-                if let edition = try await source.edition(isbn: isbn) { return .found(edition) }
+                let edition = try await source.edition(isbn: isbn)
+                breaker.record(.success(()), for: source.name, now: clock())
+                if let edition { return .found(edition) }
             } catch {
+                breaker.record(.failure(error), for: source.name, now: clock())
                 failures.append(SourceFailure(source: source.name, error: error))
             }
         }
@@ -124,24 +142,35 @@ public final class LookupService: Sendable {
             do {
                 return .found(try catalogue.record(edition, for: isbn, now: clock()), fromCache: false)
             } catch {
-                queue(isbn, failure: nil, reason: error.description, source: "database", intent: intent)
+                _ = queue(isbn, failure: nil, reason: error.description, source: "database", intent: intent)
                 return .unavailable(source: "database", reason: error.description)
             }
         case .notFound:
             return .notFound
         case let .unavailable(failures):
             let first = failures[0]
-            queue(isbn, failure: first.error, reason: failures.map(\.description).joined(separator: "; "),
-                  source: first.source, intent: intent)
+            if let unqueued = queue(isbn, failure: first.error, reason: failures.map(\.description).joined(separator: "; "),
+                                    source: first.source, intent: intent) {
+                return unqueued
+            }
             return .unavailable(source: first.source, reason: first.error.description)
         }
     }
 
-    private func queue(_ isbn: ISBN13, failure: SourceError?, reason: String, source: String, intent: PendingIntent) {
+    /// Queues `isbn`; nil when it is queued, else the failure to report: a book that could
+    /// not be queued must not be reported "queued" (nor its file marked processed), so it
+    /// comes back as a database failure.
+    private func queue(_ isbn: ISBN13, failure: SourceError?, reason: String, source: String,
+                       intent: PendingIntent) -> LookupResult? {
         let now = clock()
-        let attempts = ((try? catalogue.pendingLookup(isbn: isbn))??.attempts ?? 0) + 1
-        let next = now.addingTimeInterval(schedule.delay(afterAttempts: attempts, error: failure))
-        _ = try? catalogue.enqueuePending(isbn: isbn, reason: reason, source: source, nextRetryAt: next, intent: intent, now: now)
+        do {
+            let attempts = ((try catalogue.pendingLookup(isbn: isbn))?.attempts ?? 0) + 1
+            let next = now.addingTimeInterval(schedule.delay(afterAttempts: attempts, error: failure))
+            try catalogue.enqueuePending(isbn: isbn, reason: reason, source: source, nextRetryAt: next, intent: intent, now: now)
+            return nil
+        } catch {
+            return .unavailable(source: "database", reason: "\(isbn.digits) could not be queued for a later lookup: \(error)")
+        }
     }
 
     /// What a retried lookup leaves behind: the book added when the scan wanted it, the row
@@ -158,9 +187,18 @@ public final class LookupService: Sendable {
                 added = try addOwned(isbn, work: work, intent: row.intent)
             } catch {
                 // Keep the row so the wish to own the book is not lost.
-                queue(isbn, failure: nil, reason: error.description, source: "database", intent: row.intent)
+                _ = queue(isbn, failure: nil, reason: error.description, source: "database", intent: row.intent)
                 let stillPending = (try? catalogue.pendingLookup(isbn: isbn)) ?? nil
                 return PendingRetryOutcome(isbn: isbn, result: result, added: nil, stillPending: stillPending)
+            }
+            // Library Full: the book stays queued (listed by `pending`, due again at once)
+            // so `pending retry` adds it once the plan allows.
+            if case let .libraryFull(owned, limit)? = added {
+                let now = clock()
+                let kept = try? catalogue.enqueuePending(
+                    isbn: isbn, reason: "library full (\(owned)/\(limit) books): added once the plan allows",
+                    source: "library", nextRetryAt: now, intent: row.intent, now: now)
+                return PendingRetryOutcome(isbn: isbn, result: result, added: added, stillPending: kept)
             }
         }
         // Only after the book is owned: a crash before this line retries and finds it owned.

@@ -79,6 +79,7 @@ extension Catalogue {
     }
 
     static func record(_ edition: EditionMetadata, isbn: String?, db: Database, now: Date) throws -> Work {
+        let edition = StoredFieldLimits.apply(to: edition)
         let indexed = try isbn.flatMap { try Self.indexEntry($0, db) }
         let existing: Work?
         if let indexed, let work = try Self.work(key: indexed.workKey, db) {
@@ -126,5 +127,34 @@ extension Catalogue {
         if format.contains("audio") { return "audiobook" }
         if format.contains("ebook") || format.contains("e-book") || format.contains("digital") { return "ebook" }
         return "unknown"
+    }
+}
+
+/// Longest text kept per field: a source's reply is not trusted to be sane (a 50 MB
+/// description would otherwise land in `works` and every `items` row copying it).
+public enum StoredFieldLimits {
+    public static let title = 1_000
+    public static let description = 20_000
+    public static let shortText = 2_000
+    public static let listCount = 50
+
+    public static func apply(to edition: EditionMetadata) -> EditionMetadata {
+        var edition = edition
+        edition.title = cap(edition.title, title)
+        edition.subtitle = edition.subtitle.map { cap($0, title) }
+        edition.authors = edition.authors.prefix(listCount).map { cap($0, shortText) }
+        edition.categories = edition.categories.prefix(listCount).map { cap($0, shortText) }
+        edition.description = edition.description.map { cap($0, description) }
+        edition.coverImageUrl = edition.coverImageUrl.flatMap { $0.utf8.count > shortText ? nil : $0 }
+        edition.publishDate = edition.publishDate.map { cap($0, shortText) }
+        edition.publisher = edition.publisher.map { cap($0, shortText) }
+        edition.language = edition.language.map { cap($0, shortText) }
+        edition.format = edition.format.map { cap($0, shortText) }
+        return edition
+    }
+
+    /// At most `limit` characters, cut at a character boundary with an ellipsis.
+    static func cap(_ text: String, _ limit: Int) -> String {
+        text.count <= limit ? text : String(text.prefix(limit - 1)) + "…"
     }
 }

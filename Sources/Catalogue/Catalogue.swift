@@ -25,7 +25,7 @@ public final class Catalogue: Sendable {
         }
         var configuration = Configuration()
         // Another rapidscan process may be writing (a scan while `pending retry` runs).
-        configuration.busyMode = .timeout(15)
+        configuration.busyMode = .timeout(Self.busyDeadline)
         configuration.label = "rapidscan"
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
@@ -68,8 +68,36 @@ public final class Catalogue: Sendable {
         do { return try pool.read(body) } catch { throw CatalogueError(error) }
     }
 
+    /// A write that found the database busy (another process) waits SQLite's busy time-out,
+    /// one that found a table locked is retried until `busyDeadline`; one that found the disk full checkpoints and truncates the WAL (which
+    /// otherwise keeps the space) and is tried once more, then says how much space it needs.
     func write<T>(_ body: (Database) throws -> T) throws(CatalogueError) -> T {
-        do { return try pool.write(body) } catch { throw CatalogueError(error) }
+        let deadline = Date().addingTimeInterval(Self.busyDeadline)
+        var reclaimed = false
+        while true {
+            do { return try pool.write(body) } catch let error as DatabaseError {
+                switch error.resultCode {
+                // BUSY has already waited SQLite's busy time-out (the same 15 s); a LOCKED
+                // table (no busy handler) is retried here within that time.
+                case .SQLITE_LOCKED where Date() < deadline:
+                    Thread.sleep(forTimeInterval: 0.05)
+                case .SQLITE_FULL where !reclaimed:
+                    reclaimed = true
+                    truncateWAL()
+                default:
+                    throw CatalogueError(error, path: path)
+                }
+            } catch {
+                throw CatalogueError(error, path: path)
+            }
+        }
+    }
+
+    static let busyDeadline: TimeInterval = 15
+
+    /// Moves the WAL's pages into the database and truncates the WAL to zero bytes.
+    func truncateWAL() {
+        _ = try? pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
     }
 
     public func lists() throws(CatalogueError) -> [BookList] {
@@ -106,9 +134,40 @@ public enum CatalogueError: Error, Sendable, CustomStringConvertible, Equatable 
     case unknownList(String)
     case invalidFormat(String)
     case database(String)
+    /// SQLite's own verdicts, kept so each gets a message the user can act on.
+    case busy(path: String)
+    case readOnly(path: String)
+    case diskFull(path: String, walBytes: Int64, freeBytes: Int64?)
 
-    init(_ error: any Error) {
-        if let error = error as? CatalogueError { self = error } else { self = .database(Self.describe(error)) }
+    init(_ error: any Error, path: String? = nil) {
+        if let error = error as? CatalogueError {
+            self = error
+            return
+        }
+        if let error = error as? DatabaseError, let path {
+            switch error.resultCode {
+            case .SQLITE_BUSY, .SQLITE_LOCKED:
+                self = .busy(path: path)
+                return
+            case .SQLITE_READONLY:
+                self = .readOnly(path: path)
+                return
+            case .SQLITE_FULL:
+                self = .diskFull(path: path, walBytes: Self.fileSize(path + "-wal"), freeBytes: Self.freeSpace(near: path))
+                return
+            default: break
+            }
+        }
+        self = .database(Self.describe(error))
+    }
+
+    static func fileSize(_ path: String) -> Int64 {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
+    }
+
+    static func freeSpace(near path: String) -> Int64? {
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        return ((try? FileManager.default.attributesOfFileSystem(forPath: folder))?[.systemFreeSize] as? NSNumber)?.int64Value
     }
 
     static func describe(_ error: any Error) -> String {
@@ -118,6 +177,10 @@ public enum CatalogueError: Error, Sendable, CustomStringConvertible, Equatable 
         return "\(error)"
     }
 
+    private static func size(_ bytes: Int64) -> String {
+        ByteCountFormatter.string(fromByteCount: bytes, countStyle: .file)
+    }
+
     public var description: String {
         switch self {
         case let .cannotOpen(path, reason): "cannot open the database \(path): \(reason)"
@@ -125,6 +188,13 @@ public enum CatalogueError: Error, Sendable, CustomStringConvertible, Equatable 
         case let .invalidFormat(format):
             "'\(format)' is not an owned format (use \(OwnedFormat.allCases.map(\.rawValue).joined(separator: ", ")))"
         case let .database(message): "database error: \(message)"
+        case let .busy(path):
+            "the database \(path) stayed locked by another process for \(Int(Catalogue.busyDeadline)) s; nothing was written, try again"
+        case let .readOnly(path):
+            "the database \(path) is read-only (check the file's and its folder's permissions); nothing was written"
+        case let .diskFull(path, walBytes, free):
+            "the disk holding \(path) is full\(free.map { " (\(Self.size($0)) free)" } ?? ""); nothing was written. "
+                + "Free at least \(Self.size(max(1 << 20, walBytes * 2))) and run again"
         }
     }
 }

@@ -2,7 +2,8 @@ import BookCodes
 import Foundation
 import RapidScanConfig
 
-/// Google Books `volumes` API: `GET {base}/books/v1/volumes?q=isbn:{isbn13}[&key=…]`.
+/// Google Books `volumes` API: `GET {base}/books/v1/volumes?q=isbn:{isbn13}`, the key (if any) in
+/// the `X-Goog-Api-Key` header.
 public struct GoogleBooksSource: MetadataSource {
     public let name = SourceName.googleBooks.rawValue
     public let baseURL: URL
@@ -51,10 +52,12 @@ public struct GoogleBooksSource: MetadataSource {
     private func volumes(query: String, maxResults: Int?) async throws(SourceError) -> [GoogleVolume] {
         var items = [URLQueryItem(name: "q", value: query)]
         if let maxResults { items.append(URLQueryItem(name: "maxResults", value: String(maxResults))) }
-        if let apiKey { items.append(URLQueryItem(name: "key", value: apiKey.revealed)) }
         let url = try RequestURL.make(base: baseURL, path: "/books/v1/volumes", query: items)
+        // The key travels as a header, never in the URL a server could quote back.
+        var headers = ["Accept": "application/json", "User-Agent": userAgent]
+        if let apiKey { headers["X-Goog-Api-Key"] = apiKey.revealed }
         let secret = apiKey?.revealed
-        let response = try await client.get(url, headers: ["Accept": "application/json", "User-Agent": userAgent]) { response in
+        let response = try await client.get(url, headers: headers) { response in
             Self.classify(response, secret: secret)
         }
         guard response.status == 200 else {
@@ -103,8 +106,7 @@ public struct GoogleBooksSource: MetadataSource {
     }
 
     private static func redact(_ text: String, secret: String?) -> String {
-        guard let secret, !secret.isEmpty else { return text }
-        return text.replacingOccurrences(of: secret, with: "REDACTED")
+        SecretRedaction(secret: secret).redact(text)
     }
 
     // MARK: Mapping

@@ -21,6 +21,12 @@ public struct HTTPResponse: Sendable {
     }
 
     public func header(_ name: String) -> String? { headers[name.lowercased()] }
+
+    /// The same answer with `redaction` applied to its headers and (textual) body.
+    func redacting(_ redaction: SecretRedaction) -> HTTPResponse {
+        let body = String(data: body, encoding: .utf8).map { Data(redaction.redact($0).utf8) } ?? body
+        return HTTPResponse(status: status, headers: headers.mapValues(redaction.redact), body: body, url: url)
+    }
 }
 
 /// Where the client writes one line per request (debug level). Lines never contain
@@ -36,7 +42,7 @@ public struct RequestLogger: Sendable {
     }
 }
 
-/// GET requests over FoundationNetworking's URLSession with time-outs, retries
+/// GET requests over libcurl (CurlTransport) with time-outs, a response-size cap, retries
 /// (exponential back-off with jitter, `Retry-After` honoured), a bound on requests in
 /// flight, an optional rate limiter, and request logging with secrets redacted.
 public final class HTTPClient: Sendable {
@@ -46,9 +52,12 @@ public final class HTTPClient: Sendable {
         public var maxConcurrentRequests: Int
         public var baseDelay: TimeInterval
         public var maxDelay: TimeInterval
+        /// Larger response bodies are refused (a book's record is a few KB).
+        public var maxResponseBytes: Int
 
         public init(timeout: TimeInterval = 10, retries: Int = 2, maxConcurrentRequests: Int = 4,
-                    baseDelay: TimeInterval = 0.5, maxDelay: TimeInterval = 30) {
+                    baseDelay: TimeInterval = 0.5, maxDelay: TimeInterval = 30, maxResponseBytes: Int = 4 << 20) {
+            self.maxResponseBytes = maxResponseBytes
             self.timeout = timeout
             self.retries = retries
             self.maxConcurrentRequests = maxConcurrentRequests
@@ -68,24 +77,18 @@ public final class HTTPClient: Sendable {
 
     public let policy: Policy
     public let clock: any PacingClock
-    private let session: URLSession
     private let inFlight: AsyncSemaphore
     private let logger: RequestLogger
     /// Query items whose values are replaced by REDACTED in logs.
     private let secretQueryItems: Set<String> = ["key"]
+    /// Request headers that carry secrets (lower-cased).
+    static let secretHeaders: Set<String> = ["x-goog-api-key", "authorization"]
 
     public init(policy: Policy = Policy(), clock: any PacingClock = SystemPacingClock(), logger: RequestLogger = .disabled) {
         self.policy = policy
         self.clock = clock
         self.logger = logger
         self.inFlight = AsyncSemaphore(limit: policy.maxConcurrentRequests)
-        let configuration = URLSessionConfiguration.ephemeral
-        // Idle time-out (whole seconds on Linux); the exact deadline is `withDeadline`.
-        configuration.timeoutIntervalForRequest = Self.sessionTimeout(policy.timeout)
-        configuration.httpMaximumConnectionsPerHost = policy.maxConcurrentRequests
-        configuration.urlCache = nil
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        self.session = URLSession(configuration: configuration)
     }
 
     public convenience init(settings: RapidScanSettings, clock: any PacingClock = SystemPacingClock()) {
@@ -102,21 +105,35 @@ public final class HTTPClient: Sendable {
         var request = URLRequest(
             url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: Self.sessionTimeout(policy.timeout))
         for (field, value) in headers { request.setValue(value, forHTTPHeaderField: field) }
-        let shownURL = redacted(url)
+        // Whatever a server sends back (bodies, error messages) loses the request's secrets
+        // in every encoding before anyone reads it.
+        let redaction = SecretRedaction(secrets: headers.filter { Self.secretHeaders.contains($0.key.lowercased()) }.map(\.value)
+            + secretQueryValues(url))
+        let shownURL = redaction.redact(redacted(url))
         var attempt = 0
         while true {
             attempt += 1
             let failure: SourceError
             switch await send(request, rateLimiter: rateLimiter) {
-            case .success(let (response, elapsed)):
+            case .success(let (answer, elapsed)):
+                let response = redaction.isEmpty ? answer : answer.redacting(redaction)
                 logger.write("GET \(shownURL) -> \(response.status) (\(Int(elapsed * 1000)) ms, attempt \(attempt))")
+                if response.body.count > policy.maxResponseBytes {
+                    throw .badResponse("the response from \(url.host ?? "the server") is \(response.body.count) bytes, over the \(policy.maxResponseBytes)-byte limit")
+                }
                 guard let error = classify(response) else { return response }
-                failure = error
+                failure = error.redacting(redaction)
             case .failure(let error):
-                logger.write("GET \(shownURL) -> \(error) (attempt \(attempt))")
-                failure = error
+                logger.write("GET \(shownURL) -> \(error.redacting(redaction)) (attempt \(attempt))")
+                failure = error.redacting(redaction)
             }
-            guard failure.isTransient, attempt <= policy.retries, !Task.isCancelled else { throw failure }
+            // A server asking to wait longer than a back-off would is not waited for: the
+            // caller queues the lookup instead of holding up a scan.
+            if let asked = failure.retryAfter, asked > policy.maxDelay { throw failure }
+            // No connection at all (DNS, refused, unreachable) and time-outs are not retried
+            // here: the lookup's breaker queues this book and the ones after it at once, and
+            // `pending retry` asks again later.
+            guard failure.isTransient, !failure.isConnectionLevel, failure != .timeout, attempt <= policy.retries, !Task.isCancelled else { throw failure }
             let delay = retryDelay(after: attempt, error: failure)
             logger.write("retrying GET \(shownURL) in \(String(format: "%.2f", delay)) s")
             await clock.sleep(seconds: delay)
@@ -134,37 +151,31 @@ public final class HTTPClient: Sendable {
 
     private func perform(_ request: URLRequest) async -> Result<(HTTPResponse, TimeInterval), SourceError> {
         let started = Date()
-        do {
-            let (data, response) = try await withDeadline(policy.timeout) { [session] in try await session.data(for: request) }
-            guard let http = response as? HTTPURLResponse else {
-                return .failure(.badResponse("not an HTTP response"))
-            }
-            var headers: [String: String] = [:]
-            for (field, value) in http.allHeaderFields {
-                if let field = field as? String, let value = value as? String { headers[field.lowercased()] = value }
-            }
-            let answer = HTTPResponse(status: http.statusCode, headers: headers, body: data, url: http.url)
-            return .success((answer, Date().timeIntervalSince(started)))
-        } catch {
-            return .failure(Self.sourceError(for: error, url: request.url))
+        guard let url = request.url else { return .failure(.badResponse("no request URL")) }
+        switch await CurlTransport.get(url: url, headers: request.allHTTPHeaderFields ?? [:], timeout: policy.timeout,
+                                       maxBytes: policy.maxResponseBytes) {
+        case .success(let answer):
+            let response = HTTPResponse(status: answer.status, headers: answer.headers, body: answer.body, url: answer.url)
+            return .success((response, Date().timeIntervalSince(started)))
+        case .failure(let failure):
+            return .failure(Self.sourceError(for: failure, url: url, limit: policy.maxResponseBytes))
         }
     }
 
-    /// Runs `operation`, failing with `URLError(.timedOut)` after `seconds`.
-    /// FoundationNetworking's own time-outs are whole seconds (below 1 s it fails at once)
-    /// and it ignores `timeoutIntervalForResource`, so the exact deadline is kept here.
-    private func withDeadline<T: Sendable>(
-        _ seconds: TimeInterval, _ operation: @escaping @Sendable () async throws -> T
-    ) async throws -> T {
-        try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask { try await operation() }
-            group.addTask {
-                try await Task.sleep(for: .seconds(seconds))
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next(), let result = first else { throw URLError(.timedOut) }
-            return result
+    static func sourceError(for failure: CurlTransport.Failure, url: URL, limit: Int) -> SourceError {
+        let host = "\(url.host ?? "?")\(url.port.map { ":\($0)" } ?? "")"
+        switch failure {
+        case .timeout: return .timeout
+        case .connect: return .network("cannot connect to \(host)")
+        case .resolve: return .network("cannot resolve \(host)")
+        case .tls: return .network("TLS connection to \(host) failed")
+        case .cancelled: return .network("request cancelled")
+        case .tooManyRedirects: return .badResponse("bad redirect from \(host)")
+        case .tooLarge:
+            return .badResponse("the response from \(host) is over the \(limit)-byte limit")
+        case .other(let code, let message):
+            // Connection broken mid-transfer and the like: worth retrying.
+            return .network("connection to \(host) lost (curl \(code): \(message))")
         }
     }
 
@@ -207,21 +218,12 @@ public final class HTTPClient: Sendable {
         return nil
     }
 
-    static func sourceError(for error: any Error, url: URL?) -> SourceError {
-        guard let urlError = error as? URLError else { return .network(String(describing: type(of: error))) }
-        let host = url.map { "\($0.host ?? "?")\($0.port.map { ":\($0)" } ?? "")" } ?? "server"
-        switch urlError.code {
-        case .timedOut: return .timeout
-        case .cannotConnectToHost: return .network("cannot connect to \(host)")
-        case .cannotFindHost, .dnsLookupFailed: return .network("cannot resolve \(host)")
-        case .networkConnectionLost: return .network("connection to \(host) lost")
-        case .notConnectedToInternet: return .network("not connected to the internet")
-        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate:
-            return .network("TLS connection to \(host) failed")
-        case .cancelled: return .network("request cancelled")
-        case .httpTooManyRedirects, .redirectToNonExistentLocation: return .badResponse("bad redirect from \(host)")
-        default: return .network("URL error \(urlError.code.rawValue) talking to \(host)")
-        }
+    /// How `sourceError` words failures where no connection was made at all.
+    static let connectionLevelReasons = ["cannot connect to", "cannot resolve", "not connected to the internet"]
+
+    private func secretQueryValues(_ url: URL) -> [String] {
+        let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+        return items.filter { secretQueryItems.contains($0.name) }.compactMap(\.value)
     }
 
     /// The URL with secret query values replaced, for logs.
@@ -237,13 +239,17 @@ public final class HTTPClient: Sendable {
 }
 
 enum RequestURL {
+    static let queryValueAllowed: CharacterSet = {
+        var allowed = CharacterSet.urlQueryAllowed
+        allowed.remove(charactersIn: "+&=\"#")
+        return allowed
+    }()
+
     /// `base` + path + query, with `+`, `&`, `=` and quotes in values percent-encoded
     /// (URLQueryItem leaves `+`, which Google would read as a space).
     static func make(base: URL, path: String, query: [URLQueryItem]) throws(SourceError) -> URL {
-        var allowed = CharacterSet.urlQueryAllowed
-        allowed.remove(charactersIn: "+&=\"#")
         let encoded = query.map { item in
-            "\(item.name)=\(item.value?.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")"
+            "\(item.name)=\(item.value?.addingPercentEncoding(withAllowedCharacters: queryValueAllowed) ?? "")"
         }.joined(separator: "&")
         guard let url = URL(string: base.absoluteString + path + "?" + encoded) else {
             throw .badResponse("cannot build a request URL from base \(base.absoluteString)")

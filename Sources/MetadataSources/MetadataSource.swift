@@ -46,6 +46,23 @@ public enum SourceError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// No connection could be made at all (name resolution, refused, unreachable): asking
+    /// again at once will not help; a breaker stops asking for a while.
+    public var isConnectionLevel: Bool {
+        guard case .network(let reason) = self else { return false }
+        return HTTPClient.connectionLevelReasons.contains { reason.hasPrefix($0) }
+    }
+
+    /// The same error with `redaction` applied to any text from a server.
+    public func redacting(_ redaction: SecretRedaction) -> SourceError {
+        switch self {
+        case .network(let reason): .network(redaction.redact(reason))
+        case .badResponse(let reason): .badResponse(redaction.redact(reason))
+        case .forbidden(let reason): .forbidden(redaction.redact(reason))
+        default: self
+        }
+    }
+
     /// How long the server asked us to wait, when it said.
     public var retryAfter: TimeInterval? {
         if case .rateLimited(let seconds) = self { return seconds }

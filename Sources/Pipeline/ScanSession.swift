@@ -48,7 +48,13 @@ public struct ScanSession: Sendable {
         var toScan: [Frame] = []
         var alreadyProcessed = 0
         for frame in found.frames {
-            if !options.rescan, (try? catalogue.isProcessed(path: frame.resumeKey, size: frame.size, modified: frame.modified)) == true {
+            // A resume state that cannot be read scans the file again (and says so).
+            let processed: Bool
+            do { processed = try catalogue.isProcessed(path: frame.resumeKey, size: frame.size, modified: frame.modified) } catch {
+                Self.warn("\(frame.path): cannot read whether it was already scanned (\(error)); scanning it again")
+                processed = false
+            }
+            if !options.rescan, processed {
                 alreadyProcessed += 1
             } else {
                 toScan.append(frame)
@@ -87,7 +93,16 @@ extension ScanSession {
         let outcome = await processor.finish(planned)
         guard outcome.settled else { return }
         let frame = planned.frame
-        try? catalogue.markProcessed(path: frame.resumeKey, size: frame.size, modified: frame.modified, outcome: outcome.note)
+        do {
+            try catalogue.markProcessed(path: frame.resumeKey, size: frame.size, modified: frame.modified, outcome: outcome.note)
+        } catch {
+            // Its books are stored; the file is only not remembered, so a later scan reads it again.
+            Self.warn("\(frame.path): its books are stored but the file could not be marked scanned (\(error)); a later scan reads it again")
+        }
+    }
+
+    static func warn(_ message: String) {
+        FileHandle.standardError.write(Data("warning: \(message)\n".utf8))
     }
 }
 

@@ -46,10 +46,7 @@ import TestSupport
     /// (the same product, not readable either without tricks), a long-lived zbar scanner
     /// "reads" 51.png, which holds no code zbar can read on its own.
     @Test func nothingCarriesOverFromThePreviousImage() throws {
-        guard let folder = SharedFiles.image("barcodes/zxing-upca-2") else {
-            print(SharedFiles.missingMessage)
-            return
-        }
+        let folder = try SharedFiles.requireImage("barcodes/zxing-upca-2")
         let reader = try BarcodeReader()
         let previous = try ImageLoader.load(contentsOf: folder.appendingPathComponent("49.png")).image
         let image = try ImageLoader.load(contentsOf: folder.appendingPathComponent("51.png")).image

@@ -117,3 +117,46 @@ import TestSupport
         }
     }
 }
+
+@Suite struct FileWalkerOddNameTests {
+    /// A name that is not UTF-8 is reported (escaped), never silently dropped: in a walk,
+    /// and alone in a folder (not "no image files").
+    @Test func nonUTF8NamesAreReportedEscaped() throws {
+        try withTemporaryDirectory { root in
+            let folder = root.appendingPathComponent("d")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try Data([1]).write(to: folder.appendingPathComponent("good.png"))
+            let raw = Array(folder.path.utf8) + Array("/caf".utf8) + [0xE9] + Array(".png".utf8)
+            var cPath = (raw + [0]).map { CChar(bitPattern: $0) }
+            let created = creat(&cPath, 0o644)
+            try #require(created >= 0)
+            close(created)
+            defer { unlink(&cPath) }
+
+            let entries = FileWalker.imageFiles(in: [URL(fileURLWithPath: "d", relativeTo: root)])
+            #expect(entries.map(\.path) == ["d/caf\\xE9.png", "d/good.png"])
+            #expect(entries[0].error == .notUTF8(path: "d/caf\\xE9.png"))
+            #expect(entries[0].error?.description.contains("not valid UTF-8") == true)
+            #expect(entries[1].error == nil)
+        }
+    }
+
+    @Test func aSymlinkLoopIsReportedAsALoop() throws {
+        try withTemporaryDirectory { root in
+            let link = root.appendingPathComponent("self.jpg")
+            try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "self.jpg")
+            let given = URL(fileURLWithPath: "self.jpg", relativeTo: root)
+            let entries = FileWalker.imageFiles(in: [given, root])
+            #expect(entries.map(\.error) == [.symlinkLoop(path: "self.jpg"), .symlinkLoop(path: link.relativePath)])
+            #expect(entries[0].error?.description == "self.jpg: symbolic link loop (the link leads back to itself)")
+        }
+    }
+
+    @Test func aPathOverTheSystemLimitIsReported() throws {
+        try withTemporaryDirectory { root in
+            let long = String(repeating: "a/", count: 2100) + "x.png"
+            let entries = FileWalker.imageFiles(in: [URL(fileURLWithPath: long, relativeTo: root)])
+            guard case .pathTooLong? = entries.first?.error else { Issue.record("expected pathTooLong, got \(entries)"); return }
+        }
+    }
+}

@@ -16,10 +16,7 @@ import TestSupport
     static let allowedMisreads = 2
 
     @Test func readsMoreCodesThanZbarimgAndNothingOnTheNegatives() async throws {
-        guard let folder = SharedFiles.image("barcodes") else {
-            print(SharedFiles.missingMessage)
-            return
-        }
+        let folder = try SharedFiles.requireImage("barcodes")
         let rows = try manifestRows(folder.appendingPathComponent("manifest.tsv"))
         let results = try await scanAll(rows.map { folder.appendingPathComponent($0["relpath"] ?? "") })
         var read = 0, expected = 0, misses: [String] = [], misreads: [String] = []

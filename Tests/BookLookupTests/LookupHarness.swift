@@ -25,7 +25,10 @@ final class LookupHarness: Sendable {
         settings.openLibraryRequestsPerSecond = 1000
         catalogue = try Catalogue(path: folder.appendingPathComponent("library.sqlite").path)
         let now = now
-        service = LookupService(catalogue: catalogue, sources: MetadataSources.make(settings: settings), clock: { now })
+        // The clock stands still: a breaker pausing a source for a while would never let it
+        // be asked again. Every lookup may probe here; SourceBreakerTests cover the pause.
+        service = LookupService(catalogue: catalogue, sources: MetadataSources.make(settings: settings), clock: { now },
+                                breaker: SourceBreaker(probeInterval: 0))
     }
 
     deinit { try? FileManager.default.removeItem(at: folder) }

@@ -2,12 +2,13 @@ import BookCodes
 import BookLookup
 import Catalogue
 import Foundation
+import GRDB
 import Testing
 import TestSupport
 
 @Suite struct LookupServiceTests {
     @Test func googleHitIsRecordedAndTheSecondLookupMakesNoRequest() async throws {
-        guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
+        try SharedFiles.requireShared()
         let harness = try await LookupHarness()
         defer { Task { await harness.close() } }
         try harness.googleHas("9780990582939", fixture: "volumes_isbn_9780990582939_no_edge_curl_us.json")
@@ -33,7 +34,7 @@ import TestSupport
     }
 
     @Test func googleMissFallsBackToOpenLibrary() async throws {
-        guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
+        try SharedFiles.requireShared()
         let harness = try await LookupHarness()
         defer { Task { await harness.close() } }
         try harness.googleHasNothing("9780060273224")
@@ -50,7 +51,7 @@ import TestSupport
     }
 
     @Test func googleQuotaErrorFallsBackToOpenLibrary() async throws {
-        guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
+        try SharedFiles.requireShared()
         let harness = try await LookupHarness()
         defer { Task { await harness.close() } }
         try harness.googleFails("9780060273224", status: 429, fixture: "error_429_quota_exceeded_per_day.json")
@@ -64,7 +65,7 @@ import TestSupport
     }
 
     @Test func bothSourcesDownQueuesTheISBNAndRetryResolvesItOnce() async throws {
-        guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
+        try SharedFiles.requireShared()
         let harness = try await LookupHarness()
         defer { Task { await harness.close() } }
         try harness.googleHas("9781250313188", fixture: "volumes_isbn_9781250313188_no_edge_curl_us.json")
@@ -106,7 +107,7 @@ import TestSupport
     }
 
     @Test func everySourceSayingNoSuchBookIsNotFoundAndNotQueued() async throws {
-        guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
+        try SharedFiles.requireShared()
         let harness = try await LookupHarness()
         defer { Task { await harness.close() } }
         try harness.googleHasNothing("9780306406157")
@@ -118,7 +119,7 @@ import TestSupport
     }
 
     @Test func aServerErrorIsNeverNotFoundEvenWhenTheOtherSourceMisses() async throws {
-        guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
+        try SharedFiles.requireShared()
         let harness = try await LookupHarness()
         defer { Task { await harness.close() } }
         try harness.googleFails("9780306406157", status: 503, fixture: "error_503_backend_failed.json")
@@ -142,7 +143,7 @@ import TestSupport
     }
 
     @Test func searchGoesToTheCacheFirstThenTheSources() async throws {
-        guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
+        try SharedFiles.requireShared()
         let harness = try await LookupHarness()
         defer { Task { await harness.close() } }
         try harness.server.replay(LookupHarness.volumes, fixture: "googlebooks/volumes_search_intitle_the_fifth_element_10_items.json")
@@ -168,7 +169,7 @@ enum SourceErrorText {
 
 @Suite struct LookupServiceFallbackTests {
     @Test func searchFallsBackToOpenLibraryWhenGoogleBooksFails() async throws {
-        guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
+        try SharedFiles.requireShared()
         let harness = try await LookupHarness()
         defer { Task { await harness.close() } }
         try harness.server.replay(LookupHarness.volumes, fixture: "googlebooks/error_503_backend_failed.json", status: 503)
@@ -183,7 +184,7 @@ enum SourceErrorText {
     }
 
     @Test func aPlainLookupKeepsAnEarlierScansWishToOwnTheBook() async throws {
-        guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
+        try SharedFiles.requireShared()
         let harness = try await LookupHarness()
         defer { Task { await harness.close() } }
         try harness.googleHas("9781761186769", fixture: "volumes_isbn_9781761186769_single_hit_nz.json")
@@ -207,7 +208,7 @@ enum SourceErrorText {
 
 @Suite struct PendingRetryLibraryLimitTests {
     @Test func queuedScansFillTheLastFreeSlotInQueueOrder() async throws {
-        guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
+        try SharedFiles.requireShared()
         let harness = try await LookupHarness()
         defer { Task { await harness.close() } }
         for n in 0..<49 {
@@ -231,7 +232,29 @@ enum SourceErrorText {
         #expect(outcomes[1].added == .libraryFull(owned: 50, limit: 50))
         #expect(outcomes[2].added == .libraryFull(owned: 50, limit: 50))
         #expect(try harness.catalogue.ownedCount() == 50)
-        #expect(try harness.count("pendingLookups") == 0 && harness.count("isbnIndex") == 52)
+        #expect(try harness.count("isbnIndex") == 52)
+        // The two that did not fit stay queued, said why, and are added once the plan allows.
+        #expect(outcomes[1].stillPending?.reason.contains("library full") == true)
+        let kept = try harness.catalogue.pendingLookups().map(\.isbn).sorted()
+        #expect(kept == Array(queued.dropFirst()))
+        #expect(try harness.catalogue.pendingLookups().allSatisfy { $0.intent.addOwned })
+
+        try harness.catalogue.setPro(true)
+        let later = await harness.service.retryPending(now: harness.now, onlyDue: true)
+        #expect(later.compactMap { if case .added? = $0.added { $0.isbn.digits } else { nil } } == Array(queued.dropFirst()))
+        #expect(try harness.catalogue.ownedCount() == 52 && harness.count("pendingLookups") == 0)
+    }
+
+    @Test func aBookThatCannotBeQueuedIsADatabaseFailureNotQueued() async throws {
+        let harness = try await LookupHarness()
+        defer { Task { await harness.close() } }
+        await harness.server.stop()
+        // The queue's table is gone under the service: the queue write fails.
+        try await DatabaseQueue(path: harness.catalogue.path).write { db in try db.execute(sql: "DROP TABLE pendingLookups") }
+        let result = await harness.service.lookup(isbn("9781250313188"), intent: .own())
+        guard case let .unavailable(source, reason) = result else { Issue.record("expected unavailable, got \(result)"); return }
+        #expect(source == "database")
+        #expect(reason.contains("could not be queued") && reason.contains("pendingLookups"))
     }
 }
 

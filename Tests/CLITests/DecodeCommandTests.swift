@@ -114,10 +114,7 @@ import TestSupport
     }
 
     @Test func anAddOnAloneIsRejectedWithTheReason() async throws {
-        guard let addOnOnly = SharedFiles.image("barcodes/zbar-examples/ean-5.png") else {
-            print(SharedFiles.missingMessage)
-            return
-        }
+        let addOnOnly = try SharedFiles.requireImage("barcodes/zbar-examples/ean-5.png")
         let json = try await runRapidScan(["decode", "--json", addOnOnly.path])
         #expect(json.status == 4)
         let object = try #require(json.jsonLines.first)

@@ -12,7 +12,7 @@ import TestSupport
     }
 
     @Test func lookupPrintsTheWorkThenServesItFromTheCache() async throws {
-        guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
+        try SharedFiles.requireShared()
         let harness = try await CLIHarness.started()
         defer { Task { await harness.server.stop() } }
         try googleHasCraftingInterpreters(harness)
@@ -37,7 +37,7 @@ import TestSupport
     }
 
     @Test func invalidValuesAreReportedAndTheBatchGoesOn() async throws {
-        guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
+        try SharedFiles.requireShared()
         let harness = try await CLIHarness.started()
         defer { Task { await harness.server.stop() } }
         try googleHasCraftingInterpreters(harness)
@@ -62,7 +62,7 @@ import TestSupport
     }
 
     @Test func unavailableLookupsAreQueuedAndPendingRetryResolvesThem() async throws {
-        guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
+        try SharedFiles.requireShared()
         let harness = try await CLIHarness.started()
         defer { Task { await harness.server.stop() } }
         try googleHasCraftingInterpreters(harness)
@@ -93,7 +93,7 @@ import TestSupport
     }
 
     @Test func searchAsksGoogleBooksThenAnswersFromTheCache() async throws {
-        guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
+        try SharedFiles.requireShared()
         let harness = try await CLIHarness.started()
         defer { Task { await harness.server.stop() } }
         try harness.server.replay(Self.volumes, fixture: "googlebooks/volumes_search_intitle_the_stranger_ro_pagecount0.json")

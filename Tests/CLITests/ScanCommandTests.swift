@@ -10,7 +10,7 @@ import Testing
     ]
 
     @Test func addsTheBooksOnceAndResumes() async throws {
-        guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
+        try SharedFiles.requireShared()
         let harness = try CLIHarness()
         try await harness.startServer()
         defer { Task { await harness.server.stop() } }
@@ -59,7 +59,7 @@ import Testing
     }
 
     @Test func humanOutputShowsToastsAndSummary() async throws {
-        guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
+        try SharedFiles.requireShared()
         let harness = try CLIHarness()
         try await harness.startServer()
         defer { Task { await harness.server.stop() } }
@@ -73,7 +73,7 @@ import Testing
     }
 
     @Test func offlineQueuesAndPendingRetryAddsThem() async throws {
-        guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
+        try SharedFiles.requireShared()
         let harness = try CLIHarness()
         try await harness.startServer()
         await harness.server.stop()  // both sources down
@@ -95,7 +95,7 @@ import Testing
 
     /// Sources that keep failing are paused: later books are queued without asking them.
     @Test func failingSourcesArePausedAndEveryBookQueued() async throws {
-        guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
+        try SharedFiles.requireShared()
         let harness = try CLIHarness()
         try harness.server.replay("/books/v1/volumes", fixture: "googlebooks/error_503_backend_failed.json", status: 503)
         try harness.server.replay("/isbn/*", fixture: "openlibrary/error_404_notfound.json", status: 503)
@@ -115,7 +115,7 @@ import Testing
     }
 
     @Test func offlineFlagNeverTouchesTheNetwork() async throws {
-        guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
+        try SharedFiles.requireShared()
         let harness = try CLIHarness()
         try await harness.startServer()
         defer { Task { await harness.server.stop() } }
@@ -128,7 +128,7 @@ import Testing
 
     /// kill -9 in the middle of a scan, run again: every book owned exactly once.
     @Test func killedScanResumesWithoutDuplicates() async throws {
-        guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
+        try SharedFiles.requireShared()
         let harness = try CLIHarness()
         try await harness.startServer()
         defer { Task { await harness.server.stop() } }
@@ -153,7 +153,7 @@ import Testing
     }
 
     @Test func ctrlCFinishesInFlightFramesAndExits130() async throws {
-        guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
+        try SharedFiles.requireShared()
         let harness = try CLIHarness()
         harness.extraEnvironment["RAPIDSCAN_HTTP_TIMEOUT"] = "2"
         // Google Books holds the first lookup until the client times out: the scan is

@@ -6,7 +6,7 @@ import Testing
 /// two halves) become events; SIGINT stops it with a summary.
 @Suite(.serialized) struct WatchCommandTests {
     @Test func processesFramesAsTheyLandAndStopsOnSIGINT() async throws {
-        guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
+        try SharedFiles.requireShared()
         let harness = try CLIHarness()
         try await harness.startServer()
         defer { Task { await harness.server.stop() } }

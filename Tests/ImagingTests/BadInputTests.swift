@@ -42,10 +42,7 @@ import TestSupport
     }
 
     @Test func truncatedRealJPEG() throws {
-        guard let url = SharedFiles.image("barcodes/zxingcpp-falsepositives-1/MQR-falsepositive.jpg") else {
-            print(SharedFiles.missingMessage)
-            return
-        }
+        let url = try SharedFiles.requireImage("barcodes/zxingcpp-falsepositives-1/MQR-falsepositive.jpg")
         let folder = try TemporaryFolder()
         let bytes = try [UInt8](Data(contentsOf: url))
         expectError(try folder.write(Array(bytes.prefix(bytes.count * 2 / 3)), to: "cut.jpg"),

@@ -162,10 +162,7 @@ import TestSupport
     }
 
     @Test func realGrayscaleJPEGDecodes() throws {
-        guard let url = SharedFiles.image("barcodes/zxingcpp-falsepositives-1/MQR-falsepositive.jpg") else {
-            print(SharedFiles.missingMessage)
-            return
-        }
+        let url = try SharedFiles.requireImage("barcodes/zxingcpp-falsepositives-1/MQR-falsepositive.jpg")
         let loaded = try ImageLoader.load(contentsOf: url)
         #expect(loaded.format == .jpeg)
         #expect(loaded.image.width == 50 && loaded.image.height == 46)

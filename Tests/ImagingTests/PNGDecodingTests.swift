@@ -55,11 +55,7 @@ import TestSupport
     }
 
     @Test func realPalettedAndOneBitPhotosLoadAtTheirStoredSize() throws {
-        guard let ean13 = SharedFiles.image("barcodes/zbar-examples/ean-13.png"),
-              let ean5 = SharedFiles.image("barcodes/zbar-examples/ean-5.png") else {
-            print(SharedFiles.missingMessage)
-            return
-        }
+        let ean13 = try SharedFiles.requireImage("barcodes/zbar-examples/ean-13.png"), ean5 = try SharedFiles.requireImage("barcodes/zbar-examples/ean-5.png")
         let paletted = try ImageLoader.load(contentsOf: ean13)
         #expect(paletted.image.width == 226 && paletted.image.height == 100)
         // A barcode: both ink and paper are present.

@@ -47,7 +47,7 @@ import FoundationNetworking
     }
 
     @Test func rawHTTPFixtureIsParsedAndRedirectFollowed() async throws {
-        guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
+        try SharedFiles.requireShared()
         let server = FixtureServer()
         try await server.start()
         try server.replay("/isbn/9780000000000.json", fixture: "openlibrary/isbn_redirect_302.http")

@@ -10,7 +10,7 @@ import TestSupport
     static let volumes = "/books/v1/volumes"
 
     @Test func singleHitIsParsedAndCoverIsHTTPSWithoutCurl() async throws {
-        guard let harness = try await Harness.start() else { return }
+        let harness = try await Harness.start()
         defer { Task { await harness.stop() } }
         try harness.server.replay(Self.volumes, fixture: "googlebooks/volumes_isbn_9781761186769_single_hit_nz.json")
 
@@ -40,7 +40,7 @@ import TestSupport
     }
 
     @Test func httpThumbnailWithoutCurlKeepsItsQuery() async throws {
-        guard let harness = try await Harness.start() else { return }
+        let harness = try await Harness.start()
         defer { Task { await harness.stop() } }
         try harness.server.replay(Self.volumes, fixture: "googlebooks/volumes_isbn_9780990582939_no_edge_curl_us.json")
         let edition = try #require(try await harness.google.edition(isbn: isbn("9780990582939")))
@@ -51,7 +51,7 @@ import TestSupport
     }
 
     @Test func noItemsKeyMeansNotFound() async throws {
-        guard let harness = try await Harness.start() else { return }
+        let harness = try await Harness.start()
         defer { Task { await harness.stop() } }
         try harness.server.replay(Self.volumes, fixture: "googlebooks/volumes_zero_results_no_items_key.json")
         #expect(try await harness.google.edition(isbn: isbn("9780000000002")) == nil)
@@ -59,7 +59,7 @@ import TestSupport
     }
 
     @Test func editionLookupPicksTheItemCarryingTheISBN() async throws {
-        guard let harness = try await Harness.start() else { return }
+        let harness = try await Harness.start()
         defer { Task { await harness.stop() } }
         // Ten items; the wanted ISBN is the second one's (ISBN_13 listed first there).
         try harness.server.replay(Self.volumes, fixture: "googlebooks/volumes_search_intitle_the_fifth_element_10_items.json")
@@ -77,7 +77,7 @@ import TestSupport
     }
 
     @Test func searchHandlesOtherIdentifiersAndMissingFields() async throws {
-        guard let harness = try await Harness.start() else { return }
+        let harness = try await Harness.start()
         defer { Task { await harness.stop() } }
         try harness.server.replay(Self.volumes, fixture: "googlebooks/volumes_search_6_items_other_identifiers_missing_fields.json")
         let results = try await harness.google.search(title: "The School for Daughters", author: "Lawler", limit: 10)
@@ -102,7 +102,7 @@ import TestSupport
     }
 
     @Test func pageCountZeroMeansNone() async throws {
-        guard let harness = try await Harness.start() else { return }
+        let harness = try await Harness.start()
         defer { Task { await harness.stop() } }
         try harness.server.replay(Self.volumes, fixture: "googlebooks/volumes_search_intitle_the_stranger_ro_pagecount0.json")
         let results = try await harness.google.search(title: "The Stranger", author: nil, limit: 3)
@@ -114,7 +114,7 @@ import TestSupport
     }
 
     @Test func htmlDescriptionIsCleanedAndYearMonthDateKept() async throws {
-        guard let harness = try await Harness.start() else { return }
+        let harness = try await Harness.start()
         defer { Task { await harness.stop() } }
         // The recorded volume-by-id body, wrapped as a volumes list.
         let volume = try FixtureResponse.fixture("googlebooks/volume_by_id_ySOBzgEACAAJ_publishedDate_yyyy_mm_html_description.json")
@@ -134,7 +134,7 @@ import TestSupport
 
     @Test func apiKeyIsSentButNeverShownAndInvalidKeyIsUnauthorized() async throws {
         let secret = "AIzaTEST-secret-0123456789"
-        guard let harness = try await Harness.start(apiKey: secret) else { return }
+        let harness = try await Harness.start(apiKey: secret)
         defer { Task { await harness.stop() } }
         try harness.server.replay(Self.volumes, fixture: "googlebooks/error_400_api_key_invalid.json", status: 400)
 
@@ -142,16 +142,35 @@ import TestSupport
         #expect(error == .unauthorized)
         #expect(error?.isTransient == false)
         #expect(harness.server.requests.count == 1, "a rejected key is not retried")
-        #expect(harness.server.requests[0].query("key") == secret)
+        // As a header, never in the URL a server could quote back.
+        #expect(harness.server.requests[0].header("X-Goog-Api-Key") == secret)
+        #expect(harness.server.requests[0].query("key") == nil)
         #expect(error.map { String(describing: $0) }?.contains(secret) == false)
         #expect(!harness.log.lines.isEmpty)
         #expect(harness.log.lines.allSatisfy { !$0.contains(secret) })
-        #expect(harness.log.lines[0].contains("key=REDACTED"))
         #expect(!String(describing: harness.settings).contains(secret))
     }
 
+    /// A server quoting the request back (query, headers) in an error message: the key
+    /// leaves in no encoding.
+    @Test func aServerQuotingTheKeyBackNeverLeaksIt() async throws {
+        let secret = "AIza+CANARY/x=y&z%41"
+        let harness = try await Harness.start(retries: 0, apiKey: secret)
+        defer { Task { await harness.stop() } }
+        harness.server.route(Self.volumes) { request in
+            let echoed = "q=\(request.rawQuery) key=AIza%2BCANARY/x%3Dy%26z%2541 header=\(request.header("X-Goog-Api-Key") ?? "")"
+            return .json(#"{"error": {"code": 400, "message": "Invalid request: \#(echoed)", "errors": [{"reason": "invalid"}]}}"#,
+                         status: 400)
+        }
+        let error = try #require(await sourceError { _ = try await harness.google.edition(isbn: isbn("9781761186769")) })
+        let text = String(describing: error)
+        #expect(text.contains("REDACTED"))
+        #expect(!text.contains("CANARY"), "\(text)")
+        #expect(harness.log.lines.allSatisfy { !$0.contains("CANARY") })
+    }
+
     @Test func dailyQuotaIsTransientAndRetriedOnlyUpToTheLimit() async throws {
-        guard let harness = try await Harness.start(retries: 2) else { return }
+        let harness = try await Harness.start(retries: 2)
         defer { Task { await harness.stop() } }
         try harness.server.replay(Self.volumes, fixture: "googlebooks/error_429_quota_exceeded_per_day.json", status: 429)
 
@@ -163,7 +182,7 @@ import TestSupport
     }
 
     @Test func forbiddenWithQuotaReasonIsQuota() async throws {
-        guard let harness = try await Harness.start(retries: 0) else { return }
+        let harness = try await Harness.start(retries: 0)
         defer { Task { await harness.stop() } }
         let body = #"{"error":{"code":403,"message":"Daily Limit Exceeded","errors":[{"domain":"usageLimits","reason":"dailyLimitExceeded"}]}}"#
         harness.server.route(Self.volumes, response: .json(body, status: 403))
@@ -172,7 +191,7 @@ import TestSupport
     }
 
     @Test func plainTooManyRequestsWaitsForRetryAfterDate() async throws {
-        guard let harness = try await Harness.start(retries: 1) else { return }
+        let harness = try await Harness.start(retries: 1)
         defer { Task { await harness.stop() } }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
@@ -193,7 +212,7 @@ import TestSupport
     }
 
     @Test func unknownLocationIsPermanentAndNotRetried() async throws {
-        guard let harness = try await Harness.start(retries: 2) else { return }
+        let harness = try await Harness.start(retries: 2)
         defer { Task { await harness.stop() } }
         try harness.server.replay(Self.volumes, fixture: "googlebooks/error_403_unknown_location.json", status: 403)
         let error = try #require(await sourceError { _ = try await harness.google.edition(isbn: isbn("9781761186769")) })
@@ -207,7 +226,7 @@ import TestSupport
     }
 
     @Test func serverErrorThenSuccessIsRetriedWithBackOff() async throws {
-        guard let harness = try await Harness.start(retries: 2) else { return }
+        let harness = try await Harness.start(retries: 2)
         defer { Task { await harness.stop() } }
         harness.server.route(Self.volumes, responses: [
             try .fixture("googlebooks/error_503_backend_failed.json", status: 503),
@@ -223,7 +242,7 @@ import TestSupport
     }
 
     @Test func serverErrorThatPersistsIsReportedAsServerError() async throws {
-        guard let harness = try await Harness.start(retries: 1) else { return }
+        let harness = try await Harness.start(retries: 1)
         defer { Task { await harness.stop() } }
         try harness.server.replay(Self.volumes, fixture: "googlebooks/error_503_backend_failed.json", status: 503)
         let error = await sourceError { _ = try await harness.google.edition(isbn: isbn("9781250313188")) }
@@ -233,7 +252,7 @@ import TestSupport
     }
 
     @Test func malformedJSONIsABadResponse() async throws {
-        guard let harness = try await Harness.start() else { return }
+        let harness = try await Harness.start()
         defer { Task { await harness.stop() } }
         harness.server.route(Self.volumes, response: .json(#"{"kind":"books#volumes","totalItems":1,"items":[{"volumeInfo":"#))
         let error = try #require(await sourceError { _ = try await harness.google.edition(isbn: isbn("9781250313188")) })

@@ -6,18 +6,19 @@ import Testing
 import TestSupport
 
 @Suite struct HTTPClientTests {
-    @Test func serverThatNeverAnswersTimesOutAndIsRetried() async throws {
-        guard let harness = try await Harness.start(retries: 1, timeout: 0.3) else { return }
+    /// Not retried at once: the lookup's breaker queues the book and `pending retry` asks later.
+    @Test func serverThatNeverAnswersTimesOutAndIsNotRetriedAtOnce() async throws {
+        let harness = try await Harness.start(retries: 1, timeout: 0.3)
         defer { Task { await harness.stop() } }
         harness.server.neverAnswer("/books/v1/volumes")
         let error = await sourceError { _ = try await harness.google.edition(isbn: isbn("9781761186769")) }
         #expect(error == .timeout)
         #expect(error?.isTransient == true)
-        #expect(harness.server.requests.count == 2)
+        #expect(harness.server.requests.count == 1)
     }
 
     @Test func serverDownIsATransientNetworkError() async throws {
-        guard let harness = try await Harness.start(retries: 1) else { return }
+        let harness = try await Harness.start(retries: 1)
         await harness.server.stop()
         let error = try #require(await sourceError { _ = try await harness.openLibrary.edition(isbn: isbn("9780060273224")) })
         guard case .network(let reason) = error else {
@@ -25,8 +26,8 @@ import TestSupport
             return
         }
         #expect(reason.contains("127.0.0.1"))
-        #expect(error.isTransient)
-        #expect(harness.clock.sleeps.count == 1, "retried once")
+        #expect(error.isTransient && error.isConnectionLevel)
+        #expect(harness.clock.sleeps.isEmpty, "no connection at all is not retried at once")
     }
 
     @Test func requestsInFlightAreBounded() async throws {
@@ -48,6 +49,41 @@ import TestSupport
         }
         #expect(await gauge.peak == 2)
         #expect(server.requests.count == 6)
+    }
+
+    @Test func aLongRetryAfterIsNotWaitedFor() async throws {
+        let harness = try await Harness.start(retries: 2)
+        defer { Task { await harness.stop() } }
+        harness.server.route("/books/v1/volumes", response: FixtureResponse(status: 429, headers: ["Retry-After": "3600"]))
+        let error = await sourceError { _ = try await harness.google.edition(isbn: isbn("9781761186769")) }
+        #expect(error == .rateLimited(retryAfter: 3600))
+        #expect(harness.server.requests.count == 1)
+        #expect(harness.clock.sleeps.isEmpty, "a scan must not wait an hour: the book is queued")
+    }
+
+    @Test func aResponseOverTheSizeLimitIsRefused() async throws {
+        let harness = try await Harness.start(retries: 0)
+        defer { Task { await harness.stop() } }
+        let huge = String(repeating: "x", count: 5 << 20)
+        harness.server.route("/books/v1/volumes", response: .json(
+            #"{"totalItems": 1, "items": [{"volumeInfo": {"title": "Big", "description": "\#(huge)"}}]}"#))
+        let error = await sourceError { _ = try await harness.google.edition(isbn: isbn("9781761186769")) }
+        guard case .badResponse(let reason)? = error else { Issue.record("expected badResponse, got \(String(describing: error))"); return }
+        #expect(reason.contains("over the 4194304-byte limit"))
+    }
+
+    @Test func secretsAreRedactedInEveryEncoding() {
+        let secret = "AIza+CANARY/x=y&z%41"
+        let redaction = SecretRedaction(secret: secret)
+        let quoted = [
+            "key=AIza%2BCANARY/x%3Dy%26z%2541", "key=AIza%2bCANARY%2fx%3dy%26z%2541", secret,
+            "AIza%2BCANARY%2Fx%3Dy%26z%2541", "AIza%252BCANARY%252Fx%253Dy%2526z%252541", #"AIza+CANARY\/x=y&z%41"#,
+        ]
+        for text in quoted {
+            let shown = redaction.redact("bad request: \(text) (quoted)")
+            #expect(!shown.contains("CANARY"), "\(text) -> \(shown)")
+            #expect(shown.contains("REDACTED"))
+        }
     }
 
     @Test func retryAfterAcceptsSecondsAndHTTPDates() {

@@ -39,14 +39,11 @@ struct Harness: Sendable {
     let log = LogCapture()
     var settings: RapidScanSettings
 
-    /// nil (and the reason printed) when `../shared` is missing.
+    /// Cancels the test (reported as skipped) when `../shared` is missing.
     static func start(
         retries: Int = 2, timeout: TimeInterval = 5, apiKey: String? = nil, contact: String? = "you@example.com"
-    ) async throws -> Harness? {
-        guard SharedFiles.sharedRoot != nil else {
-            print(SharedFiles.missingMessage)
-            return nil
-        }
+    ) async throws -> Harness {
+        try SharedFiles.requireShared()
         let server = FixtureServer()
         try await server.start()
         var environment = server.sourcesEnvironment(retries: retries, timeout: timeout, contact: contact)

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// Locates the project root and the `../shared` folder beside it (fixtures, real photos).
 public enum SharedFiles {
@@ -19,6 +20,27 @@ public enum SharedFiles {
     /// Message printed by tests that skip because `../shared` is absent.
     public static let missingMessage =
         "../shared is not beside this clone: tests that read shared fixtures and photos are skipped"
+
+    /// Ends the calling test as *skipped* (Swift Testing's `Test.cancel`) when `../shared`
+    /// is missing, so a test that did not run is never counted as passed. Under CI (`CI`
+    /// set) a missing `../shared` is a failure instead: CI must run every test.
+    public static func requireShared() throws {
+        guard sharedRoot == nil else { return }
+        if let ci = ProcessInfo.processInfo.environment["CI"], !ci.isEmpty, ci != "0", ci != "false" {
+            throw MissingUnderCI()
+        }
+        try Test.cancel(Comment(rawValue: missingMessage))
+    }
+
+    /// `images/relative`, or the test skipped as `requireShared` says.
+    public static func requireImage(_ relative: String) throws -> URL {
+        try requireShared()
+        return image(relative)!
+    }
+
+    public struct MissingUnderCI: Error, CustomStringConvertible {
+        public var description: String { "CI is set but ../shared is missing: every test must run under CI" }
+    }
 
     public static func fixture(_ relative: String) -> URL? {
         sharedRoot?.appendingPathComponent("fixtures").appendingPathComponent(relative)
