@@ -31,9 +31,15 @@ public struct FileScanResult: Sendable, Hashable {
     public var warnings: [String]
     /// Which attempt read the codes ("1/4 scale", "sharpened"…); nil when none did.
     public var attempt: String?
+    /// Places where different valid codes were read and none won: reported as nothing.
+    public var ambiguities: Int
+    /// Valid codes read once by too few scan lines and never confirmed: reported as nothing.
+    public var unconfirmed: Int
 
     public init(codes: [Detection], rejected: [Detection], imageWidth: Int, imageHeight: Int,
-                warnings: [String] = [], attempt: String? = nil) {
+                warnings: [String] = [], attempt: String? = nil, ambiguities: Int = 0, unconfirmed: Int = 0) {
+        self.ambiguities = ambiguities
+        self.unconfirmed = unconfirmed
         self.codes = codes
         self.rejected = rejected
         self.imageWidth = imageWidth
@@ -79,8 +85,13 @@ public final class FileScanner {
         var attempts = AttemptLog(reader: reader)
         // Reduced first pass (already reduced by libjpeg for JPEGs).
         let first = loaded.image.downscaled(by: firstScale / decodedScale)
-        if attempts.run(first, scale: firstScale, label: firstScale == 1 ? "full size" : "1/\(firstScale) scale") {
+        var sources: [(image: GrayImage, scale: Int)] = [(first, firstScale)]
+        func finish(_ attempts: inout AttemptLog) -> FileScanResult {
+            attempts.confirm(using: sources)
             return attempts.result(for: loaded)
+        }
+        if attempts.run(first, scale: firstScale, label: firstScale == 1 ? "full size" : "1/\(firstScale) scale") {
+            return finish(&attempts)
         }
         // Finer scales, down to the pixels in the file.
         if firstScale > 1 {
@@ -93,13 +104,14 @@ public final class FileScanner {
                 attempts.warnings += reloaded?.warnings ?? []
             }
             if let full {
+                sources.append((full, 1))
                 if firstScale == 4, attempts.run(full.downscaled(by: 2), scale: 2, label: "1/2 scale") {
-                    return attempts.result(for: loaded)
+                    return finish(&attempts)
                 }
-                if attempts.run(full, scale: 1, label: "full size") { return attempts.result(for: loaded) }
+                if attempts.run(full, scale: 1, label: "full size") { return finish(&attempts) }
             }
         }
-        guard options.thorough else { return attempts.result(for: loaded) }
+        guard options.thorough else { return finish(&attempts) }
         // Tricks, on an image small enough for them to stay cheap.
         var base = first, baseScale = firstScale
         while base.width * base.height > Self.trickPixelLimit {
@@ -121,7 +133,7 @@ public final class FileScanner {
                 break
             }
         }
-        return attempts.result(for: loaded)
+        return finish(&attempts)
     }
 
     /// The DCT/box scale (1, 2 or 4) whose image still has a long side of `firstPassLongSide`.
@@ -133,12 +145,12 @@ public final class FileScanner {
 /// Detections gathered over the attempts on one file, in the file's pixel coordinates.
 private struct AttemptLog {
     let reader: BarcodeReader
-    var codes: [Detection] = []
+    var agreement = Agreement()
     var rejected: [Detection] = []
     var warnings: [String] = []
     var successfulAttempt: String?
 
-    /// Scans one variant; true once a valid code has been read.
+    /// Scans one variant; true once a confirmed, uncontradicted code stands.
     /// `keepRejected: false` for doctored images, where a symbol that fails validation (an
     /// add-on alone, most often) is far more likely noise than print.
     mutating func run(_ image: GrayImage, scale: Int, label: String, density: Int = 1,
@@ -147,16 +159,68 @@ private struct AttemptLog {
         for var detection in reader.scan(image) {
             detection.bounds = detection.bounds.scaled(by: scale)
             if detection.isValid {
-                if !codes.contains(where: { $0.identity == detection.identity }) { codes.append(detection) }
+                agreement.record(detection, attempt: label)
             } else if keepRejected, !rejected.contains(where: { $0.identity == detection.identity }) {
                 rejected.append(detection)
             }
         }
-        if !codes.isEmpty, successfulAttempt == nil { successfulAttempt = label }
-        return !codes.isEmpty
+        let found = !agreement.verdict.codes.isEmpty
+        if found, successfulAttempt == nil { successfulAttempt = label }
+        return found
     }
 
+    /// Codes read once by few scan lines get a second look at their region, in other
+    /// forms than the one that read them (finest image, doubled, sharpened): a printed code
+    /// reads again, a misread seldom repeats. Contradictions get the same look, so the
+    /// stronger reading can win. Bounded: a few regions, three small crops each.
+    mutating func confirm(using sources: [(image: GrayImage, scale: Int)]) {
+        guard let (image, scale) = sources.min(by: { $0.scale < $1.scale }) else { return }
+        let verdict = agreement.verdict
+        guard verdict.unconfirmed > 0 || verdict.ambiguities > 0 else { return }
+        if reader.density != 1 { try? reader.setDensity(1) }
+        let doubtful = agreement.sightings.filter { !$0.isConfirmed }.prefix(Self.maximumRegions)
+        for sighting in doubtful {
+            let box = sighting.detection.bounds
+            // zbar's box covers only the lines that decoded: grow it to the whole code.
+            let reach = max(box.width, box.height, 48 * scale)
+            let region = BoundingBox(x: (box.x - reach) / scale, y: (box.y - reach) / scale,
+                                     width: (box.width + 2 * reach) / scale, height: (box.height + 2 * reach) / scale)
+            guard let crop = image.cropped(to: region) else { continue }
+            let origin = (x: max(0, region.x) * scale, y: max(0, region.y) * scale)
+            let index = agreement.sightings.firstIndex { $0.detection.identity == sighting.detection.identity }
+            // (label, image, its size relative to the crop as up/down factors)
+            var variants: [(String, () -> GrayImage, up: Int, down: Int)] = [
+                ("region doubled", { crop.upscaled2x() }, 2, 1),
+                ("region sharpened", { (crop.contrastStretched() ?? crop).sharpened() }, 1, 1),
+                ("region smoothed", { crop.boxBlurred() }, 1, 1),
+            ]
+            // Reduced copies average noise away (what read a noisy code in the first place).
+            for factor in [2, 4, 8] where min(crop.width, crop.height) / factor >= Self.minimumRegionSide {
+                variants.append(("region reduced 1/\(factor)", { crop.downscaled(by: factor) }, 1, factor))
+            }
+            for (label, make, up, down) in variants {
+                let variant = make()
+                // Back to the crop's pixels, then to the file's.
+                for var detection in reader.scan(variant) {
+                    let b = detection.bounds
+                    detection.bounds = BoundingBox(x: b.x * down / up, y: b.y * down / up,
+                                                   width: max(1, b.width * down / up),
+                                                   height: max(1, b.height * down / up)).scaled(by: scale)
+                    detection.bounds.x += origin.x
+                    detection.bounds.y += origin.y
+                    if detection.isValid { agreement.record(detection, attempt: label) }
+                }
+                if let index, agreement.sightings[index].isConfirmed { break }
+            }
+        }
+    }
+
+    static let maximumRegions = 3
+    static let minimumRegionSide = 40
+
     func result(for loaded: LoadedImage) -> FileScanResult {
+        let verdict = agreement.verdict
+        let codes = verdict.codes
         // An add-on read alone in one attempt and beside its code in another is no rejection.
         let pairedAddOns = Set(codes.compactMap { $0.addOn.map { "\($0.symbology.rawValue):\($0.text)" } })
         // zbar's order is not stable between scans; position is.
@@ -164,7 +228,8 @@ private struct AttemptLog {
         return FileScanResult(
             codes: ordered, rejected: rejected.filter { !pairedAddOns.contains($0.identity) },
             imageWidth: loaded.originalWidth, imageHeight: loaded.originalHeight,
-            warnings: loaded.warnings + warnings, attempt: successfulAttempt)
+            warnings: loaded.warnings + warnings, attempt: successfulAttempt,
+            ambiguities: verdict.ambiguities, unconfirmed: verdict.unconfirmed)
     }
 }
 

@@ -54,11 +54,17 @@ public enum ImageLoader {
         case .decodable(.png):
             return try native(NativeCodecs.decodePNG(bytes, maxPixels: options.maxPixels), format: .png, name: name, options: options)
         case .decodable(.jpeg):
-            return try native(NativeCodecs.decodeJPEG(bytes, scale: options.jpegScale,
-                                                      minimumLongSide: options.jpegMinimumLongSide,
-                                                      targetPixels: options.jpegTargetPixels,
-                                                      maxPixels: options.maxPixels, fast: options.fastJPEGDecoding),
-                              format: .jpeg, name: name, options: options)
+            // Threads share one decode-memory budget; the codec refuses what no budget could hold.
+            let memory = NativeCodecs.decodeMemory(of: bytes, scale: options.jpegScale,
+                                                   minimumLongSide: options.jpegMinimumLongSide,
+                                                   targetPixels: options.jpegTargetPixels)
+            let decoded = DecodeMemoryBudget.shared.withReservation(memory) {
+                NativeCodecs.decodeJPEG(bytes, scale: options.jpegScale,
+                                        minimumLongSide: options.jpegMinimumLongSide,
+                                        targetPixels: options.jpegTargetPixels,
+                                        maxPixels: options.maxPixels, fast: options.fastJPEGDecoding)
+            }
+            return try native(decoded, format: .jpeg, name: name, options: options)
         case .decodable(let format) where format == .pgm || format == .ppm:
             return try decodeNetpbm(bytes, format: format, name: name, options: options)
         case .decodable:
