@@ -2,19 +2,35 @@ import BookCodes
 import Foundation
 import Imaging
 
+/// How hard to look at an image that does not read at once.
+public enum ScanEffort: String, Sendable, Hashable, CaseIterable {
+    /// Reduced and full-size scans only.
+    case fast
+    /// Then contrast, sharpening and reduced copies (the default).
+    case normal
+    /// Then every scan line of those, and a doubled image for small codes (~2 px per module).
+    case thorough
+}
+
 /// How files are read and how hard to look.
 public struct ScanOptions: Sendable, Hashable {
     /// Images with more stored pixels are refused before decoding (decompression bombs).
     public var maxPixels: Int
     /// Size and layout of headerless frames (.y800, .yuv, .raw…), when such files are scanned.
     public var rawFormat: RawFrameFormat?
-    /// Try image tricks (sharpen, contrast stretch, reduce) when plain scans find nothing.
-    public var thorough: Bool
+    public var effort: ScanEffort
+    /// Try image tricks (sharpen, contrast stretch, reduce) when plain scans find nothing:
+    /// any effort above `.fast`.
+    public var thorough: Bool {
+        get { effort != .fast }
+        set { effort = newValue ? (effort == .fast ? .normal : effort) : .fast }
+    }
 
-    public init(maxPixels: Int = 100_000_000, rawFormat: RawFrameFormat? = nil, thorough: Bool = true) {
+    public init(maxPixels: Int = 100_000_000, rawFormat: RawFrameFormat? = nil, thorough: Bool = true,
+                effort: ScanEffort? = nil) {
         self.maxPixels = maxPixels
         self.rawFormat = rawFormat
-        self.thorough = thorough
+        self.effort = effort ?? (thorough ? .normal : .fast)
     }
 }
 
@@ -125,13 +141,22 @@ public final class FileScanner {
         for factor in [2, 4] where min(base.width, base.height) / factor >= Self.minimumReducedSide {
             tricks.append(("reduced 1/\(factor)", { base.downscaled(by: factor) }, baseScale * factor))
         }
-        for trick in tricks {
-            guard let image = trick.image() else { continue }
-            // Every other scan line halves the cost, and on the real photos it reads one more
-            // code than every line does (other lines fall across the bars).
-            if attempts.run(image, scale: trick.scale, label: trick.label, density: 2, keepRejected: false) {
-                break
+        // Every other scan line halves the cost, and on the real photos it reads one more
+        // code than every line does (other lines fall across the bars); thorough tries both.
+        let densities = options.effort == .thorough ? [2, 1] : [2]
+        for density in densities {
+            for trick in tricks {
+                guard let image = trick.image() else { continue }
+                if attempts.run(image, scale: trick.scale, label: "\(trick.label), density \(density)",
+                                density: density, keepRejected: false) {
+                    return finish(&attempts)
+                }
             }
+        }
+        // Small codes: bars under ~2 px per module get edges zbar can place when doubled;
+        // what this reads still has to be confirmed like any other read.
+        if options.effort == .thorough, baseScale == 1 || base.width * base.height * 4 <= Self.trickPixelLimit * 2 {
+            _ = attempts.run(base.upscaled2x(), scale: baseScale, label: "doubled", keepRejected: false, magnified: true)
         }
         return finish(&attempts)
     }
@@ -154,9 +179,13 @@ private struct AttemptLog {
     /// `keepRejected: false` for doctored images, where a symbol that fails validation (an
     /// add-on alone, most often) is far more likely noise than print.
     mutating func run(_ image: GrayImage, scale: Int, label: String, density: Int = 1,
-                      keepRejected: Bool = true) -> Bool {
+                      keepRejected: Bool = true, magnified: Bool = false) -> Bool {
         if reader.density != density { try? reader.setDensity(density) }
         for var detection in reader.scan(image) {
+            if magnified {
+                let b = detection.bounds
+                detection.bounds = BoundingBox(x: b.x / 2, y: b.y / 2, width: max(1, b.width / 2), height: max(1, b.height / 2))
+            }
             detection.bounds = detection.bounds.scaled(by: scale)
             if detection.isValid {
                 agreement.record(detection, attempt: label)
