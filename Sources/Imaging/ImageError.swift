@@ -44,7 +44,7 @@ public enum ImageError: Error, Sendable, Hashable, CustomStringConvertible {
         case .notAnImage(_, let start):
             "not an image (starts with \(Self.quoted(start)))"
         case .unsupportedFormat(_, let format):
-            "unsupported format \(format) (rapidscan reads PNG, JPEG, PGM/PPM and raw Y800/YUYV frames)"
+            "unsupported format \(format) (rapidscan reads PNG, JPEG, WebP, PGM/PPM and raw Y800/YUYV frames)"
         case .tooLarge(_, let width, let height, let maxPixels):
             "\(width)×\(height) pixels is over the \(Self.megapixels(maxPixels)) limit"
         case .truncated(_, let format, let detail):
