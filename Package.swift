@@ -26,13 +26,15 @@ let package = Package(
         // HTTP: libcurl's blocking easy API on a dedicated thread (waiting costs no CPU).
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .target(name: "CHTTPTransport", dependencies: ["CCurl"]),
+        // WebP (phone apps, browsers): errors come back as values, so Swift calls it directly.
+        .systemLibrary(name: "CWebP", pkgConfig: "libwebp", providers: [.apt(["libwebp-dev"])]),
         // libjpeg/libpng errors are caught with setjmp here, in C, and returned as codes.
         .target(name: "CImageCodecs", dependencies: ["CPNG", "CJPEG"]),
 
         // Pure values: GTIN/EAN/UPC/ISBN.
         .target(name: "BookCodes"),
         // Files -> 8-bit grayscale images.
-        .target(name: "Imaging", dependencies: ["CImageCodecs"]),
+        .target(name: "Imaging", dependencies: ["CImageCodecs", "CWebP"]),
         // zbar behind a safe Swift type; detections validated through BookCodes.
         .target(name: "BarcodeReading", dependencies: ["CZBar", "Imaging", "BookCodes"]),
         // Config file, environment, XDG locations.
@@ -82,7 +84,7 @@ let package = Package(
         .testTarget(name: "BookCodesTests", dependencies: [
             "BookCodes", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
-        .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport"]),
+        .testTarget(name: "ImagingTests", dependencies: ["Imaging", "CWebP", "TestSupport"]),
         .testTarget(name: "BarcodeReadingTests", dependencies: ["BarcodeReading", "Imaging", "BookCodes", "TestSupport"]),
         .testTarget(name: "CatalogueTests", dependencies: [
             "Catalogue", "BookCodes", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),

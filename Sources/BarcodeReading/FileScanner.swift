@@ -2,19 +2,35 @@ import BookCodes
 import Foundation
 import Imaging
 
+/// How hard to look at an image that does not read at once.
+public enum ScanEffort: String, Sendable, Hashable, CaseIterable {
+    /// Reduced and full-size scans only.
+    case fast
+    /// Then contrast, sharpening and reduced copies (the default).
+    case normal
+    /// Then every scan line of those, and a doubled image for small codes (~2 px per module).
+    case thorough
+}
+
 /// How files are read and how hard to look.
 public struct ScanOptions: Sendable, Hashable {
     /// Images with more stored pixels are refused before decoding (decompression bombs).
     public var maxPixels: Int
     /// Size and layout of headerless frames (.y800, .yuv, .raw…), when such files are scanned.
     public var rawFormat: RawFrameFormat?
-    /// Try image tricks (sharpen, contrast stretch, reduce) when plain scans find nothing.
-    public var thorough: Bool
+    public var effort: ScanEffort
+    /// Try image tricks (sharpen, contrast stretch, reduce) when plain scans find nothing:
+    /// any effort above `.fast`.
+    public var thorough: Bool {
+        get { effort != .fast }
+        set { effort = newValue ? (effort == .fast ? .normal : effort) : .fast }
+    }
 
-    public init(maxPixels: Int = 100_000_000, rawFormat: RawFrameFormat? = nil, thorough: Bool = true) {
+    public init(maxPixels: Int = 100_000_000, rawFormat: RawFrameFormat? = nil, thorough: Bool = true,
+                effort: ScanEffort? = nil) {
         self.maxPixels = maxPixels
         self.rawFormat = rawFormat
-        self.thorough = thorough
+        self.effort = effort ?? (thorough ? .normal : .fast)
     }
 }
 
@@ -31,9 +47,15 @@ public struct FileScanResult: Sendable, Hashable {
     public var warnings: [String]
     /// Which attempt read the codes ("1/4 scale", "sharpened"…); nil when none did.
     public var attempt: String?
+    /// Places where different valid codes were read and none won: reported as nothing.
+    public var ambiguities: Int
+    /// Valid codes read once by too few scan lines and never confirmed: reported as nothing.
+    public var unconfirmed: Int
 
     public init(codes: [Detection], rejected: [Detection], imageWidth: Int, imageHeight: Int,
-                warnings: [String] = [], attempt: String? = nil) {
+                warnings: [String] = [], attempt: String? = nil, ambiguities: Int = 0, unconfirmed: Int = 0) {
+        self.ambiguities = ambiguities
+        self.unconfirmed = unconfirmed
         self.codes = codes
         self.rejected = rejected
         self.imageWidth = imageWidth
@@ -79,8 +101,13 @@ public final class FileScanner {
         var attempts = AttemptLog(reader: reader)
         // Reduced first pass (already reduced by libjpeg for JPEGs).
         let first = loaded.image.downscaled(by: firstScale / decodedScale)
-        if attempts.run(first, scale: firstScale, label: firstScale == 1 ? "full size" : "1/\(firstScale) scale") {
+        var sources: [(image: GrayImage, scale: Int)] = [(first, firstScale)]
+        func finish(_ attempts: inout AttemptLog) -> FileScanResult {
+            attempts.confirm(using: sources)
             return attempts.result(for: loaded)
+        }
+        if attempts.run(first, scale: firstScale, label: firstScale == 1 ? "full size" : "1/\(firstScale) scale") {
+            return finish(&attempts)
         }
         // Finer scales, down to the pixels in the file.
         if firstScale > 1 {
@@ -93,13 +120,14 @@ public final class FileScanner {
                 attempts.warnings += reloaded?.warnings ?? []
             }
             if let full {
+                sources.append((full, 1))
                 if firstScale == 4, attempts.run(full.downscaled(by: 2), scale: 2, label: "1/2 scale") {
-                    return attempts.result(for: loaded)
+                    return finish(&attempts)
                 }
-                if attempts.run(full, scale: 1, label: "full size") { return attempts.result(for: loaded) }
+                if attempts.run(full, scale: 1, label: "full size") { return finish(&attempts) }
             }
         }
-        guard options.thorough else { return attempts.result(for: loaded) }
+        guard options.thorough else { return finish(&attempts) }
         // Tricks, on an image small enough for them to stay cheap.
         var base = first, baseScale = firstScale
         while base.width * base.height > Self.trickPixelLimit {
@@ -113,15 +141,24 @@ public final class FileScanner {
         for factor in [2, 4] where min(base.width, base.height) / factor >= Self.minimumReducedSide {
             tricks.append(("reduced 1/\(factor)", { base.downscaled(by: factor) }, baseScale * factor))
         }
-        for trick in tricks {
-            guard let image = trick.image() else { continue }
-            // Every other scan line halves the cost, and on the real photos it reads one more
-            // code than every line does (other lines fall across the bars).
-            if attempts.run(image, scale: trick.scale, label: trick.label, density: 2, keepRejected: false) {
-                break
+        // Every other scan line halves the cost, and on the real photos it reads one more
+        // code than every line does (other lines fall across the bars); thorough tries both.
+        let densities = options.effort == .thorough ? [2, 1] : [2]
+        for density in densities {
+            for trick in tricks {
+                guard let image = trick.image() else { continue }
+                if attempts.run(image, scale: trick.scale, label: "\(trick.label), density \(density)",
+                                density: density, keepRejected: false) {
+                    return finish(&attempts)
+                }
             }
         }
-        return attempts.result(for: loaded)
+        // Small codes: bars under ~2 px per module get edges zbar can place when doubled;
+        // what this reads still has to be confirmed like any other read.
+        if options.effort == .thorough, baseScale == 1 || base.width * base.height * 4 <= Self.trickPixelLimit * 2 {
+            _ = attempts.run(base.upscaled2x(), scale: baseScale, label: "doubled", keepRejected: false, magnified: true)
+        }
+        return finish(&attempts)
     }
 
     /// The DCT/box scale (1, 2 or 4) whose image still has a long side of `firstPassLongSide`.
@@ -133,30 +170,86 @@ public final class FileScanner {
 /// Detections gathered over the attempts on one file, in the file's pixel coordinates.
 private struct AttemptLog {
     let reader: BarcodeReader
-    var codes: [Detection] = []
+    var agreement = Agreement()
     var rejected: [Detection] = []
     var warnings: [String] = []
     var successfulAttempt: String?
 
-    /// Scans one variant; true once a valid code has been read.
+    /// Scans one variant; true once a confirmed, uncontradicted code stands.
     /// `keepRejected: false` for doctored images, where a symbol that fails validation (an
     /// add-on alone, most often) is far more likely noise than print.
     mutating func run(_ image: GrayImage, scale: Int, label: String, density: Int = 1,
-                      keepRejected: Bool = true) -> Bool {
+                      keepRejected: Bool = true, magnified: Bool = false) -> Bool {
         if reader.density != density { try? reader.setDensity(density) }
         for var detection in reader.scan(image) {
+            if magnified {
+                let b = detection.bounds
+                detection.bounds = BoundingBox(x: b.x / 2, y: b.y / 2, width: max(1, b.width / 2), height: max(1, b.height / 2))
+            }
             detection.bounds = detection.bounds.scaled(by: scale)
             if detection.isValid {
-                if !codes.contains(where: { $0.identity == detection.identity }) { codes.append(detection) }
+                agreement.record(detection, attempt: label)
             } else if keepRejected, !rejected.contains(where: { $0.identity == detection.identity }) {
                 rejected.append(detection)
             }
         }
-        if !codes.isEmpty, successfulAttempt == nil { successfulAttempt = label }
-        return !codes.isEmpty
+        let found = !agreement.verdict.codes.isEmpty
+        if found, successfulAttempt == nil { successfulAttempt = label }
+        return found
     }
 
+    /// Codes read once by few scan lines get a second look at their region, in other
+    /// forms than the one that read them (finest image, doubled, sharpened): a printed code
+    /// reads again, a misread seldom repeats. Contradictions get the same look, so the
+    /// stronger reading can win. Bounded: a few regions, three small crops each.
+    mutating func confirm(using sources: [(image: GrayImage, scale: Int)]) {
+        guard let (image, scale) = sources.min(by: { $0.scale < $1.scale }) else { return }
+        let verdict = agreement.verdict
+        guard verdict.unconfirmed > 0 || verdict.ambiguities > 0 else { return }
+        if reader.density != 1 { try? reader.setDensity(1) }
+        let doubtful = agreement.sightings.filter { !$0.isConfirmed }.prefix(Self.maximumRegions)
+        for sighting in doubtful {
+            let box = sighting.detection.bounds
+            // zbar's box covers only the lines that decoded: grow it to the whole code.
+            let reach = max(box.width, box.height, 48 * scale)
+            let region = BoundingBox(x: (box.x - reach) / scale, y: (box.y - reach) / scale,
+                                     width: (box.width + 2 * reach) / scale, height: (box.height + 2 * reach) / scale)
+            guard let crop = image.cropped(to: region) else { continue }
+            let origin = (x: max(0, region.x) * scale, y: max(0, region.y) * scale)
+            let index = agreement.sightings.firstIndex { $0.detection.identity == sighting.detection.identity }
+            // (label, image, its size relative to the crop as up/down factors)
+            var variants: [(String, () -> GrayImage, up: Int, down: Int)] = [
+                ("region doubled", { crop.upscaled2x() }, 2, 1),
+                ("region sharpened", { (crop.contrastStretched() ?? crop).sharpened() }, 1, 1),
+                ("region smoothed", { crop.boxBlurred() }, 1, 1),
+            ]
+            // Reduced copies average noise away (what read a noisy code in the first place).
+            for factor in [2, 4, 8] where min(crop.width, crop.height) / factor >= Self.minimumRegionSide {
+                variants.append(("region reduced 1/\(factor)", { crop.downscaled(by: factor) }, 1, factor))
+            }
+            for (label, make, up, down) in variants {
+                let variant = make()
+                // Back to the crop's pixels, then to the file's.
+                for var detection in reader.scan(variant) {
+                    let b = detection.bounds
+                    detection.bounds = BoundingBox(x: b.x * down / up, y: b.y * down / up,
+                                                   width: max(1, b.width * down / up),
+                                                   height: max(1, b.height * down / up)).scaled(by: scale)
+                    detection.bounds.x += origin.x
+                    detection.bounds.y += origin.y
+                    if detection.isValid { agreement.record(detection, attempt: label) }
+                }
+                if let index, agreement.sightings[index].isConfirmed { break }
+            }
+        }
+    }
+
+    static let maximumRegions = 3
+    static let minimumRegionSide = 40
+
     func result(for loaded: LoadedImage) -> FileScanResult {
+        let verdict = agreement.verdict
+        let codes = verdict.codes
         // An add-on read alone in one attempt and beside its code in another is no rejection.
         let pairedAddOns = Set(codes.compactMap { $0.addOn.map { "\($0.symbology.rawValue):\($0.text)" } })
         // zbar's order is not stable between scans; position is.
@@ -164,7 +257,8 @@ private struct AttemptLog {
         return FileScanResult(
             codes: ordered, rejected: rejected.filter { !pairedAddOns.contains($0.identity) },
             imageWidth: loaded.originalWidth, imageHeight: loaded.originalHeight,
-            warnings: loaded.warnings + warnings, attempt: successfulAttempt)
+            warnings: loaded.warnings + warnings, attempt: successfulAttempt,
+            ambiguities: verdict.ambiguities, unconfirmed: verdict.unconfirmed)
     }
 }
 

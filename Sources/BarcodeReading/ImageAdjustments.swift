@@ -64,3 +64,35 @@ extension GrayImage {
         return GrayImage(width: width, height: height, pixels: output)
     }
 }
+
+extension GrayImage {
+    /// The pixels inside `box`, clipped to the image; nil when nothing is left.
+    func cropped(to box: BoundingBox) -> GrayImage? {
+        let x0 = max(0, box.x), y0 = max(0, box.y)
+        let x1 = min(width, box.maxX), y1 = min(height, box.maxY)
+        guard x1 > x0, y1 > y0 else { return nil }
+        var out = [UInt8]()
+        out.reserveCapacity((x1 - x0) * (y1 - y0))
+        for y in y0..<y1 { out += pixels[(y * width + x0)..<(y * width + x1)] }
+        return GrayImage(width: x1 - x0, height: y1 - y0, pixels: out)
+    }
+
+    /// Twice the size, bilinear: thin bars (under ~2 px per module) get edges zbar can place.
+    func upscaled2x() -> GrayImage {
+        let w = width * 2, h = height * 2
+        var out = [UInt8](repeating: 0, count: w * h)
+        pixels.withUnsafeBufferPointer { src in
+            for y in 0..<h {
+                // Centre-aligned sample positions, in quarter pixels.
+                let sy = max(0, y * 2 - 1), y0 = min(height - 1, sy / 4), y1 = min(height - 1, y0 + 1), fy = sy % 4
+                for x in 0..<w {
+                    let sx = max(0, x * 2 - 1), x0 = min(width - 1, sx / 4), x1 = min(width - 1, x0 + 1), fx = sx % 4
+                    let top = Int(src[y0 * width + x0]) * (4 - fx) + Int(src[y0 * width + x1]) * fx
+                    let bottom = Int(src[y1 * width + x0]) * (4 - fx) + Int(src[y1 * width + x1]) * fx
+                    out[y * w + x] = UInt8((top * (4 - fy) + bottom * fy + 8) / 16)
+                }
+            }
+        }
+        return GrayImage(width: w, height: h, pixels: out)
+    }
+}

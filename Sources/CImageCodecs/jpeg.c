@@ -22,7 +22,7 @@ static void rs_jpeg_error_exit(j_common_ptr cinfo) {
     rs_jpeg_error *error = (rs_jpeg_error *)cinfo->err;
     char text[JMSG_LENGTH_MAX];
     (*cinfo->err->format_message)(cinfo, text);
-    rs_copy_message(error->message, RS_MESSAGE_CAPACITY, text);
+    if (error->message) rs_copy_message(error->message, RS_MESSAGE_CAPACITY, text);
     longjmp(error->jump, 1);
 }
 
@@ -79,6 +79,66 @@ static void rs_cmyk_row_to_gray(const unsigned char *cmyk, unsigned char *gray, 
     }
 }
 
+// The DCT scale rs_jpeg_decode uses: `denominator`, finer while the long side would fall
+// under min_output_long_side, coarser while the output is over max_output_pixels.
+static int rs_jpeg_choose_scale(const struct jpeg_decompress_struct *cinfo,
+                                const rs_jpeg_decode_options *options, int denominator) {
+    // Floor division: the caller states a size the image must reach, not libjpeg's rounding.
+    unsigned long long long_side = cinfo->image_width > cinfo->image_height ? cinfo->image_width : cinfo->image_height;
+    while (options->min_output_long_side > 0 && denominator > 1 &&
+           long_side / (unsigned long long)denominator < (unsigned long long)options->min_output_long_side)
+        denominator /= 2;
+    // Ceiling division, as libjpeg sizes scaled output.
+    while (options->max_output_pixels > 0 && denominator < 8 &&
+           (unsigned long long)((cinfo->image_width + denominator - 1) / denominator) *
+                   ((cinfo->image_height + denominator - 1) / denominator) > options->max_output_pixels)
+        denominator *= 2;
+    return denominator;
+}
+
+// Output pixels at the scale, plus, for a progressive file, the coefficient buffer libjpeg
+// keeps for the whole image (64 two-byte coefficients per 8×8 block of every component,
+// whatever the output scale).
+static unsigned long long rs_jpeg_memory_needed(const struct jpeg_decompress_struct *cinfo, int denominator) {
+    unsigned long long width = (cinfo->image_width + denominator - 1) / denominator;
+    unsigned long long height = (cinfo->image_height + denominator - 1) / denominator;
+    unsigned long long needed = width * height;
+    if (cinfo->progressive_mode) {
+        for (int c = 0; c < cinfo->num_components; c++) {
+            const jpeg_component_info *component = &cinfo->comp_info[c];
+            needed += (unsigned long long)component->width_in_blocks * component->height_in_blocks
+                      * DCTSIZE2 * sizeof(JCOEF);
+        }
+    }
+    return needed;
+}
+
+static unsigned long long rs_jpeg_memory_allowed(size_t size, const rs_jpeg_decode_options *options) {
+    unsigned long long floor = options->memory_floor ? options->memory_floor : RS_JPEG_MEMORY_FLOOR;
+    unsigned long long plausible = (unsigned long long)size * RS_JPEG_BYTES_PER_FILE_BYTE;
+    return plausible > floor ? plausible : floor;
+}
+
+unsigned long long rs_jpeg_decode_memory(const unsigned char *data, size_t size,
+                                         const rs_jpeg_decode_options *options) {
+    struct jpeg_decompress_struct cinfo;
+    rs_jpeg_error error;
+    rs_jpeg_install_error(&error, NULL, NULL, NULL);
+    cinfo.err = &error.manager;
+    if (setjmp(error.jump)) {
+        jpeg_destroy_decompress(&cinfo);
+        return 0;
+    }
+    jpeg_create_decompress(&cinfo);
+    jpeg_mem_src(&cinfo, data, (unsigned long)size);
+    jpeg_read_header(&cinfo, TRUE);
+    int denominator = options->scale_denominator;
+    if (denominator != 1 && denominator != 2 && denominator != 4 && denominator != 8) denominator = 1;
+    unsigned long long needed = rs_jpeg_memory_needed(&cinfo, rs_jpeg_choose_scale(&cinfo, options, denominator));
+    jpeg_destroy_decompress(&cinfo);
+    return needed;
+}
+
 rs_status rs_jpeg_decode(const unsigned char *data, size_t size,
                          const rs_jpeg_decode_options *options, rs_gray_image *out) {
     memset(out, 0, sizeof *out);
@@ -112,19 +172,23 @@ rs_status rs_jpeg_decode(const unsigned char *data, size_t size,
         jpeg_destroy_decompress(&cinfo);
         return RS_ERROR_TOO_LARGE;
     }
+    denominator = rs_jpeg_choose_scale(&cinfo, options, denominator);
+    out->scale_denominator = denominator;
+    unsigned long long needed = rs_jpeg_memory_needed(&cinfo, denominator);
+    unsigned long long allowed = rs_jpeg_memory_allowed(size, options);
+    if (needed > allowed) {
+        jpeg_destroy_decompress(&cinfo);
+        snprintf(out->message, RS_MESSAGE_CAPACITY,
+                 "%s %u×%u needs %llu MB to decode, implausible for a %zu-byte file",
+                 cinfo.progressive_mode ? "progressive" : "baseline", cinfo.image_width,
+                 cinfo.image_height, needed >> 20, size);
+        return RS_ERROR_IMPLAUSIBLE;
+    }
+    // libjpeg's own allocator refuses anything beyond (no backing store): the estimate
+    // above cannot be outgrown by a file that lies about its structure later on.
+    cinfo.mem->max_memory_to_use = (long)(allowed + (8ULL << 20));
     int cmyk = cinfo.jpeg_color_space == JCS_CMYK || cinfo.jpeg_color_space == JCS_YCCK;
     cinfo.out_color_space = cmyk ? JCS_CMYK : JCS_GRAYSCALE;
-    // Floor division: the caller states a size the image must reach, not libjpeg's rounding.
-    unsigned long long long_side = cinfo.image_width > cinfo.image_height ? cinfo.image_width : cinfo.image_height;
-    while (options->min_output_long_side > 0 && denominator > 1 &&
-           long_side / (unsigned long long)denominator < (unsigned long long)options->min_output_long_side)
-        denominator /= 2;
-    // Ceiling division, as libjpeg sizes scaled output.
-    while (options->max_output_pixels > 0 && denominator < 8 &&
-           (unsigned long long)((cinfo.image_width + denominator - 1) / denominator) *
-                   ((cinfo.image_height + denominator - 1) / denominator) > options->max_output_pixels)
-        denominator *= 2;
-    out->scale_denominator = denominator;
     cinfo.scale_num = 1;
     cinfo.scale_denom = (unsigned)denominator;
     if (options->fast) {

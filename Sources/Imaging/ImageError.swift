@@ -17,6 +17,9 @@ public enum ImageError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A raw frame file (by extension) but no `rawFormat` to read it with.
     case rawFormatMissing(file: String)
     case outOfMemory(file: String, detail: String)
+    /// The header declares far more than the file's bytes can hold (a tiny progressive JPEG
+    /// declaring 9999×9999): refused before the decoder allocates for it.
+    case implausibleSize(file: String, format: ImageFormat, detail: String)
 
     public var file: String {
         switch self {
@@ -24,7 +27,7 @@ public enum ImageError: Error, Sendable, Hashable, CustomStringConvertible {
              .notAnImage(let file, _), .unsupportedFormat(let file, _),
              .tooLarge(let file, _, _, _), .truncated(let file, _, _), .corrupt(let file, _, _),
              .rawSizeMismatch(let file, _, _), .rawFormatMissing(let file),
-             .outOfMemory(let file, _):
+             .outOfMemory(let file, _), .implausibleSize(let file, _, _):
             file
         }
     }
@@ -41,7 +44,7 @@ public enum ImageError: Error, Sendable, Hashable, CustomStringConvertible {
         case .notAnImage(_, let start):
             "not an image (starts with \(Self.quoted(start)))"
         case .unsupportedFormat(_, let format):
-            "unsupported format \(format) (rapidscan reads PNG, JPEG, PGM/PPM and raw Y800/YUYV frames)"
+            "unsupported format \(format) (rapidscan reads PNG, JPEG, WebP, PGM/PPM and raw Y800/YUYV frames)"
         case .tooLarge(_, let width, let height, let maxPixels):
             "\(width)×\(height) pixels is over the \(Self.megapixels(maxPixels)) limit"
         case .truncated(_, let format, let detail):
@@ -55,6 +58,8 @@ public enum ImageError: Error, Sendable, Hashable, CustomStringConvertible {
             "raw frame without a size: give the width, height and pixel format (Y800 or YUYV)"
         case .outOfMemory(_, let detail):
             "out of memory (\(detail))"
+        case .implausibleSize(_, let format, let detail):
+            "refused \(format): \(detail)"
         }
     }
 

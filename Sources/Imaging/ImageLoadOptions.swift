@@ -66,7 +66,7 @@ public struct ImageLoadOptions: Sendable, Hashable {
 }
 
 public enum ImageFormat: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
-    case png = "PNG", jpeg = "JPEG", pgm = "PGM", ppm = "PPM", raw = "raw"
+    case png = "PNG", jpeg = "JPEG", pgm = "PGM", ppm = "PPM", raw = "raw", webp = "WebP"
 
     public var description: String { rawValue }
 }

@@ -2,8 +2,12 @@ import Foundation
 
 /// Turns image files (or bytes) into upright 8-bit gray images.
 public enum ImageLoader {
-    /// Extensions of files `load` decodes (matched case-insensitively).
-    public static let imageExtensions: Set<String> = ["png", "jpg", "jpeg", "jpe", "jfif", "pgm", "ppm", "pnm"]
+    /// Extensions of files a folder walk takes (matched case-insensitively): what `load`
+    /// decodes, plus the phone-photo formats it does not (HEIC/HEIF), so that such a photo
+    /// is reported by name as unsupported instead of skipped without a word.
+    public static let imageExtensions: Set<String> = [
+        "png", "jpg", "jpeg", "jpe", "jfif", "pgm", "ppm", "pnm", "webp", "heic", "heif",
+    ]
     /// Extensions of headerless frames; readable only with `ImageLoadOptions.rawFormat`.
     public static let rawFrameExtensions: Set<String> = RawFrameDecoder.fileExtensions
 
@@ -54,11 +58,19 @@ public enum ImageLoader {
         case .decodable(.png):
             return try native(NativeCodecs.decodePNG(bytes, maxPixels: options.maxPixels), format: .png, name: name, options: options)
         case .decodable(.jpeg):
-            return try native(NativeCodecs.decodeJPEG(bytes, scale: options.jpegScale,
-                                                      minimumLongSide: options.jpegMinimumLongSide,
-                                                      targetPixels: options.jpegTargetPixels,
-                                                      maxPixels: options.maxPixels, fast: options.fastJPEGDecoding),
-                              format: .jpeg, name: name, options: options)
+            // Threads share one decode-memory budget; the codec refuses what no budget could hold.
+            let memory = NativeCodecs.decodeMemory(of: bytes, scale: options.jpegScale,
+                                                   minimumLongSide: options.jpegMinimumLongSide,
+                                                   targetPixels: options.jpegTargetPixels)
+            let decoded = DecodeMemoryBudget.shared.withReservation(memory) {
+                NativeCodecs.decodeJPEG(bytes, scale: options.jpegScale,
+                                        minimumLongSide: options.jpegMinimumLongSide,
+                                        targetPixels: options.jpegTargetPixels,
+                                        maxPixels: options.maxPixels, fast: options.fastJPEGDecoding)
+            }
+            return try native(decoded, format: .jpeg, name: name, options: options)
+        case .decodable(.webp):
+            return try WebPDecoder.decode(bytes, name: name, maxPixels: options.maxPixels)
         case .decodable(let format) where format == .pgm || format == .ppm:
             return try decodeNetpbm(bytes, format: format, name: name, options: options)
         case .decodable:

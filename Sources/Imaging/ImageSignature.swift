@@ -27,7 +27,7 @@ enum ImageSignature: Equatable {
         if starts(with: [0x49, 0x49, 0x2A, 0x00]) || starts(with: [0x4D, 0x4D, 0x00, 0x2A]) {
             return .unsupported("TIFF")
         }
-        if starts(with: ascii("RIFF")) && starts(with: ascii("WEBP"), at: 8) { return .unsupported("WebP") }
+        if starts(with: ascii("RIFF")) && starts(with: ascii("WEBP"), at: 8) { return .decodable(.webp) }
         if starts(with: ascii("ftyp"), at: 4) {
             for (brand, name) in [("heic", "HEIC"), ("heix", "HEIC"), ("mif1", "HEIF"), ("avif", "AVIF")]
             where starts(with: ascii(brand), at: 8) {

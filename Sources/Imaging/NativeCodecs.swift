@@ -25,6 +25,8 @@ struct NativeDecodeFailure: Error {
             .truncated(file: file, format: format, detail: message)
         case RS_ERROR_NO_MEMORY:
             .outOfMemory(file: file, detail: message)
+        case RS_ERROR_IMPLAUSIBLE:
+            .implausibleSize(file: file, format: format, detail: message)
         default:
             .corrupt(file: file, format: format, detail: message)
         }
@@ -59,10 +61,21 @@ enum NativeCodecs {
             min_output_long_side: Int32(clamping: max(minimumLongSide ?? 0, 0)),
             max_output_pixels: UInt64(max(targetPixels ?? 0, 0)),
             max_pixels: UInt64(max(maxPixels, 0)),
-            fast: fast ? 1 : 0)
+            fast: fast ? 1 : 0, memory_floor: 0)
         return decode { output in
             rs_jpeg_decode(bytes.assumingMemoryBound(to: UInt8.self).baseAddress, bytes.count, &options, output)
         }
+    }
+
+    /// Bytes `decodeJPEG` would allocate for these bytes at this scale (0: header unreadable).
+    static func decodeMemory(of bytes: UnsafeRawBufferPointer, scale: JPEGScale, minimumLongSide: Int? = nil,
+                             targetPixels: Int? = nil) -> Int {
+        var options = rs_jpeg_decode_options(
+            scale_denominator: Int32(scale.rawValue),
+            min_output_long_side: Int32(clamping: max(minimumLongSide ?? 0, 0)),
+            max_output_pixels: UInt64(max(targetPixels ?? 0, 0)), max_pixels: 0, fast: 0, memory_floor: 0)
+        return Int(clamping: rs_jpeg_decode_memory(bytes.assumingMemoryBound(to: UInt8.self).baseAddress,
+                                                   bytes.count, &options))
     }
 
     static func decodePNG(_ bytes: UnsafeRawBufferPointer, maxPixels: Int)

@@ -104,7 +104,7 @@ import TestSupport
         var bmp = Array("BM".utf8) + [UInt8](repeating: 0, count: 12) + [40, 0, 0, 0] + [UInt8](repeating: 0, count: 36)
         bmp[2] = 54
         expectError(try folder.write(bmp, to: "scan.jpg"), "unsupported format BMP")
-        expectError(try folder.write(Array("RIFF\0\0\0\0WEBPVP8 ".utf8), to: "w.webp"), "unsupported format WebP")
+        expectError(try folder.write(Array("RIFF\0\0\0\0WEBPVP8 ".utf8), to: "w.webp"), "corrupt WebP (invalid bitstream)")
         expectError(try folder.write(Array("P4\n8 1\n".utf8) + [0xF0], to: "b.pbm"), "unsupported format PBM")
     }
 

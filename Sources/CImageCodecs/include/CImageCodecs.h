@@ -15,6 +15,7 @@ typedef enum rs_status {
     RS_ERROR_TOO_LARGE = 3,    // width × height is over max_pixels; nothing was allocated
     RS_ERROR_NO_MEMORY = 4,
     RS_ERROR_INVALID_ARGUMENT = 5,
+    RS_ERROR_IMPLAUSIBLE = 6,  // decoding would take more memory than the file can plausibly need
 } rs_status;
 
 #define RS_MESSAGE_CAPACITY 200
@@ -39,7 +40,19 @@ typedef struct rs_jpeg_decode_options {
     unsigned long long max_output_pixels; // when not 0: scale down further (up to 1/8) to stay under it
     unsigned long long max_pixels;      // checked against the stored size before decoding
     int fast;                           // JDCT_IFAST and no fancy upsampling
+    unsigned long long memory_floor;    // decode memory always allowed (0: RS_JPEG_MEMORY_FLOOR)
 } rs_jpeg_decode_options;
+
+// Decode memory (output pixels, plus every DCT coefficient for progressive files) is
+// allowed up to max(floor, RS_JPEG_BYTES_PER_FILE_BYTE × file size): a real photo needs far
+// less than that, while a few hundred bytes declaring 9999×9999 would take gigabytes.
+#define RS_JPEG_MEMORY_FLOOR (64ULL << 20)
+#define RS_JPEG_BYTES_PER_FILE_BYTE 256ULL
+
+// The memory rs_jpeg_decode would use for this file at these options (0 when the header is
+// unreadable), so callers can share a budget between threads before decoding.
+unsigned long long rs_jpeg_decode_memory(const unsigned char *data, size_t size,
+                                         const rs_jpeg_decode_options *options);
 
 rs_status rs_jpeg_decode(const unsigned char *data, size_t size,
                          const rs_jpeg_decode_options *options, rs_gray_image *out);

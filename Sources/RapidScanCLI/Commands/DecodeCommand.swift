@@ -37,8 +37,12 @@ struct DecodeCommand: AsyncParsableCommand {
     @Flag(name: .shortAndLong, help: "Print no notices for files without a code and no summary.")
     var quiet = false
 
-    @Flag(help: "Only plain scans: skip the image tricks tried when nothing is found (faster on photos without codes).")
+    @Flag(help: "Only plain scans: skip the image tricks tried when nothing is found (same as --effort fast).")
     var fast = false
+
+    @Option(help: ArgumentHelp("How hard to look at images that do not read at once: fast, normal or thorough.",
+                               valueName: "level"))
+    var effort: ScanEffort = .normal
 
     @Option(help: ArgumentHelp("Decode on this many threads (default: all cores).", valueName: "n"))
     var workers: Int?
@@ -93,7 +97,7 @@ struct DecodeCommand: AsyncParsableCommand {
         let scannable = entries.indices.filter { entries[$0].error == nil }
         let scanner = ParallelFileScanner(
             workers: workers ?? ProcessInfo.processInfo.activeProcessorCount,
-            options: ScanOptions(maxPixels: maxPixels, rawFormat: rawFormat, thorough: !fast))
+            options: ScanOptions(maxPixels: maxPixels, rawFormat: rawFormat, effort: fast ? .fast : effort))
         for await (index, url, result) in scanner.scan(scannable.map { entries[$0].url }) {
             reportSkipped(upTo: scannable[index])
             reported += 1
@@ -119,9 +123,12 @@ struct DecodeTally {
     var codes = 0
     var rejected = 0
     var unreadable = 0
+    /// Places where different valid codes were read and none was reported.
+    var ambiguities = 0
 
     mutating func record(_ scan: FileScanResult) {
         files += 1
+        ambiguities += scan.ambiguities
         codes += scan.codes.count
         rejected += scan.rejected.count
         if !scan.codes.isEmpty { filesWithCodes += 1 }
@@ -138,6 +145,7 @@ struct DecodeTally {
         if files > filesWithCodes { notes.append("\(files - filesWithCodes) without a code") }
         if unreadable > 0 { notes.append("\(unreadable) unreadable") }
         if rejected > 0 { notes.append("\(rejected) rejected") }
+        if ambiguities > 0 { notes.append("\(ambiguities) ambiguous, not reported") }
         if !notes.isEmpty { line += " (" + notes.joined(separator: ", ") + ")" }
         return line + String(format: " in %.2f s", seconds)
     }
@@ -162,6 +170,13 @@ struct DecodeOutput {
             switch mode {
             case .json: try? JSONLines.write(DecodedCodeRecord(file: file, code))
             case .text, .raw: Console.error("\(file): \(code.symbology.rawValue) \(code.text) rejected: \(reason)")
+            }
+        }
+        if scan.ambiguities > 0 {
+            switch mode {
+            case .json: try? JSONLines.write(AmbiguityRecord(file: file, ambiguities: scan.ambiguities))
+            case .text, .raw:
+                Console.error("\(file): \(scan.ambiguities) place(s) read as different valid codes; none reported")
             }
         }
         if scan.codes.isEmpty, !quiet, mode != .json { Console.error("\(file): no barcode found") }
@@ -224,6 +239,14 @@ struct DecodedCodeRecord: Encodable {
         if let error = code.rejection { try container.encode(error.description, forKey: .error) }
     }
 }
+
+/// A file where different valid codes were read at one place: `{"file", "ambiguities"}`.
+struct AmbiguityRecord: Encodable {
+    let file: String
+    let ambiguities: Int
+}
+
+extension ScanEffort: ExpressibleByArgument {}
 
 /// One file `decode --json` could not read.
 struct UnreadableFileRecord: Encodable {

@@ -1,0 +1,134 @@
+import BookCodes
+
+/// Decides which of the codes read over several attempts on one image are reported.
+///
+/// A check digit catches most misreads, not all (1 in 10 of the misreads that change one
+/// digit pair pass it), and every extra pass is another chance for one; a wrong code is a
+/// wrong book in someone's library, worse than a miss. So a code counts only when it is
+/// *confirmed* — read by two attempts (another scale, binarisation…) or by enough of zbar's
+/// scan lines — and *not contradicted* by a different valid code at the same place.
+struct Agreement {
+    /// zbar's quality is the number of scan lines that decoded the symbol alike. A printed
+    /// code crossed by a handful of lines gives at least this; a misread seldom repeats.
+    static let confirmingQuality = 6
+    /// A lone weak read beside a code this many times stronger is that code misread.
+    static let dominance = 4
+
+    /// One code's reads over the attempts, in the file's coordinates.
+    struct Sighting {
+        var detection: Detection
+        var attempts: Set<String>
+        var quality: Int
+
+        /// A UPC-E or EAN-8 misread from part of a longer code's bars repeats in every form
+        /// of those bars, so a short code counts only when many scan lines agree.
+        var isConfirmed: Bool {
+            quality >= Agreement.confirmingQuality || (attempts.count >= 2 && !Agreement.isShort(detection))
+        }
+    }
+
+    private(set) var sightings: [Sighting] = []
+
+    /// Adds one attempt's valid main codes (add-ons travel with them).
+    mutating func record(_ detection: Detection, attempt: String) {
+        if let index = sightings.firstIndex(where: { $0.detection.identity == detection.identity }) {
+            sightings[index].attempts.insert(attempt)
+            sightings[index].quality = max(sightings[index].quality, detection.quality)
+            if sightings[index].detection.addOn == nil, detection.addOn != nil {
+                sightings[index].detection.addOn = detection.addOn
+            }
+            // The box of the strongest read is the most complete.
+            if detection.quality > sightings[index].detection.quality {
+                let addOn = sightings[index].detection.addOn
+                sightings[index].detection = detection
+                sightings[index].detection.addOn = addOn ?? detection.addOn
+            }
+        } else {
+            sightings.append(Sighting(detection: detection, attempts: [attempt], quality: detection.quality))
+        }
+    }
+
+    /// What would be reported now.
+    struct Verdict {
+        var codes: [Detection] = []
+        /// Places where two different valid codes were read and neither won.
+        var ambiguities = 0
+        /// Valid codes read once, by too few scan lines, and never again.
+        var unconfirmed = 0
+        /// Shorter codes read inside a longer one's box (a UPC-E inside a UPC-A).
+        var shadows = 0
+    }
+
+    var verdict: Verdict {
+        var verdict = Verdict()
+        var dropped = Set<Int>()
+        // Shadows first: a UPC-E or EAN-8 read from part of an EAN-13/UPC-A's bars.
+        for (short, shortSighting) in sightings.enumerated() where Self.isShort(shortSighting.detection) {
+            if sightings.indices.contains(where: { long in
+                !Self.isShort(sightings[long].detection)
+                    && Self.overlap(sightings[long].detection.bounds, shortSighting.detection.bounds)
+            }) {
+                dropped.insert(short)
+                verdict.shadows += 1
+            }
+        }
+        // Then contradictions: different codes of one kind at one place.
+        var ambiguous = Set<Int>()
+        for first in sightings.indices where !dropped.contains(first) {
+            for second in sightings.indices where second > first && !dropped.contains(second) {
+                let a = sightings[first], b = sightings[second]
+                guard Self.overlap(a.detection.bounds, b.detection.bounds) else { continue }
+                if let weaker = Self.dominated(a, b, first, second) {
+                    dropped.insert(weaker)
+                } else {
+                    ambiguous.formUnion([first, second])
+                }
+            }
+        }
+        // Components of mutually contradicting reads, each one ambiguity.
+        verdict.ambiguities = Self.groups(ambiguous.sorted(), sightings: sightings)
+        for index in sightings.indices where !dropped.contains(index) && !ambiguous.contains(index) {
+            if sightings[index].isConfirmed {
+                verdict.codes.append(sightings[index].detection)
+            } else {
+                verdict.unconfirmed += 1
+            }
+        }
+        return verdict
+    }
+
+    /// The index of the read that loses outright (unconfirmed, and far weaker), if one does.
+    private static func dominated(_ a: Sighting, _ b: Sighting, _ ia: Int, _ ib: Int) -> Int? {
+        if !b.isConfirmed, a.isConfirmed, a.quality >= b.quality * dominance { return ib }
+        if !a.isConfirmed, b.isConfirmed, b.quality >= a.quality * dominance { return ia }
+        return nil
+    }
+
+    private static func groups(_ members: [Int], sightings: [Sighting]) -> Int {
+        var remaining = Set(members), count = 0
+        while let seed = remaining.first {
+            count += 1
+            var frontier = [seed]
+            remaining.remove(seed)
+            while let next = frontier.popLast() {
+                for other in remaining where overlap(sightings[next].detection.bounds, sightings[other].detection.bounds) {
+                    remaining.remove(other)
+                    frontier.append(other)
+                }
+            }
+        }
+        return count
+    }
+
+    static func isShort(_ detection: Detection) -> Bool {
+        detection.symbology == .upcE || detection.symbology == .ean8
+    }
+
+    /// Whether two boxes, each grown by a margin, meet. zbar's box encloses only the scan
+    /// lines that decoded, so a code read by one line is a thin strip of its real area.
+    static func overlap(_ a: BoundingBox, _ b: BoundingBox) -> Bool {
+        let margin = max(a.width, a.height, b.width, b.height) / 4
+        return a.x - margin < b.maxX + margin && b.x - margin < a.maxX + margin
+            && a.y - margin < b.maxY + margin && b.y - margin < a.maxY + margin
+    }
+}
