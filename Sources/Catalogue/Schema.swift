@@ -7,6 +7,7 @@ enum Schema {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1", migrate: createTables)
+        migrator.registerMigration("v2-search", migrate: createSearchIndexes)
         return migrator
     }
 
