@@ -14,6 +14,7 @@ let package = Package(
         .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        .package(url: "https://github.com/yaslab/CSV.swift", from: "2.5.2"),
     ],
     targets: [
         // C libraries, through pkg-config.
@@ -46,12 +47,16 @@ let package = Package(
         .target(name: "Pipeline", dependencies: [
             "BookCodes", "Imaging", "BarcodeReading", "Catalogue", "MetadataSources", "BookLookup",
         ]),
+        // Import of other apps' exports and ISBN lists; export to Firestore/CSV/Goodreads/JSON.
+        .target(name: "LibraryTransfer", dependencies: [
+            "BookCodes", "Catalogue", "BookLookup", .product(name: "CSV", package: "CSV.swift"),
+        ]),
         // Shelf photos -> spine readings (vision models over HTTP, local OCR): the SpineReader seam.
         .target(name: "Vision"),
         // Subcommands (one type each); the executable only calls into this.
         .target(name: "RapidScanCLI", dependencies: [
             "BookCodes", "Imaging", "BarcodeReading", "RapidScanConfig", "Catalogue",
-            "MetadataSources", "BookLookup", "Pipeline",
+            "MetadataSources", "BookLookup", "Pipeline", "LibraryTransfer",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "rapidscan", dependencies: ["RapidScanCLI"]),
@@ -74,6 +79,9 @@ let package = Package(
         .testTarget(name: "BookLookupTests", dependencies: [
             "BookLookup", "Catalogue", "MetadataSources", "RapidScanConfig", "BookCodes", "TestSupport",
             .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+        .testTarget(name: "LibraryTransferTests", dependencies: [
+            "LibraryTransfer", "Catalogue", "BookLookup", "MetadataSources", "RapidScanConfig", "BookCodes", "TestSupport",
         ]),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Catalogue", "BookLookup", "BarcodeReading", "BookCodes", "TestSupport"]),
         // Runs the built `rapidscan` binary end to end.

@@ -15,6 +15,9 @@ public struct RapidScanCommand: AsyncParsableCommand {
             PendingCommand.self,
             CacheCommand.self,
             AccountCommand.self,
+            LibraryCommand.self,
+            ImportCommand.self,
+            ExportCommand.self,
         ]
     )
 
