@@ -245,13 +245,22 @@ enum ISBNListParser {
                 cells.append((row.line, row.fields[safe: column] ?? ""))
             }
         } else {
-            for (offset, line) in lines.enumerated() { cells.append((offset + 1, String(line))) }
+            for (offset, line) in lines.enumerated() {
+                // A one-column list may carry a label ("ISBN") on its first line.
+                if offset == 0, ["isbn", "isbn13", "isbn10", "ean"].contains(line.trimmingCharacters(in: .whitespaces).lowercased()) { continue }
+                cells.append((offset + 1, String(line)))
+            }
         }
         for (line, cell) in cells {
-            if cell.trimmingCharacters(in: .whitespaces).isEmpty || cell.hasPrefix("#") { continue }
+            if cell.hasPrefix("#") { continue }
+            if cell.trimmingCharacters(in: .whitespaces).isEmpty {
+                // A blank line is nothing; an empty cell in a table row is a row without its ISBN.
+                if delimiter != nil { bad.append(BadRow(file: file.path, line: line, reason: "the ISBN cell is empty")) }
+                continue
+            }
             switch ISBNCell.read(cell) {
             case let .isbn(code): rows.append(ImportRow(line: line, isbn: code))
-            case .empty: continue
+            case .empty: bad.append(BadRow(file: file.path, line: line, reason: "the ISBN is empty ('\(cell)')"))
             case let .invalid(reason): bad.append(BadRow(file: file.path, line: line, reason: reason))
             }
         }

@@ -54,13 +54,13 @@ import TestSupport
     @Test func indexFollowsInsertsUpdatesAndDeletes() throws {
         let temp = try TemporaryCatalogue()
         let works = try shelf(temp)
-        // A better-described edition renames the work (best-data merge updates the row).
         let dune = works["Dune"]!
-        try temp.catalogue.record(edition("Dune", by: "Frank Herbert", description: "Arrakis", publisher: "Chilton Books"), for: isbn("9780441013593"))
+        let pool = try DatabasePool(path: temp.path)
+        // Any writer's update (here another connection's) reaches the index through its trigger.
+        try pool.write { db in try db.execute(sql: "UPDATE works SET publisher = 'Chilton Books' WHERE workKey = ?", arguments: [dune.workKey]) }
         #expect(try temp.catalogue.searchWorks("chilton").map(\.workKey) == [dune.workKey])
         #expect(try temp.catalogue.searchWorks("dune").count == 2)
 
-        let pool = try DatabasePool(path: temp.path)
         try pool.write { db in try db.execute(sql: "DELETE FROM works WHERE workKey = ?", arguments: [dune.workKey]) }
         #expect(try temp.catalogue.searchWorks("dune").map(\.title) == ["Dune Messiah"])
         let rows = try pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM worksSearch") }
