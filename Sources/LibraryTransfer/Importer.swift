@@ -123,7 +123,7 @@ public struct Importer: Sendable {
 
     func resolve(_ row: ImportRow) async -> Resolution {
         if let code = row.isbn {
-            switch await service.lookup(code, offline: offline, intent: row.isOwned ? .own() : nil) {
+            switch await service.lookup(code, offline: offline, intent: row.isOwned ? .own() : .lookupOnly) {
             case let .found(work, fromCache): return .work(code, work, source: fromCache ? "cache" : work.apiSource)
             case .notFound: return .notFound("no source knows ISBN \(code.digits)")
             case let .unavailable(source, reason): return .queued("\(source) could not answer: \(reason)")
