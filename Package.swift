@@ -15,6 +15,7 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        .package(url: "https://github.com/yaslab/CSV.swift", from: "2.5.2"),
     ],
     targets: [
         // C libraries, through pkg-config.
@@ -54,6 +55,10 @@ let package = Package(
         .target(name: "Pipeline", dependencies: [
             "BookCodes", "Imaging", "BarcodeReading", "Catalogue", "MetadataSources", "BookLookup",
         ]),
+        // Import of other apps' exports and ISBN lists; export to Firestore/CSV/Goodreads/JSON.
+        .target(name: "LibraryTransfer", dependencies: [
+            "BookCodes", "Catalogue", "BookLookup", .product(name: "CSV", package: "CSV.swift"),
+        ]),
         // Shelf photos -> spine readings (vision models over HTTP, local OCR): the SpineReader seam.
         .target(name: "Vision", dependencies: ["Imaging", .product(name: "Mustache", package: "swift-mustache")]),
         // Local OCR spine reader: Tesseract on Imaging's gray pixels, words grouped into spines.
@@ -68,6 +73,7 @@ let package = Package(
         .target(name: "RapidScanCLI", dependencies: [
             "BookCodes", "Imaging", "BarcodeReading", "RapidScanConfig", "Catalogue",
             "MetadataSources", "BookLookup", "Pipeline", "Vision", "SpineMatching", "SpineScanning", "SpineOCR",
+            "LibraryTransfer",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "rapidscan", dependencies: ["RapidScanCLI"]),
@@ -93,6 +99,9 @@ let package = Package(
         .testTarget(name: "BookLookupTests", dependencies: [
             "BookLookup", "Catalogue", "MetadataSources", "RapidScanConfig", "BookCodes", "TestSupport",
             .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+        .testTarget(name: "LibraryTransferTests", dependencies: [
+            "LibraryTransfer", "Catalogue", "BookLookup", "MetadataSources", "RapidScanConfig", "BookCodes", "TestSupport",
         ]),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Catalogue", "BookLookup", "BarcodeReading", "BookCodes", "TestSupport"]),
         .testTarget(name: "SpineOCRTests", dependencies: ["SpineOCR", "SpineMatching", "Imaging", "Vision", "TestSupport"]),

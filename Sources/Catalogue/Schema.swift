@@ -8,6 +8,8 @@ enum Schema {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1", migrate: createTables)
         migrator.registerMigration("v2-spines", migrate: SpinesMigration.migrate)
+        migrator.registerMigration("v2-search", migrate: createSearchIndexes)
+        migrator.registerMigration("v2-library", migrate: createLibraryTables)
         return migrator
     }
 

@@ -17,6 +17,9 @@ public struct RapidScanCommand: AsyncParsableCommand {
             AccountCommand.self,
             SpinesCommand.self,
             ReviewCommand.self,
+            LibraryCommand.self,
+            ImportCommand.self,
+            ExportCommand.self,
         ]
     )
 

@@ -11,6 +11,10 @@ enum JSONLines {
         return encoder
     }()
 
+    static func encode(_ value: some Encodable) throws -> String {
+        String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
     static func write(_ value: some Encodable) throws {
         let data = try encoder.encode(value)
         Console.out(String(decoding: data, as: UTF8.self))

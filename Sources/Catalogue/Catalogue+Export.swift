@@ -1,0 +1,159 @@
+import BookCodes
+import Foundation
+import GRDB
+
+/// A JSON value, for documents whose fields are the table's columns (Firestore export).
+public enum JSONValue: Sendable, Hashable, Encodable {
+    case null, bool(Bool), int(Int64), double(Double), string(String), array([String])
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case let .bool(value): try container.encode(value)
+        case let .int(value): try container.encode(value)
+        case let .double(value): try container.encode(value)
+        case let .string(value): try container.encode(value)
+        case let .array(value): try container.encode(value)
+        }
+    }
+}
+
+/// Everything an export needs from the database, read in one snapshot.
+public struct LibrarySnapshot: Sendable {
+    public var user: User
+    public var lists: [BookList]
+    public var items: [Item]
+    public var works: [Work]
+    public var isbnIndex: [ISBNIndexEntry]
+
+    public init(user: User, lists: [BookList], items: [Item], works: [Work], isbnIndex: [ISBNIndexEntry]) {
+        self.user = user
+        self.lists = lists
+        self.items = items
+        self.works = works
+        self.isbnIndex = isbnIndex
+    }
+}
+
+/// A lossless restore's outcome.
+public struct RestoreSummary: Sendable, Hashable {
+    public var added = 0
+    public var alreadyPresent = 0
+}
+
+extension Catalogue {
+    static let jsonColumns: Set<String> = ["authors", "categories", "editions"]
+    static let boolColumns: Set<String> = ["isPro", "hasCompletedOnboarding", "isPublic", "isDefault", "liked", "isOwned"]
+    static let dateColumns: Set<String> = ["createdAt", "updatedAt", "indexedAt", "addedAt", "ownedAt", "startedReadingAt", "finishedReadingAt", "subscriptionUpdatedAt"]
+
+    /// The items `itemIds` names (all the user's when nil) with their lists, works and editions.
+    public func snapshot(itemIds: [String]? = nil) throws(LibraryError) -> LibrarySnapshot {
+        let userId = userId
+        return try libraryRead { db in
+            guard let user = try User.fetchOne(db, key: userId) else { throw LibraryError.catalogue(.database("user \(userId) is missing")) }
+            var items = try Item.filter(Column("userId") == userId).order(Column("addedAt"), Column("id")).fetchAll(db)
+            if let itemIds {
+                let wanted = Set(itemIds)
+                items = items.filter { wanted.contains($0.id) }
+            }
+            let keys = Array(Set(items.map(\.bookId))).sorted()
+            var works: [Work] = [], entries: [ISBNIndexEntry] = []
+            for start in stride(from: 0, to: keys.count, by: 500) {
+                let slice = Array(keys[start..<min(start + 500, keys.count)])
+                works += try Work.filter(slice.contains(Column("workKey"))).fetchAll(db)
+                entries += try ISBNIndexEntry.filter(slice.contains(Column("workKey"))).fetchAll(db)
+            }
+            let lists = try BookList.filter(Column("ownerId") == userId).order(Column("createdAt"), Column("id")).fetchAll(db)
+            return LibrarySnapshot(user: user, lists: lists, items: items, works: works.sorted { $0.workKey < $1.workKey },
+                                   isbnIndex: entries.sorted { $0.isbn < $1.isbn })
+        }
+    }
+
+    /// Rows of a table as documents: every column (the seed's field names), nulls kept,
+    /// JSON arrays as arrays, booleans as booleans, timestamps ISO 8601 UTC.
+    public func documents(table: String, keyColumn: String, keys: [String]) throws(LibraryError) -> [(id: String, fields: [String: JSONValue])] {
+        guard ["works", "isbnIndex", "items", "lists", "users"].contains(table) else { throw .catalogue(.database("no table \(table)")) }
+        let iso = ISO8601DateFormatter()
+        iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return try libraryRead { db in
+            var documents: [(String, [String: JSONValue])] = []
+            for start in stride(from: 0, to: keys.count, by: 500) {
+                let slice = Array(keys[start..<min(start + 500, keys.count)])
+                let rows = try Row.fetchAll(db, sql: "SELECT * FROM \(table) WHERE \(keyColumn) IN (\(slice.map { _ in "?" }.joined(separator: ",")))", arguments: StatementArguments(slice))
+                for row in rows {
+                    var fields: [String: JSONValue] = [:]
+                    for (column, value) in row {
+                        switch value.storage {
+                        case .null: fields[column] = .null
+                        case let .int64(number): fields[column] = Self.boolColumns.contains(column) ? .bool(number != 0) : .int(number)
+                        case let .double(number): fields[column] = .double(number)
+                        case let .string(text):
+                            if Self.jsonColumns.contains(column) {
+                                fields[column] = .array((try? JSONColumn.strings(text)) ?? [])
+                            } else if Self.dateColumns.contains(column), let date = Date.fromDatabaseValue(value) {
+                                fields[column] = .string(iso.string(from: date))
+                            } else {
+                                fields[column] = .string(text)
+                            }
+                        case .blob: fields[column] = .null
+                        }
+                    }
+                    documents.append((row[keyColumn], fields))
+                }
+            }
+            return documents.sorted { $0.0 < $1.0 }
+        }
+    }
+
+    /// Restores a rapidscan JSON export losslessly: works and editions into the cache,
+    /// lists (defaults mapped to this user's), items with every field. A book already in
+    /// the library (same ISBN) is left as it is. Counts are recomputed afterwards.
+    public func restore(_ snapshot: LibrarySnapshot, now: Date = Date()) throws(LibraryError) -> RestoreSummary {
+        let userId = userId
+        return try libraryWrite { db in
+            var summary = RestoreSummary()
+            for work in snapshot.works where try !Work.exists(db, key: work.workKey) { try work.insert(db) }
+            for entry in snapshot.isbnIndex where try !ISBNIndexEntry.exists(db, key: entry.isbn) {
+                if try Work.exists(db, key: entry.workKey) { try entry.insert(db) }
+            }
+            var listIds: [String: String] = [:]
+            let user = try User.fetchOne(db, key: userId)
+            for list in snapshot.lists {
+                if list.isDefault {
+                    listIds[list.id] = "\(userId)_\(list.listType.rawValue)"
+                } else if let existing = try BookList.fetchOne(db, key: list.id), existing.ownerId == userId {
+                    listIds[list.id] = existing.id
+                } else {
+                    var copy = list
+                    copy.id = try BookList.exists(db, key: list.id) ? UUID().uuidString : list.id
+                    copy.ownerId = userId
+                    copy.ownerName = user?.displayName ?? copy.ownerName
+                    while try !BookList.filter(Column("shareCode") == copy.shareCode).isEmpty(db) { copy.shareCode = BookList.randomShareCode() }
+                    try copy.insert(db)
+                    listIds[list.id] = copy.id
+                }
+            }
+            for var item in snapshot.items {
+                if try !Item.filter(Column("userId") == userId && Column("isbn") == item.isbn).isEmpty(db) {
+                    summary.alreadyPresent += 1
+                    continue
+                }
+                item.userId = userId
+                item.listId = listIds[item.listId] ?? "\(userId)_\(ListType.toRead.rawValue)"
+                if try Item.exists(db, key: item.id) { item.id = UUID().uuidString }
+                try item.insert(db)
+                summary.added += 1
+            }
+            try db.execute(sql: "UPDATE lists SET itemCount = (SELECT count(*) FROM items WHERE items.listId = lists.id) WHERE ownerId = ?", arguments: [userId])
+            try db.execute(sql: """
+                UPDATE users SET
+                    booksRead = (SELECT count(*) FROM items WHERE userId = users.id AND status = 'read'),
+                    currentlyReading = (SELECT count(*) FROM items WHERE userId = users.id AND status = 'reading'),
+                    updatedAt = ?
+                WHERE id = ?
+                """, arguments: [now, userId])
+            return summary
+        }
+    }
+}

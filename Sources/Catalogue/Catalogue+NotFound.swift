@@ -1,0 +1,74 @@
+import BookCodes
+import Foundation
+import GRDB
+
+/// A code no source knew, kept so the user can retry it or add the book by hand.
+public struct NotFoundCode: Codable, Sendable, Hashable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "notFoundCodes"
+    public var isbn: String
+    /// The photo or import file (with line) it came from, when there was one.
+    public var origin: String
+    public var firstSeenAt: Date
+    public var lastSeenAt: Date
+    public var times: Int
+}
+
+extension Schema {
+    // "v2-library": not-found codes, and the rows an import has finished with (resume).
+    static func createLibraryTables(_ db: Database) throws {
+        try db.create(table: "notFoundCodes") { t in
+            t.primaryKey("isbn", .text)
+            t.column("origin", .text).notNull()
+            t.column("firstSeenAt", .datetime).notNull()
+            t.column("lastSeenAt", .datetime).notNull()
+            t.column("times", .integer).notNull()
+        }
+        try db.create(table: "importedRows") { t in
+            // The import file's content hash and the row's line: a re-run skips done rows.
+            t.column("fileHash", .text).notNull()
+            t.column("line", .integer).notNull()
+            t.column("outcome", .text).notNull()
+            t.primaryKey(["fileHash", "line"])
+        }
+    }
+}
+
+extension Catalogue {
+    /// Remembers (or counts again) a code that no source knew.
+    public func rememberNotFound(isbn: ISBN13, origin: String, now: Date = Date()) throws(CatalogueError) {
+        try write { db in
+            if var row = try NotFoundCode.fetchOne(db, key: isbn.digits) {
+                row.lastSeenAt = now
+                row.times += 1
+                row.origin = origin
+                try row.update(db)
+            } else {
+                try NotFoundCode(isbn: isbn.digits, origin: origin, firstSeenAt: now, lastSeenAt: now, times: 1).insert(db)
+            }
+        }
+    }
+
+    public func forgetNotFound(isbn: ISBN13) throws(CatalogueError) {
+        _ = try write { db in try NotFoundCode.deleteOne(db, key: isbn.digits) }
+    }
+
+    /// Every remembered not-found code, most recent first.
+    public func notFoundCodes() throws(CatalogueError) -> [NotFoundCode] {
+        try read { db in try NotFoundCode.order(Column("lastSeenAt").desc, Column("isbn")).fetchAll(db) }
+    }
+
+    /// Lines of the import `fileHash` already finished with.
+    public func importedLines(fileHash: String) throws(CatalogueError) -> Set<Int> {
+        try read { db in Set(try Int.fetchAll(db, sql: "SELECT line FROM importedRows WHERE fileHash = ?", arguments: [fileHash])) }
+    }
+
+    /// Marks import rows done (idempotent), in one transaction.
+    public func markImported(fileHash: String, lines: [(Int, String)]) throws(CatalogueError) {
+        guard !lines.isEmpty else { return }
+        try write { db in
+            for (line, outcome) in lines {
+                try db.execute(sql: "INSERT OR REPLACE INTO importedRows (fileHash, line, outcome) VALUES (?, ?, ?)", arguments: [fileHash, line, outcome])
+            }
+        }
+    }
+}

@@ -1,0 +1,155 @@
+import BookCodes
+import CSV
+import Catalogue
+import Foundation
+
+public enum ExportFormat: String, Sendable, CaseIterable {
+    case firestore, csv, goodreads, json
+}
+
+/// rapidscan's own export: versioned, and restored losslessly by `import`.
+public struct RapidScanExport: Codable, Sendable {
+    public static let currentVersion = 1
+    public var rapidscanExport: Int
+    public var exportedAt: Date
+    public var works: [Work]
+    public var isbnIndex: [ISBNIndexEntry]
+    public var lists: [BookList]
+    public var items: [Item]
+}
+
+/// Writes the library (or the items a query selected) in one of the export formats.
+public enum Exporter {
+    public static func export(_ catalogue: Catalogue, format: ExportFormat, itemIds: [String]? = nil, now: Date = Date()) throws -> Data {
+        let snapshot = try catalogue.snapshot(itemIds: itemIds)
+        switch format {
+        case .json: return try json(snapshot, now: now)
+        case .csv: return try csv(snapshot)
+        case .goodreads: return try goodreads(snapshot)
+        case .firestore: return try firestore(catalogue, snapshot)
+        }
+    }
+
+    static func encoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            let iso = ISO8601DateFormatter()
+            iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            var container = encoder.singleValueContainer()
+            try container.encode(iso.string(from: date))
+        }
+        return encoder
+    }
+
+    static func json(_ snapshot: LibrarySnapshot, now: Date) throws -> Data {
+        try encoder().encode(RapidScanExport(
+            rapidscanExport: RapidScanExport.currentVersion, exportedAt: now, works: snapshot.works,
+            isbnIndex: snapshot.isbnIndex, lists: snapshot.lists, items: snapshot.items))
+    }
+
+    /// Reads a rapidscan JSON export back (dates ISO 8601 with or without fractions).
+    public static func decodeJSON(_ data: Data) throws -> RapidScanExport {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let text = try decoder.singleValueContainer().decode(String.self)
+            let iso = ISO8601DateFormatter()
+            iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            if let date = iso.date(from: text) { return date }
+            iso.formatOptions = [.withInternetDateTime]
+            if let date = iso.date(from: text) { return date }
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not an ISO 8601 date: \(text)"))
+        }
+        let export = try decoder.decode(RapidScanExport.self, from: data)
+        guard export.rapidscanExport <= RapidScanExport.currentVersion else {
+            throw ImportError.malformed("export", "version \(export.rapidscanExport) is newer than this rapidscan reads (\(RapidScanExport.currentVersion))")
+        }
+        return export
+    }
+
+    /// One JSON document: each collection maps document ids to their fields.
+    static func firestore(_ catalogue: Catalogue, _ snapshot: LibrarySnapshot) throws -> Data {
+        var collections: [String: [String: [String: JSONValue]]] = [:]
+        let plan: [(String, String, [String])] = [
+            ("works", "workKey", snapshot.works.map(\.workKey)),
+            ("isbnIndex", "isbn", snapshot.isbnIndex.map(\.isbn)),
+            ("items", "id", snapshot.items.map(\.id)),
+            ("lists", "id", snapshot.lists.map(\.id)),
+            ("users", "id", [snapshot.user.id]),
+        ]
+        for (table, key, ids) in plan {
+            collections[table] = Dictionary(uniqueKeysWithValues: try catalogue.documents(table: table, keyColumn: key, keys: ids).map { ($0.id, $0.fields) })
+        }
+        return try encoder().encode(collections)
+    }
+
+    static func writeCSV(header: [String], rows: [[String]], quoteAll: Bool = false) throws -> Data {
+        let stream = OutputStream(toMemory: ())
+        let writer = try CSVWriter(stream: stream)
+        try writer.write(row: header)
+        for row in rows {
+            try writer.write(row: row, quotedAtIndex: { _ in quoteAll })
+        }
+        writer.stream.close()
+        return stream.property(forKey: .dataWrittenToMemoryStreamKey) as? Data ?? Data()
+    }
+
+    static func day(_ date: Date?, separator: String = "-") -> String {
+        guard let date else { return "" }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let parts = calendar.dateComponents([.year, .month, .day], from: date)
+        return String(format: "%04d\(separator)%02d\(separator)%02d", parts.year!, parts.month!, parts.day!)
+    }
+
+    static let csvHeader = ["isbn13", "isbn10", "title", "authors", "publisher", "publishDate", "pageCount", "categories",
+                            "language", "list", "status", "rating", "liked", "currentPage", "isOwned", "ownedFormat",
+                            "addedAt", "startedReadingAt", "finishedReadingAt", "notes", "workKey"]
+
+    static func csv(_ snapshot: LibrarySnapshot) throws -> Data {
+        let works = Dictionary(uniqueKeysWithValues: snapshot.works.map { ($0.workKey, $0) })
+        let lists = Dictionary(uniqueKeysWithValues: snapshot.lists.map { ($0.id, $0.name) })
+        let iso = ISO8601DateFormatter()
+        let rows = snapshot.items.map { item -> [String] in
+            let work = works[item.bookId]
+            return [
+                item.isbn, (try? ISBN13(validating: item.isbn))?.isbn10?.digits ?? "", item.title,
+                item.authors.joined(separator: "; "), work?.publisher ?? "", work?.publishDate ?? "",
+                (item.pageCount ?? work?.pageCount).map(String.init) ?? "", (item.categories ?? work?.categories ?? []).joined(separator: "; "),
+                work?.language ?? "", lists[item.listId] ?? item.listId, item.status.rawValue, item.rating.map(String.init) ?? "",
+                item.liked ? "true" : "false", item.currentPage.map(String.init) ?? "", item.isOwned ? "true" : "false",
+                item.ownedFormat?.rawValue ?? "", iso.string(from: item.addedAt), item.startedReadingAt.map(iso.string) ?? "",
+                item.finishedReadingAt.map(iso.string) ?? "", item.notes ?? "", item.bookId,
+            ]
+        }
+        return try writeCSV(header: csvHeader, rows: rows)
+    }
+
+    static let goodreadsHeader = ["Book Id", "Title", "Author", "Author l-f", "Additional Authors", "ISBN", "ISBN13", "My Rating",
+                                  "Average Rating", "Publisher", "Binding", "Number of Pages", "Year Published",
+                                  "Original Publication Year", "Date Read", "Date Added", "Bookshelves",
+                                  "Bookshelves with positions", "Exclusive Shelf", "My Review", "Spoiler", "Private Notes",
+                                  "Read Count", "Owned Copies"]
+
+    /// The current 24-column Goodreads export, which Goodreads (and StoryGraph) import.
+    static func goodreads(_ snapshot: LibrarySnapshot) throws -> Data {
+        let works = Dictionary(uniqueKeysWithValues: snapshot.works.map { ($0.workKey, $0) })
+        let rows = snapshot.items.map { item -> [String] in
+            let work = works[item.bookId]
+            let author = item.authors.first ?? ""
+            let nameParts = author.split(separator: " ")
+            let lastFirst = nameParts.count > 1 ? "\(nameParts.last!), \(nameParts.dropLast().joined(separator: " "))" : author
+            let shelf = switch item.status { case .read: "read"; case .reading: "currently-reading"; default: "to-read" }
+            let shelves = item.isOwned ? "owned" : ""
+            return [
+                "", item.title, author, lastFirst, item.authors.dropFirst().joined(separator: ", "),
+                "=\"\((try? ISBN13(validating: item.isbn))?.isbn10?.digits ?? "")\"", "=\"\(item.isbn)\"",
+                String(item.rating ?? 0), "", work?.publisher ?? "", item.ownedFormat == .ebook ? "Kindle Edition" : "",
+                (item.pageCount ?? work?.pageCount).map(String.init) ?? "", work?.publishDate.map { String($0.prefix(4)) } ?? "", "",
+                day(item.finishedReadingAt, separator: "/"), day(item.addedAt, separator: "/"), shelves, shelves, shelf, "", "",
+                item.notes ?? "", item.status == .read ? "1" : "0", item.isOwned ? "1" : "0",
+            ]
+        }
+        return try writeCSV(header: goodreadsHeader, rows: rows)
+    }
+}

@@ -1,0 +1,62 @@
+import ArgumentParser
+import Catalogue
+import Foundation
+import LibraryTransfer
+
+/// `rapidscan export --format F [QUERY…] [--list L] [-o FILE]`.
+struct ExportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Export the library as Firestore documents, CSV, a Goodreads import CSV or rapidscan JSON.",
+        discussion: """
+        firestore: one JSON document with the collections works, isbnIndex, items, lists, users \
+        (document id → the seed's camelCase fields, timestamps ISO 8601). csv: one row per book \
+        with its work's metadata. goodreads: the 24-column CSV Goodreads imports. json: \
+        rapidscan's own versioned format; `rapidscan import` restores it losslessly.
+        """)
+
+    @Option(name: .long, help: "firestore, csv, goodreads or json.")
+    var format: String
+
+    @Argument(help: "A library query (words and field filters) selecting the books; none exports all.")
+    var query: [String] = []
+
+    @Option(name: .long, help: "Only the books in this list (name or id).")
+    var list: String?
+
+    @Flag(name: .long, help: "Every item in your lists, not only owned books.")
+    var all = false
+
+    @Option(name: [.short, .customLong("output")], help: "Write to this file instead of standard output.")
+    var output: String?
+
+    @OptionGroup var library: LibraryOptions
+
+    func validate() throws {
+        if ExportFormat(rawValue: format) == nil { throw ValidationError("--format must be firestore, csv, goodreads or json, got '\(format)'.") }
+        do { _ = try LibraryQuery(terms: query) } catch { throw ValidationError("\(error)") }
+    }
+
+    func run() throws {
+        do {
+            let catalogue = try library.openCatalogue(try library.settings())
+            var parsed = try LibraryQuery(terms: query)
+            parsed.ownedOnly = !all
+            if let list { parsed.list = list }
+            let ids = try catalogue.items(matching: parsed).map(\.id)
+            let data = try Exporter.export(catalogue, format: ExportFormat(rawValue: format)!, itemIds: ids)
+            if let output {
+                do { try data.write(to: URL(fileURLWithPath: output), options: .atomic) } catch {
+                    Console.error("rapidscan: cannot write \(output): \(error.localizedDescription)")
+                    throw LibraryExit.badInput
+                }
+                Console.error("exported \(ids.count) books to \(output).")
+            } else {
+                FileHandle.standardOutput.write(data)
+                if data.last != UInt8(ascii: "\n") { FileHandle.standardOutput.write(Data("\n".utf8)) }
+            }
+        } catch {
+            throw LibraryExit.fail(error)
+        }
+    }
+}

@@ -1,0 +1,234 @@
+import ArgumentParser
+import BookLookup
+import Catalogue
+import Foundation
+import LibraryTransfer
+
+/// `rapidscan import FILE…`: ISBN lists and other apps' exports into the library.
+struct ImportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Import ISBN lists and Goodreads, StoryGraph, Libib, LibraryThing, calibre or rapidscan JSON exports.",
+        discussion: """
+        The format is detected from the content (--format forces it). Rows go through the same \
+        lookup as scans: the cache first, then the sources (a few at a time, each source's pace \
+        kept); books you own already are reported, the free plan's limit holds, lookups no \
+        source can answer now are queued in `pending`. Run the same file again after an \
+        interruption: finished rows are skipped and nothing is added twice.
+
+        Exit status: 0 done, 1 some rows or files could not be used (each named with file:line), \
+        5 library full, 3 some lookups queued, 2 some books not found, 70 database error, 130 interrupted.
+        """)
+
+    @Argument(help: "Files to import.")
+    var files: [String]
+
+    @Option(name: .long, help: "Force the format: \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
+    var format: String?
+
+    @Option(name: .long, help: "Lookups in flight at once (1-32).")
+    var concurrency = 8
+
+    @Flag(name: .long, help: "Use the local cache only (misses are queued).")
+    var offline = false
+
+    @Flag(name: .long, help: "JSON Lines: one object per row, then a summary.")
+    var json = false
+
+    @Flag(name: .long, help: "Only errors and the summary.")
+    var quiet = false
+
+    @OptionGroup var library: LibraryOptions
+
+    func validate() throws {
+        if let format, ImportFormat(rawValue: format) == nil {
+            throw ValidationError("--format must be one of \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", ")), got '\(format)'.")
+        }
+        if !(1...32).contains(concurrency) { throw ValidationError("--concurrency must be from 1 to 32, got \(concurrency).") }
+    }
+
+    func run() async throws {
+        let service: LookupService
+        do { service = try library.openLookupService() } catch { throw LibraryExit.fail(error) }
+        let interrupted = InterruptFlag.install()
+        var total = ImportSummary()
+        var fileErrors = 0
+        let isTerminal = isatty(STDERR_FILENO) == 1 && !json
+        for path in files {
+            if interrupted.isSet { break }
+            do {
+                let text = try ImportText(contentsOf: path)
+                let detected = format.flatMap(ImportFormat.init) ?? ImportFormat.detect(text.text)
+                if detected == .rapidscanJSON {
+                    let export = try Exporter.decodeJSON(Data(text.text.utf8))
+                    let user = try service.catalogue.user()
+                    let restored = try service.catalogue.restore(LibrarySnapshot(user: user, lists: export.lists, items: export.items, works: export.works, isbnIndex: export.isbnIndex))
+                    total.imported += restored.added
+                    total.alreadyPresent += restored.alreadyPresent
+                    if !json && !quiet { Console.out("\(path): restored \(restored.added) books (\(restored.alreadyPresent) already present).") }
+                    continue
+                }
+                let parsed = try detected.parse(text)
+                if !json && !quiet { Console.error("\(path): \(detected.rawValue), \(text.encoding), \(parsed.rows.count) rows") }
+                let importer = Importer(service: service, width: concurrency, offline: offline)
+                let progress = ProgressCounter(total: parsed.rows.count + parsed.badRows.count, enabled: isTerminal && !quiet)
+                let json = json, quiet = quiet
+                let summary = try await importer.run(text, parsed: parsed, onEvent: { event in
+                    progress.step()
+                    if json {
+                        if let line = try? JSONLines.encode(ImportLine(event)) { Console.out(line) }
+                    } else if !quiet || event.kind == .badRow {
+                        ImportCommand.printHuman(event, progress: progress)
+                    }
+                }, shouldStop: { interrupted.isSet })
+                progress.finish()
+                total.add(summary)
+            } catch let error as ImportError {
+                fileErrors += 1
+                if json { if let line = try? JSONLines.encode(ImportLine.failed(path, error.description)) { Console.out(line) } }
+                Console.error("rapidscan: \(error)")
+            } catch let error as CatalogueError {
+                throw LibraryExit.fail(LibraryError.catalogue(error))
+            } catch {
+                throw LibraryExit.fail(error)
+            }
+        }
+        if json {
+            Console.out(try JSONLines.encode(ImportSummaryLine(total, interrupted: interrupted.isSet)))
+        } else {
+            Console.out("imported \(total.imported), already present \(total.alreadyPresent), not found \(total.notFound), queued \(total.queued), library full \(total.libraryFull), bad rows \(total.badRows)\(total.skipped > 0 ? ", skipped \(total.skipped) done before" : "")\(interrupted.isSet ? " (interrupted; run again to continue)" : "").")
+        }
+        var status = ExitCode.success
+        if total.notFound > 0 { status = worse(status, LibraryExit.noMatch) }
+        if total.queued > 0 { status = worse(status, ExitCode(3)) }
+        if total.libraryFull > 0 { status = worse(status, LibraryExit.libraryFull) }
+        if total.badRows > 0 || fileErrors > 0 { status = worse(status, LibraryExit.badInput) }
+        if interrupted.isSet { status = ExitCode(130) }
+        if status != .success { throw status }
+    }
+
+    static func printHuman(_ event: ImportEvent, progress: ProgressCounter) {
+        let name = event.title.map { "\($0)\(event.authors.map { " — " + $0.joined(separator: ", ") } ?? "")" } ?? event.isbn ?? ""
+        switch event.kind {
+        case .added: progress.line("added: \(name)\(event.isbn.map { " (\($0))" } ?? "")", error: false)
+        case .alreadyPresent: progress.line("already present: \(name)", error: false)
+        case .skipped: break
+        case .badRow: progress.line("\(event.file):\(event.line): \(event.reason ?? "bad row")", error: true)
+        default: progress.line("\(event.file):\(event.line): \(event.kind.rawValue): \(name): \(event.reason ?? "")", error: true)
+        }
+    }
+}
+
+extension ImportSummary {
+    mutating func add(_ other: ImportSummary) {
+        imported += other.imported
+        alreadyPresent += other.alreadyPresent
+        notFound += other.notFound
+        queued += other.queued
+        libraryFull += other.libraryFull
+        badRows += other.badRows
+        skipped += other.skipped
+    }
+}
+
+struct ImportLine: Encodable {
+    var schema = 1
+    var event: String
+    var file: String
+    var line: Int?
+    var isbn13: String?
+    var title: String?
+    var authors: [String]?
+    var workKey: String?
+    var source: String?
+    var error: String?
+
+    init(_ event: ImportEvent) {
+        self.event = event.kind.rawValue
+        file = event.file
+        line = event.line
+        isbn13 = event.isbn
+        title = event.title
+        authors = event.authors
+        workKey = event.workKey
+        source = event.source
+        error = event.reason
+    }
+
+    init(failed file: String, error: String) {
+        event = "failed"
+        self.file = file
+        self.error = error
+    }
+
+    static func failed(_ file: String, _ error: String) -> ImportLine { ImportLine(failed: file, error: error) }
+}
+
+struct ImportSummaryLine: Encodable {
+    var schema = 1
+    var event = "summary"
+    var imported: Int
+    var alreadyPresent: Int
+    var notFound: Int
+    var queued: Int
+    var libraryFull: Int
+    var badRows: Int
+    var skipped: Int
+    var interrupted: Bool
+
+    init(_ summary: ImportSummary, interrupted: Bool) {
+        imported = summary.imported
+        alreadyPresent = summary.alreadyPresent
+        notFound = summary.notFound
+        queued = summary.queued
+        libraryFull = summary.libraryFull
+        badRows = summary.badRows
+        skipped = summary.skipped
+        self.interrupted = interrupted
+    }
+}
+
+/// "imported 1,234 / 10,000" redrawn on one stderr line, only on a terminal.
+final class ProgressCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var done = 0
+    let total: Int
+    let enabled: Bool
+
+    init(total: Int, enabled: Bool) {
+        self.total = total
+        self.enabled = enabled
+    }
+
+    func step() {
+        lock.lock(); done += 1; let done = done; lock.unlock()
+        if enabled && (done % 50 == 0 || done == total) { FileHandle.standardError.write(Data("\r\u{1B}[2K\(done) / \(total)".utf8)) }
+    }
+
+    func line(_ text: String, error: Bool) {
+        if enabled { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)) }
+        if error { Console.error(text) } else { Console.out(text) }
+    }
+
+    func finish() { if enabled { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)) } }
+}
+
+/// Ctrl-C / SIGTERM ask the import to stop after the rows in flight (they are then marked done).
+final class InterruptFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var set = false
+    private var sources: [DispatchSourceSignal] = []
+    var isSet: Bool { lock.lock(); defer { lock.unlock() }; return set }
+
+    static func install() -> InterruptFlag {
+        let flag = InterruptFlag()
+        for signalNumber in [SIGINT, SIGTERM] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler { flag.lock.lock(); flag.set = true; flag.lock.unlock() }
+            source.resume()
+            flag.sources.append(source)
+        }
+        return flag
+    }
+}

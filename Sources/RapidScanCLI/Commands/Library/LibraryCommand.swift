@@ -1,0 +1,146 @@
+import ArgumentParser
+import BookCodes
+import Catalogue
+import Foundation
+
+/// `rapidscan library …`: see, find, fix and remove the books you own, and manage lists
+/// (modelled on `beet ls/modify/remove` and `calibredb list/add/remove/set_metadata`).
+struct LibraryCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "library",
+        abstract: "List, show, add, remove and edit the books in your library, and manage lists.",
+        discussion: """
+        A QUERY is words matched anywhere in title, authors and notes (each word as the start \
+        of a word, in any order) plus field filters: author:NAME isbn:DIGITS status:unread|reading|read|notInterested \
+        list:NAME added:2024 added:2024-01..2024-06-30.
+
+        Exit status: 0 done, 1 a value could not be used (or the seed's rules refuse it), \
+        2 nothing matched, 5 the library is full (free plan), 64 usage error, 70 database error.
+        """,
+        subcommands: [
+            LibraryListCommand.self, LibraryShowCommand.self, LibraryAddCommand.self,
+            LibraryRemoveCommand.self, LibrarySetCommand.self, LibraryMoveCommand.self, LibraryListsCommand.self, LibraryNotFoundCommand.self,
+        ],
+        defaultSubcommand: LibraryListCommand.self)
+}
+
+/// Exit codes of docs/CLI.md used by the library commands.
+enum LibraryExit {
+    static let badInput = ExitCode(1)
+    static let noMatch = ExitCode(2)
+    static let libraryFull = ExitCode(5)
+    static let database = ExitCode(70)
+
+    /// Prints the error on stderr and returns the exit code its kind calls for.
+    static func fail(_ error: any Error) -> ExitCode {
+        if let code = error as? ExitCode { return code }
+        Console.error("rapidscan: \(error)")
+        switch error {
+        case let error as LibraryError:
+            if case .catalogue = error { return database }
+            if case .notInLibrary = error { return noMatch }
+            return badInput
+        case is LibraryQuery.ParseError: return badInput
+        default: return database
+        }
+    }
+}
+
+/// One item as `--json` prints it: the docs/CLI.md shared names plus the seed's item fields.
+struct ItemLine: Encodable {
+    var schema = 1
+    var event: String
+    var id: String
+    var isbn13: String
+    var isbn10: String?
+    var title: String
+    var authors: [String]
+    var workKey: String
+    var listId: String
+    var listName: String?
+    var status: String
+    var liked: Bool
+    var rating: Int?
+    var notes: String?
+    var currentPage: Int?
+    var startedReadingAt: Date?
+    var finishedReadingAt: Date?
+    var addedAt: Date
+    var isOwned: Bool
+    var ownedFormat: String?
+    var ownedAt: Date?
+
+    init(_ item: Item, event: String, listName: String? = nil) {
+        self.event = event
+        id = item.id
+        isbn13 = item.isbn
+        isbn10 = (try? ISBN13(validating: item.isbn))?.isbn10?.digits
+        title = item.title
+        authors = item.authors
+        workKey = item.bookId
+        listId = item.listId
+        self.listName = listName
+        status = item.status.rawValue
+        liked = item.liked
+        rating = item.rating
+        notes = item.notes
+        currentPage = item.currentPage
+        startedReadingAt = item.startedReadingAt
+        finishedReadingAt = item.finishedReadingAt
+        addedAt = item.addedAt
+        isOwned = item.isOwned
+        ownedFormat = item.ownedFormat?.rawValue
+        ownedAt = item.ownedAt
+    }
+}
+
+enum ItemFormatting {
+    /// "Dune — Frank Herbert · 978-0-441-01359-3 · read ★★★★☆ · Finished"
+    static func line(_ item: Item, listName: String?) -> String {
+        var parts = [item.title + (item.authors.isEmpty ? "" : " — " + item.authors.joined(separator: ", "))]
+        parts.append(BookFormatting.hyphenated(item.isbn))
+        var status = item.status.rawValue
+        if let rating = item.rating { status += " " + String(repeating: "★", count: rating) + String(repeating: "☆", count: 5 - rating) }
+        if item.liked { status += " ♥" }
+        parts.append(status)
+        if let listName { parts.append(listName) }
+        if !item.isOwned { parts.append("not owned") }
+        return parts.joined(separator: " · ")
+    }
+
+    /// `--format` templates: `{title}`, `{authors}`, `{isbn}`, `{isbn10}`, `{status}`, `{rating}`,
+    /// `{list}`, `{added}` (YYYY-MM-DD), `{notes}`, `{id}`, `{work}`; `\t` and `\n` are escapes.
+    static func template(_ template: String, _ item: Item, listName: String?) -> String {
+        let day = ISO8601DateFormatter.string(from: item.addedAt, timeZone: TimeZone(identifier: "UTC")!, formatOptions: [.withFullDate])
+        let values: [String: String] = [
+            "title": item.title, "authors": item.authors.joined(separator: ", "), "isbn": item.isbn,
+            "isbn10": (try? ISBN13(validating: item.isbn))?.isbn10?.digits ?? "", "status": item.status.rawValue,
+            "rating": item.rating.map(String.init) ?? "", "list": listName ?? item.listId, "added": day,
+            "notes": item.notes ?? "", "id": item.id, "work": item.bookId,
+        ]
+        var output = template.replacingOccurrences(of: "\\t", with: "\t").replacingOccurrences(of: "\\n", with: "\n")
+        for (key, value) in values { output = output.replacingOccurrences(of: "{\(key)}", with: value) }
+        return output
+    }
+
+    static func listNames(_ catalogue: Catalogue) throws -> [String: String] {
+        Dictionary(uniqueKeysWithValues: try catalogue.lists().map { ($0.id, $0.name) })
+    }
+}
+
+/// An ISBN-10 or ISBN-13 argument, hyphens and spaces allowed.
+func parseISBN(_ text: String) -> ISBN13? {
+    let cleaned = text.filter { !$0.isWhitespace && $0 != "-" }
+    if let code = try? ISBN13(validating: cleaned) { return code }
+    return (try? ISBN10(validating: cleaned))?.isbn13
+}
+
+/// The items an `ISBN` argument or a query selects.
+func selectItems(_ catalogue: Catalogue, terms: [String], ownedOnly: Bool) throws -> [Item] {
+    if terms.count == 1, let code = parseISBN(terms[0]) {
+        return try catalogue.item(isbn: code).map { [$0] } ?? []
+    }
+    var query = try LibraryQuery(terms: terms)
+    query.ownedOnly = ownedOnly
+    return try catalogue.items(matching: query)
+}

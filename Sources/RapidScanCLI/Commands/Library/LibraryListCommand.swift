@@ -1,0 +1,79 @@
+import ArgumentParser
+import Catalogue
+import Foundation
+
+/// `rapidscan library list [QUERY…]`: owned books (or every item with `--all`).
+struct LibraryListCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "List owned books matching a query (every item, owned or not, with --all).")
+
+    @Argument(help: "Words and field filters (author: isbn: status: list: added:); none lists everything.")
+    var query: [String] = []
+
+    @Flag(name: .long, help: "Every item in your lists, not only owned books.")
+    var all = false
+
+    @Option(name: .long, help: "Sort by title, author, added, rating or status (default: best match with words, else added).")
+    var sort: String?
+
+    @Flag(name: .long, help: "Reverse the sort.")
+    var reverse = false
+
+    @Option(name: .long, help: "At most this many books.")
+    var limit: Int?
+
+    @Option(name: .long, help: "A line template: {title} {authors} {isbn} {isbn10} {status} {rating} {list} {added} {notes} {id} {work}.")
+    var format: String?
+
+    @Flag(name: .long, help: "One JSON object per book (JSON Lines).")
+    var json = false
+
+    @OptionGroup var library: LibraryOptions
+
+    func validate() throws {
+        if let sort, LibraryQuery.Sort(rawValue: sort) == nil {
+            throw ValidationError("--sort must be one of \(LibraryQuery.Sort.allCases.map(\.rawValue).joined(separator: ", ")), got '\(sort)'.")
+        }
+        if let limit, limit < 1 { throw ValidationError("--limit must be 1 or more, got \(limit).") }
+        do { _ = try LibraryQuery(terms: query) } catch { throw ValidationError("\(error)") }
+    }
+
+    func run() throws {
+        do {
+            let catalogue = try library.openCatalogue(try library.settings())
+            var parsed = try LibraryQuery(terms: query)
+            parsed.ownedOnly = !all
+            if let sort { parsed.sort = LibraryQuery.Sort(rawValue: sort)! }
+            parsed.descending = reverse
+            parsed.limit = limit
+            let items = try catalogue.items(matching: parsed)
+            let names = try ItemFormatting.listNames(catalogue)
+            var lines: [String] = []
+            lines.reserveCapacity(items.count)
+            for item in items {
+                if json {
+                    lines.append(try JSONLines.encode(ItemLine(item, event: "item", listName: names[item.listId])))
+                } else if let format {
+                    lines.append(ItemFormatting.template(format, item, listName: names[item.listId]))
+                } else {
+                    lines.append(ItemFormatting.line(item, listName: names[item.listId]))
+                }
+            }
+            if json {
+                lines.append(try JSONLines.encode(ListSummaryLine(count: items.count)))
+            } else if format == nil {
+                lines.append("\(items.count) \(items.count == 1 ? "book" : "books")\(all ? " (all items)" : " owned")\(query.isEmpty ? "" : " matching").")
+            }
+            if !lines.isEmpty { Console.out(lines.joined(separator: "\n")) }
+        } catch {
+            throw LibraryExit.fail(error)
+        }
+    }
+}
+
+struct ListSummaryLine: Encodable {
+    var schema = 1
+    var event = "summary"
+    var count: Int
+}
