@@ -11,7 +11,13 @@ public final class InterruptMonitor: Sendable {
     /// The exit status of a run stopped by a signal (128 + SIGINT).
     public static let exitStatus: Int32 = 130
 
+    /// The process's monitor, installed as the executable's first act so a signal that
+    /// arrives while a command is still starting up is not the default kill.
+    public static let process = InterruptMonitor()
+
     private let received = Locked<Int32?>(nil)
+    /// Commands with nothing to finish let the first signal end the process at once.
+    private let exitsAtOnce = Locked(false)
     private let sources: Locked<[any DispatchSourceSignal]>
     private let handlers = Locked<[@Sendable () -> Void]>([])
 
@@ -26,12 +32,19 @@ public final class InterruptMonitor: Sendable {
                     defer { value = value ?? number }
                     return value == nil
                 }
-                guard first else { _exit(Self.exitStatus) }
+                guard first, !exitsAtOnce.withLock({ $0 }) else { _exit(Self.exitStatus) }
                 for handler in handlers.withLock({ $0 }) { handler() }
             }
             source.resume()
             sources.withLock { $0.append(source) }
         }
+    }
+
+    /// For a command with no session to finish: a signal (already received, or to come)
+    /// ends the process with status 130.
+    public func exitOnInterrupt() {
+        exitsAtOnce.withLock { $0 = true }
+        if isInterrupted { _exit(Self.exitStatus) }
     }
 
     /// The first signal received, if any.

@@ -85,8 +85,8 @@ public struct WatchSession: Sendable {
         OutputStream.standardError.write("Watching \(options.directory.path) for frames (Ctrl-C to stop)\n")
         ready()
         for await decoded in decoder.results {
-            await processor.process(decoded)
-            cleanUp(decoded.frame)
+            let outcome = await processor.process(decoded)
+            cleanUp(decoded.frame, outcome: outcome)
         }
         idleWatch?.cancel()
         await feeder.value
@@ -106,7 +106,21 @@ public struct WatchSession: Sendable {
         return frame
     }
 
-    private func cleanUp(_ frame: Frame) {
+    /// A frame leaves the directory only once what it holds is safe in the database: a book
+    /// added, already owned or queued. Library Full, Not Found, failures and unreadable
+    /// frames stay where they are, so nothing the user showed the camera is lost; a frame
+    /// dropped unread (a newer one superseded it) goes.
+    static func mayRemove(_ outcome: FrameOutcome) -> Bool {
+        if outcome.events.allSatisfy({ $0.kind == .dropped }) { return true }
+        return outcome.settled && !outcome.events.contains { $0.kind == .notFound }
+    }
+
+    private func cleanUp(_ frame: Frame, outcome: FrameOutcome) {
+        if options.cleanup != .keep, !Self.mayRemove(outcome) {
+            let kinds = Set(outcome.events.map(\.kind.rawValue)).sorted().joined(separator: ", ")
+            OutputStream.standardError.write("rapidscan: kept \(frame.path): \(kinds) (not settled in the library)\n")
+            return
+        }
         switch options.cleanup {
         case .keep: return
         case .delete:

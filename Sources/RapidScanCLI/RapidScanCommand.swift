@@ -1,4 +1,5 @@
 import ArgumentParser
+import Pipeline
 
 /// The root command; each subcommand is one type in Commands/.
 public struct RapidScanCommand: AsyncParsableCommand {
@@ -33,6 +34,23 @@ public enum RapidScanVersion {
 /// The executable's entry point: runs `RapidScanCommand` through ArgumentParser's async `main`.
 public enum RapidScanEntryPoint {
     public static func run() async {
-        await RapidScanCommand.main(nil)
+        // First, before parsing or opening anything: Ctrl-C/SIGTERM during start-up must not
+        // kill a session by signal (it exits 130 with its summary instead).
+        let interrupt = InterruptMonitor.process
+        do {
+            var command = try RapidScanCommand.parseAsRoot(nil)
+            if !(command is any FinishesOnInterrupt) { interrupt.exitOnInterrupt() }
+            if var command = command as? any AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            RapidScanCommand.exit(withError: error)
+        }
     }
 }
+
+/// A command that polls `InterruptMonitor.process` and finishes its work in flight on the
+/// first Ctrl-C (then prints its summary and exits 130); any other command exits at once.
+protocol FinishesOnInterrupt {}

@@ -69,6 +69,26 @@ import Testing
         #expect(result.summary?["interrupted"] as? Bool == false)
     }
 
+    /// --consume deletes a frame only once its book is safe in the database (here: queued,
+    /// offline); an unreadable frame and one whose code found no book stay for the user.
+    @Test func consumeKeepsFramesWhoseOutcomeIsNotSettled() async throws {
+        let harness = try CLIHarness()
+        let frames = harness.directory.appendingPathComponent("frames")
+        try FileManager.default.createDirectory(at: frames, withIntermediateDirectories: true)
+        let watch = try await harness.start(["watch", "--json", "--offline", "--consume", "--idle-exit", "3", frames.path])
+        try await watch.waitFor("the watch to be armed") { $0.stderr.contains("Watching") }
+        try FileManager.default.copyItem(at: SharedFiles.sampleImages.appendingPathComponent("isbn-9781250313188-usd.png"),
+                                         to: frames.appendingPathComponent("000001.png"))
+        try await watch.waitFor("the queued book") { $0.stdout.contains(#""event":"queued""#) }
+        try Data("not a picture at all".utf8).write(to: frames.appendingPathComponent("000002.png"))
+        try await watch.waitFor("the unreadable frame") { $0.stdout.contains("000002.png") }
+        let result = await watch.finish()
+        #expect(result.status == 1 || result.status == 3, "\(result.stderr)")
+        #expect(result.stderr.contains("kept"), "\(result.stderr)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: frames.path).sorted()
+        #expect(left == ["000002.png"], "the queued frame goes, the unreadable one stays: \(left)")
+    }
+
     @Test func refusesAMissingDirectory() async throws {
         let harness = try CLIHarness()
         let result = try await harness.run(["watch", harness.directory.appendingPathComponent("nope").path])

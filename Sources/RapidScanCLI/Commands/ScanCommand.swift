@@ -51,7 +51,7 @@ struct ScanCommand: AsyncParsableCommand {
             options: .init(paths: paths.map { URL(fileURLWithPath: $0) }, rescan: rescan, rawFormat: session.rawFrameFormat),
             catalogue: context.catalogue,
             decoder: ParallelBatchDecoder(workers: session.workerCount, options: session.scanOptions(thorough: !fast)))
-        let interrupt = InterruptMonitor()
+        let interrupt = InterruptMonitor.process
         let summary = await scan.run(processor: context.processor, output: context.output, interrupt: interrupt)
         throw SessionExitStatus.exitCode(for: summary)
     }
@@ -193,3 +193,5 @@ enum SessionExitStatus {
         return ExitCode(status)
     }
 }
+
+extension ScanCommand: FinishesOnInterrupt {}

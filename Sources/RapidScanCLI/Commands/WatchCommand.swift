@@ -77,7 +77,7 @@ struct WatchCommand: AsyncParsableCommand {
         let scanOptions = session.scanOptions(thorough: true)
         let rawFormat = session.rawFrameFormat
         let thorough = thorough
-        let interrupt = InterruptMonitor()
+        let interrupt = InterruptMonitor.process
         let summary: SessionSummary
         do {
             summary = try await watch.run(processor: context.processor, output: context.output, interrupt: interrupt,
@@ -90,3 +90,5 @@ struct WatchCommand: AsyncParsableCommand {
         throw SessionExitStatus.exitCode(for: summary)
     }
 }
+
+extension WatchCommand: FinishesOnInterrupt {}
