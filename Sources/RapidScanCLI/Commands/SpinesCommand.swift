@@ -135,7 +135,7 @@ struct SpinesCommand: AsyncParsableCommand {
                 files.append(entry.path)
             }
         }
-        let interrupt = InterruptMonitor()
+        let interrupt = InterruptMonitor.process
         let output = SpineOutput(json: json, quiet: quiet)
         if !json, !quiet { Console.error("rapidscan: reading spines with \(Self.describe(reader))") }
         let progress = !json && !quiet && Pipeline.OutputStream.standardError.isTerminal
@@ -321,3 +321,4 @@ enum SpinesExitStatus {
         return ExitCode(status)
     }
 }
+extension SpinesCommand: FinishesOnInterrupt {}
