@@ -66,6 +66,8 @@ public struct ScanSession: Sendable {
             await processor.process(DecodedFrame(frame: problem.frame, outcome: .unreadable(reason: problem.reason)))
         }
         let interrupted: @Sendable () -> Bool = { interrupt?.isInterrupted ?? false }
+        let cancellation = processor.cancellation
+        interrupt?.onInterrupt { cancellation.cancelAll() }
         // Lookups of the next few frames run while earlier frames wait for theirs; frames
         // are still finished (added, recorded, reported, remembered) strictly in order.
         var planned: [PlannedFrame] = []

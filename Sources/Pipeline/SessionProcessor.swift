@@ -43,16 +43,44 @@ final class PendingLookupTask: Sendable {
     let task: Task<LookupResult, Never>
     private let done = Locked(false)
 
-    init(_ body: @escaping @Sendable () async -> LookupResult) {
+    init(cancellation: LookupCancellation, _ body: @escaping @Sendable () async -> LookupResult) {
         let done = done
         task = Task {
             let result = await body()
             done.withLock { $0 = true }
             return result
         }
+        cancellation.register(task)
     }
 
     var isDone: Bool { done.withLock { $0 } }
+}
+
+/// Ctrl-C during a session: the lookups in flight are cancelled (the HTTP transport aborts
+/// within ~0.1 s) and their books are queued like any unanswered lookup, so a run ends at
+/// once instead of waiting out time-outs and retries; later lookups start cancelled.
+public final class LookupCancellation: Sendable {
+    private let state = Locked<(cancelled: Bool, tasks: [Task<LookupResult, Never>])>((false, []))
+
+    public init() {}
+
+    func register(_ task: Task<LookupResult, Never>) {
+        let cancelled = state.withLock { state in
+            state.tasks.removeAll { $0.isCancelled }
+            state.tasks.append(task)
+            return state.cancelled
+        }
+        if cancelled { task.cancel() }
+    }
+
+    public func cancelAll() {
+        let tasks = state.withLock { state in
+            state.cancelled = true
+            defer { state.tasks.removeAll() }
+            return state.tasks
+        }
+        tasks.forEach { $0.cancel() }
+    }
 }
 
 /// The stages after decode — validate, debounce, lookup, add to library, session record,
@@ -67,6 +95,8 @@ public final class SessionProcessor {
     private let library: LibraryStage
     private let output: any EventOutput
     private var lookupsInFlight: [ISBN13: PendingLookupTask] = [:]
+    /// Cancels every lookup in flight (Ctrl-C); safe to call from a signal handler's queue.
+    public let cancellation = LookupCancellation()
 
     public init(debounceWindow: TimeInterval, lookup: LookupStage, library: LibraryStage, output: any EventOutput) {
         debouncer = Debouncer(window: debounceWindow)
@@ -127,7 +157,7 @@ public final class SessionProcessor {
             let scanId = record.beginScan(isbn13: isbn.digits, file: frame.path)
             output.frameFinished(record: record)  // shows "Adding…" while the lookup runs
             let lookup = lookup
-            let pending = lookupsInFlight[isbn] ?? PendingLookupTask { await lookup.resolve(isbn) }
+            let pending = lookupsInFlight[isbn] ?? PendingLookupTask(cancellation: cancellation) { await lookup.resolve(isbn) }
             lookupsInFlight[isbn] = pending
             return .book(isbn, addOn: addOn, scanId: scanId, lookup: pending)
         }

@@ -55,7 +55,11 @@ public struct WatchSession: Sendable {
         let decoder = try LiveDecoder(workers: options.workers, keepNewest: options.keepAll ? 0 : 1,
                                       makeDecoder: makeDecoder)
         let lastLanding = Locked(Date())
-        interrupt?.onInterrupt { watcher.stop() }
+        let cancellation = processor.cancellation
+        interrupt?.onInterrupt {
+            watcher.stop()
+            cancellation.cancelAll()
+        }
         let feeder = Task {
             for await event in watcher.events() {
                 switch event {

@@ -8,11 +8,12 @@ import Testing
 /// adding its routes; tests that need no network never start it.
 final class CLIHarness: @unchecked Sendable {
     let directory: URL
-    let server = FixtureServer()
+    let server: FixtureServer
     /// Set before running a command to add or override environment variables.
     var extraEnvironment: [String: String] = [:]
 
-    init() throws {
+    init(server: FixtureServer = FixtureServer()) throws {
+        self.server = server
         directory = try makeTemporaryDirectory(prefix: "rapidscan-cli")
     }
 

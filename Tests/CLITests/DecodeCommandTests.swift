@@ -113,7 +113,7 @@ import TestSupport
         #expect(product["addon"] is NSNull)
     }
 
-    @Test func anAddOnAloneIsRejectedWithTheReason() async throws {
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func anAddOnAloneIsRejectedWithTheReason() async throws {
         let addOnOnly = try SharedFiles.requireImage("barcodes/zbar-examples/ean-5.png")
         let json = try await runRapidScan(["decode", "--json", addOnOnly.path])
         #expect(json.status == 4)

@@ -9,7 +9,7 @@ import TestSupport
 @Suite struct GoogleBooksSourceTests {
     static let volumes = "/books/v1/volumes"
 
-    @Test func singleHitIsParsedAndCoverIsHTTPSWithoutCurl() async throws {
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func singleHitIsParsedAndCoverIsHTTPSWithoutCurl() async throws {
         let harness = try await Harness.start()
         defer { Task { await harness.stop() } }
         try harness.server.replay(Self.volumes, fixture: "googlebooks/volumes_isbn_9781761186769_single_hit_nz.json")
@@ -39,7 +39,7 @@ import TestSupport
         #expect(request.header("User-Agent") == "rapidscan/\(RapidScanVersion.current)")
     }
 
-    @Test func httpThumbnailWithoutCurlKeepsItsQuery() async throws {
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func httpThumbnailWithoutCurlKeepsItsQuery() async throws {
         let harness = try await Harness.start()
         defer { Task { await harness.stop() } }
         try harness.server.replay(Self.volumes, fixture: "googlebooks/volumes_isbn_9780990582939_no_edge_curl_us.json")
@@ -50,7 +50,7 @@ import TestSupport
         #expect(edition.pageCount == 640)
     }
 
-    @Test func noItemsKeyMeansNotFound() async throws {
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func noItemsKeyMeansNotFound() async throws {
         let harness = try await Harness.start()
         defer { Task { await harness.stop() } }
         try harness.server.replay(Self.volumes, fixture: "googlebooks/volumes_zero_results_no_items_key.json")
@@ -58,7 +58,7 @@ import TestSupport
         #expect(try await harness.google.search(title: "Nothing", author: nil, limit: 5).isEmpty)
     }
 
-    @Test func editionLookupPicksTheItemCarryingTheISBN() async throws {
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func editionLookupPicksTheItemCarryingTheISBN() async throws {
         let harness = try await Harness.start()
         defer { Task { await harness.stop() } }
         // Ten items; the wanted ISBN is the second one's (ISBN_13 listed first there).
@@ -76,7 +76,7 @@ import TestSupport
         #expect(fallback.isbn13 == "9780306406157")
     }
 
-    @Test func searchHandlesOtherIdentifiersAndMissingFields() async throws {
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func searchHandlesOtherIdentifiersAndMissingFields() async throws {
         let harness = try await Harness.start()
         defer { Task { await harness.stop() } }
         try harness.server.replay(Self.volumes, fixture: "googlebooks/volumes_search_6_items_other_identifiers_missing_fields.json")
@@ -101,7 +101,7 @@ import TestSupport
         #expect(request.rawQuery.contains("intitle:%22The%20School%20for%20Daughters%22"))
     }
 
-    @Test func pageCountZeroMeansNone() async throws {
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func pageCountZeroMeansNone() async throws {
         let harness = try await Harness.start()
         defer { Task { await harness.stop() } }
         try harness.server.replay(Self.volumes, fixture: "googlebooks/volumes_search_intitle_the_stranger_ro_pagecount0.json")
@@ -113,7 +113,7 @@ import TestSupport
         #expect(edition.publishDate == "2009-04-02")
     }
 
-    @Test func htmlDescriptionIsCleanedAndYearMonthDateKept() async throws {
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func htmlDescriptionIsCleanedAndYearMonthDateKept() async throws {
         let harness = try await Harness.start()
         defer { Task { await harness.stop() } }
         // The recorded volume-by-id body, wrapped as a volumes list.
@@ -132,7 +132,7 @@ import TestSupport
         #expect(edition.coverImageUrl?.hasPrefix("https://books.google.com/books/content?id=ySOBzgEACAAJ") == true)
     }
 
-    @Test func apiKeyIsSentButNeverShownAndInvalidKeyIsUnauthorized() async throws {
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func apiKeyIsSentButNeverShownAndInvalidKeyIsUnauthorized() async throws {
         let secret = "AIzaTEST-secret-0123456789"
         let harness = try await Harness.start(apiKey: secret)
         defer { Task { await harness.stop() } }
@@ -153,7 +153,7 @@ import TestSupport
 
     /// A server quoting the request back (query, headers) in an error message: the key
     /// leaves in no encoding.
-    @Test func aServerQuotingTheKeyBackNeverLeaksIt() async throws {
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func aServerQuotingTheKeyBackNeverLeaksIt() async throws {
         let secret = "AIza+CANARY/x=y&z%41"
         let harness = try await Harness.start(retries: 0, apiKey: secret)
         defer { Task { await harness.stop() } }
@@ -169,7 +169,7 @@ import TestSupport
         #expect(harness.log.lines.allSatisfy { !$0.contains("CANARY") })
     }
 
-    @Test func dailyQuotaIsTransientAndRetriedOnlyUpToTheLimit() async throws {
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func dailyQuotaIsTransientAndRetriedOnlyUpToTheLimit() async throws {
         let harness = try await Harness.start(retries: 2)
         defer { Task { await harness.stop() } }
         try harness.server.replay(Self.volumes, fixture: "googlebooks/error_429_quota_exceeded_per_day.json", status: 429)
@@ -181,7 +181,7 @@ import TestSupport
         #expect(harness.clock.sleeps.count == 2)
     }
 
-    @Test func forbiddenWithQuotaReasonIsQuota() async throws {
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func forbiddenWithQuotaReasonIsQuota() async throws {
         let harness = try await Harness.start(retries: 0)
         defer { Task { await harness.stop() } }
         let body = #"{"error":{"code":403,"message":"Daily Limit Exceeded","errors":[{"domain":"usageLimits","reason":"dailyLimitExceeded"}]}}"#
@@ -190,7 +190,7 @@ import TestSupport
         #expect(error == .quotaExceeded)
     }
 
-    @Test func plainTooManyRequestsWaitsForRetryAfterDate() async throws {
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func plainTooManyRequestsWaitsForRetryAfterDate() async throws {
         let harness = try await Harness.start(retries: 1)
         defer { Task { await harness.stop() } }
         let formatter = DateFormatter()
@@ -211,7 +211,7 @@ import TestSupport
         #expect(waited > 2 && waited <= 20)
     }
 
-    @Test func unknownLocationIsPermanentAndNotRetried() async throws {
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func unknownLocationIsPermanentAndNotRetried() async throws {
         let harness = try await Harness.start(retries: 2)
         defer { Task { await harness.stop() } }
         try harness.server.replay(Self.volumes, fixture: "googlebooks/error_403_unknown_location.json", status: 403)
@@ -225,7 +225,7 @@ import TestSupport
         #expect(harness.server.requests.count == 1)
     }
 
-    @Test func serverErrorThenSuccessIsRetriedWithBackOff() async throws {
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func serverErrorThenSuccessIsRetriedWithBackOff() async throws {
         let harness = try await Harness.start(retries: 2)
         defer { Task { await harness.stop() } }
         harness.server.route(Self.volumes, responses: [
@@ -241,7 +241,7 @@ import TestSupport
         #expect((0.25...0.5).contains(harness.clock.sleeps[0]))
     }
 
-    @Test func serverErrorThatPersistsIsReportedAsServerError() async throws {
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func serverErrorThatPersistsIsReportedAsServerError() async throws {
         let harness = try await Harness.start(retries: 1)
         defer { Task { await harness.stop() } }
         try harness.server.replay(Self.volumes, fixture: "googlebooks/error_503_backend_failed.json", status: 503)
@@ -251,7 +251,7 @@ import TestSupport
         #expect(harness.server.requests.count == 2)
     }
 
-    @Test func malformedJSONIsABadResponse() async throws {
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func malformedJSONIsABadResponse() async throws {
         let harness = try await Harness.start()
         defer { Task { await harness.stop() } }
         harness.server.route(Self.volumes, response: .json(#"{"kind":"books#volumes","totalItems":1,"items":[{"volumeInfo":"#))

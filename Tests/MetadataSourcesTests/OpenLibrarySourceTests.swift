@@ -15,7 +15,7 @@ import TestSupport
         try server.replay("/authors/OL382982A.json", fixture: "openlibrary/authors_OL1A_minimal_2008.json")
     }
 
-    @Test func isbnRedirectEditionWorkAndAuthorAreCombined() async throws {
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func isbnRedirectEditionWorkAndAuthorAreCombined() async throws {
         let harness = try await Harness.start()
         defer { Task { await harness.stop() } }
         try serveSabriel(harness.server)
@@ -43,7 +43,7 @@ import TestSupport
         #expect(requests.allSatisfy { $0.header("User-Agent") == "rapidscan/\(RapidScanVersion.current) (you@example.com)" })
     }
 
-    @Test func workDescriptionStringAndCoversMinusOne() async throws {
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func workDescriptionStringAndCoversMinusOne() async throws {
         let harness = try await Harness.start()
         defer { Task { await harness.stop() } }
         let server = harness.server
@@ -66,7 +66,7 @@ import TestSupport
         #expect(edition.isbn10 == "1982110562")
     }
 
-    @Test func onlyMinusOneCoversMeansNoCover() async throws {
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func onlyMinusOneCoversMeansNoCover() async throws {
         let harness = try await Harness.start()
         defer { Task { await harness.stop() } }
         harness.server.route("/isbn/9781943899159.json", response: .json(#"""
@@ -82,7 +82,7 @@ import TestSupport
         #expect(harness.server.requests.count == 1)
     }
 
-    @Test func editionCoversWinAndMissingWorkIsSkipped() async throws {
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func editionCoversWinAndMissingWorkIsSkipped() async throws {
         let harness = try await Harness.start()
         defer { Task { await harness.stop() } }
         let server = harness.server
@@ -102,7 +102,7 @@ import TestSupport
         #expect(server.requests.map(\.path) == ["/isbn/9780743273565.json", "/works/OL468431W.json", "/authors/OL27349A.json"])
     }
 
-    @Test func missingAuthorRecordFallsBackToByStatementOrNothing() async throws {
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func missingAuthorRecordFallsBackToByStatementOrNothing() async throws {
         let harness = try await Harness.start()
         defer { Task { await harness.stop() } }
         try harness.server.replay(
@@ -118,7 +118,7 @@ import TestSupport
         #expect(harness.server.requests.count == 3)
     }
 
-    @Test func notFoundIsNil() async throws {
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func notFoundIsNil() async throws {
         let harness = try await Harness.start()
         defer { Task { await harness.stop() } }
         try harness.server.replay("/isbn/9780000000002.json", fixture: "openlibrary/error_404_notfound.json", status: 404)
@@ -126,7 +126,7 @@ import TestSupport
         #expect(harness.server.requests.count == 1, "404 is an answer, not retried")
     }
 
-    @Test func search2024Envelope() async throws {
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func search2024Envelope() async throws {
         let harness = try await Harness.start()
         defer { Task { await harness.stop() } }
         try harness.server.replay("/search.json", fixture: "openlibrary/search_json_title_author_institute_king_2024.json")
@@ -147,7 +147,7 @@ import TestSupport
             == "key,title,author_name,first_publish_year,isbn,cover_i,number_of_pages_median,publisher,language,subject")
     }
 
-    @Test func search2020LegacyEnvelope() async throws {
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func search2020LegacyEnvelope() async throws {
         let harness = try await Harness.start()
         defer { Task { await harness.stop() } }
         try harness.server.replay("/search.json", fixture: "openlibrary/search_json_2020_legacy_fields.json")
@@ -163,7 +163,7 @@ import TestSupport
         #expect(harness.server.requests.first?.query("author") == nil)
     }
 
-    @Test func forbiddenForUnidentifiedClientIsPermanent() async throws {
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func forbiddenForUnidentifiedClientIsPermanent() async throws {
         let harness = try await Harness.start(contact: nil)
         defer { Task { await harness.stop() } }
         try harness.server.replay(
@@ -178,7 +178,7 @@ import TestSupport
         #expect(harness.server.requests.first?.header("User-Agent") == "rapidscan/\(RapidScanVersion.current)")
     }
 
-    @Test func tooManyRequestsHonoursRetryAfterThenSucceeds() async throws {
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func tooManyRequestsHonoursRetryAfterThenSucceeds() async throws {
         let harness = try await Harness.start(retries: 2)
         defer { Task { await harness.stop() } }
         try serveSabriel(harness.server)
@@ -193,7 +193,7 @@ import TestSupport
         #expect(harness.clock.sleeps == [7])
     }
 
-    @Test func tooManyRequestsThatPersistIsRateLimited() async throws {
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func tooManyRequestsThatPersistIsRateLimited() async throws {
         let harness = try await Harness.start(retries: 1)
         defer { Task { await harness.stop() } }
         try harness.server.replay(
@@ -208,7 +208,7 @@ import TestSupport
         #expect(harness.server.requests.count == 1)
     }
 
-    @Test func unidentifiedClientIsPacedAtOneRequestPerSecond() async throws {
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func unidentifiedClientIsPacedAtOneRequestPerSecond() async throws {
         let harness = try await Harness.start(contact: nil)
         defer { Task { await harness.stop() } }
         try serveSabriel(harness.server)
@@ -220,7 +220,7 @@ import TestSupport
         #expect(harness.clock.sleeps.allSatisfy { abs($0 - 1) < 1e-9 })
     }
 
-    @Test func identifiedClientMayBurstThreeRequests() async throws {
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func identifiedClientMayBurstThreeRequests() async throws {
         let harness = try await Harness.start(contact: "you@example.com")
         defer { Task { await harness.stop() } }
         try serveSabriel(harness.server)

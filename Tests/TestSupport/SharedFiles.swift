@@ -12,8 +12,10 @@ public enum SharedFiles {
     }()
 
     /// `../shared` relative to the project root, or nil in a clone without it.
+    /// `RAPIDSCAN_TEST_SHARED` points elsewhere (a missing folder shows what a clone without it reports).
     public static let sharedRoot: URL? = {
-        let url = projectRoot.appendingPathComponent("../shared").standardizedFileURL
+        let url = ProcessInfo.processInfo.environment["RAPIDSCAN_TEST_SHARED"].map { URL(fileURLWithPath: $0) }
+            ?? projectRoot.appendingPathComponent("../shared").standardizedFileURL
         return FileManager.default.fileExists(atPath: url.path) ? url : nil
     }()
 
@@ -21,14 +23,21 @@ public enum SharedFiles {
     public static let missingMessage =
         "../shared is not beside this clone: tests that read shared fixtures and photos are skipped"
 
+    /// For `@Test(.enabled(if: SharedFiles.available, SharedFiles.skipped))`: without
+    /// `../shared` the test is reported *skipped*; under CI it runs, and `requireShared` fails it.
+    public static var available: Bool { sharedRoot != nil || runningUnderCI }
+    public static let skipped = Comment(rawValue: missingMessage)
+
+    static var runningUnderCI: Bool {
+        ProcessInfo.processInfo.environment["CI"].map { !$0.isEmpty && $0 != "0" && $0 != "false" } ?? false
+    }
+
     /// Ends the calling test as *skipped* (Swift Testing's `Test.cancel`) when `../shared`
     /// is missing, so a test that did not run is never counted as passed. Under CI (`CI`
     /// set) a missing `../shared` is a failure instead: CI must run every test.
     public static func requireShared() throws {
         guard sharedRoot == nil else { return }
-        if let ci = ProcessInfo.processInfo.environment["CI"], !ci.isEmpty, ci != "0", ci != "false" {
-            throw MissingUnderCI()
-        }
+        if runningUnderCI { throw MissingUnderCI() }
         try Test.cancel(Comment(rawValue: missingMessage))
     }
 
