@@ -154,7 +154,7 @@ public final class HumanOutput: EventOutput {
         case .none: return
         case .progressBar:
             lines = [ProgressBar.render(done: record.totals.frames, total: totalFrames,
-                                        elapsed: now.timeIntervalSince(startedAt))]
+                                        elapsed: now.timeIntervalSince(startedAt), lookingUp: record.lookupsInFlight)]
         case .panel(let title):
             lines = RecentPanel.render(record: record, title: title)
         }
@@ -168,9 +168,12 @@ public final class HumanOutput: EventOutput {
 
 /// `[##########----------]  120/200 frames  35.2/s  ETA 0:02`
 public enum ProgressBar {
-    public static func render(done: Int, total: Int?, elapsed: TimeInterval, width: Int = 30) -> String {
+    /// `lookingUp`: books waiting for a source; while the network is slow no frame
+    /// finishes, and the line says what the run is waiting for instead of standing at 0.0/s.
+    public static func render(done: Int, total: Int?, elapsed: TimeInterval, lookingUp: Int = 0, width: Int = 30) -> String {
         let rate = elapsed > 0 ? Double(done) / elapsed : 0
-        let rateText = String(format: "%.1f/s", rate)
+        let waiting = lookingUp > 0 ? "  \(lookingUp) looking up" : ""
+        let rateText = String(format: "%.1f/s", rate) + waiting
         guard let total, total > 0 else { return "\(done) frames  \(rateText)" }
         let fraction = min(1, Double(done) / Double(total))
         let filled = Int((fraction * Double(width)).rounded(.down))

@@ -61,6 +61,9 @@ public struct SessionRecord: Sendable {
     /// Every unreadable file with its reason, for the summary.
     public private(set) var unreadableFiles: [(file: String, reason: String)] = []
     private var nextScanId = 0
+    private var openScans: Set<Int> = []
+    /// Accepted books whose lookup has not settled yet.
+    public var lookupsInFlight: Int { openScans.count }
 
     public init() {}
 
@@ -75,6 +78,7 @@ public struct SessionRecord: Sendable {
     /// A book code was accepted and is being looked up: shows "Adding…" until `finish`.
     public mutating func beginScan(isbn13: String, file: String) -> Int {
         nextScanId += 1
+        openScans.insert(nextScanId)
         recent.insert(RecentScan(id: nextScanId, isbn13: isbn13, title: nil, file: file, state: .adding), at: 0)
         if recent.count > Self.recentLimit { recent.removeLast(recent.count - Self.recentLimit) }
         return nextScanId
@@ -98,6 +102,7 @@ public struct SessionRecord: Sendable {
         case .dropped: totals.dropped += 1
         case .failed: totals.failed += 1
         }
+        if let scanId { openScans.remove(scanId) }
         guard let scanId, let index = recent.firstIndex(where: { $0.id == scanId }), let state = Self.state(for: event)
         else { return }
         recent[index].state = state

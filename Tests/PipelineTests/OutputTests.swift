@@ -6,6 +6,15 @@ import Testing
 @Suite struct OutputTests {
     private let time = Date(timeIntervalSince1970: 1_795_342_530.25)
 
+    @Test func lookupsInFlightCountFromAcceptanceToOutcome() {
+        var record = SessionRecord()
+        let first = record.beginScan(isbn13: "9780306406157", file: "a.jpg")
+        _ = record.beginScan(isbn13: "9781250313188", file: "b.jpg")
+        #expect(record.lookupsInFlight == 2)
+        record.record(ScanEvent(.queued, file: "a.jpg", captureTime: time, isbn13: "9780306406157"), scanId: first)
+        #expect(record.lookupsInFlight == 1)
+    }
+
     @Test func jsonLineHasEventFirstAndOnlyKnownFields() {
         let event = ScanEvent(.added, file: "shelf/a \"1\".jpg", captureTime: time, isbn13: "9780306406157", title: "Café\nLine")
         #expect(JSONLinesOutput.line(for: event).text
@@ -75,6 +84,9 @@ import Testing
         #expect(ProgressBar.render(done: 50, total: 200, elapsed: 10, width: 20)
             == "[#####---------------] 50/200 frames  5.0/s  ETA 0:30")
         #expect(ProgressBar.render(done: 0, total: 10, elapsed: 0, width: 4) == "[----] 0/10 frames  0.0/s  ETA --:--")
+        // Waiting on the network: the line says so instead of standing at 0.0/s.
+        #expect(ProgressBar.render(done: 0, total: 10, elapsed: 5, lookingUp: 3, width: 4)
+                == "[----] 0/10 frames  0.0/s  3 looking up  ETA --:--")
         #expect(ProgressBar.clock(3725) == "1:02:05")
     }
 
