@@ -10,10 +10,14 @@ import TestSupport
     /// or number of workers (146 main codes plus the two stand-alone add-ons, which it
     /// reports as rejected).
     static let requiredReads = 148
-    /// Check-digit-valid codes that are not the manifest's: upca-2/25 also yields
-    /// 9711010200137 beside the right code (zbarimg reads the same pair), and upca-2/38 a
-    /// UPC-E 02212166 that zbarimg reads too. A new one would put a wrong book in a library.
-    static let allowedMisreads = 2
+    /// Check-digit-valid codes that are not the manifest's, as (file, code): upca-2/25 also
+    /// yields 9711010200137 beside the right code (zbarimg reads the same pair), and
+    /// upca-2/38 a UPC-E 02212166 that zbarimg reads too. Any other would put a wrong book in
+    /// a library; one leaving this list only makes it shorter.
+    static let knownMisreads: Set<String> = [
+        "zxing-upca-2/25.png=9711010200137",
+        "zxing-upca-2/38.png=02212166",
+    ]
 
     @Test func readsMoreCodesThanZbarimgAndNothingOnTheNegatives() async throws {
         let folder = try SharedFiles.requireImage("barcodes")
@@ -47,7 +51,7 @@ import TestSupport
         print("real photos: \(misreads.count) misread: \(misreads.joined(separator: " "))")
         #expect(expected == 163)
         #expect(read >= Self.requiredReads)
-        #expect(misreads.count <= Self.allowedMisreads, "\(misreads)")
+        #expect(Set(misreads).subtracting(Self.knownMisreads).isEmpty, "new misreads: \(Set(misreads).subtracting(Self.knownMisreads))")
     }
 }
 
