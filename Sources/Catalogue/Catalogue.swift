@@ -27,11 +27,21 @@ public final class Catalogue: Sendable {
         // Another rapidscan process may be writing (a scan while `pending retry` runs).
         configuration.busyMode = .timeout(Self.busyDeadline)
         configuration.label = "rapidscan"
+        // Keep the WAL small: checkpoint every ~400 KB (not SQLite's 4 MB) and truncate it
+        // to 1 MB after, so a nearly full disk is not eaten by the log.
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = 100; PRAGMA journal_size_limit = 1048576")
+        }
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
             try Schema.migrator.migrate(pool)
             try pool.write { db in try Self.createLocalUser(db, id: userId, displayName: displayName, now: Date()) }
         } catch {
+            // Opening writes too (WAL, shared memory, migrations): a full disk says so.
+            if let failure = error as? DatabaseError, failure.resultCode == .SQLITE_FULL
+                || (failure.resultCode == .SQLITE_IOERR && (CatalogueError.freeSpace(near: path) ?? .max) < 1 << 20) {
+                throw .diskFull(path: path, walBytes: CatalogueError.fileSize(path + "-wal"), freeBytes: CatalogueError.freeSpace(near: path))
+            }
             throw .cannotOpen(path: path, reason: CatalogueError.describe(error))
         }
     }
@@ -81,9 +91,12 @@ public final class Catalogue: Sendable {
                 // table (no busy handler) is retried here within that time.
                 case .SQLITE_LOCKED where Date() < deadline:
                     Thread.sleep(forTimeInterval: 0.05)
-                case .SQLITE_FULL where !reclaimed:
+                case .SQLITE_FULL where !reclaimed, .SQLITE_IOERR where !reclaimed && Self.diskIsFull(path):
                     reclaimed = true
                     truncateWAL()
+                case .SQLITE_IOERR where Self.diskIsFull(path):
+                    throw CatalogueError.diskFull(path: path, walBytes: CatalogueError.fileSize(path + "-wal"),
+                                                  freeBytes: CatalogueError.freeSpace(near: path))
                 default:
                     throw CatalogueError(error, path: path)
                 }
@@ -94,6 +107,9 @@ public final class Catalogue: Sendable {
     }
 
     static let busyDeadline: TimeInterval = 15
+
+    /// A write error with under 64 KB free is the disk being full (SQLite may say IOERR).
+    static func diskIsFull(_ path: String) -> Bool { (CatalogueError.freeSpace(near: path) ?? .max) < 64 << 10 }
 
     /// Moves the WAL's pages into the database and truncates the WAL to zero bytes.
     func truncateWAL() {

@@ -191,3 +191,22 @@ actor Gauge {
         #expect(CoverURL.normalize("not a url") == nil)
     }
 }
+
+@Suite struct HTTPCancellationTests {
+    /// A cancelled task's request ends at once instead of waiting out the time-out
+    /// (Ctrl-C during a scan queues the books whose lookups were in flight).
+    @Test func cancellingTheTaskAbortsTheRequest() async throws {
+        let server = FixtureServer(hangLimit: .seconds(60))
+        try await server.start()
+        defer { Task { await server.stop() } }
+        server.neverAnswer("/hang")
+        let client = HTTPClient(policy: .init(timeout: 60, retries: 0))
+        let url = server.baseURL.appendingPathComponent("hang")
+        let task = Task { () -> SourceError? in
+            do throws(SourceError) { _ = try await client.get(url); return nil } catch { return error }
+        }
+        while server.requests.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+        task.cancel()
+        #expect(await task.value == .network("request cancelled"))
+    }
+}
