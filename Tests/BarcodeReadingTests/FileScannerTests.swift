@@ -36,6 +36,24 @@ import TestSupport
         }
     }
 
+    @Test func aWebPPhotoIsReadAndAHEICIsRefusedByName() throws {
+        let barcode = try BarcodeReaderTests.sample("isbn-9780306406157.png")
+        let photo = canvas(width: 1600, height: 1200, pasting: barcode, at: 300, 400, zoom: 2)
+        try withTemporaryDirectory { folder in
+            let webp = folder.appendingPathComponent("IMG_0002.webp")
+            try ImageEncoder.webpData(photo, quality: 85).write(to: webp)
+            let result = try FileScanner().scan(fileAt: webp)
+            #expect(result.manifestCodes == ["EAN-13:9780306406157"])
+            // An iPhone photo: an ISO-BMFF box with the HEIC brand.
+            let heic = folder.appendingPathComponent("IMG_0001.HEIC")
+            try Data([0, 0, 0, 24] + Array("ftypheic".utf8) + [0, 0, 0, 0] + Array("mif1heic".utf8)).write(to: heic)
+            #expect(ImageLoader.isSupportedImage(heic))
+            #expect(throws: ImageError.unsupportedFormat(file: heic.path, format: "HEIC")) {
+                try FileScanner().scan(fileAt: heic)
+            }
+        }
+    }
+
     @Test func thePixelLimitRefusesLargeImagesBeforeDecoding() throws {
         let url = SharedFiles.sampleImages.appendingPathComponent("isbn-9780306406157.png")
         #expect(throws: ImageError.tooLarge(file: url.relativePath, width: 339, height: 255, maxPixels: 10_000)) {
