@@ -18,6 +18,16 @@ public struct RapidScanExport: Codable, Sendable {
     public var items: [Item]
 }
 
+/// One formatter each, shared: making one per date dominated large exports and restores.
+enum ISODates {
+    nonisolated(unsafe) static let fractional: ISO8601DateFormatter = {
+        let iso = ISO8601DateFormatter()
+        iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return iso
+    }()
+    nonisolated(unsafe) static let whole = ISO8601DateFormatter()
+}
+
 /// Writes the library (or the items a query selected) in one of the export formats.
 public enum Exporter {
     public static func export(_ catalogue: Catalogue, format: ExportFormat, itemIds: [String]? = nil, now: Date = Date()) throws -> Data {
@@ -34,10 +44,8 @@ public enum Exporter {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .custom { date, encoder in
-            let iso = ISO8601DateFormatter()
-            iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
             var container = encoder.singleValueContainer()
-            try container.encode(iso.string(from: date))
+            try container.encode(ISODates.fractional.string(from: date))
         }
         return encoder
     }
@@ -53,11 +61,7 @@ public enum Exporter {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in
             let text = try decoder.singleValueContainer().decode(String.self)
-            let iso = ISO8601DateFormatter()
-            iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-            if let date = iso.date(from: text) { return date }
-            iso.formatOptions = [.withInternetDateTime]
-            if let date = iso.date(from: text) { return date }
+            if let date = ISODates.fractional.date(from: text) ?? ISODates.whole.date(from: text) { return date }
             throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not an ISO 8601 date: \(text)"))
         }
         let export = try decoder.decode(RapidScanExport.self, from: data)
@@ -109,7 +113,7 @@ public enum Exporter {
     static func csv(_ snapshot: LibrarySnapshot) throws -> Data {
         let works = Dictionary(uniqueKeysWithValues: snapshot.works.map { ($0.workKey, $0) })
         let lists = Dictionary(uniqueKeysWithValues: snapshot.lists.map { ($0.id, $0.name) })
-        let iso = ISO8601DateFormatter()
+        let iso = ISODates.whole
         let rows = snapshot.items.map { item -> [String] in
             let work = works[item.bookId]
             return [

@@ -18,7 +18,8 @@ public enum ImportFormat: String, Sendable, CaseIterable {
         let head = text.prefix(4096)
         let trimmed = head.drop(while: \.isWhitespace)
         if trimmed.hasPrefix("{") {
-            return head.contains("\"rapidscanExport\"") ? .rapidscanJSON : .librarythingJSON
+            // Keys are sorted in rapidscan's export, so its marker may come after the arrays.
+            return text.contains("\"rapidscanExport\"") ? .rapidscanJSON : .librarythingJSON
         }
         if trimmed.hasPrefix("[") { return .calibre }
         let firstLine = head.prefix { $0 != "\n" && $0 != "\r" }

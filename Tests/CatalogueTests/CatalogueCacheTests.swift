@@ -12,7 +12,9 @@ import TestSupport
         let tables = try DatabaseQueue(path: temp.path).read { db in
             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'grdb_%' ORDER BY name")
         }
-        #expect(tables == ["isbnIndex", "items", "lists", "pendingLookups", "processedFiles", "spineReadings", "spineReplies", "users", "works"])
+        // v1's tables; later migrations ("v2-…") add their own beside them.
+        #expect(Set(["isbnIndex", "items", "lists", "pendingLookups", "processedFiles", "users", "works"]).isSubset(of: tables))
+        #expect(Set(["worksSearch", "itemsSearch", "notFoundCodes", "importedRows", "spineReadings", "spineReplies"]).isSubset(of: tables))
         let journal = try DatabaseQueue(path: temp.path).read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
         #expect(journal == "wal")
         let user = try temp.catalogue.user()
