@@ -1,4 +1,5 @@
 import ArgumentParser
+import Pipeline
 import BookLookup
 import Catalogue
 import Foundation
@@ -50,12 +51,12 @@ struct ImportCommand: AsyncParsableCommand {
     func run() async throws {
         let service: LookupService
         do { service = try library.openLookupService() } catch { throw LibraryExit.fail(error) }
-        let interrupted = InterruptFlag.install()
+        let interrupted = InterruptMonitor.process
         var total = ImportSummary()
         var fileErrors = 0
         let isTerminal = isatty(STDERR_FILENO) == 1 && !json
         for path in files {
-            if interrupted.isSet { break }
+            if interrupted.isInterrupted { break }
             do {
                 let text = try ImportText(contentsOf: path)
                 let detected = format.flatMap(ImportFormat.init) ?? ImportFormat.detect(text.text)
@@ -80,7 +81,7 @@ struct ImportCommand: AsyncParsableCommand {
                     } else if !quiet || event.kind == .badRow {
                         ImportCommand.printHuman(event, progress: progress)
                     }
-                }, shouldStop: { interrupted.isSet })
+                }, shouldStop: { interrupted.isInterrupted })
                 progress.finish()
                 total.add(summary)
             } catch let error as ImportError {
@@ -94,16 +95,16 @@ struct ImportCommand: AsyncParsableCommand {
             }
         }
         if json {
-            Console.out(try JSONLines.encode(ImportSummaryLine(total, interrupted: interrupted.isSet)))
+            Console.out(try JSONLines.encode(ImportSummaryLine(total, interrupted: interrupted.isInterrupted)))
         } else {
-            Console.out("imported \(total.imported), already present \(total.alreadyPresent), not found \(total.notFound), queued \(total.queued), library full \(total.libraryFull), bad rows \(total.badRows)\(total.skipped > 0 ? ", skipped \(total.skipped) done before" : "")\(interrupted.isSet ? " (interrupted; run again to continue)" : "").")
+            Console.out("imported \(total.imported), already present \(total.alreadyPresent), not found \(total.notFound), queued \(total.queued), library full \(total.libraryFull), bad rows \(total.badRows)\(total.skipped > 0 ? ", skipped \(total.skipped) done before" : "")\(interrupted.isInterrupted ? " (interrupted; run again to continue)" : "").")
         }
         var status = ExitCode.success
         if total.notFound > 0 { status = worse(status, LibraryExit.noMatch) }
         if total.queued > 0 { status = worse(status, ExitCode(3)) }
         if total.libraryFull > 0 { status = worse(status, LibraryExit.libraryFull) }
         if total.badRows > 0 || fileErrors > 0 { status = worse(status, LibraryExit.badInput) }
-        if interrupted.isSet { status = ExitCode(130) }
+        if interrupted.isInterrupted { status = ExitCode(130) }
         if status != .success { throw status }
     }
 
@@ -213,22 +214,5 @@ final class ProgressCounter: @unchecked Sendable {
     func finish() { if enabled { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)) } }
 }
 
-/// Ctrl-C / SIGTERM ask the import to stop after the rows in flight (they are then marked done).
-final class InterruptFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var set = false
-    private var sources: [DispatchSourceSignal] = []
-    var isSet: Bool { lock.lock(); defer { lock.unlock() }; return set }
 
-    static func install() -> InterruptFlag {
-        let flag = InterruptFlag()
-        for signalNumber in [SIGINT, SIGTERM] {
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler { flag.lock.lock(); flag.set = true; flag.lock.unlock() }
-            source.resume()
-            flag.sources.append(source)
-        }
-        return flag
-    }
-}
+extension ImportCommand: FinishesOnInterrupt {}
