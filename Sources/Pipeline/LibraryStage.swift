@@ -15,4 +15,10 @@ public struct LibraryStage: Sendable {
     public func addOwned(_ isbn: ISBN13, work: Work) throws(CatalogueError) -> AddOutcome {
         try catalogue.addOwned(isbn: isbn, work: work, listId: listId)
     }
+
+    /// A code no source knew is remembered with the photo it came from (`library notfound`),
+    /// to be retried or entered by hand: "Book Not Found" never leads nowhere.
+    public func rememberNotFound(_ isbn: ISBN13, file: String) throws(CatalogueError) {
+        try catalogue.rememberNotFound(isbn: isbn, origin: file)
+    }
 }

@@ -194,7 +194,12 @@ public final class SessionProcessor {
         var result = ScanEvent(.failed, file: frame.path, captureTime: frame.captureTime.date, isbn13: isbn.digits)
         switch lookupResult {
         case .notFound:
-            result.kind = .notFound
+            do {
+                try library.rememberNotFound(isbn, file: frame.path)
+                result.kind = .notFound
+            } catch {
+                result.reason = "no source knows it, and it could not be remembered: \(error.description)"
+            }
         case let .unavailable(source, reason):
             result.reason = reason
             // A database that cannot be read is a failure; a source that cannot answer is "later".

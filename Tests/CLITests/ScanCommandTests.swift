@@ -27,6 +27,9 @@ import Testing
             == ["9780990582939", "9781250313188", "9781761186769"])
         #expect(first.events("added").allSatisfy { ($0["title"] as? String)?.isEmpty == false })
         #expect(first.events("notFound").compactMap { $0["isbn13"] as? String } == ["9791090636071"])
+        // Not found is remembered with its photo, to retry or enter by hand.
+        let remembered = try await harness.run(["library", "notfound", "--json"])
+        #expect(remembered.stdout.contains("9791090636071"), "\(remembered.stdout)\(remembered.stderr)")
         #expect(first.events("nonBook").compactMap { $0["code"] as? String } == ["4006381333931"])
         #expect(first.events("noCode").count == 1)
         let unreadable = try #require(first.events("unreadable").first)

@@ -162,17 +162,19 @@ extension LibraryOptions {
 enum SessionExitStatus {
     static let ok: Int32 = 0
     static let unreadable: Int32 = 1
+    static let notFound: Int32 = 2
     static let queued: Int32 = 3
     static let libraryFull: Int32 = 5
     static let failure: Int32 = 70
     static let interrupted: Int32 = InterruptMonitor.exitStatus
 
     static let help = """
-        0 every file was read and every book settled (added, already owned, not found, \
-        not a book); 1 some file could not be read; 3 some books were queued for \
-        `rapidscan pending retry`; 5 some books were not added because the library is \
-        full; 70 the database could not be opened or written; 64 bad usage; 130 \
-        interrupted (Ctrl-C or SIGTERM). When several apply: 130, 70, 1, 5, 3.
+        0 every file was read and every book settled (added, already owned, not a book); \
+        1 some file could not be read; 2 some code is known to no source (remembered: \
+        `rapidscan library notfound`); 3 some books were queued for `rapidscan pending \
+        retry`; 5 some books were not added because the library is full; 70 the database \
+        could not be opened or written; 64 bad usage; 130 interrupted (Ctrl-C or SIGTERM). \
+        When several apply: 130, 70, 1, 5, 3, 2.
         """
 
     /// Prints `message` on stderr and returns the exit status to throw.
@@ -189,6 +191,7 @@ enum SessionExitStatus {
             : t.unreadable > 0 ? unreadable
             : t.libraryFull > 0 ? libraryFull
             : t.queued > 0 ? queued
+            : t.notFound > 0 ? notFound
             : ok
         return ExitCode(status)
     }
