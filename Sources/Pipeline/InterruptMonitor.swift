@@ -6,7 +6,7 @@ import Glibc
 
 /// Ctrl-C (SIGINT) and SIGTERM as a flag the session polls between frames, so frames in
 /// flight finish, their outcomes are committed and the summary is printed. A second signal
-/// exits at once (exit status 130) for a user who really wants out.
+/// clears the progress line and leaves within a second (status 130), summary or not.
 public final class InterruptMonitor: Sendable {
     /// The exit status of a run stopped by a signal (128 + SIGINT).
     public static let exitStatus: Int32 = 130
@@ -32,12 +32,24 @@ public final class InterruptMonitor: Sendable {
                     defer { value = value ?? number }
                     return value == nil
                 }
-                guard first, !exitsAtOnce.withLock({ $0 }) else { _exit(Self.exitStatus) }
+                if exitsAtOnce.withLock({ $0 }) { _exit(Self.exitStatus) }
+                guard first else { return Self.stopSoon() }
                 for handler in handlers.withLock({ $0 }) { handler() }
             }
             source.resume()
             sources.withLock { $0.append(source) }
         }
+    }
+
+    /// A second signal: the session is already stopping (its lookups cancelled); give it a
+    /// moment to print its summary, then leave regardless. The progress line is cleared
+    /// first so the shell gets a clean terminal either way.
+    private static func stopSoon() {
+        if isatty(STDERR_FILENO) == 1 {
+            let clear = "\r\u{1B}[J"
+            _ = clear.withCString { write(STDERR_FILENO, $0, strlen($0)) }
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 1.0) { _exit(exitStatus) }
     }
 
     /// For a command with no session to finish: a signal (already received, or to come)
