@@ -6,8 +6,8 @@ import TestSupport
 @Suite struct LibraryCLITests {
     static let volumes = "/books/v1/volumes"
 
-    @Test func addListSetRemoveAndNotFoundResolvedByHand() async throws {
-        guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func addListSetRemoveAndNotFoundResolvedByHand() async throws {
+        try SharedFiles.requireShared()
         let harness = try await CLIHarness.started()
         defer { Task { await harness.server.stop() } }
         try harness.server.replay(Self.volumes, fixture: "googlebooks/volumes_isbn_9780990582939_no_edge_curl_us.json", query: ["q": "isbn:9780990582939"])
@@ -58,8 +58,9 @@ import TestSupport
         #expect(create.status == 1 && create.stderr.contains("Pro"))
     }
 
-    @Test func importThenExportGoodreadsAndBadFilesSayWhere() async throws {
-        guard let fixture = SharedFiles.fixture("imports/synthetic/goodreads_library_export_24col.csv") else { print(SharedFiles.missingMessage); return }
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func importThenExportGoodreadsAndBadFilesSayWhere() async throws {
+        try SharedFiles.requireShared()
+        let fixture = try #require(SharedFiles.fixture("imports/synthetic/goodreads_library_export_24col.csv"))
         let harness = try CLIHarness()
         // Offline: nothing is cached, so every ISBN row is queued for `pending retry`; the row without an ISBN is not found.
         let binary = harness.directory.appendingPathComponent("photo.csv")

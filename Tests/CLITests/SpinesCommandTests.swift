@@ -40,8 +40,8 @@ import TestSupport
         return copy.path
     }
 
-    @Test func booksLandOnceAndARerunSendsNothing() async throws {
-        guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func booksLandOnceAndARerunSendsNothing() async throws {
+        try SharedFiles.requireShared()
         let harness = try await CLIHarness.started()
         defer { Task { await harness.server.stop() } }
         let photo = try prepare(harness)
@@ -91,8 +91,8 @@ import TestSupport
         #expect(try await harness.ownedCount() >= 1)
     }
 
-    @Test func dryRunAddsNothingAndBadFlagsAreUsageErrors() async throws {
-        guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func dryRunAddsNothingAndBadFlagsAreUsageErrors() async throws {
+        try SharedFiles.requireShared()
         let harness = try await CLIHarness.started()
         defer { Task { await harness.server.stop() } }
         let photo = try prepare(harness)
@@ -106,8 +106,8 @@ import TestSupport
         #expect(missing.status == 1)
     }
 
-    @Test func exhaustedQuotaStopsAndKeepsPhotosQueued() async throws {
-        guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func exhaustedQuotaStopsAndKeepsPhotosQueued() async throws {
+        try SharedFiles.requireShared()
         let harness = try await CLIHarness.started()
         defer { Task { await harness.server.stop() } }
         let photo = try prepare(harness)
@@ -128,8 +128,8 @@ import TestSupport
         #expect((summary["stopReason"] as? String)?.contains("quota") == true)
     }
 
-    @Test func ctrlCWhileTheModelThinksExits130AndNothingIsLost() async throws {
-        guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func ctrlCWhileTheModelThinksExits130AndNothingIsLost() async throws {
+        try SharedFiles.requireShared()
         let harness = try await CLIHarness.started()
         defer { Task { await harness.server.stop() } }
         let photo = try prepare(harness)
@@ -151,8 +151,8 @@ import TestSupport
         #expect(again.jsonLines.filter { $0["event"] as? String == "added" }.count == 1)
     }
 
-    @Test func anOfflineRunDoesNotSettleWhatItCouldNotSearch() async throws {
-        guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func anOfflineRunDoesNotSettleWhatItCouldNotSearch() async throws {
+        try SharedFiles.requireShared()
         let harness = try await CLIHarness.started()
         defer { Task { await harness.server.stop() } }
         let photo = try prepare(harness)
@@ -165,8 +165,8 @@ import TestSupport
         #expect(harness.server.requests(to: Self.chat).count == 1, "the reply came from the cache the second time")
     }
 
-    @Test func aPromptTemplateIsSentAndANewPromptIsANewCacheKey() async throws {
-        guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func aPromptTemplateIsSentAndANewPromptIsANewCacheKey() async throws {
+        try SharedFiles.requireShared()
         let harness = try await CLIHarness.started()
         defer { Task { await harness.server.stop() } }
         let photo = try prepare(harness)

@@ -14,8 +14,9 @@ import Vision
         return (table, WorkIndex(table.catalogue))
     }
 
-    @Test func tableHoldsEnoughDamagedReadings() throws {
-        guard let (table, index) = try Self.load() else { print(SharedFiles.missingMessage); return }
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func tableHoldsEnoughDamagedReadings() throws {
+        try SharedFiles.requireShared()
+        let (table, index) = try #require(try Self.load())
         #expect(table.rows.count >= 300)
         #expect(index.count == 10_000)
         let kinds = Set(table.rows.map(\.kind))
@@ -25,8 +26,9 @@ import Vision
         }
     }
 
-    @Test func precisionAndRecallFloors() throws {
-        guard let (table, index) = try Self.load() else { print(SharedFiles.missingMessage); return }
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func precisionAndRecallFloors() throws {
+        try SharedFiles.requireShared()
+        let (table, index) = try #require(try Self.load())
         let report = table.evaluate(SpineMatcher(), index: index)
         print(report.summary)
         #expect(report.strongPrecision >= 0.995, "wrong strong matches: \(report.wrongStrong)")

@@ -12,7 +12,7 @@ import Testing
     ]
 
     func withHarness(_ body: (VisionHarness) async throws -> Void) async throws {
-        guard SharedFiles.sharedRoot != nil else { print(SharedFiles.missingMessage); return }
+        try SharedFiles.requireShared()
         let harness = try VisionHarness()
         try await harness.start()
         do { try await body(harness) } catch { await harness.stop(); throw error }
@@ -35,7 +35,7 @@ import Testing
         }
     }
 
-    @Test func tilesAreSentSeparatelyAndMerged() async throws {
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func tilesAreSentSeparatelyAndMerged() async throws {
         try await withHarness { h in
             let left = #"{"spines": [{"text": "DUNE", "title": "Dune", "position": 0}, {"text": "EMMA", "title": "Emma", "position": 1}]}"#
             let right = #"{"spines": [{"text": "EMMA", "title": "Emma", "position": 0}, {"text": "ULYSSES", "title": "Ulysses", "position": 1}]}"#
@@ -59,7 +59,7 @@ import Testing
 
     // MARK: OpenAI
 
-    @Test func openAIFencedJSONAndUsage() async throws {
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func openAIFencedJSONAndUsage() async throws {
         try await withHarness { h in
             h.route(Self.paths[.openai]!, provider: .openai, responses: [try h.fixture("openai/chat_completions_response_json_in_code_fence.json")])
             let shelf = try await h.reader(.openai).readSpines(in: h.photo)
@@ -69,7 +69,7 @@ import Testing
         }
     }
 
-    @Test func openAITruncatedKeepsWhatClosedAndSaysSo() async throws {
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func openAITruncatedKeepsWhatClosedAndSaysSo() async throws {
         try await withHarness { h in
             h.route(Self.paths[.openai]!, provider: .openai, responses: [try h.fixture("openai/chat_completions_response_truncated_finish_length.json")])
             let shelf = try await h.reader(.openai).readSpines(in: h.photo)
@@ -79,7 +79,7 @@ import Testing
         }
     }
 
-    @Test func openAIRefusalNamesThePhoto() async throws {
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func openAIRefusalNamesThePhoto() async throws {
         try await withHarness { h in
             h.route(Self.paths[.openai]!, provider: .openai, responses: [try h.fixture("openai/chat_completions_response_refusal.json")])
             await #expect(throws: VisionError.refused(photo: "photos/shelf-1.jpg", message: "I'm sorry, I cannot assist with that request.")) {
@@ -88,7 +88,7 @@ import Testing
         }
     }
 
-    @Test func openAIProseIsNoReadingsAndHeadersAreHarmless() async throws {
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func openAIProseIsNoReadingsAndHeadersAreHarmless() async throws {
         try await withHarness { h in
             let headerFile = try JSONSerialization.jsonObject(with: try h.fixture("openai/chat_completions_vision_response_headers.json").body) as! [String: Any]
             var headers: [String: String] = [:]
@@ -105,7 +105,7 @@ import Testing
         }
     }
 
-    @Test func openAIQuotaExhaustedStopsWithoutRetrying() async throws {
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func openAIQuotaExhaustedStopsWithoutRetrying() async throws {
         try await withHarness { h in
             h.route(Self.paths[.openai]!, provider: .openai, responses: [try h.fixture("openai/error_429_insufficient_quota.json", status: 429)])
             do {
@@ -120,7 +120,7 @@ import Testing
         }
     }
 
-    @Test func openAIRateLimitIsRetried() async throws {
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func openAIRateLimitIsRetried() async throws {
         try await withHarness { h in
             h.route(Self.paths[.openai]!, provider: .openai, responses: [
                 try h.fixture("openai/error_429_rate_limit_exceeded_tokens.json", status: 429, headers: ["Retry-After": "2"]),
@@ -133,7 +133,7 @@ import Testing
         }
     }
 
-    @Test func openAICompatibleServerWithoutSchemaSupportIsAskedAgainWithoutIt() async throws {
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func openAICompatibleServerWithoutSchemaSupportIsAskedAgainWithoutIt() async throws {
         try await withHarness { h in
             // A server that refuses json_schema and answers once it is left out.
             h.server.route(Self.paths[.openai]!, method: "POST") { request in
@@ -150,7 +150,7 @@ import Testing
 
     // MARK: Anthropic
 
-    @Test func anthropicTextReply() async throws {
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func anthropicTextReply() async throws {
         try await withHarness { h in
             h.route(Self.paths[.anthropic]!, provider: .anthropic, responses: [try h.fixture("anthropic/messages_response_text.json")])
             let shelf = try await h.reader(.anthropic).readSpines(in: h.photo)
@@ -159,7 +159,7 @@ import Testing
         }
     }
 
-    @Test func anthropicMaxTokensIsTruncated() async throws {
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func anthropicMaxTokensIsTruncated() async throws {
         try await withHarness { h in
             h.route(Self.paths[.anthropic]!, provider: .anthropic, responses: [try h.fixture("anthropic/messages_response_max_tokens_truncated_fenced.json")])
             let shelf = try await h.reader(.anthropic).readSpines(in: h.photo)
@@ -167,7 +167,7 @@ import Testing
         }
     }
 
-    @Test func anthropic429WithRetryAfterThen529ThenSuccess() async throws {
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func anthropic429WithRetryAfterThen529ThenSuccess() async throws {
         try await withHarness { h in
             var limited = try h.fixture("anthropic/error_429_headers.http")
             limited.body = try h.fixture("anthropic/error_429_rate_limit_error.json").body
@@ -185,7 +185,7 @@ import Testing
         }
     }
 
-    @Test func anthropicOverloadedEveryTimeFailsAfterRetries() async throws {
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func anthropicOverloadedEveryTimeFailsAfterRetries() async throws {
         try await withHarness { h in
             h.route(Self.paths[.anthropic]!, provider: .anthropic, responses: [try h.fixture("anthropic/error_529_overloaded_error.json", status: 529)])
             await #expect(throws: VisionError.server(provider: "anthropic", status: 529, message: "Overloaded")) {
@@ -195,7 +195,7 @@ import Testing
         }
     }
 
-    @Test func anthropicImageTooLargeIsARequestError() async throws {
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func anthropicImageTooLargeIsARequestError() async throws {
         try await withHarness { h in
             h.route(Self.paths[.anthropic]!, provider: .anthropic, responses: [try h.fixture("anthropic/error_400_image_too_large.json", status: 400)])
             do {
@@ -209,7 +209,7 @@ import Testing
         }
     }
 
-    @Test func anthropicWithoutKeyFailsBeforeSending() async throws {
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func anthropicWithoutKeyFailsBeforeSending() async throws {
         try await withHarness { h in
             await #expect(throws: VisionError.missingAPIKey(provider: "anthropic", variable: "ANTHROPIC_API_KEY")) {
                 try await h.reader(.anthropic, key: nil).readSpines(in: h.photo)
@@ -220,7 +220,7 @@ import Testing
 
     // MARK: Gemini
 
-    @Test func geminiProseAndUsage() async throws {
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func geminiProseAndUsage() async throws {
         try await withHarness { h in
             h.route(Self.paths[.gemini]!, provider: .gemini, responses: [try h.fixture("gemini/generateContent_response_gemini-2.0-flash_generativelanguage.json")])
             await #expect(throws: VisionError.noReadings(photo: "photos/shelf-1.jpg", excerpt: "Pong pong")) {
@@ -229,7 +229,7 @@ import Testing
         }
     }
 
-    @Test func geminiVertexFormUsesBearerAndProjectPath() async throws {
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func geminiVertexFormUsesBearerAndProjectPath() async throws {
         try await withHarness { h in
             let base = h.server.baseURL.appendingPathComponent("v1/projects/shelf-project/locations/europe-west4")
             let path = "/v1/projects/shelf-project/locations/europe-west4/publishers/google/models/gemini-1.5-flash:generateContent"
@@ -244,7 +244,7 @@ import Testing
         }
     }
 
-    @Test func geminiTruncatedAndBlocked() async throws {
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func geminiTruncatedAndBlocked() async throws {
         try await withHarness { h in
             h.route(Self.paths[.gemini]!, provider: .gemini, responses: [
                 try h.fixture("gemini/generateContent_response_max_tokens_truncated_fenced.json"),
@@ -260,7 +260,7 @@ import Testing
         }
     }
 
-    @Test func geminiRetryInfoAndRegionalLimitAreRetried() async throws {
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func geminiRetryInfoAndRegionalLimitAreRetried() async throws {
         try await withHarness { h in
             h.route(Self.paths[.gemini]!, provider: .gemini, responses: [
                 try h.fixture("gemini/error_429_free_tier_quotafailure_retryinfo.json", status: 429),
@@ -274,7 +274,7 @@ import Testing
         }
     }
 
-    @Test func geminiExhaustedQuotaAndLocationErrors() async throws {
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func geminiExhaustedQuotaAndLocationErrors() async throws {
         try await withHarness { h in
             h.route(Self.paths[.gemini]!, provider: .gemini, responses: [
                 try h.fixture("gemini/error_429_resource_exhausted_quota_help_only.json", status: 429),
@@ -296,7 +296,7 @@ import Testing
 
     // MARK: Ollama
 
-    @Test func ollamaStructuredAndProseReplies() async throws {
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func ollamaStructuredAndProseReplies() async throws {
         try await withHarness { h in
             h.route(Self.paths[.ollama]!, provider: .ollama, responses: [
                 try h.fixture("ollama/api_chat_response_structured_format_content_is_json_string.json"),
@@ -312,7 +312,7 @@ import Testing
         }
     }
 
-    @Test func ollamaUnknownModel() async throws {
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func ollamaUnknownModel() async throws {
         try await withHarness { h in
             h.route(Self.paths[.ollama]!, provider: .ollama, responses: [try h.fixture("ollama/error_404_model_not_found.json", status: 404)])
             await #expect(throws: VisionError.request(provider: "ollama", status: 404, message: "model \"llava\" not found, try pulling it first")) {
@@ -395,8 +395,9 @@ import Testing
 /// The real shelf photos through the production image preparation: upright, scaled to fit,
 /// a JPEG libjpeg can read back at the promised size.
 @Suite struct ShelfImageTests {
-    @Test func realShelfPhotosArePreparedToFit() throws {
-        guard let folder = SharedFiles.fixture("shelves") else { print(SharedFiles.missingMessage); return }
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func realShelfPhotosArePreparedToFit() throws {
+        try SharedFiles.requireShared()
+        let folder = try #require(SharedFiles.fixture("shelves"))
         let photos = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".jpg") }.sorted()
         #expect(!photos.isEmpty)
         for name in photos {
