@@ -79,3 +79,50 @@ import TestSupport
         #expect(Set(root?.keys.map { $0 } ?? []) == ["works", "isbnIndex", "items", "lists", "users"])
     }
 }
+
+/// Issue 9: a 2,000-ISBN import killed with SIGKILL part-way, then run again, owns every
+/// book exactly once (the resume record and the library are written together).
+@Suite struct ImportKillTests {
+    /// `count` valid ISBN-13s, 978-0-00000001-? upwards.
+    static func isbns(_ count: Int) -> [String] {
+        (1...count).map { n in
+            let body = "978" + String(format: "%09d", n)
+            let sum = body.enumerated().reduce(0) { $0 + Int(String($1.element))! * ($1.offset % 2 == 0 ? 1 : 3) }
+            return body + String((10 - sum % 10) % 10)
+        }
+    }
+
+    @Test func killedImportResumesWithEveryBookOnce() async throws {
+        let harness = try CLIHarness()
+        // Google Books knows every ISBN asked for: a volume titled after it.
+        harness.server.route("/books/v1/volumes") { request in
+            let q = request.queryItems.first { $0.name == "q" }?.value ?? ""
+            let isbn = q.replacingOccurrences(of: "isbn:", with: "")
+            let volume: [String: Any] = ["totalItems": 1, "items": [["volumeInfo": [
+                "title": "Book \(isbn)", "authors": ["Author \(isbn.suffix(4))"],
+                "industryIdentifiers": [["type": "ISBN_13", "identifier": isbn]],
+            ]]]]
+            return FixtureResponse(headers: ["Content-Type": "application/json"],
+                                   body: (try? JSONSerialization.data(withJSONObject: volume)) ?? Data())
+        }
+        try await harness.server.start()
+        defer { Task { await harness.server.stop() } }
+        #expect(try await harness.run("account", "--pro").status == 0)
+        let isbns = Self.isbns(2000)
+        let list = harness.directory.appendingPathComponent("isbns.txt")
+        try (isbns.joined(separator: "\n") + "\n").write(to: list, atomically: true, encoding: .utf8)
+
+        let first = try await harness.start(["import", "--json", list.path])
+        try await first.waitFor("some rows imported") { $0.stdout.components(separatedBy: "\"added\"").count > 150 }
+        first.signal(SIGKILL)
+        let killed = await first.finish()
+        #expect(killed.status != 0, "killed mid-import")
+
+        let second = try await harness.run(["import", "--json", list.path])
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(try await harness.ownedCount() == 2000)
+        let listed = try await harness.run(["library", "list", "--json"])
+        let owned = listed.jsonLines.compactMap { $0["isbn13"] as? String }
+        #expect(owned.count == 2000 && Set(owned) == Set(isbns), "every book exactly once")
+    }
+}
