@@ -158,3 +158,24 @@ public enum StoredFieldLimits {
         text.count <= limit ? text : String(text.prefix(limit - 1)) + "…"
     }
 }
+
+extension Catalogue {
+    /// The cached works of many ISBNs in one read (a batch import asks for a chunk at once),
+    /// keyed by ISBN-13 digits; ISBNs the cache has never seen are absent.
+    public func works(forISBNs isbns: [ISBN13]) throws(CatalogueError) -> [String: Work] {
+        guard !isbns.isEmpty else { return [:] }
+        return try read { db in
+            var found: [String: Work] = [:]
+            // SQLite's default limit on bound variables is 32766; a chunk stays far below in slices.
+            for start in stride(from: 0, to: isbns.count, by: 500) {
+                let slice = isbns[start..<min(start + 500, isbns.count)]
+                let rows = try Row.fetchAll(db, sql: """
+                    SELECT isbnIndex.isbn AS requestedIsbn, works.* FROM isbnIndex JOIN works ON works.workKey = isbnIndex.workKey
+                    WHERE isbnIndex.isbn IN (\(databaseQuestionMarks(count: slice.count)))
+                    """, arguments: StatementArguments(slice.map(\.digits)))
+                for row in rows { found[row["requestedIsbn"]] = try Work(row: row) }
+            }
+            return found
+        }
+    }
+}

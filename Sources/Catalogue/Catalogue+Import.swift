@@ -23,23 +23,66 @@ public struct ImportedState: Sendable, Hashable {
     }
 }
 
+/// One book of an import chunk: the file's line, the book, what the file said about it.
+public struct ImportedBook: Sendable {
+    public var line: Int
+    public var isbn: ISBN13
+    public var work: Work
+    public var state: ImportedState
+
+    public init(line: Int, isbn: ISBN13, work: Work, state: ImportedState) {
+        self.line = line
+        self.isbn = isbn
+        self.work = work
+        self.state = state
+    }
+}
+
 extension Catalogue {
     /// Files an imported book: owned books go through `addOwned` (already owned, the free
     /// plan's limit), others become a not-owned item in their list. Reading state from the
     /// file is applied to a new item, or to an existing one the user has not touched
     /// (unread, no rating), so a re-run of the same file changes nothing.
     public func importBook(isbn: ISBN13, work: Work, state: ImportedState, now: Date = Date()) throws(LibraryError) -> AddOutcome {
+        let userId = userId
+        return try libraryWrite { db in try Self.importBook(isbn: isbn, work: work, state: state, userId: userId, now: now, db) }
+    }
+
+    /// Files a chunk of imported books and marks their rows of `fileHash` done, all in one
+    /// transaction: a chunk is filed and marked together or not at all (kill -9 between two
+    /// chunks loses nothing and duplicates nothing), and 10,000 books cost 50 commits, not
+    /// 20,000. Rows whose book met a full library stay unmarked, so the same file adds them
+    /// later; `doneLines` are the chunk's other finished rows (not found, bad).
+    public func importBooks(_ books: [ImportedBook], fileHash: String, doneLines: [(Int, String)], now: Date = Date()) throws(CatalogueError) -> [AddOutcome] {
+        let userId = userId
+        return try write { db in
+            var outcomes: [AddOutcome] = []
+            outcomes.reserveCapacity(books.count)
+            var lines = doneLines
+            for book in books {
+                let outcome = try Self.importBook(isbn: book.isbn, work: book.work, state: book.state, userId: userId, now: now, db)
+                outcomes.append(outcome)
+                switch outcome {
+                case .added: lines.append((book.line, "added"))
+                case .alreadyOwned: lines.append((book.line, "alreadyPresent"))
+                case .libraryFull: break
+                }
+            }
+            try Self.markImported(fileHash: fileHash, lines: lines, db)
+            return outcomes
+        }
+    }
+
+    static func importBook(isbn: ISBN13, work: Work, state: ImportedState, userId: String, now: Date, _ db: Database) throws -> AddOutcome {
         let listId = "\(userId)_\((state.listType ?? (state.status == .read ? .completed : .toRead)).rawValue)"
         let outcome: AddOutcome
         if state.isOwned {
-            do { outcome = try addOwned(isbn: isbn, work: work, listId: listId, now: now) } catch { throw .catalogue(error) }
+            outcome = try addOwned(isbn: isbn, work: work, listId: listId, format: .physical, userId: userId, now: now, db)
         } else {
-            let userId = userId
-            outcome = try libraryWrite { db in
-                let mine = Item.filter(Column("userId") == userId)
-                if let same = try mine.filter(Column("isbn") == isbn.digits || Column("bookId") == work.workKey).fetchOne(db) {
-                    return .alreadyOwned(same)
-                }
+            let mine = Item.filter(Column("userId") == userId)
+            if let same = try mine.filter(Column("isbn") == isbn.digits || Column("bookId") == work.workKey).fetchOne(db) {
+                outcome = .alreadyOwned(same)
+            } else {
                 let item = Item(
                     id: UUID().uuidString, listId: listId, userId: userId, bookId: work.workKey, isbn: isbn.digits,
                     title: work.title, authors: work.authors, coverImageUrl: work.coverImageUrl, description: work.description,
@@ -47,8 +90,8 @@ extension Catalogue {
                     rating: nil, notes: nil, currentPage: nil, startedReadingAt: nil, finishedReadingAt: nil,
                     addedAt: state.dateAdded ?? now, updatedAt: now, isOwned: false, ownedFormat: nil, ownedAt: nil)
                 try item.insert(db)
-                try Self.adjustCount(listId: listId, by: 1, now: now, db)
-                return .added(item)
+                try adjustCount(listId: listId, by: 1, now: now, db)
+                outcome = .added(item)
             }
         }
         let item: Item
@@ -60,22 +103,19 @@ extension Catalogue {
         guard item.status == .unread, item.rating == nil,
               state.status != nil && state.status != .unread || state.rating != nil || state.notes != nil || state.dateAdded != nil
         else { return outcome }
-        let userId = userId
-        let updated = try libraryWrite { db -> Item in
-            guard var row = try Item.fetchOne(db, key: item.id) else { return item }
-            if let status = state.status, status != row.status {
-                try Self.adjustReadingCounters(userId: userId, from: row.status, to: status, now: now, db)
-                row.status = status
-                if status == .read { row.finishedReadingAt = state.dateRead ?? now }
-                if status == .reading { row.startedReadingAt = now }
-            }
-            row.rating = state.rating ?? row.rating
-            row.notes = row.notes ?? state.notes
-            if case .added = outcome, let added = state.dateAdded { row.addedAt = added }
-            row.updatedAt = now
-            try row.update(db)
-            return try Item.fetchOne(db, key: row.id) ?? row
+        guard var row = try Item.fetchOne(db, key: item.id) else { return outcome }
+        if let status = state.status, status != row.status {
+            try adjustReadingCounters(userId: userId, from: row.status, to: status, now: now, db)
+            row.status = status
+            if status == .read { row.finishedReadingAt = state.dateRead ?? now }
+            if status == .reading { row.startedReadingAt = now }
         }
+        row.rating = state.rating ?? row.rating
+        row.notes = row.notes ?? state.notes
+        if case .added = outcome, let added = state.dateAdded { row.addedAt = added }
+        row.updatedAt = now
+        try row.update(db)
+        let updated = try Item.fetchOne(db, key: row.id) ?? row
         if case .added = outcome { return .added(updated) }
         return .alreadyOwned(updated)
     }

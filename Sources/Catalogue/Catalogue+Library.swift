@@ -26,49 +26,54 @@ extension Catalogue {
         guard let ownedFormat = OwnedFormat(rawValue: format) else { throw .invalidFormat(format) }
         let userId = userId
         let listId = listId ?? defaultListId
-        return try write { db in
-            guard var list = try BookList.fetchOne(db, key: listId), list.ownerId == userId else {
-                throw CatalogueError.unknownList(listId)
-            }
-            let mine = Item.filter(Column("userId") == userId)
-            let sameEdition = try mine.filter(Column("isbn") == isbn.digits).fetchOne(db)
-            if let sameEdition, sameEdition.isOwned { return .alreadyOwned(sameEdition) }
-            if let sameWork = try mine.filter(Column("bookId") == work.workKey && Column("isOwned") == true).fetchOne(db) {
-                return .alreadyOwned(sameWork)
-            }
-            guard var user = try User.fetchOne(db, key: userId) else { throw CatalogueError.database("user \(userId) is missing") }
-            let owned = try mine.filter(Column("isOwned") == true).fetchCount(db)
-            if !user.isPro && owned >= User.freeOwnedLimit {
-                return .libraryFull(owned: owned, limit: User.freeOwnedLimit)
-            }
-            let item: Item
-            if var existing = sameEdition {
-                existing.isOwned = true
-                existing.ownedFormat = ownedFormat
-                existing.ownedAt = now
-                existing.updatedAt = now
-                try existing.update(db)
-                item = existing
-            } else {
-                item = Item(
-                    id: UUID().uuidString, listId: listId, userId: userId, bookId: work.workKey,
-                    isbn: isbn.digits, title: work.title, authors: work.authors,
-                    coverImageUrl: work.coverImageUrl, description: work.description,
-                    pageCount: work.pageCount, genre: work.genre, categories: work.categories,
-                    status: .unread, liked: false, rating: nil, notes: nil, currentPage: nil,
-                    startedReadingAt: nil, finishedReadingAt: nil, addedAt: now, updatedAt: now,
-                    isOwned: true, ownedFormat: ownedFormat, ownedAt: now)
-                try item.insert(db)
-                list.itemCount += 1
-                list.updatedAt = now
-                try list.update(db)
-            }
-            user.scanCount += 1
-            user.updatedAt = now
-            try user.update(db)
-            // As stored (dates at the database's millisecond precision), so it equals later reads.
-            return .added(try Item.fetchOne(db, key: item.id) ?? item)
+        return try write { db in try Self.addOwned(isbn: isbn, work: work, listId: listId, format: ownedFormat, userId: userId, now: now, db) }
+    }
+
+    /// `addOwned` inside a caller's transaction (a batch import files a chunk in one).
+    static func addOwned(isbn: ISBN13, work: Work, listId: String, format ownedFormat: OwnedFormat, userId: String, now: Date, _ db: Database) throws -> AddOutcome {
+        guard var list = try BookList.fetchOne(db, key: listId), list.ownerId == userId else {
+            throw CatalogueError.unknownList(listId)
         }
+        let mine = Item.filter(Column("userId") == userId)
+        let sameEdition = try mine.filter(Column("isbn") == isbn.digits).fetchOne(db)
+        if let sameEdition, sameEdition.isOwned { return .alreadyOwned(sameEdition) }
+        if let sameWork = try mine.filter(Column("bookId") == work.workKey && Column("isOwned") == true).fetchOne(db) {
+            return .alreadyOwned(sameWork)
+        }
+        guard var user = try User.fetchOne(db, key: userId) else { throw CatalogueError.database("user \(userId) is missing") }
+        // Counted only where the limit applies: counting 10,000 owned books per add made a
+        // Pro user's import quadratic.
+        if !user.isPro {
+            let owned = try mine.filter(Column("isOwned") == true).fetchCount(db)
+            if owned >= User.freeOwnedLimit { return .libraryFull(owned: owned, limit: User.freeOwnedLimit) }
+        }
+        let item: Item
+        if var existing = sameEdition {
+            existing.isOwned = true
+            existing.ownedFormat = ownedFormat
+            existing.ownedAt = now
+            existing.updatedAt = now
+            try existing.update(db)
+            item = existing
+        } else {
+            item = Item(
+                id: UUID().uuidString, listId: listId, userId: userId, bookId: work.workKey,
+                isbn: isbn.digits, title: work.title, authors: work.authors,
+                coverImageUrl: work.coverImageUrl, description: work.description,
+                pageCount: work.pageCount, genre: work.genre, categories: work.categories,
+                status: .unread, liked: false, rating: nil, notes: nil, currentPage: nil,
+                startedReadingAt: nil, finishedReadingAt: nil, addedAt: now, updatedAt: now,
+                isOwned: true, ownedFormat: ownedFormat, ownedAt: now)
+            try item.insert(db)
+            list.itemCount += 1
+            list.updatedAt = now
+            try list.update(db)
+        }
+        user.scanCount += 1
+        user.updatedAt = now
+        try user.update(db)
+        // As stored (dates at the database's millisecond precision), so it equals later reads.
+        return .added(try Item.fetchOne(db, key: item.id) ?? item)
     }
 
     /// Switches the local user between the free plan and Pro (unlimited owned books).

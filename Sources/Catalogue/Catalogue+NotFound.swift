@@ -65,10 +65,11 @@ extension Catalogue {
     /// Marks import rows done (idempotent), in one transaction.
     public func markImported(fileHash: String, lines: [(Int, String)]) throws(CatalogueError) {
         guard !lines.isEmpty else { return }
-        try write { db in
-            for (line, outcome) in lines {
-                try db.execute(sql: "INSERT OR REPLACE INTO importedRows (fileHash, line, outcome) VALUES (?, ?, ?)", arguments: [fileHash, line, outcome])
-            }
-        }
+        try write { db in try Self.markImported(fileHash: fileHash, lines: lines, db) }
+    }
+
+    static func markImported(fileHash: String, lines: [(Int, String)], _ db: Database) throws {
+        let statement = try db.cachedStatement(sql: "INSERT OR REPLACE INTO importedRows (fileHash, line, outcome) VALUES (?, ?, ?)")
+        for (line, outcome) in lines { try statement.execute(arguments: [fileHash, line, outcome]) }
     }
 }

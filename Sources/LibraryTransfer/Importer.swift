@@ -83,7 +83,10 @@ public struct Importer: Sendable {
         while start < todo.count, !shouldStop() {
             let chunk = Array(todo[start..<min(start + chunkSize, todo.count)])
             start += chunk.count
-            let resolutions = await concurrentMap(chunk, width: width) { row in await resolve(row) }
+            let resolutions = try await resolveChunk(chunk)
+            var events: [ImportEvent] = []
+            var books: [ImportedBook] = []
+            var bookEvents: [Int] = []
             var finished: [(Int, String)] = []
             for (row, resolution) in zip(chunk, resolutions) {
                 var event = ImportEvent(kind: .notFound, file: file.path, line: row.line, isbn: row.isbn?.digits, title: row.title, authors: row.authors.isEmpty ? nil : row.authors)
@@ -92,33 +95,50 @@ public struct Importer: Sendable {
                     (event.isbn, event.title, event.authors, event.workKey, event.source) = (code.digits, work.title, work.authors, work.workKey, source)
                     let state = ImportedState(isOwned: row.isOwned, listType: row.listType, status: row.status, rating: row.rating,
                                               dateRead: row.dateRead, dateAdded: row.dateAdded, notes: row.notes)
-                    let outcome: AddOutcome
-                    do { outcome = try catalogue.importBook(isbn: code, work: work, state: state) } catch {
-                        if case let .catalogue(inner) = error { throw inner }
-                        throw .database(error.description)
-                    }
-                    switch outcome {
-                    case .added: event.kind = .added
-                    case .alreadyOwned: event.kind = .alreadyPresent
-                    case let .libraryFull(owned, limit):
-                        event.kind = .libraryFull
-                        event.reason = "the free plan holds \(limit) owned books (\(owned) owned)"
-                    }
+                    books.append(ImportedBook(line: row.line, isbn: code, work: work, state: state))
+                    bookEvents.append(events.count)
                 case let .notFound(reason):
                     event.reason = reason
                     if let code = row.isbn { try catalogue.rememberNotFound(isbn: code, origin: "\(file.path):\(row.line)") }
+                    finished.append((row.line, ImportEvent.Kind.notFound.rawValue))
                 case let .queued(reason):
+                    // A queued lookup is not done: the same file later adds it.
                     event.kind = .queued
                     event.reason = reason
                 }
+                events.append(event)
+            }
+            // The chunk's books are filed and its rows marked in one transaction; events go
+            // out only once that has committed.
+            let outcomes = try catalogue.importBooks(books, fileHash: file.contentHash, doneLines: finished)
+            for (index, outcome) in zip(bookEvents, outcomes) {
+                switch outcome {
+                case .added: events[index].kind = .added
+                case .alreadyOwned: events[index].kind = .alreadyPresent
+                case let .libraryFull(owned, limit):
+                    events[index].kind = .libraryFull
+                    events[index].reason = "the free plan holds \(limit) owned books (\(owned) owned)"
+                }
+            }
+            for event in events {
                 summary.count(event.kind)
                 onEvent(event)
-                // A full library or a queued lookup is not done: the same file later adds them.
-                if event.kind != .libraryFull && event.kind != .queued { finished.append((row.line, event.kind.rawValue)) }
             }
-            try catalogue.markImported(fileHash: file.contentHash, lines: finished)
         }
         return summary
+    }
+
+    /// The chunk's cached books in one read; only the others are looked up, `width` at a time.
+    func resolveChunk(_ chunk: [ImportRow]) async throws(CatalogueError) -> [Resolution] {
+        let cached = try service.catalogue.works(forISBNs: chunk.compactMap(\.isbn))
+        var resolutions: [Resolution?] = chunk.map { row in
+            guard let code = row.isbn, let work = cached[code.digits] else { return nil }
+            return .work(code, work, source: "cache")
+        }
+        let misses = resolutions.indices.filter { resolutions[$0] == nil }
+        let answers = await concurrentMap(misses.map { chunk[$0] }, width: width) { row in await resolve(row) }
+        for (index, answer) in zip(misses, answers) { resolutions[index] = answer }
+        return resolutions.map { $0! }
     }
 
     func resolve(_ row: ImportRow) async -> Resolution {
