@@ -103,7 +103,7 @@ extension Catalogue {
         guard item.status == .unread, item.rating == nil,
               state.status != nil && state.status != .unread || state.rating != nil || state.notes != nil || state.dateAdded != nil
         else { return outcome }
-        guard var row = try Item.fetchOne(db, key: item.id) else { return outcome }
+        guard var row = try Item.fetchOne(db, SQLRequest(sql: "SELECT * FROM items WHERE id = ?", arguments: [item.id], cached: true)) else { return outcome }
         if let status = state.status, status != row.status {
             try adjustReadingCounters(userId: userId, from: row.status, to: status, now: now, db)
             row.status = status
@@ -115,7 +115,7 @@ extension Catalogue {
         if case .added = outcome, let added = state.dateAdded { row.addedAt = added }
         row.updatedAt = now
         try row.update(db)
-        let updated = try Item.fetchOne(db, key: row.id) ?? row
+        let updated = try Item.fetchOne(db, SQLRequest(sql: "SELECT * FROM items WHERE id = ?", arguments: [row.id], cached: true)) ?? row
         if case .added = outcome { return .added(updated) }
         return .alreadyOwned(updated)
     }

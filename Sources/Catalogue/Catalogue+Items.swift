@@ -325,16 +325,17 @@ extension Catalogue {
 
     static func adjustCount(listId: String, by delta: Int, now: Date, _ db: Database) throws {
         guard delta != 0 else { return }
-        try db.execute(sql: "UPDATE lists SET itemCount = max(0, itemCount + ?), updatedAt = ? WHERE id = ?", arguments: [delta, now, listId])
+        try db.cachedStatement(sql: "UPDATE lists SET itemCount = max(0, itemCount + ?), updatedAt = ? WHERE id = ?")
+            .execute(arguments: [delta, now, listId])
     }
 
     static func adjustReadingCounters(userId: String, from old: ReadingStatus?, to new: ReadingStatus?, now: Date, _ db: Database) throws {
         guard old != new else { return }
         func delta(_ status: ReadingStatus) -> Int { (new == status ? 1 : 0) - (old == status ? 1 : 0) }
-        try db.execute(sql: """
+        try db.cachedStatement(sql: """
             UPDATE users SET booksRead = max(0, booksRead + ?), currentlyReading = max(0, currentlyReading + ?), updatedAt = ?
             WHERE id = ?
-            """, arguments: [delta(.read), delta(.reading), now, userId])
+            """).execute(arguments: [delta(.read), delta(.reading), now, userId])
     }
 
     /// Files a book the user typed in (no source knew its ISBN) as a work of its own,

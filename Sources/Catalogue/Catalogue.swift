@@ -34,8 +34,15 @@ public final class Catalogue: Sendable {
         }
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
-            try Schema.migrator.migrate(pool)
-            try pool.write { db in try Self.createLocalUser(db, id: userId, displayName: displayName, now: Date()) }
+            // Checked with a read first: an open that has nothing to change writes nothing
+            // (no commit, no fsync), which keeps `library list` quick.
+            let ready = try pool.read { db in
+                try Schema.migrator.hasCompletedMigrations(db) && User.exists(db, key: userId)
+            }
+            if !ready {
+                try Schema.migrator.migrate(pool)
+                try pool.write { db in try Self.createLocalUser(db, id: userId, displayName: displayName, now: Date()) }
+            }
         } catch {
             // Opening writes too (WAL, shared memory, migrations): a full disk says so.
             if let failure = error as? DatabaseError, failure.resultCode == .SQLITE_FULL
