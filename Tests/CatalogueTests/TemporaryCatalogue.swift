@@ -1,6 +1,7 @@
 import BookCodes
 import Catalogue
 import Foundation
+import GRDB
 
 /// A catalogue on a real SQLite file in its own temp folder, removed when released.
 final class TemporaryCatalogue {
@@ -15,6 +16,11 @@ final class TemporaryCatalogue {
     }
 
     deinit { try? FileManager.default.removeItem(at: folder) }
+
+    /// Raw SQL from a second connection, as another tool (or an older rapidscan) would write.
+    func execute(_ sql: String) throws {
+        try DatabaseQueue(path: path).write { db in try db.execute(sql: sql) }
+    }
 }
 
 func edition(
