@@ -148,49 +148,64 @@ extension Catalogue {
     /// the sort is the default).
     public func items(matching query: LibraryQuery) throws(LibraryError) -> [Item] {
         let userId = userId
-        let search = SearchText(query.words)
         return try libraryRead { db in
-            var conditions = ["items.userId = ?"]
-            var arguments: [any DatabaseValueConvertible] = [userId]
-            var join = ""
-            if !search.isEmpty {
-                join = "JOIN itemsSearch ON itemsSearch.itemId = items.id AND itemsSearch MATCH ?"
-                arguments.insert(search.allWords, at: 0)
-            }
-            if query.ownedOnly { conditions.append("items.isOwned = 1") }
-            if let author = query.author {
-                conditions.append("instr(lower(items.authors), lower(?)) > 0")
-                arguments.append(author)
-            }
-            if let isbn = query.isbn {
-                let digits = isbn.filter { $0.isNumber || $0 == "X" || $0 == "x" }
-                let full = (try? ISBN13(validating: digits))?.digits ?? (try? ISBN10(validating: digits))?.isbn13.digits
-                conditions.append(full != nil ? "items.isbn = ?" : "items.isbn LIKE ?")
-                arguments.append(full ?? "%\(digits)%")
-            }
-            if let status = query.status {
-                conditions.append("items.status = ?")
-                arguments.append(status.rawValue)
-            }
-            if let list = query.list {
-                let found = try Self.findList(list, userId: userId, db)
-                conditions.append("items.listId = ?")
-                arguments.append(found.id)
-            }
-            if let from = query.addedFrom { conditions.append("items.addedAt >= ?"); arguments.append(from) }
-            if let before = query.addedBefore { conditions.append("items.addedAt < ?"); arguments.append(before) }
-            let direction = query.descending ? "DESC" : "ASC"
-            let order: String = switch query.sort {
-            case .title: "items.title COLLATE NOCASE \(direction)"
-            case .author: "json_extract(items.authors, '$[0]') COLLATE NOCASE \(direction), items.title COLLATE NOCASE"
-            case .added: search.isEmpty ? "items.addedAt \(direction)" : "bm25(itemsSearch, 0.0, 10.0, 5.0, 1.0), items.addedAt"
-            case .rating: "items.rating IS NULL, items.rating \(direction)"
-            case .status: "items.status \(direction), items.title COLLATE NOCASE"
-            }
-            var sql = "SELECT items.* FROM items \(join) WHERE \(conditions.joined(separator: " AND ")) ORDER BY \(order), items.id"
-            if let limit = query.limit { sql += " LIMIT \(max(0, limit))" }
-            return try Item.fetchAll(db, sql: sql, arguments: StatementArguments(arguments))
+            let (sql, arguments) = try Self.selection(query, columns: "items.*", userId: userId, db)
+            return try Item.fetchAll(db, sql: sql, arguments: arguments)
         }
+    }
+
+    /// The ids of the items a query selects, in its order (an export reads the rows once,
+    /// not twice).
+    public func itemIds(matching query: LibraryQuery) throws(LibraryError) -> [String] {
+        let userId = userId
+        return try libraryRead { db in
+            let (sql, arguments) = try Self.selection(query, columns: "items.id", userId: userId, db)
+            return try String.fetchAll(db, sql: sql, arguments: arguments)
+        }
+    }
+
+    static func selection(_ query: LibraryQuery, columns: String, userId: String, _ db: Database) throws -> (String, StatementArguments) {
+        let search = SearchText(query.words)
+        var conditions = ["items.userId = ?"]
+        var arguments: [any DatabaseValueConvertible] = [userId]
+        var join = ""
+        if !search.isEmpty {
+            join = "JOIN itemsSearch ON itemsSearch.itemId = items.id AND itemsSearch MATCH ?"
+            arguments.insert(search.allWords, at: 0)
+        }
+        if query.ownedOnly { conditions.append("items.isOwned = 1") }
+        if let author = query.author {
+            conditions.append("instr(lower(items.authors), lower(?)) > 0")
+            arguments.append(author)
+        }
+        if let isbn = query.isbn {
+            let digits = isbn.filter { $0.isNumber || $0 == "X" || $0 == "x" }
+            let full = (try? ISBN13(validating: digits))?.digits ?? (try? ISBN10(validating: digits))?.isbn13.digits
+            conditions.append(full != nil ? "items.isbn = ?" : "items.isbn LIKE ?")
+            arguments.append(full ?? "%\(digits)%")
+        }
+        if let status = query.status {
+            conditions.append("items.status = ?")
+            arguments.append(status.rawValue)
+        }
+        if let list = query.list {
+            let found = try Self.findList(list, userId: userId, db)
+            conditions.append("items.listId = ?")
+            arguments.append(found.id)
+        }
+        if let from = query.addedFrom { conditions.append("items.addedAt >= ?"); arguments.append(from) }
+        if let before = query.addedBefore { conditions.append("items.addedAt < ?"); arguments.append(before) }
+        let direction = query.descending ? "DESC" : "ASC"
+        let order: String = switch query.sort {
+        case .title: "items.title COLLATE NOCASE \(direction)"
+        case .author: "json_extract(items.authors, '$[0]') COLLATE NOCASE \(direction), items.title COLLATE NOCASE"
+        case .added: search.isEmpty ? "items.addedAt \(direction)" : "bm25(itemsSearch, 0.0, 10.0, 5.0, 1.0), items.addedAt"
+        case .rating: "items.rating IS NULL, items.rating \(direction)"
+        case .status: "items.status \(direction), items.title COLLATE NOCASE"
+        }
+        var sql = "SELECT \(columns) FROM items \(join) WHERE \(conditions.joined(separator: " AND ")) ORDER BY \(order), items.id"
+        if let limit = query.limit { sql += " LIMIT \(max(0, limit))" }
+        return (sql, StatementArguments(arguments))
     }
 
     /// A list by id or by name (case-insensitive).

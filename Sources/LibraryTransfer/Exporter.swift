@@ -1,5 +1,4 @@
 import BookCodes
-import CSV
 import Catalogue
 import Foundation
 
@@ -87,15 +86,33 @@ public enum Exporter {
         return try encoder().encode(collections)
     }
 
-    static func writeCSV(header: [String], rows: [[String]], quoteAll: Bool = false) throws -> Data {
-        let stream = OutputStream(toMemory: ())
-        let writer = try CSVWriter(stream: stream)
-        try writer.write(row: header)
-        for row in rows {
-            try writer.write(row: row, quotedAtIndex: { _ in quoteAll })
+    /// RFC 4180 text, fields quoted only when they hold a quote, comma or line break.
+    /// Written here rather than through CSV.swift's writer (reading stays with CSV.swift):
+    /// that writer tests each field with five Foundation substring searches and writes one
+    /// scalar at a time, 0.9 s of a 10,000-book export's 1.7 s.
+    static func writeCSV(header: [String], rows: [[String]]) -> Data {
+        var out: [UInt8] = []
+        out.reserveCapacity(rows.count * 256)
+        func append(_ row: [String]) {
+            for (index, field) in row.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                let bytes = field.utf8
+                if bytes.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") }) {
+                    out.append(UInt8(ascii: "\""))
+                    for byte in bytes {
+                        if byte == UInt8(ascii: "\"") { out.append(byte) }
+                        out.append(byte)
+                    }
+                    out.append(UInt8(ascii: "\""))
+                } else {
+                    out.append(contentsOf: bytes)
+                }
+            }
+            out.append(UInt8(ascii: "\n"))
         }
-        writer.stream.close()
-        return stream.property(forKey: .dataWrittenToMemoryStreamKey) as? Data ?? Data()
+        append(header)
+        rows.forEach(append)
+        return Data(out)
     }
 
     static func day(_ date: Date?, separator: String = "-") -> String {
@@ -126,7 +143,7 @@ public enum Exporter {
                 item.finishedReadingAt.map(iso.string) ?? "", item.notes ?? "", item.bookId,
             ]
         }
-        return try writeCSV(header: csvHeader, rows: rows)
+        return writeCSV(header: csvHeader, rows: rows)
     }
 
     static let goodreadsHeader = ["Book Id", "Title", "Author", "Author l-f", "Additional Authors", "ISBN", "ISBN13", "My Rating",
@@ -154,6 +171,6 @@ public enum Exporter {
                 item.notes ?? "", item.status == .read ? "1" : "0", item.isOwned ? "1" : "0",
             ]
         }
-        return try writeCSV(header: goodreadsHeader, rows: rows)
+        return writeCSV(header: goodreadsHeader, rows: rows)
     }
 }

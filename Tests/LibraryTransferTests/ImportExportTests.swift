@@ -2,7 +2,7 @@ import BookCodes
 import BookLookup
 import Catalogue
 import Foundation
-import LibraryTransfer
+@testable import LibraryTransfer
 import Testing
 import TestSupport
 
@@ -262,5 +262,21 @@ func utcDay(_ year: Int, _ month: Int, _ day: Int) -> Date {
         #expect(root["isbnIndex"]?["9780441013593"]?["workKey"] is String)
         let csv = String(decoding: try Exporter.export(source.catalogue, format: .csv), as: UTF8.self)
         #expect(csv.split(separator: "\n").count == 7 && csv.hasPrefix("isbn13,isbn10,title"))
+    }
+}
+
+/// The export's CSV writer against CSV.swift's reader: every awkward field reads back as written.
+@Suite struct CSVWriterTests {
+    @Test func awkwardFieldsReadBackThroughCSVSwift() throws {
+        let rows = [
+            ["plain", "with, comma", "with \"quotes\"", "two\nlines", "cr\r\nlf", "", "=\"9780441013593\"", "Ngũgĩ 日本 🙂"],
+            ["", "", "", "", "", "", "", "only the last"],
+            ["\"", ",", "\n", "trailing space ", " leading", "a\"b\"c", "x", "y"],
+        ]
+        let header = ["a", "b", "c", "d", "e", "f", "g", "h"]
+        let data = Exporter.writeCSV(header: header, rows: rows)
+        let table = try CSVTable.read(String(decoding: data, as: UTF8.self), path: "export.csv")
+        #expect(table.header == header)
+        #expect(table.rows.map(\.fields) == rows)
     }
 }

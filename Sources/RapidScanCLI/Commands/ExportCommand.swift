@@ -43,7 +43,7 @@ struct ExportCommand: ParsableCommand {
             var parsed = try LibraryQuery(terms: query)
             parsed.ownedOnly = !all
             if let list { parsed.list = list }
-            let ids = try catalogue.items(matching: parsed).map(\.id)
+            let ids = try catalogue.itemIds(matching: parsed)
             let data = try Exporter.export(catalogue, format: ExportFormat(rawValue: format)!, itemIds: ids)
             if let output {
                 do { try data.write(to: URL(fileURLWithPath: output), options: .atomic) } catch {
