@@ -70,20 +70,40 @@ public enum Exporter {
         return export
     }
 
-    /// One JSON document: each collection maps document ids to their fields.
+    /// One JSON document: each collection maps document ids to their fields (keys sorted,
+    /// two-space indentation, as JSONEncoder's pretty printing lays it out).
     static func firestore(_ catalogue: Catalogue, _ snapshot: LibrarySnapshot) throws -> Data {
-        var collections: [String: [String: [String: JSONValue]]] = [:]
         let plan: [(String, String, [String])] = [
             ("works", "workKey", snapshot.works.map(\.workKey)),
             ("isbnIndex", "isbn", snapshot.isbnIndex.map(\.isbn)),
             ("items", "id", snapshot.items.map(\.id)),
             ("lists", "id", snapshot.lists.map(\.id)),
             ("users", "id", [snapshot.user.id]),
-        ]
-        for (table, key, ids) in plan {
-            collections[table] = Dictionary(uniqueKeysWithValues: try catalogue.documents(table: table, keyColumn: key, keys: ids).map { ($0.id, $0.fields) })
+        ].sorted { $0.0 < $1.0 }
+        var out: [UInt8] = []
+        out.reserveCapacity(snapshot.items.count * 2048)
+        out += "{".utf8
+        for (tableIndex, (table, key, ids)) in plan.enumerated() {
+            out += (tableIndex == 0 ? "\n  " : ",\n  ").utf8
+            JSONValue.appendString(table, to: &out)
+            out += " : {".utf8
+            let documents = try catalogue.documents(table: table, keyColumn: key, keys: ids)
+            for (documentIndex, document) in documents.enumerated() {
+                out += (documentIndex == 0 ? "\n    " : ",\n    ").utf8
+                JSONValue.appendString(document.id, to: &out)
+                out += " : {".utf8
+                for (fieldIndex, field) in document.fields.sorted(by: { $0.key < $1.key }).enumerated() {
+                    out += (fieldIndex == 0 ? "\n      " : ",\n      ").utf8
+                    JSONValue.appendString(field.key, to: &out)
+                    out += " : ".utf8
+                    field.value.appendJSON(to: &out)
+                }
+                out += (document.fields.isEmpty ? "}" : "\n    }").utf8
+            }
+            out += (documents.isEmpty ? "}" : "\n  }").utf8
         }
-        return try encoder().encode(collections)
+        out += "\n}".utf8
+        return Data(out)
     }
 
     /// RFC 4180 text, fields quoted only when they hold a quote, comma or line break.

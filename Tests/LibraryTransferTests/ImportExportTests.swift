@@ -280,3 +280,32 @@ func utcDay(_ year: Int, _ month: Int, _ day: Int) -> Date {
         #expect(table.rows.map(\.fields) == rows)
     }
 }
+
+/// The Firestore document is written by hand: awkward text, numbers, nulls and booleans must
+/// come back exactly through a real JSON parser.
+@Suite struct FirestoreWriterTests {
+    @Test func awkwardValuesParseBackExactly() throws {
+        let title = "Quotes \" back\\slash / slash\ttab\nline \u{01} Ngũgĩ 🙂"
+        let harness = try ImportHarness(knownBooks: [("9780441013593", title, ["A \"B\" C", "D\\E"])])
+        let code = try ISBN13(validating: "9780441013593")
+        let work = try #require(try harness.catalogue.work(forISBN: code))
+        _ = try harness.catalogue.addOwned(isbn: code, work: work)
+        let data = try Exporter.export(harness.catalogue, format: .firestore)
+        let root = try #require(try JSONSerialization.jsonObject(with: data) as? [String: [String: [String: Any]]])
+        let item = try #require(root["items"]?.values.first)
+        #expect(item["title"] as? String == title)
+        #expect(item["authors"] as? [String] == ["A \"B\" C", "D\\E"])
+        #expect(item["rating"] is NSNull && item["isOwned"] as? Bool == true)
+        #expect((item["ownedAt"] as? String).map { ISO8601DateFormatter.withFractions.date(from: $0) != nil } == true)
+        #expect(root["works"]?[work.workKey]?["title"] as? String == title)
+        #expect(root["users"]?["local"]?["scanCount"] as? Int == 1)
+    }
+}
+
+extension ISO8601DateFormatter {
+    static var withFractions: ISO8601DateFormatter {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter
+    }
+}
