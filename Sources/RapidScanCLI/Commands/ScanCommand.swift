@@ -46,7 +46,8 @@ struct ScanCommand: AsyncParsableCommand {
     var fast = false
 
     func run() async throws {
-        let context = try session.openContext(liveDisplay: OutputStream.standardError.isTerminal ? .progressBar : .none)
+        // The progress bar redraws in place: cursor escapes, so only where they are allowed.
+        let context = try session.openContext(liveDisplay: Terminal.allowsEscapes(.standardError) ? .progressBar : .none)
         let scan = ScanSession(
             options: .init(paths: paths.map { URL(fileURLWithPath: $0) }, rescan: rescan, rawFormat: session.rawFrameFormat),
             catalogue: context.catalogue,
@@ -126,7 +127,10 @@ struct SessionOptions: ParsableArguments {
         let (settings, catalogue) = try library.openForSession()
         let listId = try list.map { try Self.resolveList($0, in: catalogue) }
         let service = LookupService(catalogue: catalogue, sources: offline ? [] : MetadataSources.make(settings: settings))
-        let output: any EventOutput = json ? JSONLinesOutput() : HumanOutput(live: liveDisplay)
+        let verbosity = library.output
+        let detail: HumanOutput.Detail = verbosity.quiet ? .quiet : verbosity.verbose ? .verbose : .normal
+        let output: any EventOutput = json
+            ? JSONLinesOutput() : HumanOutput(live: liveDisplay, detail: detail, colour: Terminal.toastColour())
         let processor = SessionProcessor(
             debounceWindow: (try? DurationText.seconds(from: debounce)) ?? Debouncer.defaultWindow,
             lookup: LookupStage(service: service, offline: offline, listId: listId),
@@ -148,10 +152,10 @@ struct SessionOptions: ParsableArguments {
 
 extension LibraryOptions {
     /// Settings and the library database; a problem with either is exit status 70 with its message.
-    func openForSession() throws -> (RapidScanSettings, Catalogue) {
+    func openForSession(access: LibraryAccess = .write) throws -> (RapidScanSettings, Catalogue) {
         do {
             let settings = try settings()
-            return (settings, try openCatalogue(settings))
+            return (settings, try openCatalogue(settings, access: access))
         } catch {
             throw SessionExitStatus.fail("\(error)")
         }

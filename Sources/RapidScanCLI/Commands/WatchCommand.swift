@@ -56,19 +56,20 @@ struct WatchCommand: AsyncParsableCommand {
     func validate() throws {
         if consume && moveTo != nil { throw ValidationError("--consume and --move-to cannot be combined") }
         if let idleExit, idleExit <= 0 { throw ValidationError("--idle-exit must be a positive number of seconds") }
+        if let problem = Self.directoryProblem(directory) { throw ValidationError("\(directory): \(problem)") }
+        if let moveTo, let problem = Self.directoryProblem(moveTo) { throw ValidationError("--move-to \(moveTo): \(problem)") }
+    }
+
+    /// "does not exist" and "not a directory" are different mistakes; say which.
+    static func directoryProblem(_ path: String) -> String? {
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw ValidationError("\(directory): not a directory")
-        }
-        if let moveTo {
-            guard FileManager.default.fileExists(atPath: moveTo, isDirectory: &isDirectory), isDirectory.boolValue else {
-                throw ValidationError("--move-to \(moveTo): not a directory")
-            }
-        }
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return "does not exist" }
+        return isDirectory.boolValue ? nil : "not a directory"
     }
 
     func run() async throws {
-        let live: HumanOutput.Live = OutputStream.standardOutput.isTerminal ? .panel(title: "rapidscan watch \(directory)") : .none
+        // The live panel redraws in place: cursor escapes, so only where they are allowed.
+        let live: HumanOutput.Live = Terminal.allowsEscapes(.standardOutput) ? .panel(title: "rapidscan watch \(directory)") : .none
         let context = try session.openContext(liveDisplay: live)
         let cleanup: WatchSession.Cleanup = consume ? .delete : moveTo.map { .moveTo(URL(fileURLWithPath: $0)) } ?? .keep
         let watch = WatchSession(options: .init(
