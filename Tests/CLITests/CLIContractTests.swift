@@ -190,6 +190,49 @@ import TestSupport
         }
     }
 
+    // MARK: One raw-frame syntax, options parsed once
+
+    @Test func scanReadsRawFramesWithTheDecodeSyntaxAndRefusesBadValues() async throws {
+        let harness = try CLIHarness()
+        // The binary PGM sample is a header and then exactly the Y800 bytes.
+        let pgm = try Data(contentsOf: SharedFiles.sampleImages.appendingPathComponent("ean13-4006381333931.pgm"))
+        let lines = String(decoding: pgm.prefix(32), as: UTF8.self).split(separator: "\n", maxSplits: 3)
+        let size = lines[1].split(separator: " ").compactMap { Int($0) }
+        let frame = harness.directory.appendingPathComponent("frame.y800")
+        try pgm.dropFirst(lines.prefix(3).map(\.utf8.count).reduce(3, +)).write(to: frame)
+        let spellings = [["--raw-frame", "y800:\(size[0])x\(size[1])"], ["--raw-format", "y800", "--size", "\(size[0])x\(size[1])"]]
+        for spelling in spellings {
+            let result = try await harness.run(["scan", "--json", "--offline", "--rescan"] + spelling + [frame.path])
+            #expect(result.status == 0, "\(spelling): \(result.stderr)")
+            #expect(result.events("nonBook").first?["code"] as? String == "4006381333931", "\(spelling): \(result.stdout)")
+        }
+        for bad in [["--raw-frame", "rgb:1x2"], ["--debounce", "soon"], ["--raw-frame", "y800:4x4", "--size", "4x4"]] {
+            let result = try await harness.run(["scan", "--offline"] + bad + [frame.path])
+            #expect(result.status == 64, "\(bad): \(result.stderr)")
+            #expect(result.stderr.hasPrefix("rapidscan: "), "\(bad): \(result.stderr)")
+        }
+    }
+
+    // MARK: Completions
+
+    @Test func completionScriptsComeFromTheParserAndParse() async throws {
+        for shell in ["bash", "zsh", "fish"] {
+            let result = try await runRapidScan(["--generate-completion-script", shell])
+            #expect(result.status == 0, "\(shell): \(result.stderr)")
+            // Option names without dashes: fish writes them as `-l quiet`.
+            for word in ["decode", "scan", "watch", "pending", "quiet", "verbose", "raw-frame"] {
+                #expect(result.stdout.contains(word), "\(shell) completion lacks \(word)")
+            }
+        }
+        // The bash script is valid bash (syntax check, nothing run).
+        let bash = try await runRapidScan(["--generate-completion-script", "bash"])
+        let file = try makeTemporaryDirectory().appendingPathComponent("rapidscan.bash")
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        try bash.stdout.write(to: file, atomically: true, encoding: .utf8)
+        let check = try await runProcess(URL(fileURLWithPath: "/bin/bash"), ["-n", file.path])
+        #expect(check.status == 0, "\(check.stderr)")
+    }
+
     // MARK: decode -
 
     @Test func decodeDashReadsAnImageFromStandardInput() async throws {

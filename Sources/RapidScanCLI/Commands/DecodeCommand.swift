@@ -54,30 +54,14 @@ struct DecodeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Refuse images with more pixels than this (decompression bombs).", valueName: "n"))
     var maxPixels: Int = ScanOptions().maxPixels
 
-    @Option(help: ArgumentHelp(
-        "Read headerless frame files (.y800 .grey .gray .yuv .yuyv .raw) as this format and size, e.g. y800:640x480 or yuyv:1280x720.",
-        valueName: "format:WxH"))
-    var rawFrame: String?
+    @Option(help: ArgumentHelp(RawFrameSyntax.help, valueName: RawFrameSyntax.valueName), transform: RawFrameSyntax.parse)
+    var rawFrame: RawFrameFormat?
 
-    /// `--raw-frame` parsed; nil when not given or not valid (validate() reports the latter).
-    var rawFormat: RawFrameFormat? {
-        guard let rawFrame else { return nil }
-        let parts = rawFrame.lowercased().split(separator: ":")
-        let size = parts.last?.split(separator: "x").compactMap { Int($0) } ?? []
-        guard parts.count == 2, size.count == 2, size[0] > 0, size[1] > 0 else { return nil }
-        switch parts[0] {
-        case "y800", "grey", "gray": return .y800(width: size[0], height: size[1])
-        case "yuyv", "yuy2": return .yuyv(width: size[0], height: size[1])
-        default: return nil
-        }
-    }
+    var rawFormat: RawFrameFormat? { rawFrame }
 
     func validate() throws {
         if paths.isEmpty { throw ValidationError("Give at least one image file or folder to read.") }
         if let workers, workers < 1 { throw ValidationError("--workers must be at least 1, not \(workers).") }
-        if let rawFrame, rawFormat == nil {
-            throw ValidationError("--raw-frame wants FORMAT:WIDTHxHEIGHT with FORMAT y800 or yuyv (e.g. y800:640x480), not '\(rawFrame)'.")
-        }
         if maxPixels < 1 { throw ValidationError("--max-pixels must be at least 1, not \(maxPixels).") }
         if json && raw { throw ValidationError("--json and --raw cannot be used together.") }
     }

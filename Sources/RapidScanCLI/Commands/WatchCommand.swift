@@ -20,7 +20,7 @@ struct WatchCommand: AsyncParsableCommand {
           v4l2-ctl --set-fmt-video=width=1280,height=720,pixelformat=YUYV
           while v4l2-ctl --stream-mmap --stream-count=1 --stream-to=DIR/.f.yuv; do
             mv DIR/.f.yuv DIR/$(date +%s%3N).yuv; done
-          with: rapidscan watch --raw-format yuyv --size 1280x720 DIR
+          with: rapidscan watch --raw-frame yuyv:1280x720 DIR
 
         --json prints the events `scan` prints (plus `dropped`), the frame's landing time as \
         captureTime, then a summary object. On a terminal the recently-scanned panel \
@@ -29,7 +29,7 @@ struct WatchCommand: AsyncParsableCommand {
         Stops on Ctrl-C/SIGTERM (summary, exit 130), after --idle-exit seconds without a \
         frame, or when the directory is removed.
 
-        Exit status: \(SessionExitStatus.help)
+        In this command: \(SessionExitStatus.help)
         """
     )
 

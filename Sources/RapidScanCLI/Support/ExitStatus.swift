@@ -1,6 +1,7 @@
 import ArgumentParser
 import Catalogue
 import Foundation
+import Pipeline
 import RapidScanConfig
 
 /// The one exit-status table of every command (docs/CLI.md): the same situation gives the
@@ -26,7 +27,7 @@ enum ExitStatus {
     /// The database or the configuration could not be used: nothing more could be done.
     static let failure = ExitCode(70)
     /// Ctrl-C or SIGTERM: work in flight finished, the summary printed.
-    static let interrupted = ExitCode(130)
+    static let interrupted = ExitCode(InterruptMonitor.exitStatus)
 
     static let precedence: [ExitCode] = [interrupted, failure, inputError, libraryFull, queued, notFound, review, partial]
 
