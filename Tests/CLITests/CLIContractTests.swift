@@ -151,8 +151,15 @@ import TestSupport
         let pending = try await harness.run(["pending", "list", "--json"])
         let stats = try await harness.run(["cache", "stats", "--json"])
         let account = try await harness.run(["account", "--json"])
+        // No source listens (the fixture server is not started): the retry stays queued.
+        let retry = try await harness.run(["pending", "retry", "--json"])
+        #expect(retry.status == 3, "\(retry.stderr)")
+        let frames = harness.directory.appendingPathComponent("frames")
+        try FileManager.default.createDirectory(at: frames, withIntermediateDirectories: true)
+        let watch = try await harness.run(["watch", "--json", "--idle-exit", "0.5", frames.path])
+        #expect(watch.summary != nil, "\(watch.stdout) \(watch.stderr)")
         for (name, result) in [("scan", scan), ("decode", decode), ("lookup", lookup), ("pending", pending),
-                               ("stats", stats), ("account", account)] {
+                               ("stats", stats), ("account", account), ("pending retry", retry), ("watch", watch)] {
             #expect(!result.jsonLines.isEmpty, "\(name): \(result.stdout) \(result.stderr)")
             #expect(result.jsonLines.count == result.stdoutLines.count, "\(name): every line is JSON")
             for line in result.jsonLines {
@@ -173,6 +180,8 @@ import TestSupport
         let queued = try #require(pending.jsonLines.first)
         #expect(queued["event"] as? String == "pending" && queued["isbn13"] as? String == "9781250313188")
         #expect(queued["isbn"] == nil, "the database column's name is not the contract's")
+        let retried = try #require(retry.jsonLines.first)
+        #expect(retried["event"] as? String == "unavailable" && retried["isbn13"] as? String == "9781250313188")
     }
 
     @Test func pendingTimesCarryTheirZone() async throws {
