@@ -27,18 +27,22 @@ public enum ConfigPath {
     public static func resolve(
         _ text: String, environment: [String: String], relativeTo base: URL?
     ) throws(Failure) -> String {
-        let expanded = try expandVariables(try expandTilde(text, environment: environment), environment: environment)
+        // `~` first, and variables only in what follows it: a `$` inside $HOME stays as it is.
+        let (home, rest) = try splitTilde(text, environment: environment)
+        let expanded = home + (try expandVariables(rest, environment: environment))
         guard !expanded.hasPrefix("/"), let base else { return expanded }
         return base.appendingPathComponent(expanded).standardizedFileURL.path
     }
 
-    static func expandTilde(_ text: String, environment: [String: String]) throws(Failure) -> String {
-        guard text.hasPrefix("~") else { return text }
+    /// A leading `~` or `~/` as $HOME (without a trailing `/`), and the rest of the text.
+    static func splitTilde(_ text: String, environment: [String: String]) throws(Failure) -> (home: String, rest: String) {
+        guard text.hasPrefix("~") else { return ("", text) }
         let head = text.prefix { $0 != "/" }
         guard head == "~" else { throw .otherUsersHome(String(head)) }
         guard let home = environment["HOME"], !home.isEmpty else { throw .homeNotSet }
-        let rest = text.dropFirst()
-        return rest.isEmpty ? home : (home.hasSuffix("/") ? String(home.dropLast()) : home) + rest
+        let rest = String(text.dropFirst())
+        if rest.isEmpty { return (home, "") }
+        return (home.hasSuffix("/") ? String(home.dropLast()) : home, rest)
     }
 
     /// `$NAME` / `${NAME}` (NAME: letters, digits, `_`, not starting with a digit). A `$` not

@@ -138,6 +138,12 @@ import TestSupport
         #expect(verbose.stdout.contains("No Barcode"), "frames without a code are shown: \(verbose.stdout)")
         #expect(verbose.stderr.contains("rapidscan: library \(harness.database.path)"))
         #expect(verbose.stderr.contains("rapidscan: config none"))
+
+        let photo = SharedFiles.sampleImages.appendingPathComponent("none-blank.png").path
+        let decodeVerbose = try await harness.run(["decode", "--verbose", "--workers", "1", photo])
+        #expect(decodeVerbose.stderr.contains("rapidscan: decoding on 1 threads, effort normal"), "\(decodeVerbose.stderr)")
+        let decodeQuiet = try await harness.run(["decode", "-q", photo])
+        #expect(decodeQuiet.status == 4 && decodeQuiet.stderr.isEmpty)
     }
 
     // MARK: JSON and times

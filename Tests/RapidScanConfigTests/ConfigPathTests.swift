@@ -80,6 +80,8 @@ import TestSupport
         let env = ["HOME": "/h", "A": "1"]
         #expect(try ConfigPath.resolve("/x/$5/a$/b$-c/$A", environment: env, relativeTo: nil) == "/x/$5/a$/b$-c/1")
         #expect(try ConfigPath.resolve("~", environment: env, relativeTo: nil) == "/h")
+        // A `$` inside $HOME or inside a variable's value is not expanded again.
+        #expect(try ConfigPath.resolve("~/$A", environment: ["HOME": "/u$A/", "A": "$x"], relativeTo: nil) == "/u$A/$x")
         #expect(try ConfigPath.resolve("a~/b", environment: env, relativeTo: URL(fileURLWithPath: "/base")) == "/base/a~/b")
     }
 
