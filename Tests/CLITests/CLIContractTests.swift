@@ -164,6 +164,9 @@ import TestSupport
         try FileManager.default.createDirectory(at: frames, withIntermediateDirectories: true)
         let watch = try await harness.run(["watch", "--json", "--idle-exit", "0.5", frames.path])
         #expect(watch.summary != nil, "\(watch.stdout) \(watch.stderr)")
+        #expect(watch.stderr.contains("Watching \(frames.path)"))
+        let quietWatch = try await harness.run(["watch", "--json", "--quiet", "--idle-exit", "0.5", frames.path])
+        #expect(quietWatch.summary != nil && quietWatch.stderr.isEmpty, "--quiet drops the notice: \(quietWatch.stderr)")
         for (name, result) in [("scan", scan), ("decode", decode), ("lookup", lookup), ("pending", pending),
                                ("stats", stats), ("account", account), ("pending retry", retry), ("watch", watch)] {
             #expect(!result.jsonLines.isEmpty, "\(name): \(result.stdout) \(result.stderr)")

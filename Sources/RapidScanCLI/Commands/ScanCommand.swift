@@ -190,15 +190,13 @@ enum SessionExitStatus {
 
     static func exitCode(for summary: SessionSummary) -> ExitCode {
         let t = summary.totals
-        let status: Int32 =
-            summary.interrupted ? interrupted
-            : t.failed > 0 ? failure
-            : t.unreadable > 0 ? unreadable
-            : t.libraryFull > 0 ? libraryFull
-            : t.queued > 0 ? queued
-            : t.notFound > 0 ? notFound
-            : ok
-        return ExitCode(status)
+        // Every situation that applies; the table's precedence picks the one to report.
+        let applies: [(Bool, ExitCode)] = [
+            (summary.interrupted, ExitStatus.interrupted), (t.failed > 0, ExitStatus.failure),
+            (t.unreadable > 0, ExitStatus.inputError), (t.libraryFull > 0, ExitStatus.libraryFull),
+            (t.queued > 0, ExitStatus.queued), (t.notFound > 0, ExitStatus.notFound),
+        ]
+        return ExitStatus.worst(applies.filter(\.0).map(\.1))
     }
 }
 

@@ -74,7 +74,8 @@ struct WatchCommand: AsyncParsableCommand {
         let cleanup: WatchSession.Cleanup = consume ? .delete : moveTo.map { .moveTo(URL(fileURLWithPath: $0)) } ?? .keep
         let watch = WatchSession(options: .init(
             directory: URL(fileURLWithPath: directory), cleanup: cleanup, idleExit: idleExit,
-            workers: session.workerCount, keepAll: keepAll, rawFormat: session.rawFrameFormat))
+            workers: session.workerCount, keepAll: keepAll, rawFormat: session.rawFrameFormat,
+            quiet: session.library.output.quiet))
         let scanOptions = session.scanOptions(thorough: true)
         let rawFormat = session.rawFrameFormat
         let thorough = thorough
