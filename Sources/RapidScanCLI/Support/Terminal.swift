@@ -9,7 +9,11 @@ enum Terminal {
     static func allowsEscapes(
         _ stream: Pipeline.OutputStream, environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> Bool {
-        guard stream.isTerminal else { return false }
+        allowsEscapes(isTerminal: stream.isTerminal, environment: environment)
+    }
+
+    static func allowsEscapes(isTerminal: Bool, environment: [String: String]) -> Bool {
+        guard isTerminal else { return false }
         if let noColor = environment["NO_COLOR"], !noColor.isEmpty { return false }
         guard let term = environment["TERM"], !term.isEmpty, term != "dumb" else { return false }
         return true
