@@ -99,9 +99,4 @@ struct OutputOptions: ParsableArguments {
     func detail(_ line: @autoclosure () -> String) {
         if verbose { Console.error("rapidscan: " + line()) }
     }
-
-    /// A notice that --quiet leaves out (progress notes, hints).
-    func notice(_ line: @autoclosure () -> String) {
-        if !quiet { Console.error(line()) }
-    }
 }
