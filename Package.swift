@@ -16,6 +16,8 @@ let package = Package(
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
         .package(url: "https://github.com/yaslab/CSV.swift", from: "2.5.2"),
+        // Terminal colours for the CLI's toasts (only on a terminal; off with NO_COLOR / TERM=dumb).
+        .package(url: "https://github.com/onevcat/Rainbow", from: "4.2.2"),
     ],
     targets: [
         // C libraries, through pkg-config.
@@ -75,6 +77,7 @@ let package = Package(
             "MetadataSources", "BookLookup", "Pipeline", "Vision", "SpineMatching", "SpineScanning", "SpineOCR",
             "LibraryTransfer",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Rainbow", package: "Rainbow"),
         ]),
         .executableTarget(name: "rapidscan", dependencies: ["RapidScanCLI"]),
         // JPEG decode timings at each DCT scale (scripts/bench-imaging).
@@ -95,6 +98,8 @@ let package = Package(
         .testTarget(name: "CatalogueTests", dependencies: [
             "Catalogue", "BookCodes", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
+        // The config file, environment overrides and path values: no network, no database.
+        .testTarget(name: "RapidScanConfigTests", dependencies: ["RapidScanConfig", "TestSupport"]),
         .testTarget(name: "MetadataSourcesTests", dependencies: ["MetadataSources", "RapidScanConfig", "BookCodes", "TestSupport"]),
         .testTarget(name: "BookLookupTests", dependencies: [
             "BookLookup", "Catalogue", "MetadataSources", "RapidScanConfig", "BookCodes", "TestSupport",
@@ -107,6 +112,10 @@ let package = Package(
         .testTarget(name: "SpineOCRTests", dependencies: ["SpineOCR", "SpineMatching", "Imaging", "Vision", "TestSupport"]),
         .testTarget(name: "VisionTests", dependencies: ["Vision", "Imaging", "TestSupport"]),
         .testTarget(name: "SpineMatchingTests", dependencies: ["SpineMatching", "Vision", "TestSupport"], exclude: ["Resources"]),
+        // The CLI's own rules (exit table, raw-frame syntax, terminal detection) as units.
+        .testTarget(name: "RapidScanCLITests", dependencies: [
+            "RapidScanCLI", "Pipeline", "Imaging", .product(name: "Rainbow", package: "Rainbow"),
+        ]),
         // Runs the built `rapidscan` binary end to end.
         .testTarget(name: "CLITests", dependencies: ["TestSupport"]),
     ]

@@ -14,9 +14,17 @@ public final class Catalogue: Sendable {
 
     /// Opens (creating folders and file on first use) and migrates the database, then
     /// makes sure the local user and its two default lists exist.
-    public init(path: String, userId: String = "local", displayName: String = "Local user") throws(CatalogueError) {
+    ///
+    /// `readOnly`: for commands that only read a library on a read-only location (a mount,
+    /// a folder the user cannot write): nothing is created, migrated or written, and a write
+    /// fails with `.readOnly`.
+    public init(path: String, userId: String = "local", displayName: String = "Local user", readOnly: Bool = false) throws(CatalogueError) {
         self.path = path
         self.userId = userId
+        if readOnly {
+            pool = try Self.openReadOnly(path: path)
+            return
+        }
         let url = URL(fileURLWithPath: path)
         do {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -51,6 +59,40 @@ public final class Catalogue: Sendable {
             }
             throw .cannotOpen(path: path, reason: CatalogueError.describe(error))
         }
+    }
+
+    private static func openReadOnly(path: String) throws(CatalogueError) -> DatabasePool {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw .cannotOpen(path: path, reason: "no such file (a read-only location cannot hold a new library)")
+        }
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.label = "rapidscan"
+        // A WAL database needs its -shm file; where none exists and none can be created,
+        // SQLite can read only with `immutable=1`, which is right when no writer can exist
+        // there anyway. A WAL with pages not yet checkpointed must be read through, so then
+        // the plain read-only open is used (it works while -shm exists).
+        let walBytes = CatalogueError.fileSize(path + "-wal")
+        let openPath = walBytes > 0 ? path : "file:" + Self.uriEscaped(path) + "?immutable=1"
+        do {
+            let pool = try DatabasePool(path: openPath, configuration: configuration)
+            let current = try pool.read { db in try Schema.migrator.hasCompletedMigrations(db) }
+            guard current else {
+                throw CatalogueError.cannotOpen(path: path, reason: "it was made by an older rapidscan; "
+                    + "open it once where it can be written to upgrade it")
+            }
+            return pool
+        } catch let error as CatalogueError {
+            throw error
+        } catch {
+            throw .cannotOpen(path: path, reason: CatalogueError.describe(error) + " (opened read-only)")
+        }
+    }
+
+    /// A file path inside a `file:` URI: `%`, `?` and `#` would otherwise be read as URI syntax.
+    private static func uriEscaped(_ path: String) -> String {
+        path.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "?", with: "%3f")
+            .replacingOccurrences(of: "#", with: "%23")
     }
 
     private static func createLocalUser(_ db: Database, id: String, displayName: String, now: Date) throws {

@@ -45,7 +45,10 @@ public final class InterruptMonitor: Sendable {
     /// moment to print its summary, then leave regardless. The progress line is cleared
     /// first so the shell gets a clean terminal either way.
     private static func stopSoon() {
-        if isatty(STDERR_FILENO) == 1 {
+        // Only where the progress line was drawn: a terminal that takes escapes (docs/CLI.md).
+        let environment = ProcessInfo.processInfo.environment
+        let term = environment["TERM"] ?? ""
+        if isatty(STDERR_FILENO) == 1, !term.isEmpty, term != "dumb", (environment["NO_COLOR"] ?? "").isEmpty {
             let clear = "\r\u{1B}[J"
             _ = clear.withCString { write(STDERR_FILENO, $0, strlen($0)) }
         }

@@ -1,3 +1,4 @@
+import BookCodes
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -59,15 +60,26 @@ public final class JSONLinesOutput: EventOutput {
         stream.write(summary.jsonLine.text + "\n")
     }
 
-    /// `event`, `file`, `captureTime` always; the rest only when known.
+    /// docs/CLI.md's `"schema"` version.
+    public static let schema = 1
+
+    /// `schema`, `event`, `file`, `captureTime` always; the rest only when known.
     public static func line(for event: ScanEvent) -> JSONLine {
         var line = JSONLine()
+        line.set("schema", .int(schema))
         line.set("event", event.kind.rawValue)
         line.set("file", event.file)
         line.set("captureTime", event.captureTime.iso8601WithMilliseconds)
         line.setIfPresent("isbn13", event.isbn13)
         line.setIfPresent("title", event.title)
-        line.setIfPresent("addon", event.addOn?.text)
+        if let addOn = event.addOn {
+            // An object, as in `decode --json`: text, symbology, price (or null).
+            var object = JSONLine()
+            object.set("text", addOn.text)
+            object.set("symbology", addOn.symbology.rawValue)
+            object.set("price", addOn.price?.description)
+            line.set("addon", .object(object))
+        }
         line.setIfPresent("symbology", event.symbology)
         line.setIfPresent("code", event.code)
         line.setIfPresent("source", event.source)
@@ -82,20 +94,31 @@ public final class JSONLinesOutput: EventOutput {
 /// (scan, on stderr) or the recently-scanned panel (watch, on stdout) redrawn in place.
 public final class HumanOutput: EventOutput {
     public enum Live: Sendable { case none, progressBar, panel(title: String) }
+    /// `quiet`: only problems (not found, unreadable, rejected, failed, library full) and
+    /// the summary; `verbose`: also repeats, frames without a code and dropped frames.
+    public enum Detail: Sendable { case quiet, normal, verbose }
+    /// Colours a toast line by its kind; the executable supplies one only for a terminal
+    /// that wants colour (this module prints no escape codes of its own choosing).
+    public typealias Colour = @Sendable (_ line: String, _ kind: ScanEvent.Kind) -> String
 
     private let out: OutputStream
     private let err: OutputStream
     private let live: Live
+    private let detail: Detail
+    private let colour: Colour
     private var totalFrames: Int?
     private let startedAt = Date()
     private var drawnLines = 0
     private var lastDraw = Date.distantPast
 
     /// `live` is what to redraw in place; pass `.none` when the stream is not a terminal.
-    public init(live: Live, out: OutputStream = .standardOutput, err: OutputStream = .standardError) {
-        self.live = live
+    public init(live: Live, out: OutputStream = .standardOutput, err: OutputStream = .standardError,
+                detail: Detail = .normal, colour: @escaping Colour = { line, _ in line }) {
+        self.live = detail == .quiet ? .none : live
         self.out = out
         self.err = err
+        self.detail = detail
+        self.colour = colour
     }
 
     public func started(totalFrames: Int?) {
@@ -104,14 +127,32 @@ public final class HumanOutput: EventOutput {
     }
 
     public func emit(_ event: ScanEvent, record: SessionRecord) {
-        // Repeats, empty and dropped frames are counted in the summary, not toasted one by one.
-        guard ![.debounced, .noCode, .dropped].contains(event.kind) else { return }
+        if event.kind == .unreadable {
+            // A per-file error: on standard error, starting with the path, naming it once
+            // (docs/CLI.md: fatal errors start `rapidscan: `, per-file ones with the file).
+            clearLive()
+            let reason = event.reason ?? "could not be read"
+            err.write((reason.hasPrefix(event.file) ? reason : "\(event.file): \(reason)") + "\n")
+            draw(record: record, force: true)
+            return
+        }
+        guard Self.isShown(event.kind, detail: detail) else { return }
         clearLive()
         let toast = event.toast
         let subtitle = toast.subtitle.isEmpty ? "" : " — \(toast.subtitle)"
         let symbol = Self.symbol(for: event.kind)
-        out.write("\(symbol) \(toast.title)\(subtitle)  [\(event.file)]\n")
+        out.write(colour("\(symbol) \(toast.title)\(subtitle)  [\(event.file)]", event.kind) + "\n")
         draw(record: record, force: true)
+    }
+
+    /// Repeats, empty and dropped frames are counted in the summary, not toasted one by one
+    /// (unless verbose); quiet shows only what went wrong.
+    static func isShown(_ kind: ScanEvent.Kind, detail: Detail) -> Bool {
+        switch detail {
+        case .verbose: true
+        case .normal: ![.debounced, .noCode, .dropped].contains(kind)
+        case .quiet: [.notFound, .libraryFull, .rejected, .unreadable, .failed].contains(kind)
+        }
     }
 
     public func frameFinished(record: SessionRecord) {

@@ -124,7 +124,7 @@ public final class SessionProcessor {
         case .dropped:
             steps.append(.event(event(.dropped)))
         case .unreadable(let reason):
-            record.countFrame()
+            // Not a frame: a path that is missing or not an image is counted as unreadable only.
             var unreadable = event(.unreadable)
             unreadable.reason = reason
             steps.append(.event(unreadable))

@@ -19,6 +19,7 @@ public struct SessionSummary: Sendable {
     /// `{"event":"summary",…}`: the last line of `--json` output.
     public var jsonLine: JSONLine {
         var line = JSONLine()
+        line.set("schema", .int(JSONLinesOutput.schema))
         line.set("event", "summary")
         let t = totals
         let counts: [(String, Int)] = [
@@ -63,10 +64,8 @@ public struct SessionSummary: Sendable {
         if t.alreadyProcessed > 0 {
             lines.append("  Skipped \(t.alreadyProcessed) file\(t.alreadyProcessed == 1 ? "" : "s") processed by an earlier run (--rescan reads them again)")
         }
-        if !unreadableFiles.isEmpty {
-            lines.append("Unreadable files (\(unreadableFiles.count)):")
-            for entry in unreadableFiles { lines.append("  \(entry.file): \(entry.reason)") }
-        }
+        // Each was reported on standard error as it came; the paths are not printed twice.
+        if t.unreadable > 0 { lines.append("  Unreadable:         \(t.unreadable) (reported on standard error)") }
         if interrupted { lines.append("Run the same command again to continue where this one stopped.") }
         return lines
     }

@@ -28,10 +28,13 @@ public struct WatchSession: Sendable {
         public var keepAll: Bool
         /// Headerless frames (v4l2-ctl `--stream-to`) are read with this size and layout.
         public var rawFormat: RawFrameFormat?
+        /// `--quiet`: no "Watching …" notice (warnings and errors still go to stderr).
+        public var quiet: Bool
 
         public init(directory: URL, cleanup: Cleanup = .keep, idleExit: TimeInterval? = nil,
                     workers: Int = ProcessInfo.processInfo.activeProcessorCount, keepAll: Bool = false,
-                    rawFormat: RawFrameFormat? = nil) {
+                    rawFormat: RawFrameFormat? = nil, quiet: Bool = false) {
+            self.quiet = quiet
             self.directory = directory
             self.cleanup = cleanup
             self.idleExit = idleExit
@@ -86,7 +89,7 @@ public struct WatchSession: Sendable {
             }
         }
         output.started(totalFrames: nil)
-        OutputStream.standardError.write("Watching \(options.directory.path) for frames (Ctrl-C to stop)\n")
+        if !options.quiet { OutputStream.standardError.write("Watching \(options.directory.path) for frames (Ctrl-C to stop)\n") }
         ready()
         for await decoded in decoder.results {
             let outcome = await processor.process(decoded)

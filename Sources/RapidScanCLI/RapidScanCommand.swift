@@ -46,8 +46,35 @@ public enum RapidScanEntryPoint {
                 try command.run()
             }
         } catch {
+            exit(with: error)
+        }
+    }
+
+    /// Every error leaves through here: one prefix (`rapidscan: `) on standard error and
+    /// one exit status per kind of failure (`ExitStatus`), whichever command raised it.
+    static func exit(with error: any Error) -> Never {
+        let argumentParserStatus = RapidScanCommand.exitCode(for: error)
+        // Help, --version and usage errors: ArgumentParser's text, under our prefix.
+        if argumentParserStatus != ExitCode(1) || error is CleanExit || error is ExitCode {
+            if argumentParserStatus == ExitStatus.success {
+                let message = RapidScanCommand.fullMessage(for: error)
+                // Every command's help (and `rapidscan help CMD`) ends with the one table.
+                if message.hasPrefix("OVERVIEW:") || message.hasPrefix("USAGE:") {
+                    Console.out(message.trimmingCharacters(in: .newlines) + "\n\n" + ExitStatus.table)
+                    RapidScanCommand.exit(withError: ExitStatus.success)
+                }
+            }
+            if argumentParserStatus == ExitStatus.usage {
+                var message = RapidScanCommand.fullMessage(for: error)
+                if message.hasPrefix("Error: ") { message = "rapidscan: " + message.dropFirst("Error: ".count) }
+                Console.error(message)
+                RapidScanCommand.exit(withError: ExitStatus.usage)
+            }
             RapidScanCommand.exit(withError: error)
         }
+        let (status, message) = ExitStatus.report(for: error)
+        if let message { Console.error("rapidscan: \(message)") }
+        RapidScanCommand.exit(withError: status)
     }
 }
 

@@ -21,7 +21,7 @@ extension RapidScanSettings {
             } catch {
                 throw .unreadable(path: file.path, reason: error.localizedDescription)
             }
-            try ConfigFileReader(path: file.path, text: text).apply(to: &settings)
+            try ConfigFileReader(path: file.path, text: text, environment: environment).apply(to: &settings)
             settings.configFile = file
         } else if explicit != nil {
             throw .fileNotFound(path: file.path)
@@ -35,7 +35,7 @@ extension RapidScanSettings {
         toml text: String, path: String = "config.toml", environment: [String: String] = [:]
     ) throws(ConfigError) -> RapidScanSettings {
         var settings = RapidScanSettings()
-        try ConfigFileReader(path: path, text: text).apply(to: &settings)
+        try ConfigFileReader(path: path, text: text, environment: environment).apply(to: &settings)
         try EnvironmentOverrides(environment: environment).apply(to: &settings)
         return settings
     }
@@ -45,6 +45,11 @@ extension RapidScanSettings {
 struct ConfigFileReader {
     let path: String
     let text: String
+    /// For `~` and `$VAR` in path values.
+    let environment: [String: String]
+
+    /// Relative path values are taken from here: the config file's folder.
+    private var folder: URL { URL(fileURLWithPath: path).deletingLastPathComponent() }
 
     private static let topKeys: Set = ["sources", "http", "database", "vision"]
     private static let visionKeys: Set = [
@@ -68,7 +73,7 @@ struct ConfigFileReader {
             throw .syntax(path: path, line: 1, column: 1, message: "\(error)")
         }
         try checkKeys(root, [], allowed: Self.topKeys)
-        if let database = try string(root, [], "database") { settings.database = database }
+        if let database = try pathValue(root, [], "database") { settings.database = database }
         if let http = try table(root, [], "http") { try applyHTTP(http, to: &settings.http) }
         if let vision = try table(root, [], "vision") { try applyVision(vision, to: &settings.vision) }
         guard let sources = try table(root, [], "sources") else { return }
@@ -105,7 +110,7 @@ struct ConfigFileReader {
         if let value = try integer(vision, scope, "maxTokens", in: 16...200_000) { settings.maxTokens = value }
         if let value = try integer(vision, scope, "maxConcurrentRequests", in: 1...64) { settings.maxConcurrentRequests = value }
         if let value = try integer(vision, scope, "maxImageSide", in: 256...8192) { settings.maxImageSide = value }
-        if let prompt = try string(vision, scope, "prompt") { settings.prompt = prompt }
+        if let prompt = try pathValue(vision, scope, "prompt") { settings.prompt = prompt }
         if let value = try integer(vision, scope, "psm", in: 0...13) { settings.psm = value }
         if let value = vision["languages"] {
             guard let array = value.array, let names = Optional(array.compactMap(\.string)), names.count == array.count, !names.isEmpty
@@ -193,6 +198,17 @@ struct ConfigFileReader {
         guard let value = table[key] else { return nil }
         guard let result = value.string else { throw invalid(scope, key, "expected a string, got \(describe(value))") }
         return result
+    }
+
+    /// A file path: `~`, `$VAR`, `${VAR}` expanded, relative to the config file's folder.
+    private func pathValue(_ table: TOMLTable, _ scope: [String], _ key: String) throws(ConfigError) -> String? {
+        guard let text = try string(table, scope, key) else { return nil }
+        guard !text.isEmpty else { throw invalid(scope, key, "expected a path, got an empty string") }
+        do {
+            return try ConfigPath.resolve(text, environment: environment, relativeTo: folder)
+        } catch {
+            throw invalid(scope, key, "\(error) (in \"\(text)\")")
+        }
     }
 
     private func bool(_ table: TOMLTable, _ scope: [String], _ key: String) throws(ConfigError) -> Bool? {

@@ -26,7 +26,15 @@ struct EnvironmentOverrides {
             settings.googleBooksAPIKey = Secret(key)
             settings.googleBooksAPIKeyOrigin = settings.googleBooksAPIKeyVariable
         }
-        if let database = environment.nonEmpty(Variable.database) { settings.database = database }
+        if let database = environment.nonEmpty(Variable.database) {
+            // Like a path on the command line: `~`/`$VAR` expanded (a service manager may not
+            // have), a relative path taken from the current directory.
+            do {
+                settings.database = try ConfigPath.resolve(database, environment: environment, relativeTo: nil)
+            } catch {
+                throw .invalidEnvironment(variable: Variable.database, message: "\(error)")
+            }
+        }
         if let url = try url(Variable.googleBooksURL) { settings.updateSource(.googleBooks) { $0.baseURL = url } }
         if let url = try url(Variable.openLibraryURL) { settings.updateSource(.openLibrary) { $0.baseURL = url } }
         if let url = try url(Variable.openLibraryCoversURL) { settings.openLibraryCoversURL = url }

@@ -76,7 +76,7 @@ public struct RapidScanSettings: Sendable, Hashable, CustomStringConvertible {
     /// Contact (e-mail or URL) sent in the Open Library User-Agent; raises its rate limit.
     public var contact: String?
     public var http: HTTPSettings
-    /// `database` in the config or `RAPIDSCAN_DB`; nil = `XDGPaths.defaultDatabase`.
+    /// `database` in the config (resolved by `ConfigPath`) or `RAPIDSCAN_DB`; nil = `XDGPaths.defaultDatabase`.
     public var database: String?
     /// The config file that was read, if any.
     public var configFile: URL?
@@ -123,10 +123,11 @@ public struct RapidScanSettings: Sendable, Hashable, CustomStringConvertible {
         openLibraryRequestsPerSecond ?? (contact == nil ? 1 : 3)
     }
 
-    /// The database file to open: `database` (with `~` expanded) or the XDG default.
+    /// The database file to open: `database` or the XDG default. (`~`, `$VAR` and a path
+    /// relative to the config file were resolved when the config was read: `ConfigPath`.)
     public func databaseURL(paths: XDGPaths) -> URL {
         guard let database, !database.isEmpty else { return paths.defaultDatabase }
-        return URL(fileURLWithPath: (database as NSString).expandingTildeInPath)
+        return URL(fileURLWithPath: database)
     }
 
     /// Turns a source on or off or points it elsewhere (tests use a local server).

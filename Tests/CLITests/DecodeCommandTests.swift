@@ -55,8 +55,13 @@ import TestSupport
 
             let json = try await runRapidScan(["decode", "--json", input.name, "good.png"], currentDirectory: folder)
             #expect(json.status == 1)
-            let objects = json.jsonLines
+            // Every line carries the schema; the last is the summary (docs/CLI.md).
+            #expect(json.jsonLines.allSatisfy { $0["schema"] as? Int == 1 })
+            #expect(json.jsonLines.last?["event"] as? String == "summary")
+            #expect(json.jsonLines.last?["unreadable"] as? Int == 1)
+            let objects = json.jsonLines.dropLast()
             #expect(objects.map { $0["file"] as? String } == [input.name, "good.png"], "input order")
+            #expect(objects.map { $0["event"] as? String } == ["unreadable", "code"])
             let error = try #require(objects.first { $0["file"] as? String == input.name })
             #expect((error["error"] as? String)?.contains(input.reason) == true)
             let good = try #require(objects.first { $0["file"] as? String == "good.png" })
@@ -94,8 +99,14 @@ import TestSupport
         let result = try await runRapidScan(["decode", "--json", "isbn-9781250313188-usd.png", "upca-036000291452.png",
                                        "none-blank.png"], currentDirectory: SharedFiles.sampleImages)
         #expect(result.status == 4)
-        let objects = result.jsonLines
-        #expect(objects.count == 2, "one object per code, none for a file without one: \(result.stdout)")
+        // One object per code, a `noCode` object for a file without one, then the summary.
+        #expect(result.jsonLines.map { $0["event"] as? String } == ["code", "code", "noCode", "summary"], "\(result.stdout)")
+        #expect(result.jsonLines[2]["file"] as? String == "none-blank.png")
+        #expect(result.jsonLines.allSatisfy { $0["schema"] as? Int == 1 })
+        let summary = try #require(result.jsonLines.last)
+        #expect([summary["files"], summary["filesWithCodes"], summary["codes"], summary["noCode"]] as? [Int] == [3, 2, 2, 1])
+        let objects = result.jsonLines.filter { $0["event"] as? String == "code" }
+        #expect(objects.count == 2, "one object per code: \(result.stdout)")
         let book = try #require(objects.first)
         #expect(book["file"] as? String == "isbn-9781250313188-usd.png")
         #expect(book["symbology"] as? String == "EAN-13")
@@ -118,6 +129,7 @@ import TestSupport
         let json = try await runRapidScan(["decode", "--json", addOnOnly.path])
         #expect(json.status == 4)
         let object = try #require(json.jsonLines.first)
+        #expect(object["event"] as? String == "rejected")
         #expect(object["symbology"] as? String == "EAN-5")
         #expect(object["valid"] as? Bool == false)
         #expect((object["error"] as? String)?.contains("add-on") == true)

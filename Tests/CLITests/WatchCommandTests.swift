@@ -93,7 +93,15 @@ import Testing
         let harness = try CLIHarness()
         let result = try await harness.run(["watch", harness.directory.appendingPathComponent("nope").path])
         #expect(result.status == 64)
-        #expect(result.stderr.contains("nope: not a directory"))
+        // A missing path and a file are different mistakes, told apart (issue 8).
+        #expect(result.stderr.contains("nope: does not exist"))
+        #expect(!result.stderr.contains("not a directory"))
+        let file = harness.directory.appendingPathComponent("a-file.png")
+        try Data("x".utf8).write(to: file)
+        let notDirectory = try await harness.run(["watch", file.path])
+        #expect(notDirectory.status == 64)
+        #expect(notDirectory.stderr.contains("a-file.png: not a directory"))
+        #expect(notDirectory.stderr.hasPrefix("rapidscan: "))
     }
 }
 

@@ -15,16 +15,18 @@ import Testing
         #expect(record.lookupsInFlight == 1)
     }
 
-    @Test func jsonLineHasEventFirstAndOnlyKnownFields() {
+    @Test func jsonLineHasSchemaAndEventFirstAndOnlyKnownFields() {
         let event = ScanEvent(.added, file: "shelf/a \"1\".jpg", captureTime: time, isbn13: "9780306406157", title: "Café\nLine")
         #expect(JSONLinesOutput.line(for: event).text
-            == #"{"event":"added","file":"shelf/a \"1\".jpg","captureTime":"2026-11-22T10:15:30.250Z","isbn13":"9780306406157","title":"Café\nLine"}"#)
+            == #"{"schema":1,"event":"added","file":"shelf/a \"1\".jpg","captureTime":"2026-11-22T10:15:30.250Z","isbn13":"9780306406157","title":"Café\nLine"}"#)
     }
 
     @Test func aBooksPriceAddOnTravelsWithItsEventNotAsTheISBN() throws {
         var event = ScanEvent(.added, file: "a.jpg", captureTime: time, isbn13: "9781250313188")
         event.addOn = try AddOn(validating: "52899")
-        #expect(JSONLinesOutput.line(for: event).text.hasSuffix(#""isbn13":"9781250313188","addon":"52899"}"#))
+        // docs/CLI.md: `addon` is an object in every command (as in `decode --json`).
+        #expect(JSONLinesOutput.line(for: event).text.hasSuffix(
+            #""isbn13":"9781250313188","addon":{"text":"52899","symbology":"EAN-5","price":"US$28.99"}}"#))
     }
 
     @Test func jsonLinesParseAsJSON() throws {
@@ -48,7 +50,11 @@ import Testing
         #expect(object["interrupted"] as? Bool == true)
         let files = try #require(object["unreadableFiles"] as? [[String: Any]])
         #expect(files.first?["reason"] as? String == "bad.jpg: not a JPEG")
-        #expect(summary.humanLines.contains("  bad.jpg: bad.jpg: not a JPEG"))
+        // The file was reported on standard error when it came; the summary counts it and
+        // does not print its path again (it used to: "bad.jpg: bad.jpg: not a JPEG").
+        #expect(summary.humanLines.contains("  Unreadable:         1 (reported on standard error)"))
+        #expect(!summary.humanLines.contains { $0.contains("bad.jpg") })
+        #expect(object["schema"] as? Int == 1)
         #expect(summary.humanLines.first?.hasPrefix("Interrupted after 1 frame") == true)
     }
 

@@ -26,7 +26,7 @@ struct AccountCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let (_, catalogue) = try library.openForSession()
+        let (_, catalogue) = try library.openForSession(access: pro || free ? .write : .read)
         let path = catalogue.path
         let user: User
         let owned: Int
@@ -39,6 +39,8 @@ struct AccountCommand: AsyncParsableCommand {
         }
         if json {
             var line = JSONLine()
+            line.set("schema", .int(JSONSchema.version))
+            line.set("event", "account")
             line.set("user", user.id)
             line.set("plan", user.isPro ? "pro" : "free")
             line.set("owned", .int(owned))

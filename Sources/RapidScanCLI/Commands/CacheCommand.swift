@@ -22,7 +22,7 @@ struct CacheStatsCommand: AsyncParsableCommand {
     @OptionGroup var library: LibraryOptions
 
     func run() async throws {
-        let catalogue = try library.openCatalogue(try library.settings())
+        let catalogue = try library.openCatalogue(try library.settings(), access: .read)
         let stats = try catalogue.stats()
         if json {
             try JSONLines.write(StatsLine(database: catalogue.path, stats: stats))
@@ -40,6 +40,8 @@ struct CacheStatsCommand: AsyncParsableCommand {
 }
 
 struct StatsLine: Encodable {
+    var schema = JSONSchema.version
+    var event = "stats"
     var database: String
     var stats: CacheStats
 }

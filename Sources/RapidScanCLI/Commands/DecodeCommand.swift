@@ -14,18 +14,21 @@ struct DecodeCommand: AsyncParsableCommand {
         with any EAN-2/EAN-5 add-on after it (`+ EAN-5 51299 (price US$12.99)`). Folders are \
         walked recursively (hidden files and non-images skipped). Codes that fail validation, \
         unreadable files and files without a code are reported on standard error, naming the \
-        file; the run goes on with the other files. PNG, JPEG and PGM/PPM are read, and raw Y800/YUYV frames with --raw-frame.
+        file; the run goes on with the other files. PNG, JPEG and PGM/PPM are read, and raw Y800/YUYV frames with --raw-frame. \
+        `-` reads one image from standard input (`decode - < photo.jpg`), named `-`.
 
-        With --json, standard output is JSON Lines: one object per code \
-        {"file", "symbology", "text", "valid", "isbn13", "gtin13", "addon"} (rejected codes: \
-        "valid": false and "error"), and one {"file", "error"} per file that could not be read.
+        With --json, standard output is JSON Lines, every object with "schema": 1 and an \
+        "event": "code" per code {"file", "symbology", "text", "valid", "isbn13", "gtin13", \
+        "addon": {"text", "symbology", "price"}}, "rejected" for a code that fails validation \
+        ("valid": false and "error"), "noCode" per file without a code, "unreadable" \
+        {"file", "error"} per file that could not be read, then one "summary".
 
-        Exit status: 0 every file had a valid code; 4 some file had none; 1 some file could \
-        not be read (wins over 4); 64 usage error (no paths, bad option).
+        Here: 0 every file had a valid code; 4 some file had none; 1 some file could not be \
+        read (wins over 4); 64 usage error (no paths, bad option).
         """
     )
 
-    @Argument(help: ArgumentHelp("Image files or folders to read.", valueName: "path"))
+    @Argument(help: ArgumentHelp("Image files or folders to read; - for standard input.", valueName: "path"))
     var paths: [String] = []
 
     @Flag(help: "Print JSON Lines instead of text.")
@@ -34,8 +37,9 @@ struct DecodeCommand: AsyncParsableCommand {
     @Flag(help: "Print only the codes' digits, one per line (like zbarimg --raw).")
     var raw = false
 
-    @Flag(name: .shortAndLong, help: "Print no notices for files without a code and no summary.")
-    var quiet = false
+    /// `--quiet`: no notices for files without a code and no summary; `--verbose`: the settings used.
+    @OptionGroup var verbosity: OutputOptions
+    var quiet: Bool { verbosity.quiet }
 
     @Flag(help: "Only plain scans: skip the image tricks tried when nothing is found (same as --effort fast).")
     var fast = false
@@ -50,39 +54,28 @@ struct DecodeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Refuse images with more pixels than this (decompression bombs).", valueName: "n"))
     var maxPixels: Int = ScanOptions().maxPixels
 
-    @Option(help: ArgumentHelp(
-        "Read headerless frame files (.y800 .grey .gray .yuv .yuyv .raw) as this format and size, e.g. y800:640x480 or yuyv:1280x720.",
-        valueName: "format:WxH"))
-    var rawFrame: String?
+    @Option(help: ArgumentHelp(RawFrameSyntax.help, valueName: RawFrameSyntax.valueName), transform: RawFrameSyntax.parse)
+    var rawFrame: RawFrameFormat?
 
-    /// `--raw-frame` parsed; nil when not given or not valid (validate() reports the latter).
-    var rawFormat: RawFrameFormat? {
-        guard let rawFrame else { return nil }
-        let parts = rawFrame.lowercased().split(separator: ":")
-        let size = parts.last?.split(separator: "x").compactMap { Int($0) } ?? []
-        guard parts.count == 2, size.count == 2, size[0] > 0, size[1] > 0 else { return nil }
-        switch parts[0] {
-        case "y800", "grey", "gray": return .y800(width: size[0], height: size[1])
-        case "yuyv", "yuy2": return .yuyv(width: size[0], height: size[1])
-        default: return nil
-        }
-    }
+    var rawFormat: RawFrameFormat? { rawFrame }
 
     func validate() throws {
         if paths.isEmpty { throw ValidationError("Give at least one image file or folder to read.") }
         if let workers, workers < 1 { throw ValidationError("--workers must be at least 1, not \(workers).") }
-        if let rawFrame, rawFormat == nil {
-            throw ValidationError("--raw-frame wants FORMAT:WIDTHxHEIGHT with FORMAT y800 or yuyv (e.g. y800:640x480), not '\(rawFrame)'.")
-        }
         if maxPixels < 1 { throw ValidationError("--max-pixels must be at least 1, not \(maxPixels).") }
         if json && raw { throw ValidationError("--json and --raw cannot be used together.") }
     }
 
     func run() async throws {
         let started = Date()
-        let output = DecodeOutput(mode: json ? .json : raw ? .raw : .text, quiet: quiet)
+        // `-` is standard input: saved to a private temporary file (the decoders read files),
+        // and shown as `-` wherever the file is named.
+        let stdin = paths.contains("-") ? try StandardInputFile(raw: rawFormat != nil) : nil
+        defer { stdin?.remove() }
+        let output = DecodeOutput(mode: json ? .json : raw ? .raw : .text, quiet: quiet, shown: { stdin?.shown($0) ?? $0 })
         var tally = DecodeTally()
-        let entries = FileWalker.imageFiles(in: paths.map { URL(fileURLWithPath: $0) }, rawFormat: rawFormat)
+        output.detail(verbose: verbosity.verbose, "decoding on \(workers ?? ProcessInfo.processInfo.activeProcessorCount) threads, effort \(fast ? ScanEffort.fast : effort)")
+        let entries = FileWalker.imageFiles(in: paths.map { $0 == "-" ? stdin!.url : URL(fileURLWithPath: $0) }, rawFormat: rawFormat)
         // Paths that cannot be scanned are reported where they stand among the others.
         var reported = 0
         func reportSkipped(upTo end: Int) {
@@ -111,7 +104,11 @@ struct DecodeCommand: AsyncParsableCommand {
             }
         }
         reportSkipped(upTo: entries.count)
-        if !quiet && !json && !raw { Console.error(tally.summary(seconds: Date().timeIntervalSince(started))) }
+        if json {
+            try? JSONLines.write(DecodeSummaryRecord(tally))
+        } else if !quiet && !raw {
+            Console.error(tally.summary(seconds: Date().timeIntervalSince(started)))
+        }
         throw tally.exitStatus
     }
 }
@@ -156,8 +153,15 @@ struct DecodeOutput {
     enum Mode { case text, json, raw }
     let mode: Mode
     let quiet: Bool
+    /// The name to print for a path (`-` for standard input's temporary file).
+    let shown: (String) -> String
 
-    func scanned(file: String, _ scan: FileScanResult) {
+    func detail(verbose: Bool, _ line: String) {
+        if verbose { Console.error("rapidscan: " + line) }
+    }
+
+    func scanned(file path: String, _ scan: FileScanResult) {
+        let file = shown(path)
         for code in scan.codes {
             switch mode {
             case .text: Console.out("\(file): \(Self.describe(code))")
@@ -179,10 +183,14 @@ struct DecodeOutput {
                 Console.error("\(file): \(scan.ambiguities) place(s) read as different valid codes; none reported")
             }
         }
+        // Every file is accounted for in --json, a file without a code too.
+        if scan.codes.isEmpty, mode == .json { try? JSONLines.write(NoCodeRecord(file: file)) }
         if scan.codes.isEmpty, !quiet, mode != .json { Console.error("\(file): no barcode found") }
     }
 
-    func unreadable(file: String, reason: String) {
+    func unreadable(file path: String, reason fullReason: String) {
+        let file = shown(path)
+        let reason = fullReason.replacingOccurrences(of: path, with: file)
         switch mode {
         case .json: try? JSONLines.write(UnreadableFileRecord(file: file, error: reason))
         case .text, .raw: Console.error(reason)
@@ -215,11 +223,12 @@ struct DecodedCodeRecord: Encodable {
         self.code = code
     }
 
-    enum CodingKeys: String, CodingKey { case file, symbology, text, valid, isbn13, gtin13, addon, error }
-    enum AddOnKeys: String, CodingKey { case symbology, text, price }
+    enum CodingKeys: String, CodingKey { case schema, event, file, symbology, text, valid, isbn13, gtin13, addon, error }
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(JSONSchema.version, forKey: .schema)
+        try container.encode(code.isValid ? "code" : "rejected", forKey: .event)
         try container.encode(file, forKey: .file)
         try container.encode(code.symbology.rawValue, forKey: .symbology)
         try container.encode(code.text, forKey: .text)
@@ -228,28 +237,80 @@ struct DecodedCodeRecord: Encodable {
             try container.encode(product.isbn13?.digits, forKey: .isbn13)
             try container.encode(product.gtin13, forKey: .gtin13)
         }
-        if let addOn = code.addOn {
-            var nested = container.nestedContainer(keyedBy: AddOnKeys.self, forKey: .addon)
-            try nested.encode(addOn.symbology.rawValue, forKey: .symbology)
-            try nested.encode(addOn.text, forKey: .text)
-            try nested.encode(addOn.price?.description, forKey: .price)
-        } else {
-            try container.encodeNil(forKey: .addon)
-        }
+        try container.encode(code.addOn.map(AddOnRecord.init), forKey: .addon)
         if let error = code.rejection { try container.encode(error.description, forKey: .error) }
     }
 }
 
 /// A file where different valid codes were read at one place: `{"file", "ambiguities"}`.
 struct AmbiguityRecord: Encodable {
+    var schema = JSONSchema.version
+    var event = "ambiguous"
     let file: String
     let ambiguities: Int
+}
+
+/// A readable file with no barcode in it.
+struct NoCodeRecord: Encodable {
+    var schema = JSONSchema.version
+    var event = "noCode"
+    let file: String
+}
+
+/// The last `decode --json` line.
+struct DecodeSummaryRecord: Encodable {
+    var schema = JSONSchema.version
+    var event = "summary"
+    var files: Int
+    var filesWithCodes: Int
+    var codes: Int
+    var noCode: Int
+    var rejected: Int
+    var unreadable: Int
+    var ambiguous: Int
+
+    init(_ tally: DecodeTally) {
+        files = tally.files + tally.unreadable
+        filesWithCodes = tally.filesWithCodes
+        codes = tally.codes
+        noCode = tally.files - tally.filesWithCodes
+        rejected = tally.rejected
+        unreadable = tally.unreadable
+        ambiguous = tally.ambiguities
+    }
 }
 
 extension ScanEffort: ExpressibleByArgument {}
 
 /// One file `decode --json` could not read.
 struct UnreadableFileRecord: Encodable {
+    var schema = JSONSchema.version
+    var event = "unreadable"
     let file: String
     let error: String
+}
+
+/// `decode -`: standard input saved to a file in a private temporary folder.
+struct StandardInputFile {
+    let folder: URL
+    let url: URL
+
+    struct IsATerminal: Error, CustomStringConvertible {
+        var description: String { "-: standard input is a terminal; pipe an image in (decode - < photo.jpg)" }
+    }
+
+    /// `raw`: named so that --raw-frame applies (raw frames are recognised by extension).
+    init(raw: Bool) throws {
+        if isatty(STDIN_FILENO) == 1 { throw IsATerminal() }
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("rapidscan-stdin-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false,
+                                                attributes: [.posixPermissions: 0o700])
+        url = folder.appendingPathComponent(raw ? "stdin.raw" : "stdin")
+        let data = FileHandle.standardInput.readDataToEndOfFile()
+        try data.write(to: url)
+    }
+
+    func shown(_ path: String) -> String { path == url.path || path == url.relativePath ? "-" : path }
+
+    func remove() { try? FileManager.default.removeItem(at: folder) }
 }

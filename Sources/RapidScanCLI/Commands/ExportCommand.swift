@@ -39,7 +39,7 @@ struct ExportCommand: ParsableCommand {
 
     func run() throws {
         do {
-            let catalogue = try library.openCatalogue(try library.settings())
+            let catalogue = try library.openCatalogue(try library.settings(), access: .read)
             var parsed = try LibraryQuery(terms: query)
             parsed.ownedOnly = !all
             if let list { parsed.list = list }

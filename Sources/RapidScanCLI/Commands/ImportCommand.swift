@@ -36,8 +36,8 @@ struct ImportCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "JSON Lines: one object per row, then a summary.")
     var json = false
 
-    @Flag(name: .long, help: "Only errors and the summary.")
-    var quiet = false
+    /// `--quiet` comes with the shared options (`OutputOptions`).
+    var quiet: Bool { library.output.quiet }
 
     @OptionGroup var library: LibraryOptions
 
@@ -54,7 +54,8 @@ struct ImportCommand: AsyncParsableCommand {
         let interrupted = InterruptMonitor.process
         var total = ImportSummary()
         var fileErrors = 0
-        let isTerminal = isatty(STDERR_FILENO) == 1 && !json
+        // The counter redraws with cursor escapes: only where they are allowed (docs/CLI.md).
+        let isTerminal = Terminal.allowsEscapes(.standardError) && !json
         for path in files {
             if interrupted.isInterrupted { break }
             do {

@@ -16,12 +16,11 @@ struct LookupCommand: AsyncParsableCommand {
         server error) the ISBN is queued: `rapidscan pending retry` resolves it later.
         An invalid ISBN is reported on standard error and the others are still looked up.
 
-        Exit status (the highest applies):
-          0  every ISBN was found
-          1  the database, config or ISBN file could not be used
-          2  some ISBN is not known to any source
-          3  some lookup is unavailable: queued, or not cached (--offline)
-          4  some value is not a valid ISBN
+        Here: 2 some ISBN is known to no source; 3 some lookup is unavailable (queued, or \
+        not cached with --offline); 1 some value is not a valid ISBN or the ISBN file cannot \
+        be read; 70 the database or config cannot be used.
+
+        \(ExitStatus.table)
         """)
 
     @Argument(help: "ISBN-13 or ISBN-10 values.")
@@ -123,12 +122,13 @@ struct LookupCommand: AsyncParsableCommand {
     }
 }
 
-/// Exit status per ISBN; the command exits with the highest.
+/// Exit status per ISBN (`ExitStatus`); the command exits with the most serious.
 enum LookupExit: Int32, Comparable {
     case found = 0
     case notFound = 2
     case unavailable = 3
-    case invalid = 4
+    /// A value that is not an ISBN is input that could not be used: 1, as everywhere.
+    case invalid = 1
 
     init(_ result: LookupResult) {
         switch result {
@@ -138,11 +138,17 @@ enum LookupExit: Int32, Comparable {
         }
     }
 
-    static func < (lhs: LookupExit, rhs: LookupExit) -> Bool { lhs.rawValue < rhs.rawValue }
+    /// Seriousness in `ExitStatus.precedence` order: 1 over 3 over 2 over 0.
+    private var rank: Int { [.found: 0, .notFound: 1, .unavailable: 2, .invalid: 3][self]! }
+
+    static func < (lhs: LookupExit, rhs: LookupExit) -> Bool { lhs.rank < rhs.rank }
 }
 
 /// One `lookup --json` line.
 struct LookupLine: Encodable {
+    var schema = JSONSchema.version
+    /// The same word as `status` (docs/CLI.md: every line names its `event`).
+    var event: String { status }
     var input: String
     var isbn13: String?
     /// found, notFound, unavailable or invalid.
@@ -152,6 +158,22 @@ struct LookupLine: Encodable {
     var editions: [ISBNIndexEntry]?
     var source: String?
     var error: String?
+
+    enum CodingKeys: String, CodingKey { case schema, event, input, isbn13, status, fromCache, work, editions, source, error }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(schema, forKey: .schema)
+        try container.encode(event, forKey: .event)
+        try container.encode(input, forKey: .input)
+        try container.encodeIfPresent(isbn13, forKey: .isbn13)
+        try container.encode(status, forKey: .status)
+        try container.encodeIfPresent(fromCache, forKey: .fromCache)
+        try container.encodeIfPresent(work, forKey: .work)
+        try container.encodeIfPresent(editions, forKey: .editions)
+        try container.encodeIfPresent(source, forKey: .source)
+        try container.encodeIfPresent(error, forKey: .error)
+    }
 }
 
 /// An input file that cannot be read (exit status 1).

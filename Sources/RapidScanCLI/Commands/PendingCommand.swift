@@ -23,10 +23,10 @@ struct PendingListCommand: AsyncParsableCommand {
     @OptionGroup var library: LibraryOptions
 
     func run() async throws {
-        let catalogue = try library.openCatalogue(try library.settings())
+        let catalogue = try library.openCatalogue(try library.settings(), access: .read)
         let rows = try catalogue.pendingLookups()
         if json {
-            for row in rows { try JSONLines.write(row) }
+            for row in rows { try JSONLines.write(PendingLine(row)) }
         } else if rows.isEmpty {
             print("No lookups are pending.")
         } else {
@@ -41,8 +41,38 @@ struct PendingListCommand: AsyncParsableCommand {
         }
     }
 
-    static func time(_ date: Date) -> String {
-        date.formatted(.iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: false).timeSeparator(.colon))
+    /// Local time with its offset, "2026-11-23T09:40:00+01:00" ("…Z" in UTC): a time
+    /// without a zone cannot be compared with anything.
+    static func time(_ date: Date, in zone: TimeZone = .current) -> String {
+        date.formatted(Date.ISO8601FormatStyle(timeZoneSeparator: .colon, timeZone: zone))
+    }
+}
+
+/// One `pending list --json` line: docs/CLI.md's shared names (`isbn13`, times in ISO 8601
+/// with zone), not the database row's.
+struct PendingLine: Encodable {
+    var schema = JSONSchema.version
+    var event = "pending"
+    var isbn13: String
+    var source: String
+    var reason: String
+    var attempts: Int
+    var addOwned: Bool
+    var listId: String?
+    var queuedAt: String
+    var lastAttemptAt: String
+    var nextRetryAt: String
+
+    init(_ row: PendingLookup) {
+        isbn13 = row.isbn
+        source = row.source
+        reason = row.reason
+        attempts = row.attempts
+        addOwned = row.intent.addOwned
+        listId = row.intent.listId
+        queuedAt = PendingListCommand.time(row.queuedAt)
+        lastAttemptAt = PendingListCommand.time(row.lastAttemptAt)
+        nextRetryAt = PendingListCommand.time(row.nextRetryAt)
     }
 }
 
@@ -55,8 +85,8 @@ struct PendingRetryCommand: AsyncParsableCommand {
         passed, for cron jobs). Found books are stored and, when queued by a scan, added as \
         owned; ISBNs no source knows are dropped; the rest stay queued with a longer back-off.
 
-        Exit status: 0 nothing left pending, 3 some lookups are still pending, 1 the \
-        database or config could not be used.
+        Here: 0 nothing left pending, 3 some lookups are still pending, 70 the database \
+        or config could not be used.
         """)
 
     @Flag(name: .long, help: "Only retry lookups whose next retry time has come.")
@@ -83,6 +113,9 @@ struct PendingRetryCommand: AsyncParsableCommand {
 
 /// One retried ISBN, for people (`message`) and scripts (the rest).
 struct RetryLine: Encodable {
+    var schema = JSONSchema.version
+    /// Named like the scan events where one exists (`added`, `notFound`…): the status again.
+    var event: String
     var isbn13: String
     /// found, added, alreadyOwned, libraryFull, notFound or unavailable.
     var status: String
@@ -106,5 +139,6 @@ struct RetryLine: Encodable {
         case let (.unavailable(source, reason), _):
             (status, message) = ("unavailable", "Still queued — \(source): \(reason)")
         }
+        event = status
     }
 }

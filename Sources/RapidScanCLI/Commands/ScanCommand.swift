@@ -30,7 +30,7 @@ struct ScanCommand: AsyncParsableCommand {
         file, captureTime, isbn13, title and addon (a price add-on) where known, then a \
         summary object.
 
-        Exit status: \(SessionExitStatus.help)
+        In this command: \(SessionExitStatus.help)
         """
     )
 
@@ -46,7 +46,8 @@ struct ScanCommand: AsyncParsableCommand {
     var fast = false
 
     func run() async throws {
-        let context = try session.openContext(liveDisplay: OutputStream.standardError.isTerminal ? .progressBar : .none)
+        // The progress bar redraws in place: cursor escapes, so only where they are allowed.
+        let context = try session.openContext(liveDisplay: Terminal.allowsEscapes(.standardError) ? .progressBar : .none)
         let scan = ScanSession(
             options: .init(paths: paths.map { URL(fileURLWithPath: $0) }, rescan: rescan, rawFormat: session.rawFrameFormat),
             catalogue: context.catalogue,
@@ -70,43 +71,43 @@ struct SessionOptions: ParsableArguments {
     @Flag(help: "Do not use the network: books not in the local cache are queued for `rapidscan pending retry`.")
     var offline = false
 
-    @Option(help: "Skip repeats of a code for this long after it is accepted (e.g. 3s, 2.5, 500ms).")
-    var debounce = "3s"
+    @Option(help: "Skip repeats of a code for this long after it is accepted (e.g. 3s, 2.5, 500ms).", transform: { text in
+        // Parsed once, here: a bad value is a usage error, never a silent fallback.
+        do { return try DurationText.seconds(from: text) } catch { throw ValidationError("--debounce: \(error)") }
+    })
+    var debounce: TimeInterval = Debouncer.defaultWindow
 
     @Option(help: "Decode threads (default: one per core).")
     var workers: Int?
 
-    @Option(name: .customLong("raw-format"), help: ArgumentHelp(
-        "Read headerless frames (.yuv, .y800, .grey, .raw) as this layout: yuyv or grey (needs --size).",
-        valueName: "layout"))
+    @Option(help: ArgumentHelp(RawFrameSyntax.help, valueName: RawFrameSyntax.valueName), transform: RawFrameSyntax.parse)
+    var rawFrame: RawFrameFormat?
+
+    // The older spelling, `--raw-format yuyv --size 1280x720`: still read, no longer shown.
+    @Option(name: .customLong("raw-format"), help: ArgumentHelp("Use --raw-frame FORMAT:WxH.", visibility: .hidden))
     var rawLayout: String?
 
-    @Option(name: .customLong("size"), help: ArgumentHelp("Width and height of headerless frames, e.g. 1280x720.", valueName: "WxH"))
+    @Option(name: .customLong("size"), help: ArgumentHelp("Use --raw-frame FORMAT:WxH.", visibility: .hidden))
     var rawSize: String?
 
     var workerCount: Int { workers ?? ProcessInfo.processInfo.activeProcessorCount }
 
     func validate() throws {
-        do { _ = try DurationText.seconds(from: debounce) } catch { throw ValidationError("--debounce: \(error)") }
         if let workers, workers < 1 { throw ValidationError("--workers must be at least 1, not \(workers)") }
         _ = try parsedRawFormat()
     }
 
-    /// `--raw-format yuyv --size 1280x720` → `.yuyv(width: 1280, height: 720)`.
+    /// `--raw-frame yuyv:1280x720`, or the older `--raw-format yuyv --size 1280x720`.
     func parsedRawFormat() throws -> RawFrameFormat? {
+        if let rawFrame {
+            if rawLayout != nil || rawSize != nil { throw ValidationError("--raw-frame replaces --raw-format and --size; give only --raw-frame") }
+            return rawFrame
+        }
         guard let rawLayout else {
-            if rawSize != nil { throw ValidationError("--size needs --raw-format (yuyv or grey)") }
+            if rawSize != nil { throw ValidationError("--size needs --raw-format; write --raw-frame FORMAT:WxH instead") }
             return nil
         }
-        let parts = (rawSize ?? "").lowercased().split(separator: "x").compactMap { Int($0) }
-        guard parts.count == 2, parts.allSatisfy({ $0 > 0 }) else {
-            throw ValidationError("--raw-format needs --size WIDTHxHEIGHT, e.g. --size 1280x720 (got '\(rawSize ?? "")')")
-        }
-        switch rawLayout.lowercased() {
-        case "yuyv", "yuy2": return .yuyv(width: parts[0], height: parts[1])
-        case "grey", "gray", "y800": return .y800(width: parts[0], height: parts[1])
-        default: throw ValidationError("--raw-format: '\(rawLayout)' is not a frame layout; use yuyv or grey")
-        }
+        return try RawFrameSyntax.parse("\(rawLayout):\(rawSize ?? "")")
     }
 
     var rawFrameFormat: RawFrameFormat? { try? parsedRawFormat() }
@@ -126,9 +127,12 @@ struct SessionOptions: ParsableArguments {
         let (settings, catalogue) = try library.openForSession()
         let listId = try list.map { try Self.resolveList($0, in: catalogue) }
         let service = LookupService(catalogue: catalogue, sources: offline ? [] : MetadataSources.make(settings: settings))
-        let output: any EventOutput = json ? JSONLinesOutput() : HumanOutput(live: liveDisplay)
+        let verbosity = library.output
+        let detail: HumanOutput.Detail = verbosity.quiet ? .quiet : verbosity.verbose ? .verbose : .normal
+        let output: any EventOutput = json
+            ? JSONLinesOutput() : HumanOutput(live: liveDisplay, detail: detail, colour: Terminal.toastColour())
         let processor = SessionProcessor(
-            debounceWindow: (try? DurationText.seconds(from: debounce)) ?? Debouncer.defaultWindow,
+            debounceWindow: debounce,
             lookup: LookupStage(service: service, offline: offline, listId: listId),
             library: LibraryStage(catalogue: catalogue, listId: listId), output: output)
         return Context(catalogue: catalogue, processor: processor, output: output)
@@ -148,24 +152,25 @@ struct SessionOptions: ParsableArguments {
 
 extension LibraryOptions {
     /// Settings and the library database; a problem with either is exit status 70 with its message.
-    func openForSession() throws -> (RapidScanSettings, Catalogue) {
+    func openForSession(access: LibraryAccess = .write) throws -> (RapidScanSettings, Catalogue) {
         do {
             let settings = try settings()
-            return (settings, try openCatalogue(settings))
+            return (settings, try openCatalogue(settings, access: access))
         } catch {
             throw SessionExitStatus.fail("\(error)")
         }
     }
 }
 
-/// Exit statuses of `scan` and `watch`; the most serious applies.
+/// Exit statuses of `scan` and `watch`: rows of the one table (`ExitStatus`); the most
+/// serious applies.
 enum SessionExitStatus {
-    static let ok: Int32 = 0
-    static let unreadable: Int32 = 1
-    static let notFound: Int32 = 2
-    static let queued: Int32 = 3
-    static let libraryFull: Int32 = 5
-    static let failure: Int32 = 70
+    static let ok: Int32 = ExitStatus.success.rawValue
+    static let unreadable: Int32 = ExitStatus.inputError.rawValue
+    static let notFound: Int32 = ExitStatus.notFound.rawValue
+    static let queued: Int32 = ExitStatus.queued.rawValue
+    static let libraryFull: Int32 = ExitStatus.libraryFull.rawValue
+    static let failure: Int32 = ExitStatus.failure.rawValue
     static let interrupted: Int32 = InterruptMonitor.exitStatus
 
     static let help = """
@@ -185,15 +190,13 @@ enum SessionExitStatus {
 
     static func exitCode(for summary: SessionSummary) -> ExitCode {
         let t = summary.totals
-        let status: Int32 =
-            summary.interrupted ? interrupted
-            : t.failed > 0 ? failure
-            : t.unreadable > 0 ? unreadable
-            : t.libraryFull > 0 ? libraryFull
-            : t.queued > 0 ? queued
-            : t.notFound > 0 ? notFound
-            : ok
-        return ExitCode(status)
+        // Every situation that applies; the table's precedence picks the one to report.
+        let applies: [(Bool, ExitCode)] = [
+            (summary.interrupted, ExitStatus.interrupted), (t.failed > 0, ExitStatus.failure),
+            (t.unreadable > 0, ExitStatus.inputError), (t.libraryFull > 0, ExitStatus.libraryFull),
+            (t.queued > 0, ExitStatus.queued), (t.notFound > 0, ExitStatus.notFound),
+        ]
+        return ExitStatus.worst(applies.filter(\.0).map(\.1))
     }
 }
 

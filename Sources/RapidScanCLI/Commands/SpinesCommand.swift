@@ -89,8 +89,8 @@ struct SpinesCommand: AsyncParsableCommand {
     @Flag(help: "Do not search Google Books or Open Library: match against the local cache only.")
     var offline = false
 
-    @Flag(help: "Only errors and the summary.")
-    var quiet = false
+    /// `--quiet` comes with the shared options (`OutputOptions`).
+    var quiet: Bool { library.output.quiet }
 
     func validate() throws {
         if let provider, VisionProvider(rawValue: provider) == nil, provider != TesseractProvider.name {

@@ -20,7 +20,7 @@ struct WatchCommand: AsyncParsableCommand {
           v4l2-ctl --set-fmt-video=width=1280,height=720,pixelformat=YUYV
           while v4l2-ctl --stream-mmap --stream-count=1 --stream-to=DIR/.f.yuv; do
             mv DIR/.f.yuv DIR/$(date +%s%3N).yuv; done
-          with: rapidscan watch --raw-format yuyv --size 1280x720 DIR
+          with: rapidscan watch --raw-frame yuyv:1280x720 DIR
 
         --json prints the events `scan` prints (plus `dropped`), the frame's landing time as \
         captureTime, then a summary object. On a terminal the recently-scanned panel \
@@ -29,7 +29,7 @@ struct WatchCommand: AsyncParsableCommand {
         Stops on Ctrl-C/SIGTERM (summary, exit 130), after --idle-exit seconds without a \
         frame, or when the directory is removed.
 
-        Exit status: \(SessionExitStatus.help)
+        In this command: \(SessionExitStatus.help)
         """
     )
 
@@ -56,24 +56,26 @@ struct WatchCommand: AsyncParsableCommand {
     func validate() throws {
         if consume && moveTo != nil { throw ValidationError("--consume and --move-to cannot be combined") }
         if let idleExit, idleExit <= 0 { throw ValidationError("--idle-exit must be a positive number of seconds") }
+        if let problem = Self.directoryProblem(directory) { throw ValidationError("\(directory): \(problem)") }
+        if let moveTo, let problem = Self.directoryProblem(moveTo) { throw ValidationError("--move-to \(moveTo): \(problem)") }
+    }
+
+    /// "does not exist" and "not a directory" are different mistakes; say which.
+    static func directoryProblem(_ path: String) -> String? {
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw ValidationError("\(directory): not a directory")
-        }
-        if let moveTo {
-            guard FileManager.default.fileExists(atPath: moveTo, isDirectory: &isDirectory), isDirectory.boolValue else {
-                throw ValidationError("--move-to \(moveTo): not a directory")
-            }
-        }
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return "does not exist" }
+        return isDirectory.boolValue ? nil : "not a directory"
     }
 
     func run() async throws {
-        let live: HumanOutput.Live = OutputStream.standardOutput.isTerminal ? .panel(title: "rapidscan watch \(directory)") : .none
+        // The live panel redraws in place: cursor escapes, so only where they are allowed.
+        let live: HumanOutput.Live = Terminal.allowsEscapes(.standardOutput) ? .panel(title: "rapidscan watch \(directory)") : .none
         let context = try session.openContext(liveDisplay: live)
         let cleanup: WatchSession.Cleanup = consume ? .delete : moveTo.map { .moveTo(URL(fileURLWithPath: $0)) } ?? .keep
         let watch = WatchSession(options: .init(
             directory: URL(fileURLWithPath: directory), cleanup: cleanup, idleExit: idleExit,
-            workers: session.workerCount, keepAll: keepAll, rawFormat: session.rawFrameFormat))
+            workers: session.workerCount, keepAll: keepAll, rawFormat: session.rawFrameFormat,
+            quiet: session.library.output.quiet))
         let scanOptions = session.scanOptions(thorough: true)
         let rawFormat = session.rawFrameFormat
         let thorough = thorough

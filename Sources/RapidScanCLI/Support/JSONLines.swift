@@ -1,3 +1,4 @@
+import BookCodes
 import Foundation
 import Pipeline
 
@@ -35,4 +36,33 @@ enum Console {
         fflush(nil)
         Pipeline.OutputStream.standardError.write(line + "\n")
     }
+}
+
+/// The `"schema"` every JSON Lines object carries (docs/CLI.md); bumped only on an
+/// incompatible change to a field's name or meaning.
+enum JSONSchema {
+    static let version = 1
+}
+
+/// `"addon"` in every command's JSON: the EAN-2/EAN-5 printed beside a code, as an object
+/// (`text`, `symbology`, `price` or null), never a bare string.
+struct AddOnRecord: Encodable {
+    var text: String
+    var symbology: String
+    var price: String?
+
+    init(_ addOn: AddOn) {
+        text = addOn.text
+        symbology = addOn.symbology.rawValue
+        price = addOn.price?.description
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(text, forKey: .text)
+        try container.encode(symbology, forKey: .symbology)
+        try container.encode(price, forKey: .price)  // null, not absent: the key is always there
+    }
+
+    enum CodingKeys: String, CodingKey { case text, symbology, price }
 }

@@ -18,6 +18,8 @@ struct LibraryOptions: ParsableArguments {
         valueName: "path"))
     var config: String?
 
+    @OptionGroup var output: OutputOptions
+
     /// The config file plus environment overrides; `--db` wins over both.
     func settings(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> RapidScanSettings {
         var settings = try RapidScanSettings.load(configFile: config.map { URL(fileURLWithPath: $0) }, environment: environment)
@@ -26,13 +28,75 @@ struct LibraryOptions: ParsableArguments {
     }
 
     /// Opens (creating on first use) the library database the settings name.
-    func openCatalogue(_ settings: RapidScanSettings, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Catalogue {
-        try Catalogue(path: settings.databaseURL(paths: XDGPaths(environment: environment)).path)
+    ///
+    /// `.read`: a command that only reads opens a library on a read-only location (a
+    /// read-only mount, a folder the user cannot write) read-only instead of failing.
+    /// `.write` there fails at once with a message saying so, before anything is tried.
+    func openCatalogue(
+        _ settings: RapidScanSettings, access: LibraryAccess = .write,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> Catalogue {
+        let path = settings.databaseURL(paths: XDGPaths(environment: environment)).path
+        output.detail("config \(settings.configFile?.path ?? "none (defaults)")")
+        guard LibraryLocation.isReadOnly(path) else {
+            output.detail("library \(path)")
+            return try Catalogue(path: path)
+        }
+        switch access {
+        case .read:
+            output.detail("library \(path) (read-only location: opened read-only)")
+            return try Catalogue(path: path, readOnly: true)
+        case .write: throw LibraryLocation.ReadOnlyLocation(path: path)
+        }
     }
 
     /// The catalogue and a lookup service over the configured sources, in configured order.
     func openLookupService() throws -> LookupService {
         let settings = try settings()
         return LookupService(catalogue: try openCatalogue(settings), sources: MetadataSources.make(settings: settings))
+    }
+}
+
+/// Whether a command only reads the library (and may open it read-only) or writes to it.
+enum LibraryAccess { case read, write }
+
+enum LibraryLocation {
+    /// The library exists but cannot be written: the file, or the folder SQLite keeps its
+    /// -wal/-shm files in, is not writable by this process (access(2) also says EROFS for a
+    /// read-only mount, even to root).
+    static func isReadOnly(_ path: String) -> Bool {
+        guard FileManager.default.fileExists(atPath: path) else { return false }
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        return access(path, W_OK) != 0 || access(folder, W_OK) != 0
+    }
+
+    /// A command that writes was pointed at a library it cannot write.
+    struct ReadOnlyLocation: Error, CustomStringConvertible {
+        let path: String
+        var description: String {
+            "the library \(path) is on a read-only location (the file or its folder cannot be written); "
+                + "this command writes to the library: give a writable copy with --db, or use a command that only reads "
+                + "(library list/show, export, cache stats, pending list, account without --pro/--free)"
+        }
+    }
+}
+
+/// `--quiet` / `--verbose`, on every command (through `LibraryOptions`, or directly).
+/// Quiet: only errors, the data asked for and the final summary. Verbose: also what was
+/// opened and each step's detail, on standard error.
+struct OutputOptions: ParsableArguments {
+    @Flag(name: .shortAndLong, help: "Print only errors, the data asked for and the final summary.")
+    var quiet = false
+
+    @Flag(name: .shortAndLong, help: "Also print each step's detail (config, library, skipped frames) on standard error.")
+    var verbose = false
+
+    func validate() throws {
+        if quiet && verbose { throw ValidationError("--quiet and --verbose cannot be used together") }
+    }
+
+    /// A diagnostic for --verbose only.
+    func detail(_ line: @autoclosure () -> String) {
+        if verbose { Console.error("rapidscan: " + line()) }
     }
 }

@@ -41,7 +41,7 @@ struct LibraryListCommand: ParsableCommand {
 
     func run() throws {
         do {
-            let catalogue = try library.openCatalogue(try library.settings())
+            let catalogue = try library.openCatalogue(try library.settings(), access: .read)
             var parsed = try LibraryQuery(terms: query)
             parsed.ownedOnly = !all
             if let sort { parsed.sort = LibraryQuery.Sort(rawValue: sort)! }

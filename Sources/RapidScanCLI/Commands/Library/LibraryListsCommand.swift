@@ -18,7 +18,7 @@ struct LibraryListsCommand: ParsableCommand {
 
         func run() throws {
             do {
-                let catalogue = try library.openCatalogue(try library.settings())
+                let catalogue = try library.openCatalogue(try library.settings(), access: .read)
                 for list in try catalogue.lists() {
                     if json {
                         Console.out(try JSONLines.encode(ListLine(list)))

@@ -17,7 +17,7 @@ struct LibraryShowCommand: ParsableCommand {
 
     func run() throws {
         do {
-            let catalogue = try library.openCatalogue(try library.settings())
+            let catalogue = try library.openCatalogue(try library.settings(), access: .read)
             let items = try selectItems(catalogue, terms: query, ownedOnly: false)
             guard let item = items.first else { throw LibraryError.notInLibrary("'\(query.joined(separator: " "))'") }
             if items.count > 1 {

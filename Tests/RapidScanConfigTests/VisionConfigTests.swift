@@ -19,7 +19,7 @@ import Testing
         """
 
     @Test func everyKeyIsRead() throws {
-        let vision = try RapidScanSettings.parse(toml: Self.toml).vision
+        let vision = try RapidScanSettings.parse(toml: Self.toml, path: "/etc/rapidscan/config.toml").vision
         #expect(vision.provider == "gemini")
         #expect(vision.baseURL?.absoluteString == "https://europe-west4-aiplatform.googleapis.com/v1/projects/p/locations/europe-west4")
         #expect(vision.model == "gemini-2.0-flash")
@@ -29,7 +29,8 @@ import Testing
         #expect(vision.maxTokens == 3000)
         #expect(vision.maxConcurrentRequests == 3)
         #expect(vision.maxImageSide == 1600)
-        #expect(vision.prompt == "spines.mustache")
+        // A path value: relative to the config file's folder (ConfigPath).
+        #expect(vision.prompt == "/etc/rapidscan/spines.mustache")
     }
 
     @Test func environmentWinsOverTheFile() throws {

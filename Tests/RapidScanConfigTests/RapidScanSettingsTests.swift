@@ -102,7 +102,8 @@ import TestSupport
             let settings = try RapidScanSettings.load(
                 environment: ["HOME": directory.path, "XDG_CONFIG_HOME": configHome.path, "MY_BOOKS_KEY": "k-from-env"])
             #expect(settings.configFile?.path == file.path)
-            #expect(settings.database == "~/books/library.sqlite")
+            // `~` is $HOME from the environment (here the temporary folder), not the password database's.
+            #expect(settings.database == directory.path + "/books/library.sqlite")
             #expect(settings.enabledSources.map(\.name) == ["openLibrary", "googleBooks"])
             #expect(settings.source(.googleBooks)?.baseURL.absoluteString == "https://books.example.com")
             #expect(settings.source(.openLibrary)?.baseURL.absoluteString == "https://ol.example.com")
