@@ -72,8 +72,11 @@ public final class Catalogue: Sendable {
         // SQLite can read only with `immutable=1`, which is right when no writer can exist
         // there anyway. A WAL with pages not yet checkpointed must be read through, so then
         // the plain read-only open is used (it works while -shm exists).
+        // Only where nothing can write: elsewhere a scan may be writing at this moment, and
+        // an immutable reader would neither see its WAL nor lock against its checkpoint.
         let walBytes = CatalogueError.fileSize(path + "-wal")
-        let openPath = walBytes > 0 ? path : "file:" + Self.uriEscaped(path) + "?immutable=1"
+        let folderWritable = FileManager.default.isWritableFile(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path)
+        let openPath = walBytes > 0 || folderWritable ? path : "file:" + Self.uriEscaped(path) + "?immutable=1"
         do {
             let pool = try DatabasePool(path: openPath, configuration: configuration)
             let current = try pool.read { db in try Schema.migrator.hasCompletedMigrations(db) }
