@@ -56,7 +56,9 @@ enum ISBNCell {
         if text.hasPrefix("=") { text.removeFirst() }
         text = text.filter { !"\"[]".contains($0) }.trimmingCharacters(in: .whitespaces)
         if text.isEmpty { return .empty }
-        if text.range(of: #"^[0-9.]+[eE]\+?[0-9]+$"#, options: .regularExpression) != nil {
+        // The regular expression only where an exponent could be (it was most of parsing a
+        // 10,000-line list).
+        if text.contains(where: { $0 == "e" || $0 == "E" }), text.range(of: #"^[0-9.]+[eE]\+?[0-9]+$"#, options: .regularExpression) != nil {
             return .invalid("'\(raw)' is an ISBN a spreadsheet turned into a rounded number; it cannot be recovered")
         }
         let cleaned = text.filter { !$0.isWhitespace && $0 != "-" }.uppercased()
