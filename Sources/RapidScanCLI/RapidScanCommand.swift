@@ -1,5 +1,6 @@
 import ArgumentParser
 import Pipeline
+import RapidScanConfig
 
 /// The root command; each subcommand is one type in Commands/.
 public struct RapidScanCommand: AsyncParsableCommand {
@@ -25,10 +26,6 @@ public struct RapidScanCommand: AsyncParsableCommand {
     )
 
     public init() {}
-}
-
-public enum RapidScanVersion {
-    public static let current = "0.1.0"
 }
 
 /// The executable's entry point: runs `RapidScanCommand` through ArgumentParser's async `main`.
