@@ -134,24 +134,9 @@ enum JSONColumn {
     /// The JSON text of a string array (what GRDB's Codable encoding stores, give or take
     /// the escaping of "/").
     static func text(_ strings: [String]) -> String {
-        var out = "["
-        for (index, string) in strings.enumerated() {
-            if index > 0 { out += "," }
-            out += "\""
-            for scalar in string.unicodeScalars {
-                switch scalar {
-                case "\"": out += "\\\""
-                case "\\": out += "\\\\"
-                case "\n": out += "\\n"
-                case "\r": out += "\\r"
-                case "\t": out += "\\t"
-                case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-                default: out.unicodeScalars.append(scalar)
-                }
-            }
-            out += "\""
-        }
-        return out + "]"
+        var out: [UInt8] = []
+        JSONValue.array(strings).appendJSON(to: &out)
+        return String(decoding: out, as: UTF8.self)
     }
 }
 

@@ -1,3 +1,4 @@
+import Catalogue
 import Foundation
 
 /// One JSON object with its keys in the order they were added, serialized on one line.
@@ -53,19 +54,9 @@ public struct JSONLine: Sendable {
     }
 
     private static func writeString(_ s: String, to out: inout String) {
-        out += "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        out += "\""
+        var bytes: [UInt8] = []
+        JSONValue.appendString(s, to: &bytes)
+        out += String(decoding: bytes, as: UTF8.self)
     }
 }
 
