@@ -177,7 +177,7 @@ public final class FileScanner {
             for pass in passes {
                 // No UPC-E/EAN-8 from these: sharpened and magnified, the right half of a
                 // UPC-A reads as a UPC-E by many scan lines (its shadow, with the UPC-A unread).
-                if attempts.run(pass.image(), scale: baseScale, label: pass.label, keepRejected: false,
+                if attempts.run(pass.image(), scale: baseScale, label: pass.label, density: 2, keepRejected: false,
                                 mapping: pass.mapping, acceptShort: false) {
                     return finish(&attempts)
                 }
