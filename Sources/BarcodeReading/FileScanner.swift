@@ -6,9 +6,11 @@ import Imaging
 public enum ScanEffort: String, Sendable, Hashable, CaseIterable {
     /// Reduced and full-size scans only.
     case fast
-    /// Then contrast, sharpening and reduced copies (the default).
+    /// Then contrast, sharpening and reduced copies, and on small images (≤ 0.25 MP) the
+    /// small-code passes: doubled and sharpened, equalised, doubled and turned ±6° (the default).
     case normal
-    /// Then every scan line of those, and a doubled image for small codes (~2 px per module).
+    /// Then every scan line of those, and the small-code passes (plus plain doubled and
+    /// ±12°) on any image small enough to double.
     case thorough
 }
 
