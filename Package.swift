@@ -31,13 +31,15 @@ let package = Package(
         .target(name: "CHTTPTransport", dependencies: ["CCurl"]),
         // WebP (phone apps, browsers): errors come back as values, so Swift calls it directly.
         .systemLibrary(name: "CWebP", pkgConfig: "libwebp", providers: [.apt(["libwebp-dev"])]),
+        // HEIC/HEIF/AVIF (iPhone photos): libheif returns errors as values, so Swift calls it directly.
+        .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
         // libjpeg/libpng errors are caught with setjmp here, in C, and returned as codes.
         .target(name: "CImageCodecs", dependencies: ["CPNG", "CJPEG"]),
 
         // Pure values: GTIN/EAN/UPC/ISBN.
         .target(name: "BookCodes"),
         // Files -> 8-bit grayscale images.
-        .target(name: "Imaging", dependencies: ["CImageCodecs", "CWebP"]),
+        .target(name: "Imaging", dependencies: ["CImageCodecs", "CWebP", "CHeif"]),
         // zbar behind a safe Swift type; detections validated through BookCodes.
         .target(name: "BarcodeReading", dependencies: ["CZBar", "Imaging", "BookCodes"]),
         // Config file, environment, XDG locations.

@@ -66,7 +66,8 @@ public struct FileWalkEntry: Sendable, Hashable {
 public enum FileWalker {
     /// Files given explicitly are always tried (the loader says what is wrong with them);
     /// folders are walked recursively in name order, skipping hidden entries and files
-    /// whose extension is not an image format rapidscan reads.
+    /// whose extension is not an image format (image formats rapidscan cannot read are
+    /// kept, so that the loader reports each of them by name).
     public static func imageFiles(in paths: [URL], rawFormat: RawFrameFormat? = nil) -> [FileWalkEntry] {
         var entries: [FileWalkEntry] = []
         for url in paths {
@@ -130,7 +131,7 @@ public enum FileWalker {
             guard let name = raw.utf8 else {
                 // Foundation cannot carry these bytes in a path: reported, never dropped.
                 let shown = directory.appendingPathComponent(raw.shown)
-                if ImageLoader.isSupportedImage(shown, rawFormat: rawFormat) {
+                if ImageLoader.isImageFile(shown, rawFormat: rawFormat) {
                     entries.append(FileWalkEntry(url: shown, error: .notUTF8(path: shown.relativePath)))
                 }
                 continue
@@ -140,13 +141,13 @@ public enum FileWalker {
             case .missing:
                 continue  // removed while walking
             case .failed(let error):
-                if ImageLoader.isSupportedImage(child, rawFormat: rawFormat) { entries.append(FileWalkEntry(url: child, error: error)) }
+                if ImageLoader.isImageFile(child, rawFormat: rawFormat) { entries.append(FileWalkEntry(url: child, error: error)) }
             case .dangling(let target):
-                if ImageLoader.isSupportedImage(child, rawFormat: rawFormat) {
+                if ImageLoader.isImageFile(child, rawFormat: rawFormat) {
                     entries.append(FileWalkEntry(url: child, error: .danglingLink(path: child.relativePath, target: target)))
                 }
             case .file:
-                if ImageLoader.isSupportedImage(child, rawFormat: rawFormat) { entries.append(FileWalkEntry(url: child)) }
+                if ImageLoader.isImageFile(child, rawFormat: rawFormat) { entries.append(FileWalkEntry(url: child)) }
             case .directory:
                 entries += walk(child, rawFormat: rawFormat, visited: &visited)
             }

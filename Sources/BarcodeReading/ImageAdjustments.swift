@@ -1,3 +1,4 @@
+import Foundation
 import Imaging
 
 /// Cheap image tricks tried when a plain scan finds nothing: zbar reads bars from the
@@ -94,5 +95,92 @@ extension GrayImage {
             }
         }
         return GrayImage(width: w, height: h, pixels: out)
+    }
+}
+
+/// Passes for small, soft codes (the zbar misses on the real photos are mostly ~1.5–2 px
+/// per module and out of focus): more pixels per module, steeper edges, spread grey levels,
+/// and a small skew so that zbar's straight scan lines meet a slanted code square on.
+extension GrayImage {
+    /// Histogram equalisation: spreads a label's few grey levels (shadowed or washed-out
+    /// prints) over the whole range, so faint bars reach zbar's edge threshold.
+    func equalised() -> GrayImage {
+        var histogram = [Int](repeating: 0, count: 256)
+        for value in pixels { histogram[Int(value)] += 1 }
+        let total = pixels.count
+        guard let first = histogram.firstIndex(where: { $0 > 0 }), total > histogram[first] else { return self }
+        var table = [UInt8](repeating: 0, count: 256)
+        var cumulative = 0
+        let below = histogram[first]
+        for level in 0..<256 {
+            cumulative += histogram[level]
+            table[level] = UInt8(clamping: (cumulative - below) * 255 / max(1, total - below))
+        }
+        return GrayImage(width: width, height: height, pixels: pixels.map { table[Int($0)] })
+    }
+
+    /// Unsharp mask over a (2r+1)² box: `centre + amount × (centre − mean)`, from an
+    /// integral image so any radius costs the same. A wider box than `sharpened()`'s
+    /// 3×3 steepens edges blurred over several pixels (a doubled soft image).
+    func sharpened(radius: Int, amount: Int) -> GrayImage {
+        guard width > 2 * radius, height > 2 * radius, radius > 0 else { return self }
+        let w = width, h = height, stride = w + 1
+        var integral = [Int](repeating: 0, count: (w + 1) * (h + 1))
+        var output = pixels
+        pixels.withUnsafeBufferPointer { source in
+            integral.withUnsafeMutableBufferPointer { sums in
+                for y in 0..<h {
+                    var row = 0
+                    for x in 0..<w {
+                        row += Int(source[y * w + x])
+                        sums[(y + 1) * stride + x + 1] = sums[y * stride + x + 1] + row
+                    }
+                }
+            }
+            integral.withUnsafeBufferPointer { sums in
+                output.withUnsafeMutableBufferPointer { destination in
+                    for y in 0..<h {
+                        let y0 = max(0, y - radius), y1 = min(h, y + radius + 1)
+                        for x in 0..<w {
+                            let x0 = max(0, x - radius), x1 = min(w, x + radius + 1)
+                            let sum = sums[y1 * stride + x1] - sums[y0 * stride + x1] - sums[y1 * stride + x0] + sums[y0 * stride + x0]
+                            let mean = sum / ((y1 - y0) * (x1 - x0))
+                            let centre = Int(source[y * w + x])
+                            destination[y * w + x] = UInt8(clamping: centre + amount * (centre - mean))
+                        }
+                    }
+                }
+            }
+        }
+        return GrayImage(width: w, height: h, pixels: output)
+    }
+
+    /// Turned by `degrees` (counter-clockwise as seen) about the centre, bilinear, on a canvas
+    /// large enough for the whole image; uncovered corners are white (paper, a quiet zone).
+    func skewed(degrees: Double) -> GrayImage {
+        let radians = degrees * .pi / 180, c = cos(radians), s = sin(radians)
+        let outWidth = Int((Double(width) * abs(c) + Double(height) * abs(s)).rounded(.up))
+        let outHeight = Int((Double(width) * abs(s) + Double(height) * abs(c)).rounded(.up))
+        let cx = Double(width) / 2, cy = Double(height) / 2
+        let ox = Double(outWidth) / 2, oy = Double(outHeight) / 2
+        var out = [UInt8](repeating: 255, count: outWidth * outHeight)
+        pixels.withUnsafeBufferPointer { source in
+            for y in 0..<outHeight {
+                let dy = Double(y) + 0.5 - oy
+                for x in 0..<outWidth {
+                    let dx = Double(x) + 0.5 - ox
+                    // Inverse turn: where this output pixel comes from.
+                    let sx = c * dx - s * dy + cx - 0.5, sy = s * dx + c * dy + cy - 0.5
+                    guard sx >= 0, sy >= 0, sx < Double(width - 1), sy < Double(height - 1) else { continue }
+                    let x0 = Int(sx), y0 = Int(sy)
+                    let fx = Int((sx - Double(x0)) * 256), fy = Int((sy - Double(y0)) * 256)
+                    let i = y0 * width + x0
+                    let top = Int(source[i]) * (256 - fx) + Int(source[i + 1]) * fx
+                    let bottom = Int(source[i + width]) * (256 - fx) + Int(source[i + width + 1]) * fx
+                    out[y * outWidth + x] = UInt8((top * (256 - fy) + bottom * fy + 32768) >> 16)
+                }
+            }
+        }
+        return GrayImage(width: outWidth, height: outHeight, pixels: out)
     }
 }

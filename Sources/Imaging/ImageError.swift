@@ -7,7 +7,7 @@ public enum ImageError: Error, Sendable, Hashable, CustomStringConvertible {
     case emptyFile(file: String)
     /// No known signature; `start` holds the first few bytes.
     case notAnImage(file: String, start: [UInt8])
-    /// A recognised image format rapidscan does not read (GIF, BMP, TIFF, WebP…).
+    /// A recognised image format rapidscan does not read (GIF, BMP, TIFF, camera raw…).
     case unsupportedFormat(file: String, format: String)
     case tooLarge(file: String, width: Int, height: Int, maxPixels: Int)
     case truncated(file: String, format: ImageFormat, detail: String)
@@ -44,7 +44,7 @@ public enum ImageError: Error, Sendable, Hashable, CustomStringConvertible {
         case .notAnImage(_, let start):
             "not an image (starts with \(Self.quoted(start)))"
         case .unsupportedFormat(_, let format):
-            "unsupported format \(format) (rapidscan reads PNG, JPEG, WebP, PGM/PPM and raw Y800/YUYV frames)"
+            "unsupported format \(format) (rapidscan reads PNG, JPEG, WebP, HEIC/HEIF/AVIF, PGM/PPM and raw Y800/YUYV frames)"
         case .tooLarge(_, let width, let height, let maxPixels):
             "\(width)×\(height) pixels is over the \(Self.megapixels(maxPixels)) limit"
         case .truncated(_, let format, let detail):

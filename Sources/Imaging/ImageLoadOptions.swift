@@ -45,7 +45,8 @@ public struct ImageLoadOptions: Sendable, Hashable {
     /// coarsest scale that keeps enough detail, without reading the header separately.
     /// Applied before `jpegTargetPixels`.
     public var jpegMinimumLongSide: Int?
-    /// Turn JPEGs as their EXIF orientation says.
+    /// Turn JPEG, WebP and HEIF images as their EXIF orientation says (HEIF's own
+    /// irot/imir transforms are always applied: they are the image's geometry).
     public var applyOrientation: Bool
     /// How to read headerless frames (.yuv, .y800, .grey, .gray, .raw files).
     public var rawFormat: RawFrameFormat?
@@ -67,6 +68,8 @@ public struct ImageLoadOptions: Sendable, Hashable {
 
 public enum ImageFormat: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     case png = "PNG", jpeg = "JPEG", pgm = "PGM", ppm = "PPM", raw = "raw", webp = "WebP"
+    /// HEIC, AVIF and other HEIF containers (libheif).
+    case heif = "HEIF"
 
     public var description: String { rawValue }
 }

@@ -2,11 +2,15 @@ import Foundation
 
 /// Turns image files (or bytes) into upright 8-bit gray images.
 public enum ImageLoader {
-    /// Extensions of files a folder walk takes (matched case-insensitively): what `load`
-    /// decodes, plus the phone-photo formats it does not (HEIC/HEIF), so that such a photo
-    /// is reported by name as unsupported instead of skipped without a word.
+    /// Extensions of the files `load` decodes (matched case-insensitively).
     public static let imageExtensions: Set<String> = [
-        "png", "jpg", "jpeg", "jpe", "jfif", "pgm", "ppm", "pnm", "webp", "heic", "heif",
+        "png", "jpg", "jpeg", "jpe", "jfif", "pgm", "ppm", "pnm", "webp", "heic", "heif", "hif", "avif",
+    ]
+    /// Image formats a photo folder may hold that rapidscan does not read: a folder walk
+    /// takes them too, so that each is reported by name instead of skipped without a word.
+    public static let unreadableImageExtensions: Set<String> = [
+        "gif", "bmp", "tif", "tiff", "jp2", "j2k", "jxl", "psd", "pbm", "pam",
+        "dng", "cr2", "cr3", "crw", "nef", "nrw", "arw", "raf", "orf", "rw2", "pef", "srw",
     ]
     /// Extensions of headerless frames; readable only with `ImageLoadOptions.rawFormat`.
     public static let rawFrameExtensions: Set<String> = RawFrameDecoder.fileExtensions
@@ -20,6 +24,12 @@ public enum ImageLoader {
     /// As `isSupportedImage(_:)`, counting raw frame files too when a raw format is given.
     public static func isSupportedImage(_ url: URL, rawFormat: RawFrameFormat?) -> Bool {
         isSupportedImage(url) || (rawFormat != nil && rawFrameExtensions.contains(url.pathExtension.lowercased()))
+    }
+
+    /// Whether a folder walk should hand this file to `load`: every image it reads, and the
+    /// image formats it does not (so the user is told which photos were not read).
+    public static func isImageFile(_ url: URL, rawFormat: RawFrameFormat?) -> Bool {
+        isSupportedImage(url, rawFormat: rawFormat) || unreadableImageExtensions.contains(url.pathExtension.lowercased())
     }
 
     /// Reads and decodes a file; errors name the file as the URL gives it (relative paths stay relative).
@@ -71,6 +81,8 @@ public enum ImageLoader {
             return try native(decoded, format: .jpeg, name: name, options: options)
         case .decodable(.webp):
             return try WebPDecoder.decode(bytes, name: name, maxPixels: options.maxPixels)
+        case .heif(let codec):
+            return try HEIFDecoder.decode(bytes, name: name, codec: codec, maxPixels: options.maxPixels)
         case .decodable(let format) where format == .pgm || format == .ppm:
             return try decodeNetpbm(bytes, format: format, name: name, options: options)
         case .decodable:
@@ -83,6 +95,9 @@ public enum ImageLoader {
             }
             if isRawFile { throw .rawFormatMissing(file: name) }
             if bytes.isEmpty { throw .emptyFile(file: name) }
+            // Camera raw files have signatures of their own makers: named by their extension.
+            let ext = (name as NSString).pathExtension.lowercased()
+            if unreadableImageExtensions.contains(ext) { throw .unsupportedFormat(file: name, format: ext.uppercased()) }
             throw .notAnImage(file: name, start: Array(bytes.prefix(9)))
         }
     }

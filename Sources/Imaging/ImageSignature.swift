@@ -1,6 +1,8 @@
 /// What the first bytes of a file say it is. The extension is not trusted.
 enum ImageSignature: Equatable {
     case decodable(ImageFormat)
+    /// An ISO-BMFF (HEIF) image container: HEIC, AVIF or another HEIF brand, by name.
+    case heif(String)
     /// A recognised format that rapidscan does not read, by name.
     case unsupported(String)
     case unknown
@@ -28,18 +30,37 @@ enum ImageSignature: Equatable {
             return .unsupported("TIFF")
         }
         if starts(with: ascii("RIFF")) && starts(with: ascii("WEBP"), at: 8) { return .decodable(.webp) }
-        if starts(with: ascii("ftyp"), at: 4) {
-            for (brand, name) in [("heic", "HEIC"), ("heix", "HEIC"), ("mif1", "HEIF"), ("avif", "AVIF")]
-            where starts(with: ascii(brand), at: 8) {
-                return .unsupported(name)
-            }
-        }
+        if starts(with: ascii("ftyp"), at: 4), let family = heifFamily(bytes) { return family }
         if starts(with: [0x00, 0x00, 0x00, 0x0C, 0x6A, 0x50, 0x20, 0x20]) { return .unsupported("JPEG 2000") }
         if starts(with: [0xFF, 0x0A]) || starts(with: [0x00, 0x00, 0x00, 0x0C, 0x4A, 0x58, 0x4C, 0x20]) {
             return .unsupported("JPEG XL")
         }
         if starts(with: ascii("%PDF")) { return .unsupported("PDF") }
+        if starts(with: ascii("8BPS")) { return .unsupported("Photoshop PSD") }
         return .unknown
+    }
+
+    /// The major brand names the codec; a file whose major brand is something else but that
+    /// lists a HEIF structural brand (mif1/msf1) among its compatible brands is still tried.
+    private static func heifFamily(_ bytes: UnsafeRawBufferPointer) -> ImageSignature? {
+        func brand(at offset: Int) -> String? {
+            guard bytes.count >= offset + 4 else { return nil }
+            return String(decoding: bytes[offset..<offset + 4], as: UTF8.self)
+        }
+        let hevc: Set = ["heic", "heix", "heim", "heis", "hevc", "hevx"], av1: Set = ["avif", "avis"]
+        guard let major = brand(at: 8) else { return nil }
+        if hevc.contains(major) { return .heif("HEIC") }
+        if av1.contains(major) { return .heif("AVIF") }
+        if major == "crx " { return .unsupported("Canon CR3 raw") }
+        let boxSize = Int(bytes[0]) << 24 | Int(bytes[1]) << 16 | Int(bytes[2]) << 8 | Int(bytes[3])
+        var offset = 16
+        while offset + 4 <= min(boxSize, bytes.count, 256), let compatible = brand(at: offset) {
+            if hevc.contains(compatible) { return .heif("HEIC") }
+            if av1.contains(compatible) { return .heif("AVIF") }
+            if compatible == "mif1" || compatible == "msf1" { return .heif("HEIF") }
+            offset += 4
+        }
+        return nil
     }
 
     private static func isNetpbmSeparator(_ byte: UInt8) -> Bool {

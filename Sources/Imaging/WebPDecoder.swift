@@ -38,7 +38,29 @@ enum WebPDecoder {
             }
         }
         return LoadedImage(image: GrayImage(width: w, height: h, pixels: pixels), format: .webp,
-                           originalWidth: width, originalHeight: height)
+                           originalWidth: width, originalHeight: height,
+                           exifOrientation: features.has_animation == 0 ? exifOrientation(of: bytes) : 1)
+    }
+
+    /// The orientation tag of an extended WebP's EXIF chunk (1 when there is none). The
+    /// chunk holds the TIFF header itself; some writers put JPEG's "Exif\0\0" before it.
+    static func exifOrientation(of bytes: UnsafeRawBufferPointer) -> Int {
+        func le32(_ at: Int) -> Int { (0..<4).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) } }
+        func fourCC(_ at: Int) -> String { String(decoding: bytes[at..<at + 4], as: UTF8.self) }
+        // RIFF, size, WEBP, then chunks: fourCC, little-endian size, payload padded to even.
+        guard bytes.count >= 20, fourCC(12) == "VP8X" else { return 1 }
+        var offset = 12
+        while bytes.count - offset >= 8 {
+            let size = le32(offset + 4)
+            guard size <= bytes.count - offset - 8 else { return 1 }
+            if fourCC(offset) == "EXIF" {
+                let payload = Array(bytes[offset + 8..<offset + 8 + size])
+                let marker: [UInt8] = Array("Exif".utf8) + [0, 0]
+                return NativeCodecs.exifOrientation(ofAPP1: payload.starts(with: marker) ? payload : marker + payload) ?? 1
+            }
+            offset += 8 + size + (size & 1)
+        }
+        return 1
     }
 
     static func describe(_ status: VP8StatusCode) -> String {

@@ -36,7 +36,7 @@ import TestSupport
         }
     }
 
-    @Test func aWebPPhotoIsReadAndAHEICIsRefusedByName() throws {
+    @Test func aWebPPhotoIsReadAndABrokenHEICIsReportedByName() throws {
         let barcode = try BarcodeReaderTests.sample("isbn-9780306406157.png")
         let photo = canvas(width: 1600, height: 1200, pasting: barcode, at: 300, 400, zoom: 2)
         try withTemporaryDirectory { folder in
@@ -44,12 +44,46 @@ import TestSupport
             try ImageEncoder.webpData(photo, quality: 85).write(to: webp)
             let result = try FileScanner().scan(fileAt: webp)
             #expect(result.manifestCodes == ["EAN-13:9780306406157"])
-            // An iPhone photo: an ISO-BMFF box with the HEIC brand.
+            // The HEIC brand and nothing else: libheif's refusal comes back as an error naming it.
             let heic = folder.appendingPathComponent("IMG_0001.HEIC")
             try Data([0, 0, 0, 24] + Array("ftypheic".utf8) + [0, 0, 0, 0] + Array("mif1heic".utf8)).write(to: heic)
             #expect(ImageLoader.isSupportedImage(heic))
-            #expect(throws: ImageError.unsupportedFormat(file: heic.path, format: "HEIC")) {
+            #expect {
                 try FileScanner().scan(fileAt: heic)
+            } throws: { error in
+                (error as? ImageError)?.file == heic.path && "\(error)".contains("HEIF")
+            }
+        }
+    }
+
+    /// What a phone's photo folder holds: HEIC (one turned by irot), WebP and JPEG are all
+    /// read; a GIF and a camera raw file are reported by name, not skipped.
+    @Test func aPhoneFolderIsReadWhateverTheFormatAndTheRestNamed() async throws {
+        try await withTemporaryDirectory { folder in
+            let copies = [("IMG_0001.HEIC", "isbn-9780306406157-irot.heic"), ("IMG_0002.heic", "scene-9781250313188.heic"),
+                          ("IMG_0003.webp", "isbn-9780306406157-exif6.webp"), ("IMG_0004.JPG", "scene-upca.jpg"),
+                          ("IMG_0005.avif", "scene-upca.avif")]
+            for (name, sample) in copies {
+                try FileManager.default.copyItem(at: SharedFiles.sampleImages.appendingPathComponent(sample),
+                                                 to: folder.appendingPathComponent(name))
+            }
+            try Data("GIF89a\u{1}\u{0}\u{1}\u{0}\u{0}\u{0}\u{0};".utf8).write(to: folder.appendingPathComponent("anim.gif"))
+            try Data([0x49, 0x49, 0x55, 0, 0x18, 0, 0, 0]).write(to: folder.appendingPathComponent("P1000.RW2"))
+            try Data("shopping list".utf8).write(to: folder.appendingPathComponent("notes.txt"))
+
+            let entries = FileWalker.imageFiles(in: [folder])
+            #expect(entries.map(\.url.lastPathComponent) == ["IMG_0001.HEIC", "IMG_0002.heic", "IMG_0003.webp",
+                                                              "IMG_0004.JPG", "IMG_0005.avif", "P1000.RW2", "anim.gif"])
+            let results = try await scanAll(entries.prefix(5).map(\.url))
+            let codes = entries.prefix(5).map { results[$0.url]?.codes.map(\.text) ?? [] }
+            #expect(codes == [["9780306406157"], ["9781250313188"], ["9780306406157"], ["036000291452"], ["036000291452"]])
+            for entry in entries.suffix(2) {
+                #expect {
+                    try FileScanner().scan(fileAt: entry.url)
+                } throws: { error in
+                    guard case .unsupportedFormat(let file, let format) = error as? ImageError else { return false }
+                    return file == entry.url.path && ["RW2", "GIF"].contains(format)
+                }
             }
         }
     }

@@ -6,11 +6,13 @@ import TestSupport
 
 /// The real photos in ../shared/images/barcodes (public decoder test suites).
 @Suite struct RealPhotoTests {
-    /// zbarimg 0.23.92 reads 139 of the 163 codes; rapidscan reads 146, the same in any order
-    /// or number of workers (144 main codes plus the two stand-alone add-ons, which it
-    /// reports as rejected). Before codes had to be confirmed it read 148, two of them
-    /// beside a wrong code (upca-2/25's 9711010200137, upca-2/38's UPC-E 02212166 shadow).
-    static let requiredReads = 146
+    /// zbarimg 0.23.92 reads 139 of the 163 codes; rapidscan reads 149, the same in any order
+    /// or number of workers (147 main codes plus the two stand-alone add-ons, which it
+    /// reports as rejected): 146 before the small-code passes (doubled and sharpened,
+    /// equalised, doubled and turned ±6°). Before codes had to be confirmed it read 148, two
+    /// of them beside a wrong code (upca-2/25's 9711010200137, upca-2/38's UPC-E 02212166
+    /// shadow). A floor, not a target: it fails if the reader gets worse.
+    static let requiredReads = 149
 
     @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func readsMoreCodesThanZbarimgAndNothingOnTheNegatives() async throws {
         let folder = try SharedFiles.requireImage("barcodes")

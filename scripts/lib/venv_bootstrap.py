@@ -8,7 +8,8 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 VENV = os.path.join(ROOT, ".build-venv")
 # Pinned so that regenerating gives byte-identical images (PNG/JPEG encoders included).
-REQUIREMENTS = ["python-barcode==0.16.1", "pillow==13.0.0"]
+# pillow-heif: HEIC sample images (its libheif writes irot boxes from EXIF orientation).
+REQUIREMENTS = ["python-barcode==0.16.1", "pillow==13.0.0", "pillow-heif==1.8.1"]
 
 
 def reexec_in_venv():

@@ -14,7 +14,8 @@ struct DecodeCommand: AsyncParsableCommand {
         with any EAN-2/EAN-5 add-on after it (`+ EAN-5 51299 (price US$12.99)`). Folders are \
         walked recursively (hidden files and non-images skipped). Codes that fail validation, \
         unreadable files and files without a code are reported on standard error, naming the \
-        file; the run goes on with the other files. PNG, JPEG and PGM/PPM are read, and raw Y800/YUYV frames with --raw-frame. \
+        file; the run goes on with the other files. PNG, JPEG, WebP, HEIC/HEIF/AVIF and PGM/PPM are read (EXIF/irot orientation applied), \
+        and raw Y800/YUYV frames with --raw-frame; other image formats (GIF, TIFF, camera raw…) are reported by name. \
         `-` reads one image from standard input (`decode - < photo.jpg`), named `-`.
 
         With --json, standard output is JSON Lines, every object with "schema": 1 and an \

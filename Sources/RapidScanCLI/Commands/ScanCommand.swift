@@ -13,7 +13,7 @@ struct ScanCommand: AsyncParsableCommand {
         commandName: "scan",
         abstract: "Read book barcodes from photos and folders and add the books to your library.",
         discussion: """
-        Each image (JPEG, PNG, PGM/PPM; folders are walked recursively) is decoded on all \
+        Each image (JPEG, PNG, WebP, HEIC/HEIF/AVIF, PGM/PPM; folders are walked recursively) is decoded on all \
         cores; in capture order (a timestamp in the file name such as \
         IMG_20261122_101530.jpg, frame-20261122-101530.250.jpg, 2026-11-22_10-15-30.jpg or \
         epoch milliseconds, else the file's modification time) \

@@ -1,0 +1,69 @@
+@testable import BarcodeReading
+import BookCodes
+import Foundation
+import Imaging
+import Testing
+import TestSupport
+
+/// The passes for small, soft, slanted codes: the image operations they use, how their
+/// boxes map back, and that effort bounds them.
+@Suite struct SmallCodePassTests {
+    @Test func equalisingSpreadsFewGreyLevelsOverTheWholeRange() {
+        let flat = GrayImage(width: 4, height: 2, pixels: [100, 100, 110, 110, 120, 120, 130, 130])
+        let spread = flat.equalised()
+        #expect(spread.pixels.min() == 0 && spread.pixels.max() == 255)
+        // Order is kept: a darker pixel never becomes lighter than a lighter one.
+        #expect(spread.pixels == spread.pixels.sorted())
+        // One grey level only: nothing to spread, nothing invented.
+        let blank = GrayImage(width: 3, height: 3, pixels: [UInt8](repeating: 200, count: 9))
+        #expect(blank.equalised() == blank)
+    }
+
+    @Test func aWideUnsharpMaskSteepensASoftEdge() {
+        // A ramp from 60 to 190 over 8 pixels, as a doubled out-of-focus bar edge.
+        let row: [UInt8] = (0..<24).map { x in UInt8(clamping: 60 + max(0, min(8, x - 8)) * 130 / 8) }
+        let image = GrayImage(width: 24, height: 9, pixels: Array((0..<9).map { _ in row }.joined()))
+        let sharp = image.sharpened(radius: 3, amount: 2)
+        let middle = 4 * 24
+        // Darker before the edge, lighter after it, unchanged far from it.
+        #expect(sharp.pixels[middle + 9] < image.pixels[middle + 9])
+        #expect(sharp.pixels[middle + 15] > image.pixels[middle + 15])
+        #expect(sharp.pixels[middle + 1] == image.pixels[middle + 1])
+        #expect(sharp.pixels[middle + 22] == image.pixels[middle + 22])
+    }
+
+    @Test func aSkewedImageKeepsEveryPixelAndItsBoxMapsBack() throws {
+        // A dark 10×10 square at (60, 20) on a white 120×80 image.
+        var pixels = [UInt8](repeating: 255, count: 120 * 80)
+        for y in 20..<30 { for x in 60..<70 { pixels[y * 120 + x] = 0 } }
+        let image = GrayImage(width: 120, height: 80, pixels: pixels)
+        for degrees in [-12.0, -6, 6, 12] {
+            let turned = image.skewed(degrees: degrees)
+            let radians = abs(degrees) * .pi / 180
+            #expect(turned.width == Int((120 * cos(radians) + 80 * sin(radians)).rounded(.up)))
+            // Where the square landed, as zbar's box would enclose it.
+            let dark = turned.pixels.indices.filter { turned.pixels[$0] < 128 }
+            let xs = dark.map { $0 % turned.width }, ys = dark.map { $0 / turned.width }
+            let found = BoundingBox(x: try #require(xs.min()), y: try #require(ys.min()),
+                                    width: xs.max()! - xs.min()! + 1, height: ys.max()! - ys.min()! + 1)
+            let back = BoundsMapping.skewed(degrees: degrees, width: 120, height: 80, magnification: 1).apply(found)
+            #expect(abs(back.x + back.width / 2 - 65) <= 2 && abs(back.y + back.height / 2 - 25) <= 2,
+                    "\(degrees)°: \(back)")
+        }
+        // Magnified 2×: the box comes back in the unmagnified image's pixels.
+        let doubled = BoundsMapping.skewed(degrees: 0, width: 240, height: 160, magnification: 2)
+            .apply(BoundingBox(x: 120, y: 40, width: 20, height: 20))
+        #expect(doubled == BoundingBox(x: 60, y: 20, width: 10, height: 10))
+    }
+
+    /// A soft, slanted, small code from the real photos: plain scans miss it, the
+    /// small-code passes read it (and only the code that is there).
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func effortBoundsTheSmallCodePasses() throws {
+        let photo = try SharedFiles.requireImage("barcodes/zxing-ean13-3/39.png")
+        let fast = try FileScanner(options: ScanOptions(effort: .fast)).scan(fileAt: photo)
+        #expect(fast.codes.isEmpty)
+        let normal = try FileScanner(options: ScanOptions(effort: .normal)).scan(fileAt: photo)
+        #expect(normal.codes.map(\.text) == ["9781585730575"])
+        #expect(normal.attempt?.hasPrefix("doubled") == true, "\(normal.attempt ?? "none")")
+    }
+}
