@@ -1,47 +1,5 @@
 import Foundation
 
-/// Publication dates as "YYYY", "YYYY-MM" or "YYYY-MM-DD", from what sources write:
-/// "2021-07", "2023-05-16", "1996", "July 16, 2019", "Sep 2004", "1 March 2004", "c1995", "[1995?]".
-enum PublishDate {
-    private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
-
-    static func normalize(_ raw: String?) -> String? {
-        guard let raw = raw?.trimmingCharacters(in: .whitespacesAndNewlines), !raw.isEmpty else { return nil }
-        if let iso = isoPrefix(raw) { return iso }
-        let words = raw.lowercased().split { !$0.isLetter && !$0.isNumber }
-        guard let year = words.lazy.compactMap(yearValue).first else { return nil }
-        guard let month = words.firstIndex(where: { word in months.contains { word.hasPrefix($0) && word.count >= 3 } })
-        else { return String(format: "%04d", year) }
-        let monthNumber = months.firstIndex { words[month].hasPrefix($0) }! + 1
-        let day = words.compactMap { Int($0) }.first { (1...31).contains($0) && $0 != year }
-        if let day { return String(format: "%04d-%02d-%02d", year, monthNumber, day) }
-        return String(format: "%04d-%02d", year, monthNumber)
-    }
-
-    /// "YYYY", "YYYY-MM", "YYYY-MM-DD" (optionally followed by a time) with valid ranges.
-    private static func isoPrefix(_ raw: String) -> String? {
-        let parts = raw.prefix(10).split(separator: "-", omittingEmptySubsequences: false)
-        guard (1...3).contains(parts.count), parts[0].count == 4, let year = Int(parts[0]), year >= 1000 else { return nil }
-        guard raw.count == 4 || raw.count == 7 || raw.count == 10 || raw.dropFirst(10).first == "T" else { return nil }
-        var result = String(parts[0])
-        if parts.count >= 2 {
-            guard parts[1].count == 2, let month = Int(parts[1]), (1...12).contains(month) else { return nil }
-            result += "-\(parts[1])"
-        }
-        if parts.count == 3 {
-            guard parts[2].count == 2, let day = Int(parts[2]), (1...31).contains(day) else { return nil }
-            result += "-\(parts[2])"
-        }
-        return result
-    }
-
-    private static func yearValue(_ word: Substring) -> Int? {
-        let digits = word.drop { !$0.isNumber }  // "c1995" -> "1995"
-        guard digits.count == 4, let year = Int(digits), (1000...2999).contains(year) else { return nil }
-        return year
-    }
-}
-
 /// Book descriptions as plain text: HTML tags removed (paragraphs and line breaks kept as
 /// blank lines / newlines), entities decoded, Windows-1252 punctuation that arrived as C1
 /// control characters repaired, whitespace tidied.

@@ -62,7 +62,9 @@ import Testing
         // Same year: the more precise date wins, the vaguer one never replaces it.
         #expect(BestDataMerge.earliestPublishDate(existing: "2001", incoming: "2001-12-31") == "2001-12-31")
         #expect(BestDataMerge.earliestPublishDate(existing: "2001-12-31", incoming: "2001") == "2001-12-31")
-        #expect(BestDataMerge.earliestPublishDate(existing: nil, incoming: "May 5, 2009") == "2009")
+        // One date rule with the sources now: free text keeps its month and day.
+        #expect(BestDataMerge.earliestPublishDate(existing: nil, incoming: "May 5, 2009") == "2009-05-05")
+        #expect(BestDataMerge.earliestPublishDate(existing: "2009-06", incoming: "May 5, 2009") == "2009-05-05")
         #expect(BestDataMerge.earliestPublishDate(existing: "2010", incoming: "unknown") == "2010")
         #expect(BestDataMerge.earliestPublishDate(existing: "2010", incoming: "2010-13-01") == "2010")
     }
