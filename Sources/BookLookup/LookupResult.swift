@@ -68,8 +68,7 @@ public struct RetrySchedule: Sendable, Hashable {
 
     /// The delay after the `attempts`-th failed attempt (1 for the first).
     public func delay(afterAttempts attempts: Int, error: SourceError?, random: Double = Double.random(in: 0...1)) -> TimeInterval {
-        let exponent = Double(min(max(attempts - 1, 0), 30))
-        var delay = min(maximum, base * pow(2, exponent)) * (1 + jitter * (random * 2 - 1))
+        var delay = Backoff(base: base, maximum: maximum, spread: max(0, 1 - abs(jitter))...(1 + abs(jitter))).delay(afterAttempt: attempts, random: random)
         if let retryAfter = error?.retryAfter { delay = max(delay, retryAfter) }
         if error == .quotaExceeded { delay = max(delay, 3600) }
         return delay

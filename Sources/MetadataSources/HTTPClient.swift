@@ -183,8 +183,7 @@ public final class HTTPClient: Sendable {
     /// `Retry-After`; capped at `policy.maxDelay` either way.
     func retryDelay(after attempt: Int, error: SourceError) -> TimeInterval {
         if let asked = error.retryAfter { return min(max(0, asked), policy.maxDelay) }
-        let exponential = policy.baseDelay * pow(2, Double(attempt - 1))
-        return min(exponential * Double.random(in: 0.5...1.0), policy.maxDelay)
+        return Backoff(base: policy.baseDelay, maximum: policy.maxDelay, spread: 0.5...1.0).delay(afterAttempt: attempt)
     }
 
     /// 429 = rate limited (with `Retry-After`), 5xx = server error, other 4xx except 404 =

@@ -210,3 +210,15 @@ actor Gauge {
         #expect(await task.value == .network("request cancelled"))
     }
 }
+
+/// The one back-off formula both retry paths use.
+@Suite struct BackoffTests {
+    @Test func doublesFromBaseCapsAndSpreads() {
+        let backoff = Backoff(base: 0.5, maximum: 5, spread: 0.5...1.0)
+        #expect(backoff.delay(afterAttempt: 1, random: 1) == 0.5)
+        #expect(backoff.delay(afterAttempt: 3, random: 1) == 2)
+        #expect(backoff.delay(afterAttempt: 3, random: 0) == 1)
+        #expect(backoff.delay(afterAttempt: 40, random: 1) == 5)
+        #expect(backoff.delay(afterAttempt: 0, random: 1) == 0.5)
+    }
+}
