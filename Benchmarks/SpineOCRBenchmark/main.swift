@@ -100,6 +100,13 @@ for argument in arguments.dropFirst() {
     }
 }
 let index = WorkIndex(known)
+// OCR_CACHE=file.json: Tesseract's raw words saved by one run and replayed by the next, so
+// grouping, noise filters and matching can be tuned without seconds of OCR per photo.
+let cachePath = ProcessInfo.processInfo.environment["OCR_CACHE"]
+var cache: [String: [OCRPass]] = cachePath.flatMap {
+    try? JSONDecoder().decode([String: [OCRPass]].self, from: Data(contentsOf: URL(fileURLWithPath: $0)))
+} ?? [:]
+let replaying = !cache.isEmpty
 let matcher = SpineMatcher()
 let ocr = try ShelfOCR(options: options)
 print("rotations \(options.rotations.map(\.degrees)), psm \(options.pageSegmentationMode), working pixels \(options.workingPixels), workers \(options.effectiveWorkers)")
@@ -110,14 +117,17 @@ for set in sets {
     for photo in set.photos {
         let data = try Data(contentsOf: set.folder.appendingPathComponent(photo.file))
         let start = Date()
-        let shelf = try ocr.read(data: data, name: photo.file)
+        let image = try ocr.workingImage(ocr.decode(data: data, name: photo.file), name: photo.file)
+        let passes = replaying ? cache[photo.file] ?? [] : try ocr.recognize(image, name: photo.file)
+        cache[photo.file] = passes
+        let spines = ocr.assemble(passes, image: image).spines
         let elapsed = Date().timeIntervalSince(start)
         seconds += elapsed
         var open = photo.books.map { key($0.title) }
         let onShelf = Set(open)
         var found = 0, wrong = 0, strong = 0, medium = 0
         var lines: [String] = []
-        for spine in shelf.spines {
+        for spine in spines {
             let result = matcher.match(SpineReading(text: spine.text, confidence: spine.confidence / 100), index: index)
             var verdict = "none"
             if let book = result.best, result.decision != .none {
@@ -136,9 +146,9 @@ for set in sets {
         }
         let latin = photo.books.filter { $0.title.unicodeScalars.contains { $0.isASCII && CharacterSet.letters.contains($0) } }.count
         expectedTotal += photo.books.count; latinTotal += latin; foundTotal += found; wrongTotal += wrong
-        strongTotal += strong; mediumTotal += medium; readingsTotal += shelf.spines.count
-        print(String(format: "  %@: %d/%d found (%d Latin-script), %d wrong, %d readings, %.2f s, %dx%d",
-                     photo.file, found, photo.books.count, latin, wrong, shelf.spines.count, elapsed, shelf.workingWidth, shelf.workingHeight))
+        strongTotal += strong; mediumTotal += medium; readingsTotal += spines.count
+        print(String(format: "  %@: %d/%d found (%d Latin-script), %d wrong, %d readings, %.2f s",
+                     photo.file, found, photo.books.count, latin, wrong, spines.count, elapsed))
         if verbose { lines.forEach { print($0) } }
     }
     let matched = max(1, strongTotal + mediumTotal)
@@ -147,4 +157,7 @@ for set in sets {
                  100 * Double(foundTotal) / Double(max(1, latinTotal)), latinTotal, wrongTotal,
                  100 * Double(mediumTotal) / Double(matched), seconds / Double(set.photos.count),
                  seconds / Double(max(1, readingsTotal))))
+}
+if let cachePath, !replaying {
+    try JSONEncoder().encode(cache).write(to: URL(fileURLWithPath: cachePath))
 }

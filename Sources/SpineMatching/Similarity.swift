@@ -49,6 +49,25 @@ enum Similarity {
         titleComparison(read, candidate).score
     }
 
+    /// The best contiguous run of `read` compared with `candidate`: an OCR reading holds the
+    /// title as one run among stickers, imprints and misread art. Runs are at most two words
+    /// longer than the candidate. Returns the run's score and its length.
+    static func bestRun(_ read: [String], _ candidate: [String]) -> (score: Double, length: Int) {
+        guard !read.isEmpty, !candidate.isEmpty else { return (0, 0) }
+        var best = (score: 0.0, length: 0)
+        for start in read.indices {
+            for end in (start + 1)...min(read.count, start + candidate.count + 2) {
+                let comparison = titleComparison(Array(read[start..<end]), candidate)
+                // A run that swaps a word for another is a different book.
+                guard !comparison.swapped else { continue }
+                if comparison.score > best.score || (comparison.score == best.score && end - start > best.length) {
+                    best = (comparison.score, end - start)
+                }
+            }
+        }
+        return best
+    }
+
     /// The score, and whether a significant word was swapped for another (both sides keep an
     /// unmatched one): "I Want My Hat Last" is not "I Want My Hat Back", however close.
     static func titleComparison(_ read: [String], _ candidate: [String]) -> (score: Double, swapped: Bool) {

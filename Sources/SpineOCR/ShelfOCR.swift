@@ -22,6 +22,16 @@ public struct OCRSpine: Sendable, Hashable {
     }
 }
 
+/// One rotation's words as Tesseract returned them (before any filtering).
+public struct OCRPass: Sendable, Hashable, Codable {
+    public var rotation: SpineRotation
+    public var words: [OCRWord]
+    public init(rotation: SpineRotation, words: [OCRWord]) {
+        self.rotation = rotation
+        self.words = words
+    }
+}
+
 /// Everything one photo gave, with how the work went.
 public struct OCRShelf: Sendable {
     public var spines: [OCRSpine]
@@ -45,26 +55,39 @@ public final class ShelfOCR: @unchecked Sendable {
     }
 
     public func read(data: Data, name: String) throws(TesseractError) -> OCRShelf {
+        try read(image: decode(data: data, name: name), name: name)
+    }
+
+    /// The photo's gray pixels through Imaging (the pixel limit applies before decoding).
+    public func decode(data: Data, name: String) throws(TesseractError) -> GrayImage {
         // DCT-scaled decode of big JPEGs: never below the working size.
         let loadOptions = ImageLoadOptions(maxPixels: options.maxPixels,
                                            jpegTargetPixels: options.workingPixels * 4)
-        let loaded: LoadedImage
-        do { loaded = try ImageLoader.load(data: data, name: name, options: loadOptions) } catch { throw .image(error) }
-        return try read(image: loaded.image, name: name)
+        do { return try ImageLoader.load(data: data, name: name, options: loadOptions).image } catch { throw .image(error) }
     }
 
     public func read(image original: GrayImage, name: String) throws(TesseractError) -> OCRShelf {
+        let image = try workingImage(original, name: name)
+        let passes = try recognize(image, name: name)
+        return assemble(passes, image: image)
+    }
+
+    /// The photo at the size OCR reads it; too small a photo is refused.
+    public func workingImage(_ original: GrayImage, name: String) throws(TesseractError) -> GrayImage {
         guard min(original.width, original.height) >= options.minimumSide else {
             throw .imageTooSmall(file: name, width: original.width, height: original.height,
                                  minimumSide: options.minimumSide)
         }
-        let image = original.scaled(toPixels: options.workingPixels, maxLongSide: options.workingLongSide).image
+        return original.scaled(toPixels: options.workingPixels, maxLongSide: options.workingLongSide).image
+    }
+
+    /// Every rotation's raw words (Tesseract's work: seconds of CPU), in parallel, one engine per pass.
+    public func recognize(_ image: GrayImage, name: String) throws(TesseractError) -> [OCRPass] {
         let rotations = options.rotations.isEmpty ? [SpineRotation.clockwise270] : options.rotations
-        let results = Locked([Result<[OCRSpine], TesseractError>?](repeating: nil, count: rotations.count))
-        let rawCounts = Locked(0)
+        let results = Locked([Result<OCRPass, TesseractError>?](repeating: nil, count: rotations.count))
         DispatchQueue.concurrentPerform(iterations: rotations.count) { index in
             let rotation = rotations[index]
-            let result = pool.withEngine { started -> Result<[OCRSpine], TesseractError> in
+            let result = pool.withEngine { started -> Result<OCRPass, TesseractError> in
                 guard case .success(let engine) = started else {
                     if case .failure(let error) = started { return .failure(error) }
                     return .failure(.recognitionFailed(file: name, rotation: rotation))
@@ -73,22 +96,31 @@ public final class ShelfOCR: @unchecked Sendable {
                 guard let words = engine.words(in: turned, deadlineMilliseconds: options.deadlineMilliseconds) else {
                     return .failure(.recognitionFailed(file: name, rotation: rotation))
                 }
-                rawCounts.withLock { $0 += words.count }
-                return .success(self.spines(in: words, turned: turned, rotation: rotation,
-                                            photoWidth: image.width, photoHeight: image.height))
+                return .success(OCRPass(rotation: rotation, words: words))
             }
             results.withLock { $0[index] = result }
         }
-        var candidates: [OCRSpine] = []
+        var passes: [OCRPass] = []
         for result in results.withLock({ $0 }) {
             switch result {
-            case .success(let spines): candidates += spines
+            case .success(let pass): passes.append(pass)
             case .failure(let error): throw error
             case nil: continue
             }
         }
+        return passes
+    }
+
+    /// Raw words → spines: noise dropped, words grouped, rotations merged, rows numbered.
+    public func assemble(_ passes: [OCRPass], image: GrayImage) -> OCRShelf {
+        var candidates: [OCRSpine] = []
+        for pass in passes {
+            let turned = image.rotated(pass.rotation.imagingRotation)
+            candidates += spines(in: pass.words, turned: turned, rotation: pass.rotation,
+                                 photoWidth: image.width, photoHeight: image.height)
+        }
         return OCRShelf(spines: Self.merged(candidates), workingWidth: image.width, workingHeight: image.height,
-                        rawWordCount: rawCounts.withLock { $0 })
+                        rawWordCount: passes.reduce(0) { $0 + $1.words.count })
     }
 
     /// One pass's words → spines with their boxes in the photo, noise dropped.

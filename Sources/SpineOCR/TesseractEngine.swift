@@ -29,7 +29,7 @@ public struct Box: Sendable, Hashable, Codable {
 }
 
 /// One word as Tesseract read it, in the coordinates of the image it was given.
-public struct OCRWord: Sendable, Hashable {
+public struct OCRWord: Sendable, Hashable, Codable {
     public var text: String
     /// Tesseract's word confidence, 0–100.
     public var confidence: Double
