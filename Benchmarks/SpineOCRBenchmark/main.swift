@@ -107,6 +107,19 @@ var cache: [String: [OCRPass]] = cachePath.flatMap {
     try? JSONDecoder().decode([String: [OCRPass]].self, from: Data(contentsOf: URL(fileURLWithPath: $0)))
 } ?? [:]
 let replaying = !cache.isEmpty
+if replaying {
+    // Cached words are re-flagged by this build's dictionary test.
+    let engine = try TesseractEngine(options: options)
+    for (file, passes) in cache {
+        cache[file] = passes.map { pass in
+            OCRPass(rotation: pass.rotation, words: pass.words.map { word in
+                var word = word
+                word.isDictionaryWord = engine.isDictionaryWord(word.text)
+                return word
+            })
+        }
+    }
+}
 let matcher = SpineMatcher()
 let ocr = try ShelfOCR(options: options)
 print("rotations \(options.rotations.map(\.degrees)), psm \(options.pageSegmentationMode), working pixels \(options.workingPixels), workers \(options.effectiveWorkers)")

@@ -118,6 +118,12 @@ public final class ShelfOCR: @unchecked Sendable {
             let turned = image.rotated(pass.rotation.imagingRotation)
             candidates += spines(in: pass.words, turned: turned, rotation: pass.rotation,
                                  photoWidth: image.width, photoHeight: image.height)
+            if ProcessInfo.processInfo.environment["GROUP_DUMP"] != nil {  // DEBUG
+                let kept = pass.words.filter { SpineNoise.keeps($0, minimumConfidence: options.minimumWordConfidence) }
+                let groups = SpineGrouping.spines(kept, edgeBetween: { EdgeDetector.hasEdge(in: turned, between: $0, and: $1) },
+                                                  edgeAcross: { EdgeDetector.hasEdge(in: turned, leftOf: $1, rightOf: $0) })
+                for group in groups { print("GROUP \(pass.rotation.degrees): \(group.map { "\($0.text)/\(Int($0.confidence))@\($0.box.y0)" }.joined(separator: " "))") }
+            }
         }
         return OCRShelf(spines: Self.merged(candidates), workingWidth: image.width, workingHeight: image.height,
                         rawWordCount: passes.reduce(0) { $0 + $1.words.count })
