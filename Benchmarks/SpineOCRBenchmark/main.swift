@@ -52,6 +52,7 @@ if let value = takeOption("--rotations") {
     options.rotations = value.split(separator: ",").compactMap { Int($0).flatMap(SpineRotation.init(rawValue:)) }
 }
 if let value = takeOption("--pixels"), let pixels = Int(value) { options.workingPixels = pixels }
+if let value = takeOption("--extra-pixels") { options.extraScalePixels = value.split(separator: ",").compactMap { Int($0) } }
 while let value = takeOption("--set") {
     let parts = value.split(separator: "=", maxSplits: 1).map(String.init)
     if parts.count == 2 { options.variables[parts[0]] = parts[1] }
@@ -112,7 +113,7 @@ if replaying {
     let engine = try TesseractEngine(options: options)
     for (file, passes) in cache {
         cache[file] = passes.map { pass in
-            OCRPass(rotation: pass.rotation, words: pass.words.map { word in
+            OCRPass(rotation: pass.rotation, pixels: pass.pixels, words: pass.words.map { word in
                 var word = word
                 word.isDictionaryWord = engine.isDictionaryWord(word.text)
                 return word
@@ -122,7 +123,7 @@ if replaying {
 }
 let matcher = SpineMatcher()
 let ocr = try ShelfOCR(options: options)
-print("rotations \(options.rotations.map(\.degrees)), psm \(options.pageSegmentationMode), working pixels \(options.workingPixels), workers \(options.effectiveWorkers)")
+print("rotations \(options.rotations.map(\.degrees)), extra scales \(options.extraScalePixels), psm \(options.pageSegmentationMode), working pixels \(options.workingPixels), workers \(options.effectiveWorkers)")
 
 for set in sets {
     var expectedTotal = 0, latinTotal = 0, foundTotal = 0, wrongTotal = 0, strongTotal = 0, mediumTotal = 0

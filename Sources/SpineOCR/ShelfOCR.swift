@@ -25,9 +25,12 @@ public struct OCRSpine: Sendable, Hashable {
 /// One rotation's words as Tesseract returned them (before any filtering).
 public struct OCRPass: Sendable, Hashable, Codable {
     public var rotation: SpineRotation
+    /// The pixel count of the image read: 0 for the working image, else a second, smaller scale.
+    public var pixels: Int
     public var words: [OCRWord]
-    public init(rotation: SpineRotation, words: [OCRWord]) {
+    public init(rotation: SpineRotation, pixels: Int = 0, words: [OCRWord]) {
         self.rotation = rotation
+        self.pixels = pixels
         self.words = words
     }
 }
@@ -81,22 +84,29 @@ public final class ShelfOCR: @unchecked Sendable {
         return original.scaled(toPixels: options.workingPixels, maxLongSide: options.workingLongSide).image
     }
 
-    /// Every rotation's raw words (Tesseract's work: seconds of CPU), in parallel, one engine per pass.
+    /// Every pass's raw words (Tesseract's work: seconds of CPU), in parallel, one engine per
+    /// pass: each rotation of the working image, then the spine rotations again at each extra
+    /// scale (Tesseract's reading of a spine changes with scale; the best one wins the merge).
     public func recognize(_ image: GrayImage, name: String) throws(TesseractError) -> [OCRPass] {
         let rotations = options.rotations.isEmpty ? [SpineRotation.clockwise270] : options.rotations
-        let results = Locked([Result<OCRPass, TesseractError>?](repeating: nil, count: rotations.count))
-        DispatchQueue.concurrentPerform(iterations: rotations.count) { index in
-            let rotation = rotations[index]
+        let jobs = rotations.map { (rotation: $0, pixels: 0) }
+            + options.extraScalePixels.filter { $0 < image.width * image.height }.flatMap { pixels in
+                rotations.filter { $0 != .none }.map { (rotation: $0, pixels: pixels) }
+            }
+        let images = Dictionary(uniqueKeysWithValues: Set(jobs.map(\.pixels)).map { ($0, self.image(image, at: $0)) })
+        let results = Locked([Result<OCRPass, TesseractError>?](repeating: nil, count: jobs.count))
+        DispatchQueue.concurrentPerform(iterations: jobs.count) { index in
+            let (rotation, pixels) = jobs[index]
             let result = pool.withEngine { started -> Result<OCRPass, TesseractError> in
                 guard case .success(let engine) = started else {
                     if case .failure(let error) = started { return .failure(error) }
                     return .failure(.recognitionFailed(file: name, rotation: rotation))
                 }
-                let turned = image.rotated(rotation.imagingRotation)
+                let turned = images[pixels]!.rotated(rotation.imagingRotation)
                 guard let words = engine.words(in: turned, deadlineMilliseconds: options.deadlineMilliseconds) else {
                     return .failure(.recognitionFailed(file: name, rotation: rotation))
                 }
-                return .success(OCRPass(rotation: rotation, words: words))
+                return .success(OCRPass(rotation: rotation, pixels: pixels, words: words))
             }
             results.withLock { $0[index] = result }
         }
@@ -111,18 +121,31 @@ public final class ShelfOCR: @unchecked Sendable {
         return passes
     }
 
-    /// Raw words → spines: noise dropped, words grouped, rotations merged, rows numbered.
+    /// The working image, or (pixels > 0) the working image scaled down to that many pixels.
+    func image(_ image: GrayImage, at pixels: Int) -> GrayImage {
+        pixels > 0 ? image.scaled(toPixels: pixels, maxLongSide: options.workingLongSide).image : image
+    }
+
+    /// Raw words → spines: noise dropped, words grouped, rotations and scales merged, rows numbered.
     public func assemble(_ passes: [OCRPass], image: GrayImage) -> OCRShelf {
         var candidates: [OCRSpine] = []
+        var images: [Int: GrayImage] = [:]
         for pass in passes {
-            let turned = image.rotated(pass.rotation.imagingRotation)
+            let read = images[pass.pixels] ?? self.image(image, at: pass.pixels)
+            images[pass.pixels] = read
+            let turned = read.rotated(pass.rotation.imagingRotation)
+            let factor = Double(image.width) / Double(read.width)
             candidates += spines(in: pass.words, turned: turned, rotation: pass.rotation,
-                                 photoWidth: image.width, photoHeight: image.height)
+                                 photoWidth: read.width, photoHeight: read.height).map { spine in
+                var spine = spine
+                if factor != 1 { spine.box = spine.box.scaled(by: factor) }
+                return spine
+            }
             if ProcessInfo.processInfo.environment["GROUP_DUMP"] != nil {  // DEBUG
                 let kept = pass.words.filter { SpineNoise.keeps($0, minimumConfidence: options.minimumWordConfidence) }
                 let groups = SpineGrouping.spines(kept, edgeBetween: { EdgeDetector.hasEdge(in: turned, between: $0, and: $1) },
                                                   edgeAcross: { EdgeDetector.hasEdge(in: turned, leftOf: $1, rightOf: $0) })
-                for group in groups { print("GROUP \(pass.rotation.degrees): \(group.map { "\($0.text)/\(Int($0.confidence))@\($0.box.y0)" }.joined(separator: " "))") }
+                for group in groups { print("GROUP \(pass.rotation.degrees)/\(pass.pixels): \(group.map { "\($0.text)/\(Int($0.confidence))@\($0.box.y0)" }.joined(separator: " "))") }
             }
         }
         return OCRShelf(spines: Self.merged(candidates), workingWidth: image.width, workingHeight: image.height,

@@ -47,6 +47,9 @@ public struct TesseractOptions: Sendable, Hashable {
     public var workers: Int
     /// Each rotation's recognition is cut after this many milliseconds (0: no limit).
     public var deadlineMilliseconds: Int
+    /// Extra scales (pixel counts under the working size) at which the spine rotations are read
+    /// again: one spine reads at one scale, its neighbour at another (measured on real shelves).
+    public var extraScalePixels: [Int] = [2_000_000]
     /// Tesseract variables set on every engine (name → value), e.g. `thresholding_method`.
     public var variables: [String: String] = [:]
 
