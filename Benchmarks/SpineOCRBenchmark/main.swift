@@ -52,6 +52,7 @@ if let value = takeOption("--rotations") {
     options.rotations = value.split(separator: ",").compactMap { Int($0).flatMap(SpineRotation.init(rawValue:)) }
 }
 if let value = takeOption("--pixels"), let pixels = Int(value) { options.workingPixels = pixels }
+if let value = takeOption("--inverted-pixels") { options.invertedScalePixels = value.split(separator: ",").compactMap { Int($0) } }
 if let value = takeOption("--extra-pixels") { options.extraScalePixels = value.split(separator: ",").compactMap { Int($0) } }
 while let value = takeOption("--set") {
     let parts = value.split(separator: "=", maxSplits: 1).map(String.init)
@@ -113,7 +114,7 @@ if replaying {
     let engine = try TesseractEngine(options: options)
     for (file, passes) in cache {
         cache[file] = passes.map { pass in
-            OCRPass(rotation: pass.rotation, pixels: pass.pixels, words: pass.words.map { word in
+            OCRPass(rotation: pass.rotation, pixels: pass.pixels, inverted: pass.inverted, words: pass.words.map { word in
                 var word = word
                 word.isDictionaryWord = engine.isDictionaryWord(word.text)
                 return word
@@ -123,7 +124,7 @@ if replaying {
 }
 let matcher = SpineMatcher()
 let ocr = try ShelfOCR(options: options)
-print("rotations \(options.rotations.map(\.degrees)), extra scales \(options.extraScalePixels), psm \(options.pageSegmentationMode), working pixels \(options.workingPixels), workers \(options.effectiveWorkers)")
+print("rotations \(options.rotations.map(\.degrees)), extra scales \(options.extraScalePixels), inverted \(options.invertedScalePixels), psm \(options.pageSegmentationMode), working pixels \(options.workingPixels), workers \(options.effectiveWorkers)")
 
 for set in sets {
     var expectedTotal = 0, latinTotal = 0, foundTotal = 0, wrongTotal = 0, strongTotal = 0, mediumTotal = 0
@@ -132,8 +133,13 @@ for set in sets {
         let data = try Data(contentsOf: set.folder.appendingPathComponent(photo.file))
         let start = Date()
         let image = try ocr.workingImage(ocr.decode(data: data, name: photo.file), name: photo.file)
-        let passes = replaying ? cache[photo.file] ?? [] : try ocr.recognize(image, name: photo.file)
-        cache[photo.file] = passes
+        var passes = replaying ? cache[photo.file] ?? [] : try ocr.recognize(image, name: photo.file)
+        // OCR_PASSES=0,2000000,i2000000: replay only these passes (pixels; i: inverted).
+        if replaying, let only = ProcessInfo.processInfo.environment["OCR_PASSES"] {
+            let wanted = Set(only.split(separator: ",").map(String.init))
+            passes = passes.filter { wanted.contains(($0.inverted ? "i" : "") + String($0.pixels)) }
+        }
+        if !replaying { cache[photo.file] = passes }
         let spines = ocr.assemble(passes, image: image).spines
         let elapsed = Date().timeIntervalSince(start)
         seconds += elapsed

@@ -27,12 +27,17 @@ public struct OCRPass: Sendable, Hashable, Codable {
     public var rotation: SpineRotation
     /// The pixel count of the image read: 0 for the working image, else a second, smaller scale.
     public var pixels: Int
+    /// Read as a negative: light titles on dark spines become dark on light.
+    public var inverted: Bool
     public var words: [OCRWord]
-    public init(rotation: SpineRotation, pixels: Int = 0, words: [OCRWord]) {
+    public init(rotation: SpineRotation, pixels: Int = 0, inverted: Bool = false, words: [OCRWord]) {
         self.rotation = rotation
         self.pixels = pixels
+        self.inverted = inverted
         self.words = words
     }
+
+    var view: ShelfOCR.ImageView { ShelfOCR.ImageView(pixels: pixels, inverted: inverted) }
 }
 
 /// Everything one photo gave, with how the work went.
@@ -89,24 +94,25 @@ public final class ShelfOCR: @unchecked Sendable {
     /// scale (Tesseract's reading of a spine changes with scale; the best one wins the merge).
     public func recognize(_ image: GrayImage, name: String) throws(TesseractError) -> [OCRPass] {
         let rotations = options.rotations.isEmpty ? [SpineRotation.clockwise270] : options.rotations
-        let jobs = rotations.map { (rotation: $0, pixels: 0) }
-            + options.extraScalePixels.filter { $0 < image.width * image.height }.flatMap { pixels in
-                rotations.filter { $0 != .none }.map { (rotation: $0, pixels: pixels) }
-            }
-        let images = Dictionary(uniqueKeysWithValues: Set(jobs.map(\.pixels)).map { ($0, self.image(image, at: $0)) })
+        let spineRotations = rotations.filter { $0 != .none }
+        let extra = options.extraScalePixels.filter { $0 < image.width * image.height }.map { ImageView(pixels: $0, inverted: false) }
+            + options.invertedScalePixels.map { ImageView(pixels: $0 < image.width * image.height ? $0 : 0, inverted: true) }
+        let jobs = rotations.map { (rotation: $0, view: ImageView(pixels: 0, inverted: false)) }
+            + extra.flatMap { view in spineRotations.map { (rotation: $0, view: view) } }
+        let images = Dictionary(uniqueKeysWithValues: Set(jobs.map(\.view)).map { ($0, self.image(image, as: $0)) })
         let results = Locked([Result<OCRPass, TesseractError>?](repeating: nil, count: jobs.count))
         DispatchQueue.concurrentPerform(iterations: jobs.count) { index in
-            let (rotation, pixels) = jobs[index]
+            let (rotation, view) = jobs[index]
             let result = pool.withEngine { started -> Result<OCRPass, TesseractError> in
                 guard case .success(let engine) = started else {
                     if case .failure(let error) = started { return .failure(error) }
                     return .failure(.recognitionFailed(file: name, rotation: rotation))
                 }
-                let turned = images[pixels]!.rotated(rotation.imagingRotation)
+                let turned = images[view]!.rotated(rotation.imagingRotation)
                 guard let words = engine.words(in: turned, deadlineMilliseconds: options.deadlineMilliseconds) else {
                     return .failure(.recognitionFailed(file: name, rotation: rotation))
                 }
-                return .success(OCRPass(rotation: rotation, pixels: pixels, words: words))
+                return .success(OCRPass(rotation: rotation, pixels: view.pixels, inverted: view.inverted, words: words))
             }
             results.withLock { $0[index] = result }
         }
@@ -121,18 +127,23 @@ public final class ShelfOCR: @unchecked Sendable {
         return passes
     }
 
-    /// The working image, or (pixels > 0) the working image scaled down to that many pixels.
-    func image(_ image: GrayImage, at pixels: Int) -> GrayImage {
-        pixels > 0 ? image.scaled(toPixels: pixels, maxLongSide: options.workingLongSide).image : image
+    /// Which image a pass reads: the working image scaled (pixels > 0) and/or inverted.
+    struct ImageView: Hashable { var pixels: Int; var inverted: Bool }
+
+    /// The working image, or (pixels > 0) the working image scaled down to that many pixels,
+    /// inverted when asked.
+    func image(_ image: GrayImage, as view: ImageView) -> GrayImage {
+        let scaled = view.pixels > 0 ? image.scaled(toPixels: view.pixels, maxLongSide: options.workingLongSide).image : image
+        return view.inverted ? GrayImage(width: scaled.width, height: scaled.height, pixels: scaled.pixels.map { 255 - $0 }) : scaled
     }
 
     /// Raw words → spines: noise dropped, words grouped, rotations and scales merged, rows numbered.
     public func assemble(_ passes: [OCRPass], image: GrayImage) -> OCRShelf {
         var candidates: [OCRSpine] = []
-        var images: [Int: GrayImage] = [:]
+        var images: [ImageView: GrayImage] = [:]
         for pass in passes {
-            let read = images[pass.pixels] ?? self.image(image, at: pass.pixels)
-            images[pass.pixels] = read
+            let read = images[pass.view] ?? self.image(image, as: pass.view)
+            images[pass.view] = read
             let turned = read.rotated(pass.rotation.imagingRotation)
             let factor = Double(image.width) / Double(read.width)
             candidates += spines(in: pass.words, turned: turned, rotation: pass.rotation,

@@ -48,8 +48,11 @@ public struct TesseractOptions: Sendable, Hashable {
     /// Each rotation's recognition is cut after this many milliseconds (0: no limit).
     public var deadlineMilliseconds: Int
     /// Extra scales (pixel counts under the working size) at which the spine rotations are read
-    /// again: one spine reads at one scale, its neighbour at another (measured on real shelves).
-    public var extraScalePixels: [Int] = [2_000_000]
+    /// again: one spine reads at one scale, its neighbour at another (measured on real shelves:
+    /// 64 → 70 of 158 Latin-script spines for about 55% more CPU).
+    public var extraScalePixels: [Int] = [2_000_000, 1_000_000]
+    /// Scales (0: the working size) at which the spine rotations are read as a negative.
+    public var invertedScalePixels: [Int] = []
     /// Tesseract variables set on every engine (name → value), e.g. `thresholding_method`.
     public var variables: [String: String] = [:]
 
