@@ -152,12 +152,6 @@ public final class ShelfOCR: @unchecked Sendable {
                 if factor != 1 { spine.box = spine.box.scaled(by: factor) }
                 return spine
             }
-            if ProcessInfo.processInfo.environment["GROUP_DUMP"] != nil {  // DEBUG
-                let kept = pass.words.filter { SpineNoise.keeps($0, minimumConfidence: options.minimumWordConfidence) }
-                let groups = SpineGrouping.spines(kept, edgeBetween: { EdgeDetector.hasEdge(in: turned, between: $0, and: $1) },
-                                                  edgeAcross: { EdgeDetector.hasEdge(in: turned, leftOf: $1, rightOf: $0) })
-                for group in groups { print("GROUP \(pass.rotation.degrees)/\(pass.pixels): \(group.map { "\($0.text)/\(Int($0.confidence))@\($0.box.y0)" }.joined(separator: " "))") }
-            }
         }
         return OCRShelf(spines: Self.merged(candidates), workingWidth: image.width, workingHeight: image.height,
                         rawWordCount: passes.reduce(0) { $0 + $1.words.count })
