@@ -52,6 +52,7 @@ if let value = takeOption("--rotations") {
     options.rotations = value.split(separator: ",").compactMap { Int($0).flatMap(SpineRotation.init(rawValue:)) }
 }
 if let value = takeOption("--pixels"), let pixels = Int(value) { options.workingPixels = pixels }
+if let value = takeOption("--flat-pixels"), let pixels = Int(value) { options.flatScalePixels = pixels }
 if let value = takeOption("--inverted-pixels") { options.invertedScalePixels = value.split(separator: ",").compactMap { Int($0) } }
 if let value = takeOption("--extra-pixels") { options.extraScalePixels = value.split(separator: ",").compactMap { Int($0) } }
 while let value = takeOption("--set") {
@@ -124,7 +125,7 @@ if replaying {
 }
 let matcher = SpineMatcher()
 let ocr = try ShelfOCR(options: options)
-print("rotations \(options.rotations.map(\.degrees)), extra scales \(options.extraScalePixels), inverted \(options.invertedScalePixels), psm \(options.pageSegmentationMode), working pixels \(options.workingPixels), workers \(options.effectiveWorkers)")
+print("rotations \(options.rotations.map(\.degrees)), extra scales \(options.extraScalePixels), inverted \(options.invertedScalePixels), flat \(options.flatScalePixels), psm \(options.pageSegmentationMode), working pixels \(options.workingPixels), workers \(options.effectiveWorkers)")
 
 for set in sets {
     var expectedTotal = 0, latinTotal = 0, foundTotal = 0, wrongTotal = 0, strongTotal = 0, mediumTotal = 0
