@@ -52,6 +52,9 @@ if let value = takeOption("--rotations") {
     options.rotations = value.split(separator: ",").compactMap { Int($0).flatMap(SpineRotation.init(rawValue:)) }
 }
 if let value = takeOption("--pixels"), let pixels = Int(value) { options.workingPixels = pixels }
+if let value = takeOption("--flat-pixels"), let pixels = Int(value) { options.flatScalePixels = pixels }
+if let value = takeOption("--inverted-pixels") { options.invertedScalePixels = value.split(separator: ",").compactMap { Int($0) } }
+if let value = takeOption("--extra-pixels") { options.extraScalePixels = value.split(separator: ",").compactMap { Int($0) } }
 while let value = takeOption("--set") {
     let parts = value.split(separator: "=", maxSplits: 1).map(String.init)
     if parts.count == 2 { options.variables[parts[0]] = parts[1] }
@@ -100,9 +103,29 @@ for argument in arguments.dropFirst() {
     }
 }
 let index = WorkIndex(known)
+// OCR_CACHE=file.json: Tesseract's raw words saved by one run and replayed by the next, so
+// grouping, noise filters and matching can be tuned without seconds of OCR per photo.
+let cachePath = ProcessInfo.processInfo.environment["OCR_CACHE"]
+var cache: [String: [OCRPass]] = cachePath.flatMap {
+    try? JSONDecoder().decode([String: [OCRPass]].self, from: Data(contentsOf: URL(fileURLWithPath: $0)))
+} ?? [:]
+let replaying = !cache.isEmpty
+if replaying {
+    // Cached words are re-flagged by this build's dictionary test.
+    let engine = try TesseractEngine(options: options)
+    for (file, passes) in cache {
+        cache[file] = passes.map { pass in
+            OCRPass(rotation: pass.rotation, pixels: pass.pixels, inverted: pass.inverted, words: pass.words.map { word in
+                var word = word
+                word.isDictionaryWord = engine.isDictionaryWord(word.text)
+                return word
+            })
+        }
+    }
+}
 let matcher = SpineMatcher()
 let ocr = try ShelfOCR(options: options)
-print("rotations \(options.rotations.map(\.degrees)), psm \(options.pageSegmentationMode), working pixels \(options.workingPixels), workers \(options.effectiveWorkers)")
+print("rotations \(options.rotations.map(\.degrees)), extra scales \(options.extraScalePixels), inverted \(options.invertedScalePixels), flat \(options.flatScalePixels), psm \(options.pageSegmentationMode), working pixels \(options.workingPixels), workers \(options.effectiveWorkers)")
 
 for set in sets {
     var expectedTotal = 0, latinTotal = 0, foundTotal = 0, wrongTotal = 0, strongTotal = 0, mediumTotal = 0
@@ -110,14 +133,22 @@ for set in sets {
     for photo in set.photos {
         let data = try Data(contentsOf: set.folder.appendingPathComponent(photo.file))
         let start = Date()
-        let shelf = try ocr.read(data: data, name: photo.file)
+        let image = try ocr.workingImage(ocr.decode(data: data, name: photo.file), name: photo.file)
+        var passes = replaying ? cache[photo.file] ?? [] : try ocr.recognize(image, name: photo.file)
+        // OCR_PASSES=0,2000000,i2000000: replay only these passes (pixels; i: inverted).
+        if replaying, let only = ProcessInfo.processInfo.environment["OCR_PASSES"] {
+            let wanted = Set(only.split(separator: ",").map(String.init))
+            passes = passes.filter { wanted.contains(($0.inverted ? "i" : "") + String($0.pixels)) }
+        }
+        if !replaying { cache[photo.file] = passes }
+        let spines = ocr.assemble(passes, image: image).spines
         let elapsed = Date().timeIntervalSince(start)
         seconds += elapsed
         var open = photo.books.map { key($0.title) }
         let onShelf = Set(open)
         var found = 0, wrong = 0, strong = 0, medium = 0
         var lines: [String] = []
-        for spine in shelf.spines {
+        for spine in spines {
             let result = matcher.match(SpineReading(text: spine.text, confidence: spine.confidence / 100), index: index)
             var verdict = "none"
             if let book = result.best, result.decision != .none {
@@ -136,9 +167,9 @@ for set in sets {
         }
         let latin = photo.books.filter { $0.title.unicodeScalars.contains { $0.isASCII && CharacterSet.letters.contains($0) } }.count
         expectedTotal += photo.books.count; latinTotal += latin; foundTotal += found; wrongTotal += wrong
-        strongTotal += strong; mediumTotal += medium; readingsTotal += shelf.spines.count
-        print(String(format: "  %@: %d/%d found (%d Latin-script), %d wrong, %d readings, %.2f s, %dx%d",
-                     photo.file, found, photo.books.count, latin, wrong, shelf.spines.count, elapsed, shelf.workingWidth, shelf.workingHeight))
+        strongTotal += strong; mediumTotal += medium; readingsTotal += spines.count
+        print(String(format: "  %@: %d/%d found (%d Latin-script), %d wrong, %d readings, %.2f s",
+                     photo.file, found, photo.books.count, latin, wrong, spines.count, elapsed))
         if verbose { lines.forEach { print($0) } }
     }
     let matched = max(1, strongTotal + mediumTotal)
@@ -147,4 +178,7 @@ for set in sets {
                  100 * Double(foundTotal) / Double(max(1, latinTotal)), latinTotal, wrongTotal,
                  100 * Double(mediumTotal) / Double(matched), seconds / Double(set.photos.count),
                  seconds / Double(max(1, readingsTotal))))
+}
+if let cachePath, !replaying {
+    try JSONEncoder().encode(cache).write(to: URL(fileURLWithPath: cachePath))
 }

@@ -49,6 +49,30 @@ enum Similarity {
         titleComparison(read, candidate).score
     }
 
+    /// The best contiguous run of `read` compared with `candidate`: an OCR reading holds the
+    /// title as one run among stickers, imprints and misread art. Runs are at most two words
+    /// longer than the candidate. `complete`: the run holds every significant candidate word
+    /// (one that leaves a word out may be a truncated spine, or "I Want My Hat" cut out of
+    /// "I Want My Hat Last": the caller never lets such a run be strong).
+    static func bestRun(_ read: [String], _ candidate: [String]) -> (score: Double, length: Int, complete: Bool) {
+        guard !read.isEmpty, !candidate.isEmpty else { return (0, 0, false) }
+        let needed = candidate.filter { weight($0) == 1 }
+        var best = (score: 0.0, length: 0, complete: false)
+        for start in read.indices {
+            for end in (start + 1)...min(read.count, start + candidate.count + 2) {
+                let run = Array(read[start..<end])
+                let comparison = titleComparison(run, candidate)
+                // A run that swaps a word for another is a different book.
+                guard !comparison.swapped else { continue }
+                let complete = needed.allSatisfy { word in run.contains { wordSimilarity($0, word) > 0 } }
+                if comparison.score > best.score || (comparison.score == best.score && end - start > best.length) {
+                    best = (comparison.score, end - start, complete)
+                }
+            }
+        }
+        return best
+    }
+
     /// The score, and whether a significant word was swapped for another (both sides keep an
     /// unmatched one): "I Want My Hat Last" is not "I Want My Hat Back", however close.
     static func titleComparison(_ read: [String], _ candidate: [String]) -> (score: Double, swapped: Bool) {

@@ -182,11 +182,31 @@ public struct SpineMatcher: Sendable {
             titleSimilarity = max(titleSimilarity, seriesSimilarity)
         }
         // A word swapped for another is a different book, not a misreading.
-        if fullComparison.swapped, !seriesNamed { penalty += 0.12 }
+        var swapped = fullComparison.swapped
+        var usedRun = false, partialRun = false
+        // OCR text (no title field) carries junk around the title: a library sticker, the
+        // imprint, art read as letters. The title is then one run of the reading; each word
+        // left over costs 0.03 (at most four), and the run never brings in a candidate whose
+        // title is a single significant word unless its author's surname was read too.
+        let candidateSignificant = candidate.parts.full.filter { !TextNormalizer.stopwords.contains($0) }.count
+        if !reading.hasSeparateTitle, !seriesNamed, readTitle.full.count > candidate.parts.full.count,
+           candidateSignificant >= 2 || authorDistance == 0 {
+            let run = Similarity.bestRun(readTitle.full, candidate.parts.full)
+            let runSimilarity = run.score - 0.03 * Double(min(4, readTitle.full.count - run.length))
+            if runSimilarity > titleSimilarity {
+                titleSimilarity = runSimilarity
+                swapped = false
+                usedRun = true
+                partialRun = !run.complete
+            }
+        }
+        if swapped, !seriesNamed { penalty += 0.12 }
         // One significant word proves little without an author ("Twilight", "It").
-        let significant = readTitle.full.filter { !TextNormalizer.stopwords.contains($0) }.count
+        let significant = usedRun ? candidateSignificant : readTitle.full.filter { !TextNormalizer.stopwords.contains($0) }.count
         if significant <= 1, authorDistance > 0 { penalty += 0.05 }
-        return .distance(0.75 * (1 - titleSimilarity) + 0.25 * authorDistance + penalty)
+        let distance = 0.75 * (1 - titleSimilarity) + 0.25 * authorDistance + penalty
+        // A run missing one of the title's words is for review, never added.
+        return .distance(partialRun ? max(distance, thresholds.strong + 0.01) : distance)
     }
 
     enum AuthorAgreement { case surname, givenName, different }

@@ -22,6 +22,24 @@ public struct OCRSpine: Sendable, Hashable {
     }
 }
 
+/// One rotation's words as Tesseract returned them (before any filtering).
+public struct OCRPass: Sendable, Hashable, Codable {
+    public var rotation: SpineRotation
+    /// The pixel count of the image read: 0 for the working image, else a second, smaller scale.
+    public var pixels: Int
+    /// Read as a negative: light titles on dark spines become dark on light.
+    public var inverted: Bool
+    public var words: [OCRWord]
+    public init(rotation: SpineRotation, pixels: Int = 0, inverted: Bool = false, words: [OCRWord]) {
+        self.rotation = rotation
+        self.pixels = pixels
+        self.inverted = inverted
+        self.words = words
+    }
+
+    var view: ShelfOCR.ImageView { ShelfOCR.ImageView(pixels: pixels, inverted: inverted) }
+}
+
 /// Everything one photo gave, with how the work went.
 public struct OCRShelf: Sendable {
     public var spines: [OCRSpine]
@@ -45,50 +63,101 @@ public final class ShelfOCR: @unchecked Sendable {
     }
 
     public func read(data: Data, name: String) throws(TesseractError) -> OCRShelf {
+        try read(image: decode(data: data, name: name), name: name)
+    }
+
+    /// The photo's gray pixels through Imaging (the pixel limit applies before decoding).
+    public func decode(data: Data, name: String) throws(TesseractError) -> GrayImage {
         // DCT-scaled decode of big JPEGs: never below the working size.
         let loadOptions = ImageLoadOptions(maxPixels: options.maxPixels,
                                            jpegTargetPixels: options.workingPixels * 4)
-        let loaded: LoadedImage
-        do { loaded = try ImageLoader.load(data: data, name: name, options: loadOptions) } catch { throw .image(error) }
-        return try read(image: loaded.image, name: name)
+        do { return try ImageLoader.load(data: data, name: name, options: loadOptions).image } catch { throw .image(error) }
     }
 
     public func read(image original: GrayImage, name: String) throws(TesseractError) -> OCRShelf {
+        let image = try workingImage(original, name: name)
+        let passes = try recognize(image, name: name)
+        return assemble(passes, image: image)
+    }
+
+    /// The photo at the size OCR reads it; too small a photo is refused.
+    public func workingImage(_ original: GrayImage, name: String) throws(TesseractError) -> GrayImage {
         guard min(original.width, original.height) >= options.minimumSide else {
             throw .imageTooSmall(file: name, width: original.width, height: original.height,
                                  minimumSide: options.minimumSide)
         }
-        let image = original.scaled(toPixels: options.workingPixels, maxLongSide: options.workingLongSide).image
+        return original.scaled(toPixels: options.workingPixels, maxLongSide: options.workingLongSide).image
+    }
+
+    /// Every pass's raw words (Tesseract's work: seconds of CPU), in parallel, one engine per
+    /// pass: each rotation of the working image, then the spine rotations again at each extra
+    /// scale (Tesseract's reading of a spine changes with scale; the best one wins the merge).
+    public func recognize(_ image: GrayImage, name: String) throws(TesseractError) -> [OCRPass] {
         let rotations = options.rotations.isEmpty ? [SpineRotation.clockwise270] : options.rotations
-        let results = Locked([Result<[OCRSpine], TesseractError>?](repeating: nil, count: rotations.count))
-        let rawCounts = Locked(0)
-        DispatchQueue.concurrentPerform(iterations: rotations.count) { index in
-            let rotation = rotations[index]
-            let result = pool.withEngine { started -> Result<[OCRSpine], TesseractError> in
+        let spineRotations = rotations.filter { $0 != .none }
+        let extra = options.extraScalePixels.filter { $0 < image.width * image.height }.map { ImageView(pixels: $0, inverted: false) }
+            + options.invertedScalePixels.map { ImageView(pixels: $0 < image.width * image.height ? $0 : 0, inverted: true) }
+        // Books lying flat: call-number labels make this pass the slowest (7 s of 16 on one
+        // library photo); a smaller scale for it is a setting.
+        let flat = ImageView(pixels: options.flatScalePixels < image.width * image.height ? options.flatScalePixels : 0, inverted: false)
+        let jobs = rotations.map { (rotation: $0, view: $0 == .none ? flat : ImageView(pixels: 0, inverted: false)) }
+            + extra.flatMap { view in spineRotations.map { (rotation: $0, view: view) } }
+        let images = Dictionary(uniqueKeysWithValues: Set(jobs.map(\.view)).map { ($0, self.image(image, as: $0)) })
+        let results = Locked([Result<OCRPass, TesseractError>?](repeating: nil, count: jobs.count))
+        DispatchQueue.concurrentPerform(iterations: jobs.count) { index in
+            let (rotation, view) = jobs[index]
+            let result = pool.withEngine { started -> Result<OCRPass, TesseractError> in
                 guard case .success(let engine) = started else {
                     if case .failure(let error) = started { return .failure(error) }
                     return .failure(.recognitionFailed(file: name, rotation: rotation))
                 }
-                let turned = image.rotated(rotation.imagingRotation)
+                let turned = images[view]!.rotated(rotation.imagingRotation)
                 guard let words = engine.words(in: turned, deadlineMilliseconds: options.deadlineMilliseconds) else {
                     return .failure(.recognitionFailed(file: name, rotation: rotation))
                 }
-                rawCounts.withLock { $0 += words.count }
-                return .success(self.spines(in: words, turned: turned, rotation: rotation,
-                                            photoWidth: image.width, photoHeight: image.height))
+                return .success(OCRPass(rotation: rotation, pixels: view.pixels, inverted: view.inverted, words: words))
             }
             results.withLock { $0[index] = result }
         }
-        var candidates: [OCRSpine] = []
+        var passes: [OCRPass] = []
         for result in results.withLock({ $0 }) {
             switch result {
-            case .success(let spines): candidates += spines
+            case .success(let pass): passes.append(pass)
             case .failure(let error): throw error
             case nil: continue
             }
         }
+        return passes
+    }
+
+    /// Which image a pass reads: the working image scaled (pixels > 0) and/or inverted.
+    struct ImageView: Hashable { var pixels: Int; var inverted: Bool }
+
+    /// The working image, or (pixels > 0) the working image scaled down to that many pixels,
+    /// inverted when asked.
+    func image(_ image: GrayImage, as view: ImageView) -> GrayImage {
+        let scaled = view.pixels > 0 ? image.scaled(toPixels: view.pixels, maxLongSide: options.workingLongSide).image : image
+        return view.inverted ? GrayImage(width: scaled.width, height: scaled.height, pixels: scaled.pixels.map { 255 - $0 }) : scaled
+    }
+
+    /// Raw words → spines: noise dropped, words grouped, rotations and scales merged, rows numbered.
+    public func assemble(_ passes: [OCRPass], image: GrayImage) -> OCRShelf {
+        var candidates: [OCRSpine] = []
+        var images: [ImageView: GrayImage] = [:]
+        for pass in passes {
+            let read = images[pass.view] ?? self.image(image, as: pass.view)
+            images[pass.view] = read
+            let turned = read.rotated(pass.rotation.imagingRotation)
+            let factor = Double(image.width) / Double(read.width)
+            candidates += spines(in: pass.words, turned: turned, rotation: pass.rotation,
+                                 photoWidth: read.width, photoHeight: read.height).map { spine in
+                var spine = spine
+                if factor != 1 { spine.box = spine.box.scaled(by: factor) }
+                return spine
+            }
+        }
         return OCRShelf(spines: Self.merged(candidates), workingWidth: image.width, workingHeight: image.height,
-                        rawWordCount: rawCounts.withLock { $0 })
+                        rawWordCount: passes.reduce(0) { $0 + $1.words.count })
     }
 
     /// One pass's words → spines with their boxes in the photo, noise dropped.

@@ -29,7 +29,7 @@ public struct Box: Sendable, Hashable, Codable {
 }
 
 /// One word as Tesseract read it, in the coordinates of the image it was given.
-public struct OCRWord: Sendable, Hashable {
+public struct OCRWord: Sendable, Hashable, Codable {
     public var text: String
     /// Tesseract's word confidence, 0–100.
     public var confidence: Double
@@ -104,6 +104,14 @@ public final class TesseractEngine {
         }
     }
 
+    /// A word of four letters or more that Tesseract's dictionary knows (punctuation aside).
+    /// The LSTM recogniser's own "from dictionary" flag is set on nearly every word, junk
+    /// included, and its dictionary accepts most 2–3 letter strings, so neither tells junk apart.
+    public func isDictionaryWord(_ text: String) -> Bool {
+        let letters = String(text.filter(\.isLetter))
+        return letters.count >= 4 && TessBaseAPIIsValidWord(handle, letters) != 0
+    }
+
     private func collectWords() -> [OCRWord] {
         guard let iterator = TessBaseAPIGetIterator(handle) else { return [] }
         defer { TessResultIteratorDelete(iterator) }
@@ -121,7 +129,7 @@ public final class TesseractEngine {
             words.append(OCRWord(
                 text: text, confidence: Double(TessResultIteratorConfidence(iterator, RIL_WORD)),
                 box: Box(x0: Int(left), y0: Int(top), x1: Int(right), y1: Int(bottom)),
-                isDictionaryWord: TessResultIteratorWordIsFromDictionary(iterator) != 0,
+                isDictionaryWord: isDictionaryWord(text),
                 line: max(0, line)))
         } while TessResultIteratorNext(iterator, RIL_WORD) != 0
         return words

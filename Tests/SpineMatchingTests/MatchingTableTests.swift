@@ -126,4 +126,40 @@ import Vision
         let m = match(SpineReading(text: "IT", title: "It"))
         #expect(m.decision != .strong)
     }
+
+    /// OCR text as real shelves give it: the title is one run among sticker, art and imprint junk.
+    static let ocrCatalogue = WorkIndex([
+        MatchCandidate(workKey: "genesis", title: "Genesis", authors: ["Brendan Reichs"], isbn13: "9780399544965", source: "test"),
+        MatchCandidate(workKey: "chrysalis", title: "Chrysalis", authors: ["Brendan Reichs"], isbn13: "9780399544996", source: "test"),
+        MatchCandidate(workKey: "sing", title: "Sing, Unburied, Sing", authors: ["Jesmyn Ward"], isbn13: "9781501126062", source: "test"),
+        MatchCandidate(workKey: "ask", title: "Ask Me No Questions", authors: ["Marina Budhos"], isbn13: "9781416949206", source: "test"),
+        MatchCandidate(workKey: "host", title: "The Host", authors: ["Stephenie Meyer"], isbn13: "9780316068048", source: "test"),
+        MatchCandidate(workKey: "hat", title: "I Want My Hat Back", authors: ["Jon Klassen"], isbn13: "9780763655983", source: "test"),
+    ])
+
+    @Test func titleFoundAmongOCRJunk() {
+        let matcher = SpineMatcher()
+        // Surname read too: strong, and the other book by the same author is no rival.
+        let genesis = matcher.match(SpineReading(text: "BRENDAN ai CHS die sl BRENDAN GENESIS REICHS"), index: Self.ocrCatalogue)
+        #expect(genesis.decision == .strong)
+        #expect(genesis.best?.workKey == "genesis")
+        // No author read: found, but it waits for review.
+        let sing = matcher.match(SpineReading(text: "meee he Cris Le Bee SING, UNBURIED, SING"), index: Self.ocrCatalogue)
+        #expect(sing.best?.workKey == "sing")
+        #expect(sing.decision == .medium)
+        let ask = matcher.match(SpineReading(text: "OBIE! shooting moon ee tess ASK ME RO QUESTIONS aie"), index: Self.ocrCatalogue)
+        #expect(ask.best?.workKey == "ask")
+        #expect(ask.decision == .medium)
+    }
+
+    @Test func junkNeverMakesAOneWordTitleOrASwappedWordMatch() {
+        let matcher = SpineMatcher()
+        // A one-word title inside junk, without its author: not brought in by the run.
+        let host = matcher.match(SpineReading(text: "oe sl GENESIS Ble tess"), index: Self.ocrCatalogue)
+        #expect(host.decision == .none)
+        // The run never turns a near miss into a match: "Hat Last" is not "Hat Back", one junk word or four.
+        #expect(matcher.match(SpineReading(text: "xx I WANT MY HAT LAST KLASSEN"), index: Self.ocrCatalogue).decision != .strong)
+        let hat = matcher.match(SpineReading(text: "ee sl I WANT MY HAT LAST aie KLASSEN"), index: Self.ocrCatalogue)
+        #expect(hat.decision != .strong)
+    }
 }

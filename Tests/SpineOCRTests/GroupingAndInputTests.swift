@@ -74,6 +74,30 @@ import Vision
         for word in ["1984", "Weaveworld", "A", "Hilderbrand", "2nd"] { #expect(keeps(word), "\(word)") }
         #expect(SpineNoise.isImprint("PENGUIN") && SpineNoise.isImprint("Picador") && !SpineNoise.isImprint("Dune"))
     }
+
+    @Test func dictionaryWordsAreRealWordsOfFourLettersOrMore() throws {
+        // The LSTM's own flag marks junk too; short strings pass Tesseract's dictionary test.
+        let engine = try TesseractEngine(options: TesseractOptions())
+        for word in ["Brother", "THEORY", "Graphs,", "Materials"] { #expect(engine.isDictionaryWord(word), "\(word)") }
+        for junk in ["ai", "sl", "eal", "Wkrthz", "ASHLORDS", "zxqv"] { #expect(!engine.isDictionaryWord(junk), "\(junk)") }
+    }
+
+    @Test func aSmallerScalesWordsLandInTheWorkingImage() throws {
+        // The working image is 2000×1000; a pass read it at half size (500,000 pixels).
+        let ocr = try ShelfOCR()
+        let image = GrayImage(width: 2000, height: 1000, pixels: [UInt8](repeating: 200, count: 2_000_000))
+        let pass = OCRPass(rotation: .none, pixels: 500_000, words: [
+            OCRWord(text: "Weaveworld", confidence: 95, box: Box(x0: 100, y0: 100, x1: 300, y1: 140), isDictionaryWord: false, line: 0),
+        ])
+        let shelf = ocr.assemble([pass], image: image)
+        #expect(shelf.spines.map(\.text) == ["Weaveworld"])
+        #expect(shelf.spines.first?.box == Box(x0: 200, y0: 200, x1: 600, y1: 280))
+        // Read again as a negative at full size: the same place, counted once.
+        let inverted = OCRPass(rotation: .none, pixels: 0, inverted: true, words: [
+            OCRWord(text: "Weaveworld", confidence: 90, box: Box(x0: 202, y0: 198, x1: 598, y1: 282), isDictionaryWord: false, line: 0),
+        ])
+        #expect(ocr.assemble([pass, inverted], image: image).spines.count == 1)
+    }
 }
 
 /// Bad input: every case an error naming the photo or the package, or simply no readings.
