@@ -212,7 +212,7 @@ enum SourceErrorText {
         let harness = try await LookupHarness()
         defer { Task { await harness.close() } }
         for n in 0..<49 {
-            let code = generatedISBN(n)
+            let code = generatedISBN(n, prefix: "97910")
             let work = try harness.catalogue.record(EditionMetadata(title: "Owned \(n)", authors: ["A"], apiSource: "manual"), for: code)
             _ = try harness.catalogue.addOwned(isbn: code, work: work)
         }
@@ -258,9 +258,3 @@ enum SourceErrorText {
     }
 }
 
-/// The n-th valid ISBN-13 in 979-10 (never one of the fixture books).
-func generatedISBN(_ n: Int) -> ISBN13 {
-    let body = "97910" + String(format: "%07d", n)
-    // The one check digit that validates.
-    return (0...9).lazy.compactMap { try? ISBN13(validating: body + String($0)) }.first!
-}

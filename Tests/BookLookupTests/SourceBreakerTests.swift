@@ -34,7 +34,7 @@ import TestSupport
             let now = Locked(Date(timeIntervalSince1970: 1_780_000_000))
             let log = Lines()
             let service = try service(server, folder: folder, clock: { now.value }, log: log)
-            let codes = (0..<6).map(generatedISBN)
+            let codes = (0..<6).map { generatedISBN($0, prefix: "97910") }
             for code in codes {
                 guard case .unavailable = await service.lookup(code, intent: .own()) else { Issue.record("expected unavailable"); return }
             }
@@ -45,8 +45,8 @@ import TestSupport
 
             // Later, one probe per source goes out (and the breaker stays open while it fails).
             now.value += 31
-            _ = await service.lookup(generatedISBN(7), intent: .own())
-            _ = await service.lookup(generatedISBN(8), intent: .own())
+            _ = await service.lookup(generatedISBN(7, prefix: "97910"), intent: .own())
+            _ = await service.lookup(generatedISBN(8, prefix: "97910"), intent: .own())
             #expect(log.requests.count == 4)
         }
     }
@@ -61,12 +61,12 @@ import TestSupport
             let log = Lines()
             let now = Date(timeIntervalSince1970: 1_780_000_000)
             let service = try service(server, folder: folder, clock: { now }, log: log, timeout: 0.3)
-            _ = await service.lookup(generatedISBN(0), intent: .own())
+            _ = await service.lookup(generatedISBN(0, prefix: "97910"), intent: .own())
             #expect(service.breaker.isPaused(SourceName.googleBooks.rawValue))
             server.clearRequests()
-            _ = await service.lookup(generatedISBN(1), intent: .own())
+            _ = await service.lookup(generatedISBN(1, prefix: "97910"), intent: .own())
             #expect(server.requests(to: "/books/v1/volumes").isEmpty)
-            #expect(try service.catalogue.pendingLookup(isbn: generatedISBN(1))?.reason.contains("time-out") == true)
+            #expect(try service.catalogue.pendingLookup(isbn: generatedISBN(1, prefix: "97910"))?.reason.contains("time-out") == true)
         }
     }
 }

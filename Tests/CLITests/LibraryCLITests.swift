@@ -85,11 +85,7 @@ import TestSupport
 @Suite struct ImportKillTests {
     /// `count` valid ISBN-13s, 978-0-00000001-? upwards.
     static func isbns(_ count: Int) -> [String] {
-        (1...count).map { n in
-            let body = "978" + String(format: "%09d", n)
-            let sum = body.enumerated().reduce(0) { $0 + Int(String($1.element))! * ($1.offset % 2 == 0 ? 1 : 3) }
-            return body + String((10 - sum % 10) % 10)
-        }
+        generatedISBNs(count, startingAt: 1, prefix: "978").map(\.digits)
     }
 
     @Test func killedImportResumesWithEveryBookOnce() async throws {

@@ -34,11 +34,3 @@ func edition(
         apiSource: source)
 }
 
-/// `count` distinct valid ISBN-13s in the 978-1 range.
-func generatedISBNs(_ count: Int, startingAt start: Int = 0) -> [ISBN13] {
-    (start..<start + count).map { n in
-        let body = "9781" + String(format: "%08d", n)
-        // The one check digit that validates.
-        return (0...9).lazy.compactMap { try? ISBN13(validating: body + String($0)) }.first!
-    }
-}

@@ -142,9 +142,7 @@ import Testing
 
 /// A Bookland ISBN-13 "978" + 9-digit `n` + its check digit, recorded in the cache as its own work.
 func cachedBook(_ n: Int, in catalogue: Catalogue) throws -> ISBN13 {
-    let body = "978" + String(format: "%09d", n)
-    let sum = body.enumerated().reduce(0) { $0 + Int(String($1.element))! * ($1.offset % 2 == 0 ? 1 : 3) }
-    let isbn = try ISBN13(validating: body + String((10 - sum % 10) % 10))
+    let isbn = generatedISBN(n, prefix: "978")
     _ = try catalogue.record(EditionMetadata(isbn13: isbn.digits, title: "Book Number \(n)", authors: ["Author \(n)"],
                                              apiSource: "googleBooks"), for: isbn)
     return isbn
