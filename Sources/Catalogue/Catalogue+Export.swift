@@ -25,6 +25,8 @@ public enum JSONValue: Sendable, Hashable, Encodable {
         }
     }
 
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
     public static func appendString(_ string: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         for byte in string.utf8 {
@@ -35,10 +37,9 @@ public enum JSONValue: Sendable, Hashable, Encodable {
             case 0x0D: out += #"\r"#.utf8
             case 0x09: out += #"\t"#.utf8
             case ..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
                 out += #"\u00"#.utf8
-                out.append(hex[Int(byte >> 4)])
-                out.append(hex[Int(byte & 0xF)])
+                out.append(hexDigits[Int(byte >> 4)])
+                out.append(hexDigits[Int(byte & 0xF)])
             default: out.append(byte)
             }
         }

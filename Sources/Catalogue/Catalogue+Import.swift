@@ -39,15 +39,6 @@ public struct ImportedBook: Sendable {
 }
 
 extension Catalogue {
-    /// Files an imported book: owned books go through `addOwned` (already owned, the free
-    /// plan's limit), others become a not-owned item in their list. Reading state from the
-    /// file is applied to a new item, or to an existing one the user has not touched
-    /// (unread, no rating), so a re-run of the same file changes nothing.
-    public func importBook(isbn: ISBN13, work: Work, state: ImportedState, now: Date = Date()) throws(LibraryError) -> AddOutcome {
-        let userId = userId
-        return try libraryWrite { db in try Self.importBook(isbn: isbn, work: work, state: state, userId: userId, now: now, db) }
-    }
-
     /// Files a chunk of imported books and marks their rows of `fileHash` done, all in one
     /// transaction: a chunk is filed and marked together or not at all (kill -9 between two
     /// chunks loses nothing and duplicates nothing), and 10,000 books cost 50 commits, not
@@ -73,6 +64,10 @@ extension Catalogue {
         }
     }
 
+    /// Files an imported book: owned books go through `addOwned` (already owned, the free
+    /// plan's limit), others become a not-owned item in their list. Reading state from the
+    /// file is applied to a new item, or to an existing one the user has not touched
+    /// (unread, no rating), so a re-run of the same file changes nothing.
     static func importBook(isbn: ISBN13, work: Work, state: ImportedState, userId: String, now: Date, _ db: Database) throws -> AddOutcome {
         let listId = "\(userId)_\((state.listType ?? (state.status == .read ? .completed : .toRead)).rawValue)"
         let outcome: AddOutcome

@@ -62,12 +62,7 @@ extension Catalogue {
         try read { db in Set(try Int.fetchAll(db, sql: "SELECT line FROM importedRows WHERE fileHash = ?", arguments: [fileHash])) }
     }
 
-    /// Marks import rows done (idempotent), in one transaction.
-    public func markImported(fileHash: String, lines: [(Int, String)]) throws(CatalogueError) {
-        guard !lines.isEmpty else { return }
-        try write { db in try Self.markImported(fileHash: fileHash, lines: lines, db) }
-    }
-
+    /// Marks import rows done (idempotent), inside the transaction that filed them.
     static func markImported(fileHash: String, lines: [(Int, String)], _ db: Database) throws {
         let statement = try db.cachedStatement(sql: "INSERT OR REPLACE INTO importedRows (fileHash, line, outcome) VALUES (?, ?, ?)")
         for (line, outcome) in lines { try statement.execute(arguments: [fileHash, line, outcome]) }

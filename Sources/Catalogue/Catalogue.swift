@@ -68,12 +68,11 @@ public final class Catalogue: Sendable {
         var configuration = Configuration()
         configuration.readonly = true
         configuration.label = "rapidscan"
-        // A WAL database needs its -shm file; where none exists and none can be created,
-        // SQLite can read only with `immutable=1`, which is right when no writer can exist
-        // there anyway. A WAL with pages not yet checkpointed must be read through, so then
-        // the plain read-only open is used (it works while -shm exists).
-        // Only where nothing can write: elsewhere a scan may be writing at this moment, and
-        // an immutable reader would neither see its WAL nor lock against its checkpoint.
+        // A WAL database needs its -shm file; where none exists and none can be created (a
+        // folder nothing can write), SQLite reads only with `immutable=1`, right there since no
+        // writer can exist. Anywhere else a scan may be writing at this moment, and an immutable
+        // reader would neither see its WAL nor lock against its checkpoint; a WAL holding pages
+        // not yet checkpointed must be read through too.
         let walBytes = CatalogueError.fileSize(path + "-wal")
         let folderWritable = FileManager.default.isWritableFile(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path)
         let openPath = walBytes > 0 || folderWritable ? path : "file:" + Self.uriEscaped(path) + "?immutable=1"

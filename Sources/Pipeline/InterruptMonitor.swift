@@ -46,9 +46,7 @@ public final class InterruptMonitor: Sendable {
     /// first so the shell gets a clean terminal either way.
     private static func stopSoon() {
         // Only where the progress line was drawn: a terminal that takes escapes (docs/CLI.md).
-        let environment = ProcessInfo.processInfo.environment
-        let term = environment["TERM"] ?? ""
-        if isatty(STDERR_FILENO) == 1, !term.isEmpty, term != "dumb", (environment["NO_COLOR"] ?? "").isEmpty {
+        if OutputStream.standardError.allowsEscapes() {
             let clear = "\r\u{1B}[J"
             _ = clear.withCString { write(STDERR_FILENO, $0, strlen($0)) }
         }

@@ -25,6 +25,20 @@ public struct OutputStream: Sendable {
 
     public var isTerminal: Bool { isatty(descriptor) == 1 }
 
+    /// Whether escape sequences (colour, cursor moves) may go to this stream: only to a
+    /// terminal, never with `NO_COLOR` set (https://no-color.org) or `TERM=dumb` (or no TERM
+    /// at all), which cannot draw them. The one rule for the CLI and the interrupt handler.
+    public func allowsEscapes(environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
+        Self.allowsEscapes(isTerminal: isTerminal, environment: environment)
+    }
+
+    public static func allowsEscapes(isTerminal: Bool, environment: [String: String]) -> Bool {
+        guard isTerminal else { return false }
+        if let noColor = environment["NO_COLOR"], !noColor.isEmpty { return false }
+        guard let term = environment["TERM"], !term.isEmpty, term != "dumb" else { return false }
+        return true
+    }
+
     public func write(_ text: String) {
         var bytes = Array(text.utf8)
         var offset = 0

@@ -134,7 +134,7 @@ extension ImportSummary {
 }
 
 struct ImportLine: Encodable {
-    var schema = 1
+    var schema = JSONSchema.version
     var event: String
     var file: String
     var line: Int?
@@ -167,7 +167,7 @@ struct ImportLine: Encodable {
 }
 
 struct ImportSummaryLine: Encodable {
-    var schema = 1
+    var schema = JSONSchema.version
     var event = "summary"
     var imported: Int
     var alreadyPresent: Int

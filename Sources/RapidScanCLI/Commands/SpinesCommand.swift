@@ -204,7 +204,7 @@ struct SpineOutput {
     let quiet: Bool
 
     struct Line: Encodable {
-        var schema = 1
+        var schema = JSONSchema.version
         var event: String
         /// The entry's number in `rapidscan review`.
         var number: Int?
@@ -226,7 +226,7 @@ struct SpineOutput {
     }
 
     struct Summary: Encodable {
-        var schema = 1
+        var schema = JSONSchema.version
         var event = "summary"
         var photos: Int
         var sent: Int

@@ -41,7 +41,8 @@ enum Console {
 /// The `"schema"` every JSON Lines object carries (docs/CLI.md); bumped only on an
 /// incompatible change to a field's name or meaning.
 enum JSONSchema {
-    static let version = 1
+    /// The same number the scan/watch event lines carry (the pipeline writes those).
+    static let version = JSONLinesOutput.schema
 }
 
 /// `"addon"` in every command's JSON: the EAN-2/EAN-5 printed beside a code, as an object

@@ -2,21 +2,17 @@ import Foundation
 import Pipeline
 @preconcurrency import Rainbow
 
-/// When the CLI may write escape sequences (colour, cursor moves for the progress bar and
-/// the live panel): only to a terminal, and never with `NO_COLOR` set (https://no-color.org)
-/// or `TERM=dumb` (or no TERM at all), which cannot draw them.
+/// Escape sequences (colour, cursor moves for the progress bar and the live panel) follow
+/// `OutputStream.allowsEscapes`: a terminal, no `NO_COLOR`, a TERM that is not dumb.
 enum Terminal {
     static func allowsEscapes(
         _ stream: Pipeline.OutputStream, environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> Bool {
-        allowsEscapes(isTerminal: stream.isTerminal, environment: environment)
+        stream.allowsEscapes(environment: environment)
     }
 
     static func allowsEscapes(isTerminal: Bool, environment: [String: String]) -> Bool {
-        guard isTerminal else { return false }
-        if let noColor = environment["NO_COLOR"], !noColor.isEmpty { return false }
-        guard let term = environment["TERM"], !term.isEmpty, term != "dumb" else { return false }
-        return true
+        Pipeline.OutputStream.allowsEscapes(isTerminal: isTerminal, environment: environment)
     }
 
     /// The toast colouring for standard output: Rainbow's colours when allowed, else none.

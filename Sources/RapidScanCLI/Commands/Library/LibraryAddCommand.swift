@@ -118,7 +118,7 @@ func worse(_ a: ExitCode, _ b: ExitCode) -> ExitCode {
 }
 
 struct AddLine: Encodable {
-    var schema = 1
+    var schema = JSONSchema.version
     var event: String
     var isbn13: String
     var title: String?

@@ -48,7 +48,7 @@ enum LibraryExit {
 
 /// One item as `--json` prints it: the docs/CLI.md shared names plus the seed's item fields.
 struct ItemLine: Encodable {
-    var schema = 1
+    var schema = JSONSchema.version
     var event: String
     var id: String
     var isbn13: String

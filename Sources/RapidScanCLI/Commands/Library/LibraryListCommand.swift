@@ -73,7 +73,7 @@ struct LibraryListCommand: ParsableCommand {
 }
 
 struct ListSummaryLine: Encodable {
-    var schema = 1
+    var schema = JSONSchema.version
     var event = "summary"
     var count: Int
 }

@@ -81,7 +81,7 @@ struct LibraryListsCommand: ParsableCommand {
 }
 
 struct ListLine: Encodable {
-    var schema = 1
+    var schema = JSONSchema.version
     var event = "list"
     var id: String
     var name: String

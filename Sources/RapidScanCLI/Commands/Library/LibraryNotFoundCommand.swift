@@ -46,7 +46,7 @@ struct LibraryNotFoundCommand: AsyncParsableCommand {
 }
 
 struct NotFoundLine: Encodable {
-    var schema = 1
+    var schema = JSONSchema.version
     var event: String
     var isbn13: String
     var file: String
