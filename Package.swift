@@ -110,13 +110,13 @@ let package = Package(
         .testTarget(name: "LibraryTransferTests", dependencies: [
             "LibraryTransfer", "Catalogue", "BookLookup", "MetadataSources", "RapidScanConfig", "BookCodes", "TestSupport",
         ]),
-        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Catalogue", "BookLookup", "BarcodeReading", "BookCodes", "TestSupport"]),
+        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Catalogue", "BookLookup", "MetadataSources", "BarcodeReading", "BookCodes", "TestSupport"]),
         .testTarget(name: "SpineOCRTests", dependencies: ["SpineOCR", "SpineMatching", "Imaging", "Vision", "TestSupport"]),
         .testTarget(name: "VisionTests", dependencies: ["Vision", "Imaging", "TestSupport"]),
         .testTarget(name: "SpineMatchingTests", dependencies: ["SpineMatching", "Vision", "TestSupport"], exclude: ["Resources"]),
         // The CLI's own rules (exit table, raw-frame syntax, terminal detection) as units.
         .testTarget(name: "RapidScanCLITests", dependencies: [
-            "RapidScanCLI", "Pipeline", "Imaging", .product(name: "Rainbow", package: "Rainbow"),
+            "RapidScanCLI", "Pipeline", "Imaging", "BookCodes", .product(name: "Rainbow", package: "Rainbow"),
         ]),
         // Runs the built `rapidscan` binary end to end.
         .testTarget(name: "CLITests", dependencies: ["TestSupport"]),

@@ -16,9 +16,15 @@ public final class LookupService: Sendable {
     /// skipped (its books queued at once) until a probe finds it back.
     public let breaker: SourceBreaker
     private let clock: @Sendable () -> Date
+    /// Network lookups in flight at once through `lookup` (nil: no bound). Cache hits need
+    /// no permit; the others wait here, so they see the breaker's verdict on the ones before
+    /// them instead of all queuing up behind a dead network.
+    private let networkPermits: AsyncSemaphore?
 
     public init(catalogue: Catalogue, sources: [any MetadataSource], clock: @escaping @Sendable () -> Date = { Date() },
-                schedule: RetrySchedule = RetrySchedule(), breaker: SourceBreaker = SourceBreaker()) {
+                schedule: RetrySchedule = RetrySchedule(), breaker: SourceBreaker = SourceBreaker(),
+                concurrentNetworkLookups: Int? = nil) {
+        networkPermits = concurrentNetworkLookups.map { AsyncSemaphore(limit: max(1, $0)) }
         self.catalogue = catalogue
         self.sources = sources
         self.clock = clock
@@ -42,6 +48,8 @@ public final class LookupService: Sendable {
             }
             return .unavailable(source: "cache", reason: reason)
         }
+        if let networkPermits { await networkPermits.acquire() }
+        defer { if let networkPermits { Task { await networkPermits.release() } } }
         let result = await resolve(isbn, intent: intent ?? .lookupOnly)
         switch result {
         case .found: settlePending(isbn, callerWillOwn: intent?.addOwned ?? false)

@@ -22,7 +22,7 @@ public struct ParallelBatchDecoder: BatchDecoder {
             let task = Task {
                 for await (index, _, result) in results {
                     if shouldStop() { break }
-                    continuation.yield(DecodedFrame(frame: frames[index], outcome: ValidateStage.outcome(of: result)))
+                    continuation.yield(DecodedFrame(frame: frames[index], outcome: .init(result)))
                 }
                 continuation.finish()
             }
@@ -40,7 +40,7 @@ public final class FileFrameDecoder: FrameDecoder {
     }
 
     public func decode(_ frame: Frame) -> DecodedFrame.Outcome {
-        ValidateStage.outcome(of: Result { () throws(ImageError) in try scanner.scan(fileAt: frame.url) })
+        .init(Result { () throws(ImageError) in try scanner.scan(fileAt: frame.url) })
     }
 }
 
@@ -62,7 +62,7 @@ public final class LiveFrameDecoder: FrameDecoder {
     public func decode(_ frame: Frame) -> DecodedFrame.Outcome {
         do {
             let loaded = try ImageLoader.load(contentsOf: frame.url, options: options)
-            return .read(ValidateStage.codes(from: reader.scan(loaded.image)))
+            return .read(reader.scan(loaded.image))
         } catch {
             return .unreadable(reason: error.description)
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -35,7 +36,7 @@ public final class DirectoryWatcher: Sendable {
     /// A pipe whose write end `stop()` writes to, waking the poll.
     private let wakeDescriptor: Int32
     private let wakeWriteDescriptor: Int32
-    private let stopped = Locked(false)
+    private let stopped = Mutex(false)
 
     public init(directory: URL) throws(WatchError) {
         var isDirectory: ObjCBool = false

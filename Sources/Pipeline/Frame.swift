@@ -1,5 +1,7 @@
+import BarcodeReading
 import BookCodes
 import Foundation
+import Imaging
 
 /// One picture entering the pipeline: a photo from a folder or a frame a capture program
 /// wrote into a watched directory.
@@ -29,8 +31,8 @@ public struct Frame: Sendable, Hashable {
     }
 }
 
-/// Stage "validate", its output: one code read from a frame, already sorted into book,
-/// other product, or rejected (the check digit failed).
+/// Stage "confirm", its output: one code read from a frame, sorted into book, other
+/// product, or rejected (the check digit failed).
 public enum ReadCode: Sendable, Hashable {
     /// `addOn`: the EAN-5/EAN-2 printed beside the ISBN (on books usually the price), kept as metadata.
     case book(ISBN13, symbology: Symbology, text: String, addOn: AddOn? = nil)
@@ -45,15 +47,44 @@ public enum ReadCode: Sendable, Hashable {
         case .rejected: nil
         }
     }
+
+    /// The confirm rule: every detection was checked against its check digit by the reader;
+    /// here they are sorted into books (Bookland 978/979), other products and rejected codes,
+    /// one per code (GTIN-13 space), so "9780306406157" read as EAN-13 and as ISBN-13 counts once.
+    public static func confirmed(from detections: [Detection]) -> [ReadCode] {
+        var seen = Set<String>()
+        var codes: [ReadCode] = []
+        // An EAN-2/EAN-5 add-on is price metadata printed beside a main code, never a code of its own.
+        for detection in detections where !detection.symbology.isAddOn {
+            let code: ReadCode
+            switch detection.validity {
+            case .valid(.book(let isbn)): code = .book(isbn, symbology: detection.symbology, text: detection.text, addOn: detection.addOn)
+            case .valid(.product(let gtin)): code = .product(gtin)
+            case .rejected(let error):
+                code = .rejected(symbology: detection.symbology, text: detection.text, reason: error.description)
+            }
+            let identity = code.debounceKey ?? "rejected:\(detection.symbology.rawValue):\(detection.text)"
+            if seen.insert(identity).inserted { codes.append(code) }
+        }
+        return codes
+    }
 }
 
-/// Stage "decode", its output for one frame.
+/// Stage "decode", its output for one frame: what zbar read, not yet confirmed.
 public struct DecodedFrame: Sendable {
     public enum Outcome: Sendable {
-        case read([ReadCode])
+        /// Valid and rejected detections alike; stage "confirm" sorts them.
+        case read([Detection])
         case unreadable(reason: String)
         /// Never decoded: newer frames were waiting (watch only).
         case dropped
+
+        public init(_ scan: Result<FileScanResult, ImageError>) {
+            switch scan {
+            case .failure(let error): self = .unreadable(reason: error.description)
+            case .success(let scan): self = .read(scan.codes + scan.rejected)
+            }
+        }
     }
 
     public var frame: Frame

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -15,42 +16,46 @@ public final class InterruptMonitor: Sendable {
     /// arrives while a command is still starting up is not the default kill.
     public static let process = InterruptMonitor()
 
-    private let received = Locked<Int32?>(nil)
+    private let received = Mutex<Int32?>(nil)
     /// Commands with nothing to finish let the first signal end the process at once.
-    private let exitsAtOnce = Locked(false)
-    private let sources: Locked<[any DispatchSourceSignal]>
-    private let handlers = Locked<[@Sendable () -> Void]>([])
+    private let exitsAtOnce = Mutex(false)
+    /// Set once in `init`, never changed; Dispatch sources are thread-safe objects.
+    private nonisolated(unsafe) let sources: [any DispatchSourceSignal]
+    private let handlers = Mutex<[@Sendable () -> Void]>([])
+    /// Runs before a second signal forces the exit (the executable clears its progress line).
+    private let forcedExitHandler = Mutex<@Sendable () -> Void>({})
 
     public init(signals: [Int32] = [SIGINT, SIGTERM]) {
-        sources = Locked([])
-        for number in signals {
+        sources = signals.map { number in
             // The default action would kill the process before the summary; Dispatch delivers instead.
             signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            return DispatchSource.makeSignalSource(signal: number, queue: .global())
+        }
+        for (number, source) in zip(signals, sources) {
             source.setEventHandler { [self] in
                 let first = received.withLock { value -> Bool in
                     defer { value = value ?? number }
                     return value == nil
                 }
                 if exitsAtOnce.withLock({ $0 }) { _exit(Self.exitStatus) }
-                guard first else { return Self.stopSoon() }
+                guard first else { return stopSoon() }
                 for handler in handlers.withLock({ $0 }) { handler() }
             }
             source.resume()
-            sources.withLock { $0.append(source) }
         }
     }
 
     /// A second signal: the session is already stopping (its lookups cancelled); give it a
-    /// moment to print its summary, then leave regardless. The progress line is cleared
-    /// first so the shell gets a clean terminal either way.
-    private static func stopSoon() {
-        // Only where the progress line was drawn: a terminal that takes escapes (docs/CLI.md).
-        if OutputStream.standardError.allowsEscapes() {
-            let clear = "\r\u{1B}[J"
-            _ = clear.withCString { write(STDERR_FILENO, $0, strlen($0)) }
-        }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 1.0) { _exit(exitStatus) }
+    /// moment to print its summary, then leave regardless. The executable's handler runs
+    /// first (it clears the progress line so the shell gets a clean terminal either way).
+    private func stopSoon() {
+        forcedExitHandler.withLock { $0 }()
+        DispatchQueue.global().asyncAfter(deadline: .now() + 1.0) { _exit(Self.exitStatus) }
+    }
+
+    /// Runs `handler` when a second signal is about to force the exit (this module prints nothing).
+    public func beforeForcedExit(_ handler: @escaping @Sendable () -> Void) {
+        forcedExitHandler.withLock { $0 = handler }
     }
 
     /// For a command with no session to finish: a signal (already received, or to come)
@@ -72,7 +77,7 @@ public final class InterruptMonitor: Sendable {
 
     /// Puts the default actions back (for tests and for the end of a command).
     public func cancel() {
-        for source in sources.withLock({ $0 }) {
+        for source in sources {
             source.cancel()
             signal(Int32(source.handle), SIG_DFL)
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Decodes one frame; one instance per decode thread (zbar scanners are not thread-safe).
 public protocol FrameDecoder: AnyObject {
@@ -21,14 +22,14 @@ public final class LiveDecoder: Sendable {
 
     public let results: AsyncStream<DecodedFrame>
     private let continuation: AsyncStream<DecodedFrame>.Continuation
-    private let state: Locked<State>
+    private let state: Mutex<State>
     private let condition = NSCondition()
 
     /// `keepNewest` 0 keeps every frame (no dropping).
     public init(workers: Int, keepNewest: Int, makeDecoder: @escaping @Sendable () throws -> any FrameDecoder) rethrows {
         let workers = max(1, workers)
         (results, continuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
-        state = Locked(State(queue: FrameDropPolicy(capacity: keepNewest), runningWorkers: workers))
+        state = Mutex(State(queue: FrameDropPolicy(capacity: keepNewest), runningWorkers: workers))
         var decoders: [any FrameDecoder] = []
         for _ in 0..<workers { decoders.append(try makeDecoder()) }
         for (index, decoder) in decoders.enumerated() {

@@ -1,85 +1,159 @@
 import BookCodes
 import Foundation
 
-/// Stage "output", its input: one thing that happened to one frame or one code in it.
+/// Stage "emit", its input: what happened to one frame or one code in it. The outcome is an
+/// enum carrying exactly the values that outcome has, so a "queued" event always says what
+/// it waits for and an "added" one always has its ISBN.
 public struct ScanEvent: Sendable, Hashable {
-    public enum Kind: String, Sendable, Hashable, CaseIterable {
-        case added, alreadyOwned, notFound, libraryFull, queued
+    /// The frame's path as given (or as found under a given folder); for an ISBN that entered
+    /// at the lookup stage (`SessionPipeline.enter`), the file it came from.
+    public var file: String
+    public var captureTime: Date
+    public var outcome: Outcome
+
+    public init(file: String, captureTime: Date, outcome: Outcome) {
+        self.file = file
+        self.captureTime = captureTime
+        self.outcome = outcome
+    }
+
+    public enum Outcome: Sendable, Hashable {
+        case added(ScannedBook)
+        case alreadyOwned(ScannedBook)
+        /// Not added: the free plan's limit (`owned` of `limit` books).
+        case libraryFull(ScannedBook, owned: Int, limit: Int)
+        /// No source could answer now; the lookup is queued for `pending retry`.
+        case queued(ScannedBook, waitingFor: LookupProvenance, reason: String)
+        /// No source knows the ISBN (remembered for `library notfound`).
+        case notFound(ScannedBook)
+        /// The lookup or the library write failed for a reason that is not "try later".
+        case failed(ScannedBook, reason: String)
         /// A valid retail code that is not a book (not looked up).
-        case nonBook
+        case nonBook(GTIN)
         /// A code whose check digit failed.
-        case rejected
+        case rejected(symbology: Symbology, text: String, reason: String)
         /// A repeat inside the debounce window.
-        case debounced
+        case debounced(ReadCode)
         /// A file that could not be read or decoded as an image.
-        case unreadable
+        case unreadable(reason: String)
         /// A readable frame with no barcode in it (normal for webcam frames).
         case noCode
         /// A watched frame skipped because newer frames were waiting (latency over backlog).
         case dropped
-        /// The lookup or the library write failed for a reason that is not "try later".
-        case failed
     }
 
-    public var kind: Kind
-    /// The frame's path as given (or as found under a given folder).
-    public var file: String
-    public var captureTime: Date
-    public var isbn13: String?
-    /// The code as printed (non-book products, rejected codes).
-    public var code: String?
-    /// "EAN-13", "UPC-A"… for non-book and rejected codes.
-    public var symbology: String?
-    public var title: String?
-    /// The EAN-5/EAN-2 add-on printed beside a book's ISBN (usually its price): metadata, never the ISBN.
-    public var addOn: AddOn?
-    /// The source a queued lookup waits for ("googleBooks", "openLibrary", "offline").
-    public var source: String?
-    /// Why: the unreadable file's error, the rejected code's check-digit message, a failure.
-    public var reason: String?
-    /// Library Full: owned books and the plan's limit.
-    public var owned: Int?
-    public var limit: Int?
-
-    public init(
-        _ kind: Kind, file: String, captureTime: Date, isbn13: String? = nil, code: String? = nil,
-        symbology: String? = nil, title: String? = nil, source: String? = nil, reason: String? = nil,
-        owned: Int? = nil, limit: Int? = nil
-    ) {
-        self.kind = kind
-        self.file = file
-        self.captureTime = captureTime
-        self.isbn13 = isbn13
-        self.code = code
-        self.symbology = symbology
-        self.title = title
-        self.source = source
-        self.reason = reason
-        self.owned = owned
-        self.limit = limit
+    /// The outcome's name: the `"event"` of a JSON line and the key of the totals.
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        case added, alreadyOwned, notFound, libraryFull, queued, nonBook, rejected, debounced, unreadable, noCode, dropped, failed
     }
 
-    /// The toast a person sees: the seed's titles and subtitles.
-    public var toast: (title: String, subtitle: String) {
-        let book = title ?? isbn13.map { "ISBN \($0)" } ?? ""
-        let printed = [symbology, code].compactMap { $0 }.joined(separator: " ")
-        switch kind {
-        case .added: return ("Added to Library", book)
-        case .alreadyOwned: return ("Already in Library", book)
-        case .notFound: return ("Book Not Found", "Try scanning again" + (isbn13.map { " (ISBN \($0))" } ?? ""))
-        case .libraryFull:
-            return ("Library Full", "\(owned ?? 0)/\(limit ?? 0) books. Upgrade to Pro" + (isbn13.map { " (ISBN \($0) not added)" } ?? ""))
-        case .queued:
-            let when = source == "offline" ? "offline: `rapidscan pending retry` adds it when online"
-                                           : "will retry when \(source ?? "the lookup service") answers"
-            return ("Queued", when + (isbn13.map { " (ISBN \($0))" } ?? ""))
-        case .nonBook: return ("Not a Book", "\(printed) is a product code, not looked up")
-        case .rejected: return ("Rejected", "\(printed): \(reason ?? "bad check digit")")
-        case .debounced: return ("Repeat Skipped", "\(isbn13.map { "ISBN \($0)" } ?? printed) seen moments ago")
-        case .unreadable: return ("Unreadable", reason ?? "could not be read")
-        case .noCode: return ("No Barcode", "")
-        case .dropped: return ("Dropped", "newer frames were waiting")
-        case .failed: return ("Failed", [book, reason ?? ""].filter { !$0.isEmpty }.joined(separator: ": "))
+    public var kind: Kind {
+        switch outcome {
+        case .added: .added
+        case .alreadyOwned: .alreadyOwned
+        case .libraryFull: .libraryFull
+        case .queued: .queued
+        case .notFound: .notFound
+        case .failed: .failed
+        case .nonBook: .nonBook
+        case .rejected: .rejected
+        case .debounced: .debounced
+        case .unreadable: .unreadable
+        case .noCode: .noCode
+        case .dropped: .dropped
         }
+    }
+
+    /// Whether the outcome is final, so a resumed run may skip the frame. Unreadable
+    /// frames, Library Full and failures are not settled: running again (after fixing the
+    /// file, upgrading, or when the database is back) picks them up; a dropped frame was never read.
+    public var isSettled: Bool { ![.unreadable, .libraryFull, .failed, .dropped].contains(kind) }
+
+    /// The book of a book outcome (looked up, or a repeat of one).
+    public var book: ScannedBook? {
+        switch outcome {
+        case let .added(book), let .alreadyOwned(book), let .libraryFull(book, _, _), let .queued(book, _, _),
+             let .notFound(book), let .failed(book, _):
+            book
+        case let .debounced(.book(isbn, _, _, addOn)): ScannedBook(isbn13: isbn, addOn: addOn)
+        default: nil
+        }
+    }
+
+    /// The code as printed, for outcomes that are not books: non-book products, rejected codes, repeats of a product.
+    public var printedCode: (symbology: Symbology, text: String)? {
+        switch outcome {
+        case let .nonBook(gtin), let .debounced(.product(gtin)): (gtin.symbology, gtin.text)
+        case let .rejected(symbology, text, _): (symbology, text)
+        default: nil
+        }
+    }
+
+    /// Why: the unreadable file's error, the rejected code's check-digit message, a failure, a queue's cause.
+    public var reason: String? {
+        switch outcome {
+        case let .queued(_, _, reason), let .failed(_, reason), let .rejected(_, _, reason), let .unreadable(reason): reason
+        default: nil
+        }
+    }
+}
+
+/// A book as the session knows it after a stage: its ISBN, the title once a lookup found
+/// it, and the EAN-5/EAN-2 add-on printed beside the barcode (usually its price: metadata,
+/// never the ISBN).
+public struct ScannedBook: Sendable, Hashable {
+    public var isbn13: ISBN13
+    public var title: String?
+    public var addOn: AddOn?
+
+    public init(isbn13: ISBN13, title: String? = nil, addOn: AddOn? = nil) {
+        self.isbn13 = isbn13
+        self.title = title
+        self.addOn = addOn
+    }
+}
+
+/// Where a lookup was answered, or who is awaited when it was not.
+public enum LookupProvenance: Sendable, Hashable {
+    /// A metadata source by its name ("googleBooks", "openLibrary").
+    case source(String)
+    /// The local cache (no network).
+    case cache
+    /// The library database (reading or queueing failed there).
+    case database
+    /// `--offline`: only the cache was asked; a miss waits for `pending retry`.
+    case offline
+
+    /// The name in output (`"source"` of a queued line, the panel's "Queued (…)").
+    public var name: String {
+        switch self {
+        case .source(let name): name
+        case .cache: "cache"
+        case .database: "database"
+        case .offline: "offline"
+        }
+    }
+
+    /// The one place BookLookup's source names become a provenance.
+    init(serviceSource name: String) {
+        switch name {
+        case "cache": self = .cache
+        case "database": self = .database
+        case "offline": self = .offline
+        default: self = .source(name)
+        }
+    }
+}
+
+/// Where an ISBN entering the lookup stage came from: a barcode in a frame (the session's
+/// own decode), or — through `SessionPipeline.enter` — a spine reading or an import row.
+public enum ISBNOrigin: Sendable, Hashable {
+    case barcode(symbology: Symbology, addOn: AddOn?)
+    case spine(reading: String)
+    case importRow(line: Int)
+
+    var addOn: AddOn? {
+        if case let .barcode(_, addOn) = self { return addOn }
+        return nil
     }
 }

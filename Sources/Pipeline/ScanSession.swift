@@ -10,7 +10,7 @@ public protocol BatchDecoder: Sendable {
 /// `rapidscan scan`: files and folders in, owned books out.
 ///
 /// frame source (walk, stat, capture time, resume filter, sort by capture time) → decode
-/// (all cores, results in input order) → `SessionProcessor` (validate … output) → resume
+/// (all cores, results in input order) → `SessionPipeline` (confirm … emit) → resume
 /// mark. A file is marked processed only after its outcomes are committed, so a run killed
 /// at any point and started again never loses a book; adding is idempotent per user, so it
 /// never duplicates one either.
@@ -41,7 +41,7 @@ public struct ScanSession: Sendable {
         self.decoder = decoder
     }
 
-    public func run(processor: SessionProcessor, output: any EventOutput, interrupt: InterruptMonitor?) async -> SessionSummary {
+    public func run(pipeline: SessionPipeline, output: any EventOutput, interrupt: InterruptMonitor?) async -> SessionSummary {
         let started = Date()
         let source = FileFrameSource(paths: options.paths, rawFormat: options.rawFormat, timeZone: options.timeZone)
         let found = source.frames()
@@ -51,7 +51,7 @@ public struct ScanSession: Sendable {
             // A resume state that cannot be read scans the file again (and says so).
             let processed: Bool
             do { processed = try catalogue.isProcessed(path: frame.resumeKey, size: frame.size, modified: frame.modified) } catch {
-                Self.warn("\(frame.path): cannot read whether it was already scanned (\(error)); scanning it again")
+                output.note(.resumeStateUnreadable(file: frame.path, reason: "\(error)"))
                 processed = false
             }
             if !options.rescan, processed {
@@ -60,28 +60,28 @@ public struct ScanSession: Sendable {
                 toScan.append(frame)
             }
         }
-        processor.countAlreadyProcessed(alreadyProcessed)
+        pipeline.countAlreadyProcessed(alreadyProcessed)
         output.started(totalFrames: toScan.count + found.problems.count)
         for problem in found.problems {
-            await processor.process(DecodedFrame(frame: problem.frame, outcome: .unreadable(reason: problem.reason)))
+            await pipeline.process(DecodedFrame(frame: problem.frame, outcome: .unreadable(reason: problem.reason)))
         }
         let interrupted: @Sendable () -> Bool = { interrupt?.isInterrupted ?? false }
-        let cancellation = processor.cancellation
+        let cancellation = pipeline.cancellation
         interrupt?.onInterrupt { cancellation.cancelAll() }
         // Lookups of the next few frames run while earlier frames wait for theirs; frames
         // are still finished (added, recorded, reported, remembered) strictly in order.
         var planned: [PlannedFrame] = []
         for await decoded in decoder.decode(toScan, stopWhen: interrupted) {
             if interrupted() { break }
-            planned.append(processor.plan(decoded))
+            planned.append(pipeline.plan(decoded))
             while let first = planned.first, first.isReady || planned.count > Self.lookahead {
                 planned.removeFirst()
-                await finish(first, processor: processor)
+                await finish(first, pipeline: pipeline, output: output)
             }
         }
         // Frames already decoded and planned finish even when interrupted.
-        for frame in planned { await finish(frame, processor: processor) }
-        let summary = SessionSummary(record: processor.record, elapsed: Date().timeIntervalSince(started), interrupted: interrupted())
+        for frame in planned { await finish(frame, pipeline: pipeline, output: output) }
+        let summary = SessionSummary(record: pipeline.record, elapsed: Date().timeIntervalSince(started), interrupted: interrupted())
         output.finished(summary)
         return summary
     }
@@ -91,20 +91,17 @@ extension ScanSession {
     /// How many decoded frames may wait for their lookups at once.
     static let lookahead = 16
 
-    private func finish(_ planned: PlannedFrame, processor: SessionProcessor) async {
-        let outcome = await processor.finish(planned)
+    /// The resume mark comes after the frame's outcomes are committed, never before.
+    private func finish(_ planned: PlannedFrame, pipeline: SessionPipeline, output: any EventOutput) async {
+        let outcome = await pipeline.finish(planned)
         guard outcome.settled else { return }
         let frame = planned.frame
         do {
             try catalogue.markProcessed(path: frame.resumeKey, size: frame.size, modified: frame.modified, outcome: outcome.note)
         } catch {
             // Its books are stored; the file is only not remembered, so a later scan reads it again.
-            Self.warn("\(frame.path): its books are stored but the file could not be marked scanned (\(error)); a later scan reads it again")
+            output.note(.notMarkedProcessed(file: frame.path, reason: "\(error)"))
         }
-    }
-
-    static func warn(_ message: String) {
-        FileHandle.standardError.write(Data("warning: \(message)\n".utf8))
     }
 }
 
@@ -112,8 +109,4 @@ extension Frame {
     /// The absolute, symlink-free path files are remembered by, so `scan .` and
     /// `scan /home/me/photos` resume each other.
     public var resumeKey: String { url.resolvingSymlinksInPath().standardizedFileURL.path }
-}
-
-extension SessionProcessor {
-    public func countAlreadyProcessed(_ n: Int) { recordAlreadyProcessed(n) }
 }

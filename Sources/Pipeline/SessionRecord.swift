@@ -1,3 +1,4 @@
+import BookCodes
 import Foundation
 
 /// Stage "session record": what the RapidScan screen shows — the badge (books added this
@@ -5,7 +6,7 @@ import Foundation
 public struct SessionRecord: Sendable {
     public enum ScanState: Sendable, Hashable {
         case adding, added, alreadyOwned, notFound, libraryFull
-        case queued(source: String)
+        case queued(waitingFor: LookupProvenance)
         case failed(reason: String)
 
         /// The seed's status labels.
@@ -16,7 +17,7 @@ public struct SessionRecord: Sendable {
             case .alreadyOwned: "Already owned"
             case .notFound: "Not found"
             case .libraryFull: "Failed: Library Full"
-            case .queued(let source): "Queued (\(source))"
+            case .queued(let provenance): "Queued (\(provenance.name))"
             case .failed(let reason): "Failed: \(reason)"
             }
         }
@@ -24,7 +25,7 @@ public struct SessionRecord: Sendable {
 
     public struct RecentScan: Sendable, Hashable, Identifiable {
         public let id: Int
-        public var isbn13: String
+        public var isbn13: ISBN13
         public var title: String?
         public var file: String
         public var state: ScanState
@@ -76,7 +77,7 @@ public struct SessionRecord: Sendable {
     public mutating func countAlreadyProcessed(_ n: Int = 1) { totals.alreadyProcessed += n }
 
     /// A book code was accepted and is being looked up: shows "Adding…" until `finish`.
-    public mutating func beginScan(isbn13: String, file: String) -> Int {
+    public mutating func beginScan(isbn13: ISBN13, file: String) -> Int {
         nextScanId += 1
         openScans.insert(nextScanId)
         recent.insert(RecentScan(id: nextScanId, isbn13: isbn13, title: nil, file: file, state: .adding), at: 0)
@@ -86,7 +87,7 @@ public struct SessionRecord: Sendable {
 
     /// Counts `event` and, for a book outcome, settles the recent scan `scanId`.
     public mutating func record(_ event: ScanEvent, scanId: Int? = nil) {
-        switch event.kind {
+        switch event.outcome {
         case .added: totals.added += 1
         case .alreadyOwned: totals.alreadyOwned += 1
         case .notFound: totals.notFound += 1
@@ -95,28 +96,28 @@ public struct SessionRecord: Sendable {
         case .nonBook: totals.nonBook += 1
         case .rejected: totals.rejected += 1
         case .debounced: totals.debounced += 1
-        case .unreadable:
+        case .unreadable(let reason):
             totals.unreadable += 1
-            unreadableFiles.append((event.file, event.reason ?? "unreadable"))
+            unreadableFiles.append((event.file, reason))
         case .noCode: totals.noCode += 1
         case .dropped: totals.dropped += 1
         case .failed: totals.failed += 1
         }
         if let scanId { openScans.remove(scanId) }
-        guard let scanId, let index = recent.firstIndex(where: { $0.id == scanId }), let state = Self.state(for: event)
+        guard let scanId, let index = recent.firstIndex(where: { $0.id == scanId }), let state = Self.state(for: event.outcome)
         else { return }
         recent[index].state = state
-        if let title = event.title { recent[index].title = title }
+        if let title = event.book?.title { recent[index].title = title }
     }
 
-    private static func state(for event: ScanEvent) -> ScanState? {
-        switch event.kind {
+    private static func state(for outcome: ScanEvent.Outcome) -> ScanState? {
+        switch outcome {
         case .added: .added
         case .alreadyOwned: .alreadyOwned
         case .notFound: .notFound
         case .libraryFull: .libraryFull
-        case .queued: .queued(source: event.source ?? "lookup")
-        case .failed: .failed(reason: event.reason ?? "unknown error")
+        case .queued(_, let provenance, _): .queued(waitingFor: provenance)
+        case .failed(_, let reason): .failed(reason: reason)
         default: nil
         }
     }

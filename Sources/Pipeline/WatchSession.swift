@@ -1,11 +1,12 @@
 import Foundation
 import Imaging
+import Synchronization
 
 /// `rapidscan watch`: frames a capture program drops into a directory, processed as they land.
 ///
 /// inotify reports each frame once it is complete (close-write or moved-in) → `LiveDecoder`
 /// (all cores; stale frames dropped when frames land faster than they decode; results in
-/// landing order) → `SessionProcessor` → optional clean-up (delete or move the frame).
+/// landing order) → `SessionPipeline` → optional clean-up (delete or move the frame).
 /// The capture time of a watched frame is the moment it landed. Frames already in the
 /// directory when the watch starts are left alone: for a live feed they are stale
 /// (`rapidscan scan DIR` processes them, with resume).
@@ -28,13 +29,10 @@ public struct WatchSession: Sendable {
         public var keepAll: Bool
         /// Headerless frames (v4l2-ctl `--stream-to`) are read with this size and layout.
         public var rawFormat: RawFrameFormat?
-        /// `--quiet`: no "Watching …" notice (warnings and errors still go to stderr).
-        public var quiet: Bool
 
         public init(directory: URL, cleanup: Cleanup = .keep, idleExit: TimeInterval? = nil,
                     workers: Int = ProcessInfo.processInfo.activeProcessorCount, keepAll: Bool = false,
-                    rawFormat: RawFrameFormat? = nil, quiet: Bool = false) {
-            self.quiet = quiet
+                    rawFormat: RawFrameFormat? = nil) {
             self.directory = directory
             self.cleanup = cleanup
             self.idleExit = idleExit
@@ -50,57 +48,75 @@ public struct WatchSession: Sendable {
 
     /// Watches until interrupted, idle for `idleExit`, or the directory goes away.
     /// `ready` is called once the watch is armed (frames written after it are seen).
-    public func run(processor: SessionProcessor, output: any EventOutput, interrupt: InterruptMonitor?,
+    public func run(pipeline: SessionPipeline, output: any EventOutput, interrupt: InterruptMonitor?,
                     makeDecoder: @escaping @Sendable () throws -> any FrameDecoder,
                     ready: () -> Void = {}) async throws -> SessionSummary {
         let started = Date()
         let watcher = try DirectoryWatcher(directory: options.directory)
         let decoder = try LiveDecoder(workers: options.workers, keepNewest: options.keepAll ? 0 : 1,
                                       makeDecoder: makeDecoder)
-        let lastLanding = Locked(Date())
-        let cancellation = processor.cancellation
+        let lastLanding = LastLanding()
+        let cancellation = pipeline.cancellation
         interrupt?.onInterrupt {
             watcher.stop()
             cancellation.cancelAll()
         }
+        // Frames and notes reach the session's task through one stream, in the order they
+        // happened: only that task talks to `output`.
+        let (inputs, inputsContinuation) = AsyncStream<Input>.makeStream()
         let feeder = Task {
             for await event in watcher.events() {
                 switch event {
                 case let .landed(url, landedAt):
                     guard let frame = Self.frame(at: url, landedAt: landedAt, rawFormat: options.rawFormat) else { continue }
-                    lastLanding.withLock { $0 = landedAt }
+                    lastLanding.set(landedAt)
                     decoder.submit(frame)
                 case .overflow:
-                    OutputStream.standardError.write("rapidscan: warning: inotify queue overflowed; some frames were not seen\n")
+                    inputsContinuation.yield(.note(.watchOverflowed))
                 case .directoryGone:
-                    OutputStream.standardError.write("rapidscan: \(options.directory.path) was removed or moved; stopping\n")
+                    inputsContinuation.yield(.note(.directoryGone(directory: options.directory.path)))
                     watcher.stop()
                 }
             }
             decoder.finish()
         }
+        let forwarder = Task {
+            for await decoded in decoder.results { inputsContinuation.yield(.frame(decoded)) }
+            inputsContinuation.finish()
+        }
         let idleWatch = options.idleExit.map { limit in
             Task {
                 while !Task.isCancelled {
-                    let idle = Date().timeIntervalSince(lastLanding.withLock { $0 })
+                    let idle = Date().timeIntervalSince(lastLanding.get())
                     if idle >= limit { watcher.stop(); return }
                     try? await Task.sleep(for: .seconds(min(0.25, limit - idle + 0.01)))
                 }
             }
         }
         output.started(totalFrames: nil)
-        if !options.quiet { OutputStream.standardError.write("Watching \(options.directory.path) for frames (Ctrl-C to stop)\n") }
+        output.note(.watching(directory: options.directory.path))
         ready()
-        for await decoded in decoder.results {
-            let outcome = await processor.process(decoded)
-            cleanUp(decoded.frame, outcome: outcome)
+        for await input in inputs {
+            switch input {
+            case .frame(let decoded):
+                let outcome = await pipeline.process(decoded)
+                cleanUp(decoded.frame, outcome: outcome, output: output)
+            case .note(let note):
+                output.note(note)
+            }
         }
         idleWatch?.cancel()
         await feeder.value
-        let summary = SessionSummary(record: processor.record, elapsed: Date().timeIntervalSince(started),
+        await forwarder.value
+        let summary = SessionSummary(record: pipeline.record, elapsed: Date().timeIntervalSince(started),
                                      interrupted: interrupt?.isInterrupted ?? false)
         output.finished(summary)
         return summary
+    }
+
+    private enum Input: Sendable {
+        case frame(DecodedFrame)
+        case note(SessionNote)
     }
 
     /// A landed file worth decoding: an image by extension, not hidden (capture tools write
@@ -122,10 +138,9 @@ public struct WatchSession: Sendable {
         return outcome.settled && !outcome.events.contains { $0.kind == .notFound }
     }
 
-    private func cleanUp(_ frame: Frame, outcome: FrameOutcome) {
+    private func cleanUp(_ frame: Frame, outcome: FrameOutcome, output: any EventOutput) {
         if options.cleanup != .keep, !Self.mayRemove(outcome) {
-            let kinds = Set(outcome.events.map(\.kind.rawValue)).sorted().joined(separator: ", ")
-            OutputStream.standardError.write("rapidscan: kept \(frame.path): \(kinds) (not settled in the library)\n")
+            output.note(.keptFrame(file: frame.path, outcomes: outcome.events.map(\.kind)))
             return
         }
         switch options.cleanup {
@@ -138,8 +153,15 @@ public struct WatchSession: Sendable {
             do {
                 try FileManager.default.moveItem(at: frame.url, to: target)
             } catch {
-                OutputStream.standardError.write("rapidscan: cannot move \(frame.path) to \(directory.path): \(error.localizedDescription)\n")
+                output.note(.cannotMove(file: frame.path, directory: directory.path, reason: error.localizedDescription))
             }
         }
     }
+}
+
+/// When a frame last landed, shared by the feeder and the idle timer.
+private final class LastLanding: Sendable {
+    private let time = Mutex(Date())
+    func set(_ date: Date) { time.withLock { $0 = date } }
+    func get() -> Date { time.withLock { $0 } }
 }

@@ -34,6 +34,10 @@ public enum RapidScanEntryPoint {
         // First, before parsing or opening anything: Ctrl-C/SIGTERM during start-up must not
         // kill a session by signal (it exits 130 with its summary instead).
         let interrupt = InterruptMonitor.process
+        interrupt.beforeForcedExit {
+            // Only where the progress line was drawn: a terminal that takes escapes (docs/CLI.md).
+            if StandardStream.standardError.allowsEscapes() { StandardStream.standardError.write("\r\u{1B}[J") }
+        }
         do {
             var command = try RapidScanCommand.parseAsRoot(nil)
             if !(command is any FinishesOnInterrupt) { interrupt.exitOnInterrupt() }

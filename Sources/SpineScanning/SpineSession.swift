@@ -1,7 +1,6 @@
 import BookCodes
 import Catalogue
 import Foundation
-import Pipeline
 import SpineMatching
 import Vision
 
@@ -257,7 +256,7 @@ public final class SpineSession: Sendable {
                 break
             }
             // The barcode path's add step: already owned (same ISBN or work), library limit.
-            switch Result(catching: { () throws(CatalogueError) -> AddOutcome in try LibraryStage(catalogue: catalogue, listId: listId).addOwned(isbn, work: work) }) {
+            switch Result(catching: { () throws(CatalogueError) -> AddOutcome in try catalogue.addOwned(isbn: isbn, work: work, listId: listId) }) {
             case .success(.added): event.kind = .added; status = .added
             case .success(.alreadyOwned): event.kind = .alreadyOwned; status = .alreadyOwned
             case .success(.libraryFull(let owned, let limit)):
@@ -321,7 +320,7 @@ public struct SpineReview: Sendable {
             return event
         }
         do {
-            switch try LibraryStage(catalogue: catalogue, listId: listId).addOwned(isbn, work: work) {
+            switch try catalogue.addOwned(isbn: isbn, work: work, listId: listId) {
             case .added: event.kind = .added
             case .alreadyOwned: event.kind = .alreadyOwned
             case .libraryFull(let owned, let limit):

@@ -1,6 +1,7 @@
 import Foundation
 import Pipeline
 import TestSupport
+import Synchronization
 import Testing
 
 @Suite struct DirectoryWatcherTests {
@@ -24,7 +25,7 @@ import Testing
     @Test func reportsFilesOnlyWhenComplete() async throws {
         try await withTemporaryDirectory { directory in
             let watcher = try DirectoryWatcher(directory: directory)
-            let events = Locked([DirectoryWatcher.Event]())
+            let events = Shared([DirectoryWatcher.Event]())
             let reader = Task {
                 for await event in watcher.events() { events.withLock { $0.append(event) } }
             }
@@ -75,4 +76,11 @@ func waitUntil(_ condition: () -> Bool) async throws {
         try await Task.sleep(for: .milliseconds(20))
     }
     Issue.record("condition not met within 10 s")
+}
+
+/// A value a test shares with a task, behind `Synchronization.Mutex`.
+final class Shared<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
+    init(_ value: Value) { mutex = Mutex(value) }
+    func withLock<R>(_ body: (inout Value) -> R) -> R { mutex.withLock { body(&$0) } }
 }

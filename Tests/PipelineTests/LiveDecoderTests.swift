@@ -25,7 +25,7 @@ import Testing
         for await decoded in decoder.results { out.append(decoded) }
         #expect(out.map(\.frame.path) == frames.map(\.path))
         guard case .read(let codes) = out[0].outcome else { Issue.record("first frame not read"); return }
-        #expect(codes.compactMap(\.debounceKey) == ["9780306406157"])
+        #expect(ReadCode.confirmed(from: codes).compactMap(\.debounceKey) == ["9780306406157"])
         guard case .read(let none) = out[1].outcome else { Issue.record("blank frame not read"); return }
         #expect(none.isEmpty)
     }

@@ -56,7 +56,7 @@ import Testing
         #expect(!Terminal.allowsEscapes(isTerminal: false, environment: ["TERM": "xterm-256color"]))
 
         let pipe = Pipe()
-        let piped = Pipeline.OutputStream(descriptor: pipe.fileHandleForWriting.fileDescriptor)
+        let piped = StandardStream(descriptor: pipe.fileHandleForWriting.fileDescriptor)
         #expect(!piped.isTerminal)
         #expect(!Terminal.allowsEscapes(piped, environment: ["TERM": "xterm-256color"]))
     }

@@ -53,7 +53,7 @@ struct ScanCommand: AsyncParsableCommand {
             catalogue: context.catalogue,
             decoder: ParallelBatchDecoder(workers: session.workerCount, options: session.scanOptions(thorough: !fast)))
         let interrupt = InterruptMonitor.process
-        let summary = await scan.run(processor: context.processor, output: context.output, interrupt: interrupt)
+        let summary = await scan.run(pipeline: context.pipeline, output: context.output, interrupt: interrupt)
         throw SessionExitStatus.exitCode(for: summary)
     }
 }
@@ -118,24 +118,26 @@ struct SessionOptions: ParsableArguments {
 
     struct Context {
         let catalogue: Catalogue
-        let processor: SessionProcessor
+        let pipeline: SessionPipeline
         let output: any EventOutput
     }
 
-    /// Settings → database → sources → the stages after decode, and the output.
+    /// Settings → database → sources → the session's stages after decode, and the output.
     func openContext(liveDisplay: HumanOutput.Live) throws -> Context {
         let (settings, catalogue) = try library.openForSession()
         let listId = try list.map { try Self.resolveList($0, in: catalogue) }
-        let service = LookupService(catalogue: catalogue, sources: offline ? [] : MetadataSources.make(settings: settings))
+        // A few network lookups at once: the others wait, so they see the breaker's verdict
+        // on the ones before them instead of all queuing up behind a dead network.
+        let service = LookupService(catalogue: catalogue, sources: offline ? [] : MetadataSources.make(settings: settings),
+                                    concurrentNetworkLookups: 4)
         let verbosity = library.output
         let detail: HumanOutput.Detail = verbosity.quiet ? .quiet : verbosity.verbose ? .verbose : .normal
         let output: any EventOutput = json
-            ? JSONLinesOutput() : HumanOutput(live: liveDisplay, detail: detail, colour: Terminal.toastColour())
-        let processor = SessionProcessor(
-            debounceWindow: debounce,
-            lookup: LookupStage(service: service, offline: offline, listId: listId),
-            library: LibraryStage(catalogue: catalogue, listId: listId), output: output)
-        return Context(catalogue: catalogue, processor: processor, output: output)
+            ? JSONLinesOutput(quiet: verbosity.quiet) : HumanOutput(live: liveDisplay, detail: detail, colour: Terminal.toastColour())
+        let pipeline = SessionPipeline(
+            catalogue: catalogue, lookup: service,
+            settings: .init(debounceWindow: debounce, offline: offline, listId: listId), output: output)
+        return Context(catalogue: catalogue, pipeline: pipeline, output: output)
     }
 
     /// A list id, or a list name compared case-insensitively ("want to read").

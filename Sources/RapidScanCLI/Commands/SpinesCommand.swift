@@ -138,7 +138,7 @@ struct SpinesCommand: AsyncParsableCommand {
         let interrupt = InterruptMonitor.process
         let output = SpineOutput(json: json, quiet: quiet)
         if !json, !quiet { Console.error("rapidscan: reading spines with \(Self.describe(reader))") }
-        let progress = !json && !quiet && Pipeline.OutputStream.standardError.isTerminal
+        let progress = !json && !quiet && StandardStream.standardError.isTerminal
         // Ctrl-C cancels the request in flight (a model may take minutes); what was settled
         // stays settled, the photo being read is read again next time.
         let run = Task {

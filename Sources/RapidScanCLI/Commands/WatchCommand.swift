@@ -74,15 +74,14 @@ struct WatchCommand: AsyncParsableCommand {
         let cleanup: WatchSession.Cleanup = consume ? .delete : moveTo.map { .moveTo(URL(fileURLWithPath: $0)) } ?? .keep
         let watch = WatchSession(options: .init(
             directory: URL(fileURLWithPath: directory), cleanup: cleanup, idleExit: idleExit,
-            workers: session.workerCount, keepAll: keepAll, rawFormat: session.rawFrameFormat,
-            quiet: session.library.output.quiet))
+            workers: session.workerCount, keepAll: keepAll, rawFormat: session.rawFrameFormat))
         let scanOptions = session.scanOptions(thorough: true)
         let rawFormat = session.rawFrameFormat
         let thorough = thorough
         let interrupt = InterruptMonitor.process
         let summary: SessionSummary
         do {
-            summary = try await watch.run(processor: context.processor, output: context.output, interrupt: interrupt,
+            summary = try await watch.run(pipeline: context.pipeline, output: context.output, interrupt: interrupt,
                                           makeDecoder: {
                 thorough ? try FileFrameDecoder(options: scanOptions) as any FrameDecoder : try LiveFrameDecoder(rawFormat: rawFormat)
             })

@@ -1,6 +1,5 @@
 import BookCodes
 import Foundation
-import Pipeline
 
 /// JSON Lines on standard output: one compact object per line, flushed per line so a
 /// consumer piping the output sees each record as soon as it is known.
@@ -28,21 +27,21 @@ enum JSONLines {
 enum Console {
     static func out(_ line: String) {
         fflush(nil)
-        Pipeline.OutputStream.standardOutput.write(line + "\n")
+        StandardStream.standardOutput.write(line + "\n")
     }
 
     /// Problems with one input while a batch goes on.
     static func error(_ line: String) {
         fflush(nil)
-        Pipeline.OutputStream.standardError.write(line + "\n")
+        StandardStream.standardError.write(line + "\n")
     }
 }
 
 /// The `"schema"` every JSON Lines object carries (docs/CLI.md); bumped only on an
 /// incompatible change to a field's name or meaning.
 enum JSONSchema {
-    /// The same number the scan/watch event lines carry (the pipeline writes those).
-    static let version = JSONLinesOutput.schema
+    /// The scan/watch event lines (`JSONLinesOutput`) carry it too.
+    static let version = 1
 }
 
 /// `"addon"` in every command's JSON: the EAN-2/EAN-5 printed beside a code, as an object

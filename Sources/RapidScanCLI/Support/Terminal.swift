@@ -3,16 +3,16 @@ import Pipeline
 @preconcurrency import Rainbow
 
 /// Escape sequences (colour, cursor moves for the progress bar and the live panel) follow
-/// `OutputStream.allowsEscapes`: a terminal, no `NO_COLOR`, a TERM that is not dumb.
+/// `StandardStream.allowsEscapes`: a terminal, no `NO_COLOR`, a TERM that is not dumb.
 enum Terminal {
     static func allowsEscapes(
-        _ stream: Pipeline.OutputStream, environment: [String: String] = ProcessInfo.processInfo.environment
+        _ stream: StandardStream, environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> Bool {
         stream.allowsEscapes(environment: environment)
     }
 
     static func allowsEscapes(isTerminal: Bool, environment: [String: String]) -> Bool {
-        Pipeline.OutputStream.allowsEscapes(isTerminal: isTerminal, environment: environment)
+        StandardStream.allowsEscapes(isTerminal: isTerminal, environment: environment)
     }
 
     /// The toast colouring for standard output: Rainbow's colours when allowed, else none.

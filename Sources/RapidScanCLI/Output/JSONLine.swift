@@ -3,8 +3,8 @@ import Foundation
 
 /// One JSON object with its keys in the order they were added, serialized on one line.
 /// (JSONEncoder does not promise key order; scripts reading `--json` like `event` first.)
-public struct JSONLine: Sendable {
-    public indirect enum Value: Sendable {
+struct JSONLine: Sendable {
+    indirect enum Value: Sendable {
         case string(String), int(Int), double(Double), bool(Bool), null
         case array([Value])
         case object(JSONLine)
@@ -12,16 +12,16 @@ public struct JSONLine: Sendable {
 
     private var fields: [(key: String, value: Value)] = []
 
-    public init() {}
+    init() {}
 
-    public mutating func set(_ key: String, _ value: Value) { fields.append((key, value)) }
-    public mutating func set(_ key: String, _ value: String?) { set(key, value.map(Value.string) ?? .null) }
-    public mutating func set(_ key: String, _ value: Int?) { set(key, value.map(Value.int) ?? .null) }
+    mutating func set(_ key: String, _ value: Value) { fields.append((key, value)) }
+    mutating func set(_ key: String, _ value: String?) { set(key, value.map(Value.string) ?? .null) }
+    mutating func set(_ key: String, _ value: Int?) { set(key, value.map(Value.int) ?? .null) }
     /// Adds the key only when there is a value.
-    public mutating func setIfPresent(_ key: String, _ value: String?) { if let value { set(key, .string(value)) } }
-    public mutating func setIfPresent(_ key: String, _ value: Int?) { if let value { set(key, .int(value)) } }
+    mutating func setIfPresent(_ key: String, _ value: String?) { if let value { set(key, .string(value)) } }
+    mutating func setIfPresent(_ key: String, _ value: Int?) { if let value { set(key, .int(value)) } }
 
-    public var text: String {
+    var text: String {
         var out = ""
         Self.write(.object(self), to: &out)
         return out
@@ -62,7 +62,7 @@ public struct JSONLine: Sendable {
 
 extension Date {
     /// ISO 8601 in UTC with milliseconds: "2026-11-22T10:15:30.250Z".
-    public var iso8601WithMilliseconds: String {
+    var iso8601WithMilliseconds: String {
         formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 }

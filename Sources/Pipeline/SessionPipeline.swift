@@ -1,0 +1,332 @@
+import BookCodes
+import BookLookup
+import Catalogue
+import Foundation
+import Synchronization
+
+/// A RapidScan session after the decode threads, as one list of stages, each a method taking
+/// the previous stage's typed value (the way beets' `ImportSession.run` names every stage):
+///
+///     decode (threads: `BatchDecoder`, `LiveDecoder`) → DecodedFrame
+///       → confirm   DecodedFrame            → [ReadCode]        (plan, capture order)
+///       → debounce  ReadCode                → Step              (plan)
+///       → look up   ScannedBook             → Step (a task)     (plan starts it; ← `enter`)
+///       → add       ScannedBook + Answer    → ScanEvent.Outcome (finish, one frame after another)
+///       → record    ScanEvent               → SessionRecord     (finish)
+///       → emit      ScanEvent               → EventOutput       (finish)
+///
+/// `plan` runs the synchronous stages in capture order and starts the frame's lookups (they
+/// may run ahead, several frames at once, while the network answers); `finish` applies the
+/// rest strictly in capture order, so a run's outcome never depends on which decode thread
+/// or lookup finished first. Spine readings and import rows enter at "look up" (`enter`).
+public final class SessionPipeline {
+    public struct Settings: Sendable {
+        public var debounceWindow: TimeInterval
+        /// Cache only; a miss is queued without touching the network (`--offline`).
+        public var offline: Bool
+        /// The list books are added to (nil: the default list).
+        public var listId: String?
+
+        public init(debounceWindow: TimeInterval = Debouncer.defaultWindow, offline: Bool = false, listId: String? = nil) {
+            self.debounceWindow = debounceWindow
+            self.offline = offline
+            self.listId = listId
+        }
+    }
+
+    public private(set) var debouncer: Debouncer
+    public private(set) var record = SessionRecord()
+    private let catalogue: Catalogue
+    private let lookupService: LookupService
+    private let settings: Settings
+    private let output: any EventOutput
+    private var lookupsInFlight: [ISBN13: PendingLookupTask] = [:]
+    /// Cancels every lookup in flight (Ctrl-C); safe to call from a signal handler's queue.
+    public let cancellation = LookupCancellation()
+
+    /// `lookup` bounds its own network lookups (`LookupService(concurrentNetworkLookups:)`)
+    /// and queues what cannot be answered now with its injected clock and back-off.
+    public init(catalogue: Catalogue, lookup: LookupService, settings: Settings, output: any EventOutput) {
+        debouncer = Debouncer(window: settings.debounceWindow)
+        self.catalogue = catalogue
+        lookupService = lookup
+        self.settings = settings
+        self.output = output
+    }
+
+    /// A frame between `plan` and `finish`: each code's outcome, or the lookup it waits for.
+    enum Step: Sendable {
+        case done(ScanEvent.Outcome)
+        case lookingUp(ScannedBook, scanId: Int, PendingLookupTask)
+    }
+
+    /// What a lookup answered, typed for stage "add".
+    enum Answer: Sendable {
+        case found(Work, by: LookupProvenance)
+        case notFound
+        case unavailable(LookupProvenance, reason: String)
+    }
+
+    // MARK: - The session, top to bottom
+
+    /// Every stage after decode for one frame; reports each event as it happens.
+    @discardableResult
+    public func process(_ decoded: DecodedFrame) async -> FrameOutcome {
+        await finish(plan(decoded))
+    }
+
+    /// Confirm and debounce (call in capture order), then start the accepted books' lookups.
+    public func plan(_ decoded: DecodedFrame) -> PlannedFrame {
+        let frame = decoded.frame
+        let steps: [Step] = switch confirm(decoded) {
+        case .notRead(let outcome): [.done(outcome)]
+        case .codes(let codes) where codes.isEmpty: [.done(.noCode)]
+        case .codes(let codes): codes.map { debounce($0, in: frame) }
+        }
+        return PlannedFrame(frame: frame, steps: steps)
+    }
+
+    /// Add, record and emit each of the frame's outcomes, waiting for its lookups.
+    public func finish(_ planned: PlannedFrame) async -> FrameOutcome {
+        var events: [ScanEvent] = []
+        for step in planned.steps {
+            events.append(await settle(step, file: planned.frame.path, captureTime: planned.frame.captureTime.date))
+        }
+        output.frameFinished(record: record)
+        return FrameOutcome(events: events)
+    }
+
+    /// The seam for ISBNs that are not this session's barcodes — spine readings, import
+    /// rows: they enter at stage "look up" and go through add, record and emit like a scanned book.
+    public func enter(_ isbn: ISBN13, from origin: ISBNOrigin, file: String, captureTime: Date) async -> ScanEvent {
+        let event = await settle(lookUp(ScannedBook(isbn13: isbn, addOn: origin.addOn), file: file),
+                                 file: file, captureTime: captureTime)
+        output.frameFinished(record: record)
+        return event
+    }
+
+    /// Files an earlier run already processed (resume): counted, never decoded.
+    public func countAlreadyProcessed(_ n: Int) { record.countAlreadyProcessed(n) }
+
+    private func settle(_ step: Step, file: String, captureTime: Date) async -> ScanEvent {
+        var scanId: Int?
+        let outcome: ScanEvent.Outcome
+        switch step {
+        case .done(let done):
+            outcome = done
+        case let .lookingUp(book, id, pending):
+            outcome = add(book, answer: await answer(book.isbn13, from: pending), file: file)
+            scanId = id
+        }
+        let event = ScanEvent(file: file, captureTime: captureTime, outcome: outcome)
+        record(event, scanId: scanId)
+        emit(event)
+        return event
+    }
+
+    // MARK: - The stages
+
+    /// Stage "confirm": BarcodeReading checked every check digit; here the detections are
+    /// sorted into books, other products and rejected codes (`ReadCode.confirmed`), and the
+    /// frame is counted. A frame that was not read is its own outcome.
+    private func confirm(_ decoded: DecodedFrame) -> Confirmed {
+        switch decoded.outcome {
+        case .dropped: return .notRead(.dropped)
+        case .unreadable(let reason): return .notRead(.unreadable(reason: reason))
+        case .read(let detections):
+            let codes = ReadCode.confirmed(from: detections)
+            record.countFrame()
+            record.countCodes(codes.filter { $0.debounceKey != nil }.count)
+            return .codes(codes)
+        }
+    }
+
+    enum Confirmed {
+        case codes([ReadCode])
+        /// Dropped, or not an image: the frame's only outcome.
+        case notRead(ScanEvent.Outcome)
+    }
+
+    /// Stage "debounce" (SPEC §2): a code seen again within the window is a repeat; an
+    /// accepted book goes on to "look up", an accepted product is reported as not a book.
+    private func debounce(_ code: ReadCode, in frame: Frame) -> Step {
+        let time = frame.captureTime.date
+        switch code {
+        case let .rejected(symbology, text, reason):
+            return .done(.rejected(symbology: symbology, text: text, reason: reason))
+        case let .product(gtin):
+            return .done(debouncer.check(gtin.gtin13, at: time) == .accepted ? .nonBook(gtin) : .debounced(code))
+        case let .book(isbn, _, _, addOn):
+            guard debouncer.check(isbn.digits, at: time) == .accepted else { return .done(.debounced(code)) }
+            return lookUp(ScannedBook(isbn13: isbn, addOn: addOn), file: frame.path)
+        }
+    }
+
+    /// Stage "look up": the cache, then the sources, always with the intent to own, so a
+    /// lookup that cannot be answered now is queued (`LookupService`'s one pending path,
+    /// with its clock and back-off) and `rapidscan pending retry` adds the book later. Started
+    /// here, awaited in "add"; frames asking for the same ISBN share one lookup.
+    private func lookUp(_ book: ScannedBook, file: String) -> Step {
+        let scanId = record.beginScan(isbn13: book.isbn13, file: file)
+        output.frameFinished(record: record)  // shows "Adding…" while the lookup runs
+        let (service, offline, intent) = (lookupService, settings.offline, PendingIntent.own(listId: settings.listId))
+        let isbn = book.isbn13
+        let pending = lookupsInFlight[isbn] ?? PendingLookupTask(cancellation: cancellation) {
+            Self.answer(await service.lookup(isbn, offline: offline, intent: intent), offline: offline)
+        }
+        lookupsInFlight[isbn] = pending
+        return .lookingUp(book, scanId: scanId, pending)
+    }
+
+    private func answer(_ isbn: ISBN13, from pending: PendingLookupTask) async -> Answer {
+        let answer = await pending.task.value
+        if lookupsInFlight[isbn] === pending { lookupsInFlight[isbn] = nil }
+        return answer
+    }
+
+    /// The one place a `LookupResult`'s source names become a provenance.
+    static func answer(_ result: LookupResult, offline: Bool) -> Answer {
+        switch result {
+        case let .found(work, fromCache):
+            return .found(work, by: fromCache ? .cache : .source(work.apiSource))
+        case .notFound:
+            return .notFound
+        case let .unavailable(source, reason):
+            // A database that cannot be read is a failure; offline, every miss waits for `pending retry`.
+            let provenance = LookupProvenance(serviceSource: source)
+            return .unavailable(provenance == .database ? .database : offline ? .offline : provenance, reason: reason)
+        }
+    }
+
+    /// Stage "add": one write transaction decides Added / Already in Library / Library Full
+    /// (free plan 50 owned books, Pro unlimited), so each book counts once per user. A code
+    /// no source knew is remembered with its file (`library notfound`): "Book Not Found"
+    /// never leads nowhere.
+    private func add(_ book: ScannedBook, answer: Answer, file: String) -> ScanEvent.Outcome {
+        var book = book
+        switch answer {
+        case let .unavailable(.database, reason):
+            return .failed(book, reason: reason)
+        case let .unavailable(provenance, reason):
+            return .queued(book, waitingFor: provenance, reason: reason)
+        case .notFound:
+            do {
+                try catalogue.rememberNotFound(isbn: book.isbn13, origin: file)
+                return .notFound(book)
+            } catch {
+                return .failed(book, reason: "no source knows it, and it could not be remembered: \(error.description)")
+            }
+        case let .found(work, _):
+            book.title = work.title
+            do {
+                switch try catalogue.addOwned(isbn: book.isbn13, work: work, listId: settings.listId) {
+                case .added: return .added(book)
+                case .alreadyOwned: return .alreadyOwned(book)
+                case let .libraryFull(owned, limit): return .libraryFull(book, owned: owned, limit: limit)
+                }
+            } catch {
+                return .failed(book, reason: error.description)
+            }
+        }
+    }
+
+    /// Stage "record": totals, the badge and the recent scans the panel shows.
+    private func record(_ event: ScanEvent, scanId: Int?) {
+        record.record(event, scanId: scanId)
+    }
+
+    /// Stage "emit": the output decides what a person or a script sees.
+    private func emit(_ event: ScanEvent) {
+        output.emit(event, record: record)
+    }
+}
+
+/// What one frame came to after every stage.
+public struct FrameOutcome: Sendable {
+    public var events: [ScanEvent]
+
+    public init(events: [ScanEvent]) { self.events = events }
+
+    /// True when every outcome is final, so a resumed run may skip the file.
+    public var settled: Bool { events.allSatisfy(\.isSettled) }
+
+    /// A short note stored with the processed file ("added 9780306406157; noCode").
+    public var note: String {
+        events.isEmpty ? "noCode" : events.map { event in
+            [event.kind.rawValue, event.book?.isbn13.digits ?? event.printedCode?.text].compactMap { $0 }.joined(separator: " ")
+        }.joined(separator: "; ")
+    }
+}
+
+/// A frame whose synchronous stages (confirm, debounce) are decided and whose lookups are
+/// running: `SessionPipeline.finish` applies it.
+public struct PlannedFrame: Sendable {
+    public let frame: Frame
+    let steps: [SessionPipeline.Step]
+
+    /// True when every lookup of this frame has an answer, so finishing it will not wait.
+    public var isReady: Bool {
+        steps.allSatisfy { step in
+            if case let .lookingUp(_, _, lookup) = step { return lookup.isDone }
+            return true
+        }
+    }
+}
+
+/// A lookup started ahead of time, shared by every frame that asked for the same ISBN.
+final class PendingLookupTask: Sendable {
+    let task: Task<SessionPipeline.Answer, Never>
+    private let done: Flag
+
+    init(cancellation: LookupCancellation, _ body: @escaping @Sendable () async -> SessionPipeline.Answer) {
+        let done = Flag()
+        self.done = done
+        task = Task {
+            let answer = await body()
+            done.set()
+            return answer
+        }
+        cancellation.register(task)
+    }
+
+    var isDone: Bool { done.isSet }
+}
+
+/// A one-way flag shared with a task.
+final class Flag: Sendable {
+    private let value = Mutex(false)
+    func set() { value.withLock { $0 = true } }
+    var isSet: Bool { value.withLock { $0 } }
+}
+
+/// Ctrl-C during a session: the lookups in flight are cancelled (the HTTP transport aborts
+/// within ~0.1 s) and their books are queued like any unanswered lookup, so a run ends at
+/// once instead of waiting out time-outs and retries; later lookups start cancelled.
+public final class LookupCancellation: Sendable {
+    private struct State {
+        var cancelled = false
+        var tasks: [Task<SessionPipeline.Answer, Never>] = []
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    func register(_ task: Task<SessionPipeline.Answer, Never>) {
+        let cancelled = state.withLock { state in
+            state.tasks.removeAll { $0.isCancelled }
+            state.tasks.append(task)
+            return state.cancelled
+        }
+        if cancelled { task.cancel() }
+    }
+
+    public func cancelAll() {
+        let tasks = state.withLock { state in
+            state.cancelled = true
+            defer { state.tasks.removeAll() }
+            return state.tasks
+        }
+        tasks.forEach { $0.cancel() }
+    }
+}
