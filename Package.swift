@@ -55,9 +55,9 @@ let package = Package(
         .target(name: "MetadataSources", dependencies: ["BookCodes", "RapidScanConfig", "CHTTPTransport"]),
         // ISBN -> cache -> sources -> merged work; pending lookups.
         .target(name: "BookLookup", dependencies: ["BookCodes", "Catalogue", "MetadataSources"]),
-        // Frame source -> decode -> validate -> debounce -> lookup -> add -> session -> output.
+        // Frame source -> decode -> confirm -> debounce -> look up -> add -> record -> emit (prints nothing).
         .target(name: "Pipeline", dependencies: [
-            "BookCodes", "Imaging", "BarcodeReading", "Catalogue", "MetadataSources", "BookLookup",
+            "BookCodes", "Imaging", "BarcodeReading", "Catalogue", "BookLookup",
         ]),
         // Import of other apps' exports and ISBN lists; export to Firestore/CSV/Goodreads/JSON.
         .target(name: "LibraryTransfer", dependencies: [
