@@ -43,26 +43,9 @@ public struct ScanSession: Sendable {
 
     public func run(pipeline: SessionPipeline, output: any EventOutput, interrupt: InterruptMonitor?) async -> SessionSummary {
         let started = Date()
-        let source = FileFrameSource(paths: options.paths, rawFormat: options.rawFormat, timeZone: options.timeZone)
-        let found = source.frames()
-        var toScan: [Frame] = []
-        var alreadyProcessed = 0
-        for frame in found.frames {
-            // A resume state that cannot be read scans the file again (and says so).
-            let processed: Bool
-            do { processed = try catalogue.isProcessed(path: frame.resumeKey, size: frame.size, modified: frame.modified) } catch {
-                output.note(.resumeStateUnreadable(file: frame.path, reason: "\(error)"))
-                processed = false
-            }
-            if !options.rescan, processed {
-                alreadyProcessed += 1
-            } else {
-                toScan.append(frame)
-            }
-        }
-        pipeline.countAlreadyProcessed(alreadyProcessed)
-        output.started(totalFrames: toScan.count + found.problems.count)
-        for problem in found.problems {
+        let (toScan, problems) = framesToScan(output: output, pipeline: pipeline)
+        output.started(totalFrames: toScan.count + problems.count)
+        for problem in problems {
             await pipeline.process(DecodedFrame(frame: problem.frame, outcome: .unreadable(reason: problem.reason)))
         }
         let interrupted: @Sendable () -> Bool = { interrupt?.isInterrupted ?? false }
@@ -90,6 +73,29 @@ public struct ScanSession: Sendable {
 extension ScanSession {
     /// How many decoded frames may wait for their lookups at once.
     static let lookahead = 16
+
+    /// Stage "frame source": the files in capture order, less those an earlier run
+    /// settled (counted as already processed; `--rescan` reads them again).
+    private func framesToScan(output: any EventOutput, pipeline: SessionPipeline) -> ([Frame], [FileFrameSource.Problem]) {
+        let found = FileFrameSource(paths: options.paths, rawFormat: options.rawFormat, timeZone: options.timeZone).frames()
+        var toScan: [Frame] = []
+        var alreadyProcessed = 0
+        for frame in found.frames {
+            // A resume state that cannot be read scans the file again (and says so).
+            let processed: Bool
+            do { processed = try catalogue.isProcessed(path: frame.resumeKey, size: frame.size, modified: frame.modified) } catch {
+                output.note(.resumeStateUnreadable(file: frame.path, reason: "\(error)"))
+                processed = false
+            }
+            if !options.rescan, processed {
+                alreadyProcessed += 1
+            } else {
+                toScan.append(frame)
+            }
+        }
+        pipeline.countAlreadyProcessed(alreadyProcessed)
+        return (toScan, found.problems)
+    }
 
     /// The resume mark comes after the frame's outcomes are committed, never before.
     private func finish(_ planned: PlannedFrame, pipeline: SessionPipeline, output: any EventOutput) async {

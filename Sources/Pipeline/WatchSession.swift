@@ -55,44 +55,14 @@ public struct WatchSession: Sendable {
         let watcher = try DirectoryWatcher(directory: options.directory)
         let decoder = try LiveDecoder(workers: options.workers, keepNewest: options.keepAll ? 0 : 1,
                                       makeDecoder: makeDecoder)
-        let lastLanding = LastLanding()
         let cancellation = pipeline.cancellation
         interrupt?.onInterrupt {
             watcher.stop()
             cancellation.cancelAll()
         }
-        // Frames and notes reach the session's task through one stream, in the order they
-        // happened: only that task talks to `output`.
-        let (inputs, inputsContinuation) = AsyncStream<Input>.makeStream()
-        let feeder = Task {
-            for await event in watcher.events() {
-                switch event {
-                case let .landed(url, landedAt):
-                    guard let frame = Self.frame(at: url, landedAt: landedAt, rawFormat: options.rawFormat) else { continue }
-                    lastLanding.set(landedAt)
-                    decoder.submit(frame)
-                case .overflow:
-                    inputsContinuation.yield(.note(.watchOverflowed))
-                case .directoryGone:
-                    inputsContinuation.yield(.note(.directoryGone(directory: options.directory.path)))
-                    watcher.stop()
-                }
-            }
-            decoder.finish()
-        }
-        let forwarder = Task {
-            for await decoded in decoder.results { inputsContinuation.yield(.frame(decoded)) }
-            inputsContinuation.finish()
-        }
-        let idleWatch = options.idleExit.map { limit in
-            Task {
-                while !Task.isCancelled {
-                    let idle = Date().timeIntervalSince(lastLanding.get())
-                    if idle >= limit { watcher.stop(); return }
-                    try? await Task.sleep(for: .seconds(min(0.25, limit - idle + 0.01)))
-                }
-            }
-        }
+        let lastLanding = LastLanding()
+        let (inputs, feeding) = feed(from: watcher, to: decoder, lastLanding: lastLanding)
+        let idleWatch = options.idleExit.map { Self.stopWhenIdle(watcher, for: $0, lastLanding: lastLanding) }
         output.started(totalFrames: nil)
         output.note(.watching(directory: options.directory.path))
         ready()
@@ -106,12 +76,54 @@ public struct WatchSession: Sendable {
             }
         }
         idleWatch?.cancel()
-        await feeder.value
-        await forwarder.value
+        await feeding.value
         let summary = SessionSummary(record: pipeline.record, elapsed: Date().timeIntervalSince(started),
                                      interrupted: interrupt?.isInterrupted ?? false)
         output.finished(summary)
         return summary
+    }
+
+    /// Landed frames go to the decoder; decoded frames and the watcher's notes come back
+    /// through one stream, in the order they happened, so only the session's task talks to
+    /// the output. The stream ends once the watch stops and the decoder has drained.
+    private func feed(from watcher: DirectoryWatcher, to decoder: LiveDecoder,
+                      lastLanding: LastLanding) -> (AsyncStream<Input>, Task<Void, Never>) {
+        let (inputs, continuation) = AsyncStream<Input>.makeStream()
+        let (directory, rawFormat) = (options.directory.path, options.rawFormat)
+        let feeder = Task {
+            for await event in watcher.events() {
+                switch event {
+                case let .landed(url, landedAt):
+                    guard let frame = Self.frame(at: url, landedAt: landedAt, rawFormat: rawFormat) else { continue }
+                    lastLanding.set(landedAt)
+                    decoder.submit(frame)
+                case .overflow:
+                    continuation.yield(.note(.watchOverflowed))
+                case .directoryGone:
+                    continuation.yield(.note(.directoryGone(directory: directory)))
+                    watcher.stop()
+                }
+            }
+            decoder.finish()
+        }
+        let forwarder = Task {
+            for await decoded in decoder.results { continuation.yield(.frame(decoded)) }
+            continuation.finish()
+            await feeder.value
+        }
+        return (inputs, forwarder)
+    }
+
+    /// `--idle-exit`: stops the watch once no frame has landed for `limit`.
+    private static func stopWhenIdle(_ watcher: DirectoryWatcher, for limit: TimeInterval,
+                                     lastLanding: LastLanding) -> Task<Void, Never> {
+        Task {
+            while !Task.isCancelled {
+                let idle = Date().timeIntervalSince(lastLanding.get())
+                if idle >= limit { watcher.stop(); return }
+                try? await Task.sleep(for: .seconds(min(0.25, limit - idle + 0.01)))
+            }
+        }
     }
 
     private enum Input: Sendable {
