@@ -107,6 +107,7 @@ public final class SessionPipeline {
     /// Files an earlier run already processed (resume): counted, never decoded.
     public func countAlreadyProcessed(_ n: Int) { record.countAlreadyProcessed(n) }
 
+    /// The second half for one code: add (once its lookup answered), record, emit.
     private func settle(_ step: Step, file: String, captureTime: Date) async -> ScanEvent {
         var scanId: Int?
         let outcome: ScanEvent.Outcome
