@@ -52,7 +52,8 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         // Google Books, Open Library over HTTP.
-        .target(name: "MetadataSources", dependencies: ["BookCodes", "RapidScanConfig", "CHTTPTransport"]),
+        // Each source takes its own settings value; the app maps its config to them (RapidScanCLI).
+        .target(name: "MetadataSources", dependencies: ["BookCodes", "CHTTPTransport"]),
         // ISBN -> cache -> sources -> merged work; pending lookups.
         .target(name: "BookLookup", dependencies: ["BookCodes", "Catalogue", "MetadataSources"]),
         // Frame source -> decode -> validate -> debounce -> lookup -> add -> session -> output.
@@ -102,9 +103,9 @@ let package = Package(
         ]),
         // The config file, environment overrides and path values: no network, no database.
         .testTarget(name: "RapidScanConfigTests", dependencies: ["RapidScanConfig", "TestSupport"]),
-        .testTarget(name: "MetadataSourcesTests", dependencies: ["MetadataSources", "RapidScanConfig", "BookCodes", "TestSupport"]),
+        .testTarget(name: "MetadataSourcesTests", dependencies: ["MetadataSources", "BookCodes", "TestSupport"]),
         .testTarget(name: "BookLookupTests", dependencies: [
-            "BookLookup", "Catalogue", "MetadataSources", "RapidScanConfig", "BookCodes", "TestSupport",
+            "BookLookup", "Catalogue", "MetadataSources", "BookCodes", "TestSupport",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "LibraryTransferTests", dependencies: [
@@ -116,7 +117,8 @@ let package = Package(
         .testTarget(name: "SpineMatchingTests", dependencies: ["SpineMatching", "Vision", "TestSupport"], exclude: ["Resources"]),
         // The CLI's own rules (exit table, raw-frame syntax, terminal detection) as units.
         .testTarget(name: "RapidScanCLITests", dependencies: [
-            "RapidScanCLI", "Pipeline", "Imaging", .product(name: "Rainbow", package: "Rainbow"),
+            "RapidScanCLI", "Pipeline", "Imaging", "MetadataSources", "RapidScanConfig",
+            .product(name: "Rainbow", package: "Rainbow"),
         ]),
         // Runs the built `rapidscan` binary end to end.
         .testTarget(name: "CLITests", dependencies: ["TestSupport"]),

@@ -3,7 +3,6 @@ import BookLookup
 import Catalogue
 import Foundation
 import MetadataSources
-import RapidScanConfig
 import Testing
 import TestSupport
 
@@ -19,10 +18,8 @@ import TestSupport
 
     func service(_ server: FixtureServer, folder: URL, clock: @escaping @Sendable () -> Date, log: Lines,
                  timeout: TimeInterval = 5) throws -> LookupService {
-        var settings = try RapidScanSettings.parse(toml: "", environment: server.sourcesEnvironment(retries: 2, timeout: timeout))
-        settings.openLibraryRequestsPerSecond = 1000
         let catalogue = try Catalogue(path: folder.appendingPathComponent("library.sqlite").path)
-        return LookupService(catalogue: catalogue, sources: MetadataSources.make(settings: settings, logger: RequestLogger(log.append)),
+        return LookupService(catalogue: catalogue, sources: server.metadataSources(retries: 2, timeout: timeout, logger: RequestLogger(log.append)),
                              clock: clock, breaker: SourceBreaker(probeInterval: 30))
     }
 
@@ -62,7 +59,7 @@ import TestSupport
             let now = Date(timeIntervalSince1970: 1_780_000_000)
             let service = try service(server, folder: folder, clock: { now }, log: log, timeout: 0.3)
             _ = await service.lookup(generatedISBN(0, prefix: "97910"), intent: .own())
-            #expect(service.breaker.isPaused(SourceName.googleBooks.rawValue))
+            #expect(service.breaker.isPaused(GoogleBooksSource.sourceName))
             server.clearRequests()
             _ = await service.lookup(generatedISBN(1, prefix: "97910"), intent: .own())
             #expect(server.requests(to: "/books/v1/volumes").isEmpty)

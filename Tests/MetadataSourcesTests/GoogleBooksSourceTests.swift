@@ -1,7 +1,6 @@
 import BookCodes
 import Foundation
 import MetadataSources
-import RapidScanConfig
 import Testing
 import TestSupport
 
@@ -36,7 +35,7 @@ import TestSupport
         #expect(request.path == Self.volumes)
         #expect(request.query("q") == "isbn:9781761186769")
         #expect(request.query("key") == nil)
-        #expect(request.header("User-Agent") == "rapidscan/\(RapidScanVersion.current)")
+        #expect(request.header("User-Agent") == Harness.product)
     }
 
     @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func httpThumbnailWithoutCurlKeepsItsQuery() async throws {
@@ -148,7 +147,8 @@ import TestSupport
         #expect(error.map { String(describing: $0) }?.contains(secret) == false)
         #expect(!harness.log.lines.isEmpty)
         #expect(harness.log.lines.allSatisfy { !$0.contains(secret) })
-        #expect(!String(describing: harness.settings).contains(secret))
+        #expect(!String(describing: harness.googleSettings).contains(secret))
+        #expect(!String(reflecting: harness.googleSettings).contains(secret))
     }
 
     /// A server quoting the request back (query, headers) in an error message: the key

@@ -1,7 +1,6 @@
 import BookCodes
 import Foundation
 @testable import MetadataSources
-import RapidScanConfig
 import Testing
 import TestSupport
 
@@ -142,11 +141,26 @@ import TestSupport
         #expect(client.redacted(url) == "https://www.googleapis.com/books/v1/volumes?q=isbn:9781761186769&key=REDACTED")
     }
 
-    @Test func makeBuildsEnabledSourcesInConfiguredOrder() throws {
-        let both = try RapidScanSettings.parse(toml: #"[sources]\#norder = ["openLibrary", "googleBooks"]"#)
-        #expect(MetadataSources.make(settings: both).map(\.name) == ["openLibrary", "googleBooks"])
-        let one = try RapidScanSettings.parse(toml: "[sources.openLibrary]\nenabled = false")
-        #expect(MetadataSources.make(settings: one).map(\.name) == ["googleBooks"])
+    @Test func makeBuildsTheGivenSourcesInOrder() {
+        let google = MetadataSources.Source.googleBooks(GoogleBooksSource.Settings(userAgent: Harness.product))
+        let openLibrary = MetadataSources.Source.openLibrary(OpenLibrarySource.Settings(product: Harness.product))
+        #expect(MetadataSources.make([openLibrary, google]).map(\.name) == ["openLibrary", "googleBooks"])
+        #expect(MetadataSources.make([google]).map(\.name) == ["googleBooks"])
+    }
+
+    @Test func anAPIKeyIsNeverPrinted() {
+        let settings = GoogleBooksSource.Settings(apiKey: APIKey("AIzaSECRET"), userAgent: Harness.product)
+        #expect("\(settings.apiKey!)" == "<redacted>")
+        for text in [String(describing: settings), String(reflecting: settings), { var out = ""; dump(settings, to: &out); return out }()] {
+            #expect(!text.contains("AIzaSECRET"), "\(text)")
+        }
+    }
+
+    @Test func openLibraryKeepsToItsPolicyUnlessARateIsSet() {
+        #expect(OpenLibrarySource.Settings(product: "p").effectiveRequestsPerSecond == 1)
+        #expect(OpenLibrarySource.Settings(product: "p", contact: "me@example.org").effectiveRequestsPerSecond == 3)
+        #expect(OpenLibrarySource.Settings(product: "p", requestsPerSecond: 50).effectiveRequestsPerSecond == 50)
+        #expect(OpenLibrarySource.Settings(product: "p", contact: "me@example.org").userAgent == "p (me@example.org)")
     }
 }
 

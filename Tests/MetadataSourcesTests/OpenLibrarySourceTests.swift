@@ -1,7 +1,6 @@
 import BookCodes
 import Foundation
 import MetadataSources
-import RapidScanConfig
 import Testing
 import TestSupport
 
@@ -40,7 +39,7 @@ import TestSupport
         #expect(requests.map(\.path) == [
             "/isbn/9780060273224.json", "/books/OL7353617M.json", "/works/OL15832982W.json", "/authors/OL382982A.json",
         ])
-        #expect(requests.allSatisfy { $0.header("User-Agent") == "rapidscan/\(RapidScanVersion.current) (you@example.com)" })
+        #expect(requests.allSatisfy { $0.header("User-Agent") == "\(Harness.product) (you@example.com)" })
     }
 
     @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func workDescriptionStringAndCoversMinusOne() async throws {
@@ -175,7 +174,7 @@ import TestSupport
         }
         #expect(reason.contains("contact"))
         #expect(!error.isTransient)
-        #expect(harness.server.requests.first?.header("User-Agent") == "rapidscan/\(RapidScanVersion.current)")
+        #expect(harness.server.requests.first?.header("User-Agent") == Harness.product)
     }
 
     @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func tooManyRequestsHonoursRetryAfterThenSucceeds() async throws {
