@@ -38,6 +38,8 @@ let package = Package(
 
         // Pure values: GTIN/EAN/UPC/ISBN.
         .target(name: "BookCodes"),
+        // Book data as sources describe it: EditionMetadata, PublishDate, one normaliser per field.
+        .target(name: "BookMetadata"),
         // Files -> 8-bit grayscale images.
         .target(name: "Imaging", dependencies: ["CImageCodecs", "CWebP", "CHeif"]),
         // zbar behind a safe Swift type; detections validated through BookCodes.
@@ -48,14 +50,14 @@ let package = Package(
         ]),
         // SQLite work/ISBN cache and the user's library.
         .target(name: "Catalogue", dependencies: [
-            "BookCodes",
+            "BookCodes", "BookMetadata",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         // Google Books, Open Library over HTTP.
         // Each source takes its own settings value; the app maps its config to them (RapidScanCLI).
-        .target(name: "MetadataSources", dependencies: ["BookCodes", "CHTTPTransport"]),
+        .target(name: "MetadataSources", dependencies: ["BookCodes", "BookMetadata", "CHTTPTransport"]),
         // ISBN -> cache -> sources -> merged work; pending lookups.
-        .target(name: "BookLookup", dependencies: ["BookCodes", "Catalogue", "MetadataSources"]),
+        .target(name: "BookLookup", dependencies: ["BookCodes", "BookMetadata", "Catalogue", "MetadataSources"]),
         // Frame source -> decode -> validate -> debounce -> lookup -> add -> session -> output.
         .target(name: "Pipeline", dependencies: [
             "BookCodes", "Imaging", "BarcodeReading", "Catalogue", "MetadataSources", "BookLookup",
@@ -71,12 +73,12 @@ let package = Package(
         // Spine readings -> scored candidate works -> strong / medium / none (beets-style).
         .target(name: "SpineMatching", dependencies: ["Vision"]),
         // Shelf photos -> readings (reply cache) -> matches -> owned books / review queue.
-        .target(name: "SpineScanning", dependencies: ["Vision", "SpineMatching", "Catalogue", "MetadataSources", "BookCodes", "Pipeline"]),
+        .target(name: "SpineScanning", dependencies: ["Vision", "SpineMatching", "Catalogue", "MetadataSources", "BookCodes", "BookMetadata", "Pipeline"]),
         // The matching table's benchmark (scripts/bench-spine-matching).
-        .executableTarget(name: "SpineMatchingBenchmark", dependencies: ["SpineMatching", "SpineScanning", "Catalogue", "BookCodes", "Vision"], path: "Benchmarks/SpineMatchingBenchmark"),
+        .executableTarget(name: "SpineMatchingBenchmark", dependencies: ["SpineMatching", "SpineScanning", "Catalogue", "BookCodes", "BookMetadata", "Vision"], path: "Benchmarks/SpineMatchingBenchmark"),
         // Subcommands (one type each); the executable only calls into this.
         .target(name: "RapidScanCLI", dependencies: [
-            "BookCodes", "Imaging", "BarcodeReading", "RapidScanConfig", "Catalogue",
+            "BookCodes", "BookMetadata", "Imaging", "BarcodeReading", "RapidScanConfig", "Catalogue",
             "MetadataSources", "BookLookup", "Pipeline", "Vision", "SpineMatching", "SpineScanning", "SpineOCR",
             "LibraryTransfer",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -96,22 +98,23 @@ let package = Package(
         .testTarget(name: "BookCodesTests", dependencies: [
             "BookCodes", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
+        .testTarget(name: "BookMetadataTests", dependencies: ["BookMetadata"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "CWebP", "TestSupport"]),
         .testTarget(name: "BarcodeReadingTests", dependencies: ["BarcodeReading", "Imaging", "BookCodes", "TestSupport"]),
         .testTarget(name: "CatalogueTests", dependencies: [
-            "Catalogue", "BookCodes", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+            "Catalogue", "BookCodes", "BookMetadata", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         // The config file, environment overrides and path values: no network, no database.
         .testTarget(name: "RapidScanConfigTests", dependencies: ["RapidScanConfig", "TestSupport"]),
         .testTarget(name: "MetadataSourcesTests", dependencies: ["MetadataSources", "BookCodes", "TestSupport"]),
         .testTarget(name: "BookLookupTests", dependencies: [
-            "BookLookup", "Catalogue", "MetadataSources", "BookCodes", "TestSupport",
+            "BookLookup", "Catalogue", "MetadataSources", "BookCodes", "BookMetadata", "TestSupport",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "LibraryTransferTests", dependencies: [
-            "LibraryTransfer", "Catalogue", "BookLookup", "MetadataSources", "RapidScanConfig", "BookCodes", "TestSupport",
+            "LibraryTransfer", "Catalogue", "BookLookup", "MetadataSources", "BookCodes", "BookMetadata", "TestSupport",
         ]),
-        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Catalogue", "BookLookup", "BarcodeReading", "BookCodes", "TestSupport"]),
+        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Catalogue", "BookLookup", "BarcodeReading", "BookCodes", "BookMetadata", "TestSupport"]),
         .testTarget(name: "SpineOCRTests", dependencies: ["SpineOCR", "SpineMatching", "Imaging", "Vision", "TestSupport"]),
         .testTarget(name: "VisionTests", dependencies: ["Vision", "Imaging", "TestSupport"]),
         .testTarget(name: "SpineMatchingTests", dependencies: ["SpineMatching", "Vision", "TestSupport"], exclude: ["Resources"]),

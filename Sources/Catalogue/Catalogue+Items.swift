@@ -1,4 +1,5 @@
 import BookCodes
+import BookMetadata
 import Foundation
 import GRDB
 

@@ -1,4 +1,5 @@
 import BookCodes
+import BookMetadata
 import Foundation
 
 /// Google Books `volumes` API: `GET {base}/books/v1/volumes?q=isbn:{isbn13}`, the key (if any) in

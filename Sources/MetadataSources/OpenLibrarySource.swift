@@ -1,4 +1,5 @@
 import BookCodes
+import BookMetadata
 import Foundation
 
 /// Open Library: `/isbn/{isbn}.json` (a 302 to the edition `/books/OL…M.json`), then the

@@ -175,37 +175,6 @@ actor Gauge {
     func leave() { current -= 1 }
 }
 
-@Suite struct FieldNormalizationTests {
-    @Test func publishDates() {
-        #expect(PublishDate.normalize("2021") == "2021")
-        #expect(PublishDate.normalize("2021-07") == "2021-07")
-        #expect(PublishDate.normalize("2023-05-16") == "2023-05-16")
-        #expect(PublishDate.normalize("2023-05-16T00:00:00Z") == "2023-05-16")
-        #expect(PublishDate.normalize("July 16, 2019") == "2019-07-16")
-        #expect(PublishDate.normalize("1 March 2004") == "2004-03-01")
-        #expect(PublishDate.normalize("Sep 2004") == "2004-09")
-        #expect(PublishDate.normalize("c1995") == "1995")
-        #expect(PublishDate.normalize("[1995?]") == "1995")
-        #expect(PublishDate.normalize("2021-13") == "2021")  // bad month: the year still holds
-        #expect(PublishDate.normalize("unknown") == nil)
-        #expect(PublishDate.normalize("") == nil)
-    }
-
-    @Test func htmlBecomesText() {
-        #expect(PlainText.fromHTML("<p>One &amp; two</p><p><br></p><p>Three&#39;s <b>bold</b>&nbsp;&#x2014; end</p>")
-            == "One & two\n\nThree's bold — end")
-        #expect(PlainText.fromHTML("Line<br/>next &unknown; &lt;tag&gt;") == "Line\nnext &unknown; <tag>")
-        #expect(PlainText.fromHTML("   ") == nil)
-    }
-
-    @Test func coverURLs() {
-        #expect(CoverURL.normalize("http://books.google.com/books/content?id=X&img=1&zoom=1&edge=curl&source=gbs_api")
-            == "https://books.google.com/books/content?id=X&img=1&zoom=1&source=gbs_api")
-        #expect(CoverURL.normalize("https://covers.openlibrary.org/b/id/1-L.jpg") == "https://covers.openlibrary.org/b/id/1-L.jpg")
-        #expect(CoverURL.normalize("not a url") == nil)
-    }
-}
-
 @Suite struct HTTPCancellationTests {
     /// A cancelled task's request ends at once instead of waiting out the time-out
     /// (Ctrl-C during a scan queues the books whose lookups were in flight).
