@@ -120,7 +120,7 @@ import TestSupport
     }
 
     @Test func processedFilesMatchOnPathSizeAndModificationTime() throws {
-        let temp = try TemporaryCatalogue()
+        let temp = try TemporaryCatalogue(onFile: true)
         let modified = Date(timeIntervalSince1970: 1_700_000_000.123_456_7)
         #expect(try !temp.catalogue.isProcessed(path: "/photos/a.jpg", size: 1000, modified: modified))
         try temp.catalogue.markProcessed(path: "/photos/a.jpg", size: 1000, modified: modified, outcome: "added")

@@ -52,7 +52,7 @@ import TestSupport
     }
 
     @Test func indexFollowsInsertsUpdatesAndDeletes() throws {
-        let temp = try TemporaryCatalogue()
+        let temp = try TemporaryCatalogue(onFile: true)
         let works = try shelf(temp)
         let dune = works["Dune"]!
         let pool = try DatabasePool(path: temp.path)
@@ -68,7 +68,7 @@ import TestSupport
     }
 
     @Test func itemsAreSearchableForTheirOwnerOnly() throws {
-        let temp = try TemporaryCatalogue()
+        let temp = try TemporaryCatalogue(onFile: true)
         let works = try shelf(temp)
         let code = isbn("9780553293357")
         guard case let .added(item) = try temp.catalogue.addOwned(isbn: code, work: works["Foundation"]!) else {
