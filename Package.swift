@@ -95,12 +95,14 @@ let package = Package(
         .target(name: "TestSupport", dependencies: [
             "BookCodes", "RapidScanConfig", .product(name: "FlyingFox", package: "FlyingFox"),
         ], path: "Tests/TestSupport"),
+        // Encoders only tests use (PNG via PNGWriter, WebP via libwebp): fixtures made in the test.
+        .target(name: "ImageTestSupport", dependencies: ["Imaging", "CWebP"], path: "Tests/ImageTestSupport"),
         .testTarget(name: "BookCodesTests", dependencies: [
             "BookCodes", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "BookMetadataTests", dependencies: ["BookMetadata"]),
-        .testTarget(name: "ImagingTests", dependencies: ["Imaging", "CWebP", "TestSupport"]),
-        .testTarget(name: "BarcodeReadingTests", dependencies: ["BarcodeReading", "Imaging", "BookCodes", "TestSupport"]),
+        .testTarget(name: "ImagingTests", dependencies: ["ImageTestSupport", "Imaging", "CWebP", "TestSupport"]),
+        .testTarget(name: "BarcodeReadingTests", dependencies: ["ImageTestSupport", "BarcodeReading", "Imaging", "BookCodes", "TestSupport"]),
         .testTarget(name: "CatalogueTests", dependencies: [
             "Catalogue", "BookCodes", "BookMetadata", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
@@ -115,7 +117,7 @@ let package = Package(
             "LibraryTransfer", "Catalogue", "BookLookup", "MetadataSources", "BookCodes", "BookMetadata", "TestSupport",
         ]),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Catalogue", "BookLookup", "BarcodeReading", "BookCodes", "BookMetadata", "TestSupport"]),
-        .testTarget(name: "SpineOCRTests", dependencies: ["SpineOCR", "SpineMatching", "Imaging", "Vision", "TestSupport"]),
+        .testTarget(name: "SpineOCRTests", dependencies: ["ImageTestSupport", "SpineOCR", "SpineMatching", "Imaging", "Vision", "TestSupport"]),
         .testTarget(name: "VisionTests", dependencies: ["Vision", "Imaging", "TestSupport"]),
         .testTarget(name: "SpineMatchingTests", dependencies: ["SpineMatching", "Vision", "TestSupport"], exclude: ["Resources"]),
         // The CLI's own rules (exit table, raw-frame syntax, terminal detection) as units.
