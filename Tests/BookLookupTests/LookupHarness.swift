@@ -29,6 +29,16 @@ final class LookupHarness: Sendable {
 
     deinit { try? FileManager.default.removeItem(at: folder) }
 
+    /// Runs `body` with a new harness, then stops its server (awaited, also on throw).
+    static func with(_ body: (LookupHarness) async throws -> Void) async throws {
+        let harness = try await LookupHarness()
+        do { try await body(harness) } catch {
+            await harness.close()
+            throw error
+        }
+        await harness.close()
+    }
+
     func close() async { await server.stop() }
 
     /// Counts rows straight from the file, independent of the Catalogue API.

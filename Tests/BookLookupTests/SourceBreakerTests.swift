@@ -48,20 +48,19 @@ import TestSupport
     }
 
     @Test func aTimeOutOpensTheBreaker() async throws {
-        let server = FixtureServer(hangLimit: .seconds(5))
-        try await server.start()
-        defer { Task { await server.stop() } }
-        server.neverAnswer("/books/v1/volumes")
-        // Open Library: unmatched requests get 404 (no such book).
-        let log = Lines()
-        let now = Date(timeIntervalSince1970: 1_780_000_000)
-        let service = try service(server, clock: { now }, log: log, timeout: 0.3)
-        _ = await service.lookup(generatedISBN(0, prefix: "97910"), intent: .own())
-        #expect(service.breaker.isPaused(GoogleBooksSource.sourceName))
-        server.clearRequests()
-        _ = await service.lookup(generatedISBN(1, prefix: "97910"), intent: .own())
-        #expect(server.requests(to: "/books/v1/volumes").isEmpty)
-        #expect(try service.catalogue.pendingLookup(isbn: generatedISBN(1, prefix: "97910"))?.reason.contains("time-out") == true)
+        try await withFixtureServer(hangLimit: .seconds(5)) { server in
+            server.neverAnswer("/books/v1/volumes")
+            // Open Library: unmatched requests get 404 (no such book).
+            let log = Lines()
+            let now = Date(timeIntervalSince1970: 1_780_000_000)
+            let service = try service(server, clock: { now }, log: log, timeout: 0.3)
+            _ = await service.lookup(generatedISBN(0, prefix: "97910"), intent: .own())
+            #expect(service.breaker.isPaused(GoogleBooksSource.sourceName))
+            server.clearRequests()
+            _ = await service.lookup(generatedISBN(1, prefix: "97910"), intent: .own())
+            #expect(server.requests(to: "/books/v1/volumes").isEmpty)
+            #expect(try service.catalogue.pendingLookup(isbn: generatedISBN(1, prefix: "97910"))?.reason.contains("time-out") == true)
+        }
     }
 }
 

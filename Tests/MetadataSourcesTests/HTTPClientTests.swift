@@ -7,13 +7,13 @@ import TestSupport
 @Suite struct HTTPClientTests {
     /// Not retried at once: the lookup's breaker queues the book and `pending retry` asks later.
     @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func serverThatNeverAnswersTimesOutAndIsNotRetriedAtOnce() async throws {
-        let harness = try await Harness.start(retries: 1, timeout: 0.3)
-        defer { Task { await harness.stop() } }
-        harness.server.neverAnswer("/books/v1/volumes")
-        let error = await sourceError { _ = try await harness.google.edition(isbn: isbn("9781761186769")) }
-        #expect(error == .timeout)
-        #expect(error?.isTransient == true)
-        #expect(harness.server.requests.count == 1)
+        try await Harness.with(retries: 1, timeout: 0.3) { harness in
+            harness.server.neverAnswer("/books/v1/volumes")
+            let error = await sourceError { _ = try await harness.google.edition(isbn: isbn("9781761186769")) }
+            #expect(error == .timeout)
+            #expect(error?.isTransient == true)
+            #expect(harness.server.requests.count == 1)
+        }
     }
 
     @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func serverDownIsATransientNetworkError() async throws {
@@ -30,45 +30,44 @@ import TestSupport
     }
 
     @Test func requestsInFlightAreBounded() async throws {
-        let server = FixtureServer()
-        try await server.start()
-        defer { Task { await server.stop() } }
-        let gauge = Gauge()
-        server.route("/slow") { _ in
-            await gauge.enter()
-            try? await Task.sleep(for: .milliseconds(100))
-            await gauge.leave()
-            return FixtureResponse(status: 200)
+        try await withFixtureServer { server in
+            let gauge = Gauge()
+            server.route("/slow") { _ in
+                await gauge.enter()
+                try? await Task.sleep(for: .milliseconds(100))
+                await gauge.leave()
+                return FixtureResponse(status: 200)
+            }
+            let client = HTTPClient(policy: .init(timeout: 5, retries: 0, maxConcurrentRequests: 2))
+            let url = server.baseURL.appendingPathComponent("slow")
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<6 { group.addTask { try await client.get(url).status } }
+                for try await status in group { #expect(status == 200) }
+            }
+            #expect(await gauge.peak == 2)
+            #expect(server.requests.count == 6)
         }
-        let client = HTTPClient(policy: .init(timeout: 5, retries: 0, maxConcurrentRequests: 2))
-        let url = server.baseURL.appendingPathComponent("slow")
-        try await withThrowingTaskGroup(of: Int.self) { group in
-            for _ in 0..<6 { group.addTask { try await client.get(url).status } }
-            for try await status in group { #expect(status == 200) }
-        }
-        #expect(await gauge.peak == 2)
-        #expect(server.requests.count == 6)
     }
 
     @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func aLongRetryAfterIsNotWaitedFor() async throws {
-        let harness = try await Harness.start(retries: 2)
-        defer { Task { await harness.stop() } }
-        harness.server.route("/books/v1/volumes", response: FixtureResponse(status: 429, headers: ["Retry-After": "3600"]))
-        let error = await sourceError { _ = try await harness.google.edition(isbn: isbn("9781761186769")) }
-        #expect(error == .rateLimited(retryAfter: 3600))
-        #expect(harness.server.requests.count == 1)
-        #expect(harness.clock.sleeps.isEmpty, "a scan must not wait an hour: the book is queued")
+        try await Harness.with(retries: 2) { harness in
+            harness.server.route("/books/v1/volumes", response: FixtureResponse(status: 429, headers: ["Retry-After": "3600"]))
+            let error = await sourceError { _ = try await harness.google.edition(isbn: isbn("9781761186769")) }
+            #expect(error == .rateLimited(retryAfter: 3600))
+            #expect(harness.server.requests.count == 1)
+            #expect(harness.clock.sleeps.isEmpty, "a scan must not wait an hour: the book is queued")
+        }
     }
 
     @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func aResponseOverTheSizeLimitIsRefused() async throws {
-        let harness = try await Harness.start(retries: 0)
-        defer { Task { await harness.stop() } }
-        let huge = String(repeating: "x", count: 5 << 20)
-        harness.server.route("/books/v1/volumes", response: .json(
-            #"{"totalItems": 1, "items": [{"volumeInfo": {"title": "Big", "description": "\#(huge)"}}]}"#))
-        let error = await sourceError { _ = try await harness.google.edition(isbn: isbn("9781761186769")) }
-        guard case .badResponse(let reason)? = error else { Issue.record("expected badResponse, got \(String(describing: error))"); return }
-        #expect(reason.contains("over the 4194304-byte limit"))
+        try await Harness.with(retries: 0) { harness in
+            let huge = String(repeating: "x", count: 5 << 20)
+            harness.server.route("/books/v1/volumes", response: .json(
+                #"{"totalItems": 1, "items": [{"volumeInfo": {"title": "Big", "description": "\#(huge)"}}]}"#))
+            let error = await sourceError { _ = try await harness.google.edition(isbn: isbn("9781761186769")) }
+            guard case .badResponse(let reason)? = error else { Issue.record("expected badResponse, got \(String(describing: error))"); return }
+            #expect(reason.contains("over the 4194304-byte limit"))
+        }
     }
 
     @Test func secretsAreRedactedInEveryEncoding() {
@@ -179,18 +178,17 @@ actor Gauge {
     /// A cancelled task's request ends at once instead of waiting out the time-out
     /// (Ctrl-C during a scan queues the books whose lookups were in flight).
     @Test func cancellingTheTaskAbortsTheRequest() async throws {
-        let server = FixtureServer(hangLimit: .seconds(60))
-        try await server.start()
-        defer { Task { await server.stop() } }
-        server.neverAnswer("/hang")
-        let client = HTTPClient(policy: .init(timeout: 60, retries: 0))
-        let url = server.baseURL.appendingPathComponent("hang")
-        let task = Task { () -> SourceError? in
-            do throws(SourceError) { _ = try await client.get(url); return nil } catch { return error }
+        try await withFixtureServer(hangLimit: .seconds(60)) { server in
+            server.neverAnswer("/hang")
+            let client = HTTPClient(policy: .init(timeout: 60, retries: 0))
+            let url = server.baseURL.appendingPathComponent("hang")
+            let task = Task { () -> SourceError? in
+                do throws(SourceError) { _ = try await client.get(url); return nil } catch { return error }
+            }
+            while server.requests.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+            task.cancel()
+            #expect(await task.value == .network("request cancelled"))
         }
-        while server.requests.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
-        task.cancel()
-        #expect(await task.value == .network("request cancelled"))
     }
 }
 

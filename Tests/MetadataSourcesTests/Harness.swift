@@ -57,6 +57,19 @@ struct Harness: Sendable {
                 baseURL: server.baseURL, coversURL: URL(string: "https://covers.example.org")!, product: product, contact: contact))
     }
 
+    /// Runs `body` with a started harness, then stops its server (awaited, also on throw).
+    static func with(
+        retries: Int = 2, timeout: TimeInterval = 5, apiKey: String? = nil, contact: String? = "you@example.com",
+        _ body: (Harness) async throws -> Void
+    ) async throws {
+        let harness = try await start(retries: retries, timeout: timeout, apiKey: apiKey, contact: contact)
+        do { try await body(harness) } catch {
+            await harness.stop()
+            throw error
+        }
+        await harness.stop()
+    }
+
     var client: HTTPClient { HTTPClient(policy: policy, clock: clock, logger: log.logger) }
 
     var google: GoogleBooksSource { GoogleBooksSource(googleSettings, client: client) }
