@@ -74,9 +74,16 @@ import TestSupport
         guard case let .added(item) = try temp.catalogue.addOwned(isbn: code, work: works["Foundation"]!) else {
             Issue.record("expected added"); return
         }
-        #expect(try temp.catalogue.searchItemIds("asimov") == [item.id])
-        #expect(try temp.catalogue.searchItemIds("dune").isEmpty)
+        // Through the library query the CLI runs (`library list <words>`).
+        func itemIds(_ catalogue: Catalogue, _ words: String) throws -> [String] {
+            var query = LibraryQuery()
+            query.words = words
+            query.ownedOnly = false
+            return try catalogue.itemIds(matching: query)
+        }
+        #expect(try itemIds(temp.catalogue, "asimov") == [item.id])
+        #expect(try itemIds(temp.catalogue, "dune").isEmpty)
         let other = try Catalogue(path: temp.path, userId: "someone")
-        #expect(try other.searchItemIds("asimov").isEmpty)
+        #expect(try itemIds(other, "asimov").isEmpty)
     }
 }
