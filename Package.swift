@@ -38,6 +38,8 @@ let package = Package(
 
         // Pure values: GTIN/EAN/UPC/ISBN.
         .target(name: "BookCodes"),
+        // Book data as sources describe it: EditionMetadata, PublishDate, one normaliser per field.
+        .target(name: "BookMetadata"),
         // Files -> 8-bit grayscale images.
         .target(name: "Imaging", dependencies: ["CImageCodecs", "CWebP", "CHeif"]),
         // zbar behind a safe Swift type; detections validated through BookCodes.
@@ -48,13 +50,14 @@ let package = Package(
         ]),
         // SQLite work/ISBN cache and the user's library.
         .target(name: "Catalogue", dependencies: [
-            "BookCodes",
+            "BookCodes", "BookMetadata",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         // Google Books, Open Library over HTTP.
-        .target(name: "MetadataSources", dependencies: ["BookCodes", "RapidScanConfig", "CHTTPTransport"]),
+        // Each source takes its own settings value; the app maps its config to them (RapidScanCLI).
+        .target(name: "MetadataSources", dependencies: ["BookCodes", "BookMetadata", "CHTTPTransport"]),
         // ISBN -> cache -> sources -> merged work; pending lookups.
-        .target(name: "BookLookup", dependencies: ["BookCodes", "Catalogue", "MetadataSources"]),
+        .target(name: "BookLookup", dependencies: ["BookCodes", "BookMetadata", "Catalogue", "MetadataSources"]),
         // Frame source -> decode -> confirm -> debounce -> look up -> add -> record -> emit (prints nothing).
         .target(name: "Pipeline", dependencies: [
             "BookCodes", "Imaging", "BarcodeReading", "Catalogue", "BookLookup",
@@ -70,12 +73,12 @@ let package = Package(
         // Spine readings -> scored candidate works -> strong / medium / none (beets-style).
         .target(name: "SpineMatching", dependencies: ["Vision"]),
         // Shelf photos -> readings (reply cache) -> matches -> owned books / review queue.
-        .target(name: "SpineScanning", dependencies: ["Vision", "SpineMatching", "Catalogue", "MetadataSources", "BookCodes", "Pipeline"]),
+        .target(name: "SpineScanning", dependencies: ["Vision", "SpineMatching", "Catalogue", "MetadataSources", "BookCodes", "BookMetadata", "Pipeline"]),
         // The matching table's benchmark (scripts/bench-spine-matching).
-        .executableTarget(name: "SpineMatchingBenchmark", dependencies: ["SpineMatching", "SpineScanning", "Catalogue", "BookCodes", "Vision"], path: "Benchmarks/SpineMatchingBenchmark"),
+        .executableTarget(name: "SpineMatchingBenchmark", dependencies: ["SpineMatching", "SpineScanning", "Catalogue", "BookCodes", "BookMetadata", "Vision"], path: "Benchmarks/SpineMatchingBenchmark"),
         // Subcommands (one type each); the executable only calls into this.
         .target(name: "RapidScanCLI", dependencies: [
-            "BookCodes", "Imaging", "BarcodeReading", "RapidScanConfig", "Catalogue",
+            "BookCodes", "BookMetadata", "Imaging", "BarcodeReading", "RapidScanConfig", "Catalogue",
             "MetadataSources", "BookLookup", "Pipeline", "Vision", "SpineMatching", "SpineScanning", "SpineOCR",
             "LibraryTransfer",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -92,31 +95,35 @@ let package = Package(
         .target(name: "TestSupport", dependencies: [
             "BookCodes", "RapidScanConfig", .product(name: "FlyingFox", package: "FlyingFox"),
         ], path: "Tests/TestSupport"),
+        // Encoders only tests use (PNG via PNGWriter, WebP via libwebp): fixtures made in the test.
+        .target(name: "ImageTestSupport", dependencies: ["Imaging", "CWebP"], path: "Tests/ImageTestSupport"),
         .testTarget(name: "BookCodesTests", dependencies: [
             "BookCodes", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
-        .testTarget(name: "ImagingTests", dependencies: ["Imaging", "CWebP", "TestSupport"]),
-        .testTarget(name: "BarcodeReadingTests", dependencies: ["BarcodeReading", "Imaging", "BookCodes", "TestSupport"]),
+        .testTarget(name: "BookMetadataTests", dependencies: ["BookMetadata"]),
+        .testTarget(name: "ImagingTests", dependencies: ["ImageTestSupport", "Imaging", "CWebP", "TestSupport"]),
+        .testTarget(name: "BarcodeReadingTests", dependencies: ["ImageTestSupport", "BarcodeReading", "Imaging", "BookCodes", "TestSupport"]),
         .testTarget(name: "CatalogueTests", dependencies: [
-            "Catalogue", "BookCodes", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+            "Catalogue", "BookCodes", "BookMetadata", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         // The config file, environment overrides and path values: no network, no database.
         .testTarget(name: "RapidScanConfigTests", dependencies: ["RapidScanConfig", "TestSupport"]),
-        .testTarget(name: "MetadataSourcesTests", dependencies: ["MetadataSources", "RapidScanConfig", "BookCodes", "TestSupport"]),
+        .testTarget(name: "MetadataSourcesTests", dependencies: ["MetadataSources", "BookCodes", "TestSupport"]),
         .testTarget(name: "BookLookupTests", dependencies: [
-            "BookLookup", "Catalogue", "MetadataSources", "RapidScanConfig", "BookCodes", "TestSupport",
+            "BookLookup", "Catalogue", "MetadataSources", "BookCodes", "BookMetadata", "TestSupport",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "LibraryTransferTests", dependencies: [
-            "LibraryTransfer", "Catalogue", "BookLookup", "MetadataSources", "RapidScanConfig", "BookCodes", "TestSupport",
+            "LibraryTransfer", "Catalogue", "BookLookup", "MetadataSources", "BookCodes", "BookMetadata", "TestSupport",
         ]),
-        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Catalogue", "BookLookup", "MetadataSources", "BarcodeReading", "BookCodes", "TestSupport"]),
-        .testTarget(name: "SpineOCRTests", dependencies: ["SpineOCR", "SpineMatching", "Imaging", "Vision", "TestSupport"]),
+        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Catalogue", "BookLookup", "MetadataSources", "BarcodeReading", "BookCodes", "BookMetadata", "TestSupport"]),
+        .testTarget(name: "SpineOCRTests", dependencies: ["ImageTestSupport", "SpineOCR", "SpineMatching", "Imaging", "Vision", "TestSupport"]),
         .testTarget(name: "VisionTests", dependencies: ["Vision", "Imaging", "TestSupport"]),
         .testTarget(name: "SpineMatchingTests", dependencies: ["SpineMatching", "Vision", "TestSupport"], exclude: ["Resources"]),
         // The CLI's own rules (exit table, raw-frame syntax, terminal detection) as units.
         .testTarget(name: "RapidScanCLITests", dependencies: [
-            "RapidScanCLI", "Pipeline", "Imaging", "BookCodes", .product(name: "Rainbow", package: "Rainbow"),
+            "RapidScanCLI", "Pipeline", "Imaging", "BookCodes", "MetadataSources", "RapidScanConfig",
+            .product(name: "Rainbow", package: "Rainbow"),
         ]),
         // Runs the built `rapidscan` binary end to end.
         .testTarget(name: "CLITests", dependencies: ["TestSupport"]),

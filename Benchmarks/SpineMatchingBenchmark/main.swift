@@ -1,4 +1,5 @@
 import BookCodes
+import BookMetadata
 import Catalogue
 import Foundation
 import SpineMatching

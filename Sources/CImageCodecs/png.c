@@ -62,32 +62,3 @@ rs_status rs_png_decode(const unsigned char *data, size_t size,
     out->height = (int)image.height;
     return RS_OK;
 }
-
-rs_status rs_png_encode_gray(const unsigned char *pixels, int width, int height, rs_encoded *out) {
-    memset(out, 0, sizeof *out);
-    if (width <= 0 || height <= 0) {
-        rs_copy_message(out->message, RS_MESSAGE_CAPACITY, "image size out of range for PNG");
-        return RS_ERROR_INVALID_ARGUMENT;
-    }
-    png_image image;
-    memset(&image, 0, sizeof image);
-    image.version = PNG_IMAGE_VERSION;
-    image.width = (png_uint_32)width;
-    image.height = (png_uint_32)height;
-    image.format = PNG_FORMAT_GRAY;
-    png_alloc_size_t size = 0;
-    if (!png_image_write_to_memory(&image, NULL, &size, 0, pixels, width, NULL)) {
-        rs_copy_message(out->message, RS_MESSAGE_CAPACITY, image.message);
-        return RS_ERROR_CORRUPT;
-    }
-    unsigned char *bytes = malloc(size);
-    if (bytes == NULL) return RS_ERROR_NO_MEMORY;
-    if (!png_image_write_to_memory(&image, bytes, &size, 0, pixels, width, NULL)) {
-        free(bytes);
-        rs_copy_message(out->message, RS_MESSAGE_CAPACITY, image.message);
-        return RS_ERROR_CORRUPT;
-    }
-    out->bytes = bytes;
-    out->size = size;
-    return RS_OK;
-}

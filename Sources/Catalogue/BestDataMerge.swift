@@ -1,4 +1,5 @@
 import BookCodes
+import BookMetadata
 import Foundation
 
 /// "Best data wins" (the seed's Best Data Selection): how what one source says about one
@@ -13,7 +14,7 @@ public enum BestDataMerge {
             title: edition.title,
             authors: unionCategories([], edition.authors),
             primaryAuthor: edition.authors.first ?? "",
-            coverImageUrl: normalizedCoverURL(edition.coverImageUrl),
+            coverImageUrl: CoverURL.normalize(edition.coverImageUrl),
             description: cleaned(edition.description),
             genre: categories.first,
             categories: categories,
@@ -60,7 +61,7 @@ public enum BestDataMerge {
     /// HTTPS over HTTP, then the larger image where the URL says (Open Library's `-L`
     /// over Google's `zoom=1` thumbnail); between equals the existing cover stays.
     public static func preferredCover(existing: String?, incoming: String?) -> String? {
-        guard let incoming = normalizedCoverURL(incoming) else { return existing }
+        guard let incoming = CoverURL.normalize(incoming) else { return existing }
         guard let existing = cleaned(existing) else { return incoming }
         return coverRank(incoming) > coverRank(existing) ? incoming : existing
     }
@@ -74,24 +75,6 @@ public enum BestDataMerge {
             size = zoom >= 2 ? 2 : 1
         }
         return (isHTTPS(url) ? 10 : 0) + size
-    }
-
-    /// Google Books and Open Library serve their covers over HTTPS too: `http://` is
-    /// rewritten, and Google's `edge=curl` (a page-curl effect drawn on the thumbnail) dropped.
-    public static func normalizedCoverURL(_ url: String?) -> String? {
-        guard let url = cleaned(url), var components = URLComponents(string: url),
-              let host = components.host?.lowercased()
-        else { return cleaned(url) }
-        let isGoogle = host.hasSuffix("books.google.com") || host.hasSuffix("googleusercontent.com")
-            || host.hasPrefix("books.google.")
-        let isOpenLibrary = host.hasSuffix("openlibrary.org") || host.hasSuffix("archive.org")
-        guard isGoogle || isOpenLibrary else { return url }
-        if components.scheme?.lowercased() == "http" { components.scheme = "https" }
-        if isGoogle, let items = components.queryItems {
-            let kept = items.filter { $0.name != "edge" }
-            components.queryItems = kept.isEmpty ? nil : kept
-        }
-        return components.string ?? url
     }
 
     /// A description ending in "…" or "..." was cut short by the source.
@@ -140,7 +123,7 @@ public enum BestDataMerge {
     /// How complete an edition's metadata is; the highest-scoring edition is the work's `primaryIsbn`.
     public static func score(_ edition: EditionMetadata) -> Int {
         var score = 0
-        if let cover = normalizedCoverURL(edition.coverImageUrl) { score += isHTTPS(cover) ? 3 : 1 }
+        if let cover = CoverURL.normalize(edition.coverImageUrl) { score += isHTTPS(cover) ? 3 : 1 }
         if let description = cleaned(edition.description) { score += isTruncated(description) ? 1 : 3 }
         if preferredPageCount(existing: nil, incoming: edition.pageCount) != nil { score += 1 }
         if PublishDate(parsing: edition.publishDate) != nil { score += 1 }

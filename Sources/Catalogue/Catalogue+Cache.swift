@@ -1,4 +1,5 @@
 import BookCodes
+import BookMetadata
 import Foundation
 import GRDB
 
@@ -100,7 +101,7 @@ extension Catalogue {
         if existing == nil { try work.insert(db) } else { try work.update(db) }
         if let isbn {
             let entry = ISBNIndexEntry(
-                isbn: isbn, workKey: work.workKey, format: Self.editionFormat(edition.format),
+                isbn: isbn, workKey: work.workKey, format: BookFormat.stored(edition.format),
                 publisher: BestDataMerge.cleaned(edition.publisher),
                 publishDate: PublishDate(parsing: edition.publishDate)?.text,
                 indexedAt: indexed?.indexedAt ?? now, apiSource: edition.apiSource, metadataScore: score)
@@ -117,16 +118,6 @@ extension Catalogue {
 
     static func indexEntry(_ isbn: String, _ db: Database) throws -> ISBNIndexEntry? {
         try ISBNIndexEntry.fetchOne(db, SQLRequest(sql: "SELECT * FROM isbnIndex WHERE isbn = ?", arguments: [isbn], cached: true))
-    }
-
-    /// The seed's isbnIndex formats: hardcover, paperback, ebook, audiobook or unknown.
-    static func editionFormat(_ format: String?) -> String {
-        let format = format?.lowercased() ?? ""
-        if format.contains("hard") { return "hardcover" }
-        if format.contains("paper") || format.contains("soft") { return "paperback" }
-        if format.contains("audio") { return "audiobook" }
-        if format.contains("ebook") || format.contains("e-book") || format.contains("digital") { return "ebook" }
-        return "unknown"
     }
 }
 

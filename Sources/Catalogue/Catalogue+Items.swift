@@ -1,4 +1,5 @@
 import BookCodes
+import BookMetadata
 import Foundation
 import GRDB
 
@@ -137,11 +138,11 @@ public struct ItemChange: Sendable, Hashable {
 extension Catalogue {
 
     func libraryRead<T>(_ body: (Database) throws -> T) throws(LibraryError) -> T {
-        do { return try pool.read(body) } catch let error as LibraryError { throw error } catch { throw .catalogue(CatalogueError(error)) }
+        do { return try writer.read(body) } catch let error as LibraryError { throw error } catch { throw .catalogue(CatalogueError(error)) }
     }
 
     func libraryWrite<T>(_ body: (Database) throws -> T) throws(LibraryError) -> T {
-        do { return try pool.write(body) } catch let error as LibraryError { throw error } catch { throw .catalogue(CatalogueError(error)) }
+        do { return try writer.write(body) } catch let error as LibraryError { throw error } catch { throw .catalogue(CatalogueError(error)) }
     }
 
     /// The items a query selects, in its sort order (FTS rank first when words are given and

@@ -28,12 +28,6 @@ extension Catalogue {
         }
     }
 
-    /// Records another failed attempt without touching the intent.
-    @discardableResult
-    public func reschedulePending(isbn: ISBN13, reason: String, source: String, nextRetryAt: Date, now: Date = Date()) throws(CatalogueError) -> PendingLookup {
-        try enqueuePending(isbn: isbn, reason: reason, source: source, nextRetryAt: nextRetryAt, intent: .lookupOnly, now: now)
-    }
-
     /// Rows due at `dueBefore` (all rows when nil), earliest retry first.
     public func pendingLookups(dueBefore: Date? = nil) throws(CatalogueError) -> [PendingLookup] {
         try read { db in
@@ -71,10 +65,5 @@ extension Catalogue {
             try ProcessedFile(path: path, size: size, modifiedTime: modified.timeIntervalSince1970,
                               outcome: outcome, processedAt: now).save(db)
         }
-    }
-
-    /// Forgets every processed file (a forced full rescan).
-    public func clearProcessedFiles() throws(CatalogueError) {
-        try write { db in _ = try ProcessedFile.deleteAll(db) }
     }
 }

@@ -56,21 +56,4 @@ extension Catalogue {
             return try Work.fetchAll(db, sql: sql, arguments: [search.anyWord, limit])
         }
     }
-
-    /// Ids of the local user's items whose title, authors or notes contain every word of
-    /// `text` (prefix match), best match first. Used by library queries.
-    public func searchItemIds(_ text: String, limit: Int? = nil) throws(CatalogueError) -> [String] {
-        let search = SearchText(text)
-        guard !search.isEmpty else { return [] }
-        let userId = userId
-        return try read { db in
-            try String.fetchAll(db, sql: """
-                SELECT items.id FROM itemsSearch
-                JOIN items ON items.id = itemsSearch.itemId
-                WHERE itemsSearch MATCH ? AND items.userId = ?
-                ORDER BY bm25(itemsSearch, 0.0, 10.0, 5.0, 1.0)
-                LIMIT ?
-                """, arguments: [search.allWords, userId, limit ?? -1])
-        }
-    }
 }

@@ -3,14 +3,16 @@ import Foundation
 import GRDB
 
 /// The local SQLite database: the work/ISBN cache, the user's library, lookups waiting
-/// for a retry, and the files a scan has finished with. One `DatabasePool` (WAL mode,
-/// readers never block the writer) on a real file, safe to share between tasks and
-/// between processes.
+/// for a retry, and the files a scan has finished with. In production one `DatabasePool`
+/// (WAL mode, readers never block the writer) on a real file, safe to share between tasks
+/// and between processes; any GRDB `DatabaseWriter` works (an in-memory `DatabaseQueue` in
+/// unit tests), migrated the same way.
 public final class Catalogue: Sendable {
+    /// The database file (":memory:" or the writer's own path when opened on a writer).
     public let path: String
     /// The local user every library operation applies to.
     public let userId: String
-    let pool: DatabasePool
+    let writer: any DatabaseWriter
 
     /// Opens (creating folders and file on first use) and migrates the database, then
     /// makes sure the local user and its two default lists exist.
@@ -18,11 +20,9 @@ public final class Catalogue: Sendable {
     /// `readOnly`: for commands that only read a library on a read-only location (a mount,
     /// a folder the user cannot write): nothing is created, migrated or written, and a write
     /// fails with `.readOnly`.
-    public init(path: String, userId: String = "local", displayName: String = "Local user", readOnly: Bool = false) throws(CatalogueError) {
-        self.path = path
-        self.userId = userId
+    public convenience init(path: String, userId: String = "local", displayName: String = "Local user", readOnly: Bool = false) throws(CatalogueError) {
         if readOnly {
-            pool = try Self.openReadOnly(path: path)
+            self.init(opened: try Self.openReadOnly(path: path), path: path, userId: userId)
             return
         }
         let url = URL(fileURLWithPath: path)
@@ -40,17 +40,10 @@ public final class Catalogue: Sendable {
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA wal_autocheckpoint = 100; PRAGMA journal_size_limit = 1048576")
         }
+        let pool: DatabasePool
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
-            // Checked with a read first: an open that has nothing to change writes nothing
-            // (no commit, no fsync), which keeps `library list` quick.
-            let ready = try pool.read { db in
-                try Schema.migrator.hasCompletedMigrations(db) && User.exists(db, key: userId)
-            }
-            if !ready {
-                try Schema.migrator.migrate(pool)
-                try pool.write { db in try Self.createLocalUser(db, id: userId, displayName: displayName, now: Date()) }
-            }
+            try Self.prepare(pool, userId: userId, displayName: displayName)
         } catch {
             // Opening writes too (WAL, shared memory, migrations): a full disk says so.
             if let failure = error as? DatabaseError, failure.resultCode == .SQLITE_FULL
@@ -58,6 +51,48 @@ public final class Catalogue: Sendable {
                 throw .diskFull(path: path, walBytes: CatalogueError.fileSize(path + "-wal"), freeBytes: CatalogueError.freeSpace(near: path))
             }
             throw .cannotOpen(path: path, reason: CatalogueError.describe(error))
+        }
+        self.init(opened: pool, path: path, userId: userId)
+    }
+
+    /// Opens on any writer (its file, or memory), with the same migrations and local user
+    /// as `init(path:)`. The writer's configuration is the caller's.
+    public convenience init(writer: any DatabaseWriter, userId: String = "local", displayName: String = "Local user") throws(CatalogueError) {
+        do {
+            try Self.prepare(writer, userId: userId, displayName: displayName)
+        } catch {
+            throw .cannotOpen(path: writer.path, reason: CatalogueError.describe(error))
+        }
+        self.init(opened: writer, path: writer.path, userId: userId)
+    }
+
+    /// A new, empty catalogue in memory: for tests where a file adds nothing (no WAL, no
+    /// second process, no permissions, no disk).
+    public static func inMemory(userId: String = "local", displayName: String = "Local user") throws(CatalogueError) -> Catalogue {
+        var configuration = Configuration()
+        configuration.label = "rapidscan"
+        let queue: DatabaseQueue
+        do { queue = try DatabaseQueue(configuration: configuration) } catch {
+            throw .cannotOpen(path: ":memory:", reason: CatalogueError.describe(error))
+        }
+        return try Catalogue(writer: queue, userId: userId, displayName: displayName)
+    }
+
+    private init(opened writer: any DatabaseWriter, path: String, userId: String) {
+        self.writer = writer
+        self.path = path
+        self.userId = userId
+    }
+
+    /// Migrates and creates the local user, checked with a read first: an open that has
+    /// nothing to change writes nothing (no commit, no fsync), which keeps `library list` quick.
+    private static func prepare(_ writer: any DatabaseWriter, userId: String, displayName: String) throws {
+        let ready = try writer.read { db in
+            try Schema.migrator.hasCompletedMigrations(db) && User.exists(db, key: userId)
+        }
+        if !ready {
+            try Schema.migrator.migrate(writer)
+            try writer.write { db in try createLocalUser(db, id: userId, displayName: displayName, now: Date()) }
         }
     }
 
@@ -126,7 +161,7 @@ public final class Catalogue: Sendable {
 
     // Every public operation maps GRDB's errors to CatalogueError in one place.
     func read<T>(_ body: (Database) throws -> T) throws(CatalogueError) -> T {
-        do { return try pool.read(body) } catch { throw CatalogueError(error) }
+        do { return try writer.read(body) } catch { throw CatalogueError(error) }
     }
 
     /// A write that found the database busy (another process) waits SQLite's busy time-out,
@@ -136,7 +171,7 @@ public final class Catalogue: Sendable {
         let deadline = Date().addingTimeInterval(Self.busyDeadline)
         var reclaimed = false
         while true {
-            do { return try pool.write(body) } catch let error as DatabaseError {
+            do { return try writer.write(body) } catch let error as DatabaseError {
                 switch error.resultCode {
                 // BUSY has already waited SQLite's busy time-out (the same 15 s); a LOCKED
                 // table (no busy handler) is retried here within that time.
@@ -164,7 +199,7 @@ public final class Catalogue: Sendable {
 
     /// Moves the WAL's pages into the database and truncates the WAL to zero bytes.
     func truncateWAL() {
-        _ = try? pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+        _ = try? writer.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
     }
 
     public func lists() throws(CatalogueError) -> [BookList] {

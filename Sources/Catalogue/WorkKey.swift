@@ -1,4 +1,5 @@
 import BookCodes
+import BookMetadata
 /// The cache's identifier for a work (all editions of one book): the seed's
 /// `generateWorkKey(title, author)`, reproduced character for character so keys match
 /// the ones PageSwipe writes to Firestore.

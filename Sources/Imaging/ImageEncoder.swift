@@ -1,17 +1,14 @@
-import CWebP
 import Foundation
 
 public struct ImageEncodingError: Error, Sendable, Hashable, CustomStringConvertible {
     public var message: String
+    public init(message: String) { self.message = message }
     public var description: String { "cannot encode image (\(message))" }
 }
 
-/// Writes images as PNG, JPEG or WebP (sample images, benchmark scenes, debugging output).
+/// Writes images as JPEG (the pictures sent to vision models, benchmark scenes). Tests' own
+/// PNG and WebP writers live in Tests/ImageTestSupport.
 public enum ImageEncoder {
-    public static func pngData(_ image: GrayImage) throws(ImageEncodingError) -> Data {
-        Data(try NativeCodecs.encodeGrayPNG(image))
-    }
-
     public static func jpegData(_ image: GrayImage, quality: Int = 90, progressive: Bool = false)
         throws(ImageEncodingError) -> Data {
         Data(try NativeCodecs.encodeJPEG(pixels: image.pixels, width: image.width, height: image.height,
@@ -24,18 +21,5 @@ public enum ImageEncoder {
         throws(ImageEncodingError) -> Data {
         Data(try NativeCodecs.encodeJPEG(pixels: pixels, width: width, height: height, color: .rgb,
                                          quality: quality, progressive: false, app1: nil))
-    }
-
-    /// A lossy WebP (quality 0…100) of the gray image, as phone apps save photos.
-    public static func webpData(_ image: GrayImage, quality: Int = 90) throws(ImageEncodingError) -> Data {
-        let rgb = image.pixels.flatMap { [$0, $0, $0] }
-        var output: UnsafeMutablePointer<UInt8>?
-        let size = WebPEncodeRGB(rgb, Int32(image.width), Int32(image.height), Int32(image.width * 3),
-                                 Float(quality), &output)
-        guard size > 0, let bytes = output else {
-            throw ImageEncodingError(message: "libwebp could not encode \(image.width)×\(image.height)")
-        }
-        defer { WebPFree(bytes) }
-        return Data(bytes: bytes, count: size)
     }
 }

@@ -132,14 +132,6 @@ enum NativeCodecs {
         }
     }
 
-    static func encodeGrayPNG(_ image: GrayImage) throws(ImageEncodingError) -> [UInt8] {
-        try encode { output in
-            image.pixels.withUnsafeBufferPointer {
-                rs_png_encode_gray($0.baseAddress, Int32(image.width), Int32(image.height), output)
-            }
-        }
-    }
-
     private static func encode(_ call: (UnsafeMutablePointer<rs_encoded>) -> rs_status)
         throws(ImageEncodingError) -> [UInt8] {
         var output = rs_encoded()

@@ -1,26 +1,39 @@
 import BookCodes
+import BookMetadata
 import Foundation
-import RapidScanConfig
 
 /// Google Books `volumes` API: `GET {base}/books/v1/volumes?q=isbn:{isbn13}`, the key (if any) in
 /// the `X-Goog-Api-Key` header.
 public struct GoogleBooksSource: MetadataSource {
-    public let name = SourceName.googleBooks.rawValue
-    public let baseURL: URL
-    private let apiKey: Secret?
-    private let client: HTTPClient
+    /// What this source needs to know, and nothing else of the app's configuration.
+    public struct Settings: Sendable, Hashable {
+        public static let defaultBaseURL = URL(string: "https://www.googleapis.com")!
 
-    public init(baseURL: URL = RapidScanSettings.defaultGoogleBooksURL, apiKey: Secret? = nil, client: HTTPClient) {
-        self.baseURL = baseURL
-        self.apiKey = apiKey
-        self.client = client
+        public var baseURL: URL
+        public var apiKey: APIKey?
+        /// Sent as `User-Agent` (e.g. `rapidscan/0.1.0`).
+        public var userAgent: String
+
+        public init(baseURL: URL = Self.defaultBaseURL, apiKey: APIKey? = nil, userAgent: String) {
+            self.baseURL = baseURL
+            self.apiKey = apiKey
+            self.userAgent = userAgent
+        }
     }
 
-    public init(settings: RapidScanSettings, client: HTTPClient? = nil) {
-        self.init(
-            baseURL: settings.source(.googleBooks)?.baseURL ?? RapidScanSettings.defaultGoogleBooksURL,
-            apiKey: settings.googleBooksAPIKey,
-            client: client ?? HTTPClient(settings: settings))
+    /// The name in `apiSource`, the breaker and the config's `[sources.googleBooks]`.
+    public static let sourceName = "googleBooks"
+    public let name = Self.sourceName
+    public let baseURL: URL
+    private let apiKey: APIKey?
+    private let userAgent: String
+    private let client: HTTPClient
+
+    public init(_ settings: Settings, client: HTTPClient) {
+        self.baseURL = settings.baseURL
+        self.apiKey = settings.apiKey
+        self.userAgent = settings.userAgent
+        self.client = client
     }
 
     public func edition(isbn: ISBN13) async throws(SourceError) -> EditionMetadata? {
@@ -67,8 +80,6 @@ public struct GoogleBooksSource: MetadataSource {
         // No `items` key at all is how Google says "no such book".
         return decoded.items ?? []
     }
-
-    private var userAgent: String { "rapidscan/\(RapidScanVersion.current)" }
 
     private static func quoted(_ text: String) -> String {
         "\"" + text.replacingOccurrences(of: "\"", with: " ").trimmingCharacters(in: .whitespaces) + "\""
@@ -137,7 +148,7 @@ public struct GoogleBooksSource: MetadataSource {
             publisher: info.publisher.flatMap(PlainText.tidy),
             language: LanguageCode.normalize(info.language),
             format: nil,
-            apiSource: SourceName.googleBooks.rawValue)
+            apiSource: sourceName)
     }
 }
 

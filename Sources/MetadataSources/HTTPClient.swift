@@ -1,5 +1,4 @@
 import Foundation
-import RapidScanConfig
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -64,11 +63,6 @@ public final class HTTPClient: Sendable {
             self.baseDelay = baseDelay
             self.maxDelay = maxDelay
         }
-
-        public init(_ http: HTTPSettings) {
-            self.init(timeout: http.timeoutSeconds, retries: http.retries, maxConcurrentRequests: http.maxConcurrentRequests,
-                      baseDelay: http.retryBaseDelaySeconds, maxDelay: http.maxRetryDelaySeconds)
-        }
     }
 
     /// Decides what a response means: nil = hand it to the caller (success or an answer the
@@ -89,10 +83,6 @@ public final class HTTPClient: Sendable {
         self.clock = clock
         self.logger = logger
         self.inFlight = AsyncSemaphore(limit: policy.maxConcurrentRequests)
-    }
-
-    public convenience init(settings: RapidScanSettings, clock: any PacingClock = SystemPacingClock()) {
-        self.init(policy: Policy(settings.http), clock: clock, logger: settings.debugLogging ? .standardError : .disabled)
     }
 
     private static func sessionTimeout(_ seconds: TimeInterval) -> TimeInterval { max(1, seconds.rounded(.up)) + 1 }

@@ -1,4 +1,5 @@
 import BookCodes
+import BookMetadata
 import Foundation
 
 /// A public book database that can describe an edition by ISBN and search by title.

@@ -1,13 +1,44 @@
 import BookCodes
+import BookMetadata
 import Foundation
-import RapidScanConfig
 
 /// Open Library: `/isbn/{isbn}.json` (a 302 to the edition `/books/OL…M.json`), then the
 /// work and author records; `search.json` for titles. Identifies itself with
 /// `User-Agent: rapidscan/<version> (<contact>)` and keeps to its rate limit
 /// (1 request/s, or 3/s with a contact).
 public struct OpenLibrarySource: MetadataSource {
-    public let name = SourceName.openLibrary.rawValue
+    /// What this source needs to know, and nothing else of the app's configuration.
+    public struct Settings: Sendable, Hashable {
+        public static let defaultBaseURL = URL(string: "https://openlibrary.org")!
+        public static let defaultCoversURL = URL(string: "https://covers.openlibrary.org")!
+
+        public var baseURL: URL
+        public var coversURL: URL
+        /// The product part of the `User-Agent` (e.g. `rapidscan/0.1.0`).
+        public var product: String
+        /// E-mail or URL sent in the `User-Agent`; raises the rate limit.
+        public var contact: String?
+        /// nil = Open Library's policy: 1 request/s, or 3/s with a contact.
+        public var requestsPerSecond: Double?
+
+        public init(baseURL: URL = Self.defaultBaseURL, coversURL: URL = Self.defaultCoversURL, product: String,
+                    contact: String? = nil, requestsPerSecond: Double? = nil) {
+            self.baseURL = baseURL
+            self.coversURL = coversURL
+            self.product = product
+            self.contact = contact
+            self.requestsPerSecond = requestsPerSecond
+        }
+
+        /// `product (contact)`, as Open Library asks clients to identify themselves.
+        public var userAgent: String { product + (contact.map { " (\($0))" } ?? "") }
+        /// The rate kept to: the one set, else 3 requests/s when identified by a contact, else 1.
+        public var effectiveRequestsPerSecond: Double { requestsPerSecond ?? (contact == nil ? 1 : 3) }
+    }
+
+    /// The name in `apiSource`, the breaker and the config's `[sources.openLibrary]`.
+    public static let sourceName = "openLibrary"
+    public let name = Self.sourceName
     public let baseURL: URL
     public let coversURL: URL
     public let userAgent: String
@@ -20,28 +51,12 @@ public struct OpenLibrarySource: MetadataSource {
     static let maxAuthors = 5
     static let maxCategories = 10
 
-    public init(
-        baseURL: URL = RapidScanSettings.defaultOpenLibraryURL,
-        coversURL: URL = RapidScanSettings.defaultOpenLibraryCoversURL,
-        contact: String? = nil,
-        requestsPerSecond: Double? = nil,
-        client: HTTPClient
-    ) {
-        self.baseURL = baseURL
-        self.coversURL = coversURL
+    public init(_ settings: Settings, client: HTTPClient) {
+        self.baseURL = settings.baseURL
+        self.coversURL = settings.coversURL
         self.client = client
-        self.userAgent = "rapidscan/\(RapidScanVersion.current)" + (contact.map { " (\($0))" } ?? "")
-        let rate = requestsPerSecond ?? (contact == nil ? 1 : 3)
-        self.rateLimiter = TokenBucket(rate: rate, clock: client.clock)
-    }
-
-    public init(settings: RapidScanSettings, client: HTTPClient? = nil) {
-        self.init(
-            baseURL: settings.source(.openLibrary)?.baseURL ?? RapidScanSettings.defaultOpenLibraryURL,
-            coversURL: settings.openLibraryCoversURL,
-            contact: settings.contact,
-            requestsPerSecond: settings.effectiveOpenLibraryRequestsPerSecond,
-            client: client ?? HTTPClient(settings: settings))
+        self.userAgent = settings.userAgent
+        self.rateLimiter = TokenBucket(rate: settings.effectiveRequestsPerSecond, clock: client.clock)
     }
 
     public func edition(isbn: ISBN13) async throws(SourceError) -> EditionMetadata? {

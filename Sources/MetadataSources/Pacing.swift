@@ -79,6 +79,9 @@ public actor AsyncSemaphore {
         await withCheckedContinuation { waiters.append($0) }
     }
 
+    /// Tasks waiting for a permit (tests wait for a queue to form).
+    var waiting: Int { waiters.count }
+
     public func release() {
         if waiters.isEmpty {
             available += 1

@@ -106,11 +106,6 @@ public struct RapidScanSettings: Sendable, Hashable, CustomStringConvertible {
         openLibraryRequestsPerSecond = nil
     }
 
-    // Names agreed in interfaces.md.
-    public var timeouts: TimeInterval { http.timeoutSeconds }
-    public var retries: Int { http.retries }
-    public var maxConcurrentRequests: Int { http.maxConcurrentRequests }
-
     /// Enabled sources in lookup order.
     public var enabledSources: [SourceSettings] { sources.filter(\.enabled).sorted { $0.order < $1.order } }
 

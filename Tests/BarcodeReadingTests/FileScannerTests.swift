@@ -1,6 +1,7 @@
 @testable import BarcodeReading
 import BookCodes
 import Foundation
+import ImageTestSupport
 import Imaging
 import Testing
 import TestSupport

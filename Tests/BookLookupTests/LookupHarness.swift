@@ -4,12 +4,10 @@ import Catalogue
 import Foundation
 import GRDB
 import MetadataSources
-import RapidScanConfig
 import TestSupport
 
 /// A catalogue on a temp SQLite file and a LookupService whose Google Books and Open
-/// Library sources are the production ones, pointed at a loopback FixtureServer through
-/// the same environment variables users set.
+/// Library sources are the production ones, pointed at a loopback FixtureServer.
 final class LookupHarness: Sendable {
     let folder: URL
     let server: FixtureServer
@@ -21,17 +19,25 @@ final class LookupHarness: Sendable {
         folder = try makeTemporaryDirectory(prefix: "booklookup-test")
         server = FixtureServer()
         try await server.start()
-        var settings = try RapidScanSettings.parse(toml: "", environment: server.sourcesEnvironment())
-        settings.openLibraryRequestsPerSecond = 1000
         catalogue = try Catalogue(path: folder.appendingPathComponent("library.sqlite").path)
         let now = now
         // The clock stands still: a breaker pausing a source for a while would never let it
         // be asked again. Every lookup may probe here; SourceBreakerTests cover the pause.
-        service = LookupService(catalogue: catalogue, sources: MetadataSources.make(settings: settings), clock: { now },
+        service = LookupService(catalogue: catalogue, sources: server.metadataSources(), clock: { now },
                                 breaker: SourceBreaker(probeInterval: 0))
     }
 
     deinit { try? FileManager.default.removeItem(at: folder) }
+
+    /// Runs `body` with a new harness, then stops its server (awaited, also on throw).
+    static func with(_ body: (LookupHarness) async throws -> Void) async throws {
+        let harness = try await LookupHarness()
+        do { try await body(harness) } catch {
+            await harness.close()
+            throw error
+        }
+        await harness.close()
+    }
 
     func close() async { await server.stop() }
 
@@ -66,5 +72,19 @@ final class LookupHarness: Sendable {
 
     func openLibraryHasNothing(_ isbn: String) throws {
         try server.replay("/isbn/\(isbn).json", fixture: "openlibrary/error_404_notfound.json", status: 404)
+    }
+}
+
+extension FixtureServer {
+    /// Google Books and Open Library (in that order, as configured by default) pointed at
+    /// this server. The time-out is generous: the suite shares two busy cores, so the
+    /// server may answer late (never wrongly); Open Library's rate limit is lifted.
+    func metadataSources(retries: Int = 0, timeout: TimeInterval = 30, logger: RequestLogger = .disabled) -> [any MetadataSource] {
+        let product = "rapidscan/test"
+        return MetadataSources.make(
+            [.googleBooks(GoogleBooksSource.Settings(baseURL: baseURL, userAgent: product)),
+             .openLibrary(OpenLibrarySource.Settings(baseURL: baseURL, product: product, contact: "tests@example.org",
+                                                     requestsPerSecond: 1000))],
+            policy: HTTPClient.Policy(timeout: timeout, retries: retries), logger: logger)
     }
 }

@@ -3,7 +3,6 @@ import BookLookup
 import Catalogue
 import Foundation
 import MetadataSources
-import RapidScanConfig
 import Testing
 import TestSupport
 
@@ -17,52 +16,46 @@ import TestSupport
         var requests: [String] { lock.withLock { lines.filter { $0.hasPrefix("GET ") } } }
     }
 
-    func service(_ server: FixtureServer, folder: URL, clock: @escaping @Sendable () -> Date, log: Lines,
+    /// The catalogue is in memory: the breaker's rules need no file.
+    func service(_ server: FixtureServer, clock: @escaping @Sendable () -> Date, log: Lines,
                  timeout: TimeInterval = 5) throws -> LookupService {
-        var settings = try RapidScanSettings.parse(toml: "", environment: server.sourcesEnvironment(retries: 2, timeout: timeout))
-        settings.openLibraryRequestsPerSecond = 1000
-        let catalogue = try Catalogue(path: folder.appendingPathComponent("library.sqlite").path)
-        return LookupService(catalogue: catalogue, sources: MetadataSources.make(settings: settings, logger: RequestLogger(log.append)),
+        let catalogue = try Catalogue.inMemory()
+        return LookupService(catalogue: catalogue, sources: server.metadataSources(retries: 2, timeout: timeout, logger: RequestLogger(log.append)),
                              clock: clock, breaker: SourceBreaker(probeInterval: 30))
     }
 
     @Test func noConnectionOpensTheBreakerAtOnceAndQueuesTheRest() async throws {
-        try await withTemporaryDirectory { folder in
-            let server = FixtureServer()
-            try await server.start()
-            await server.stop()  // connections are refused from now on
-            let now = Locked(Date(timeIntervalSince1970: 1_780_000_000))
-            let log = Lines()
-            let service = try service(server, folder: folder, clock: { now.value }, log: log)
-            let codes = (0..<6).map { generatedISBN($0, prefix: "97910") }
-            for code in codes {
-                guard case .unavailable = await service.lookup(code, intent: .own()) else { Issue.record("expected unavailable"); return }
-            }
-            // One request per source for the first book; the other five never touched the network.
-            #expect(log.requests.count == 2, "\(log.requests)")
-            #expect(try service.catalogue.pendingLookups().count == 6)
-            #expect(try service.catalogue.pendingLookups().allSatisfy { $0.intent.addOwned && $0.reason.contains("cannot connect") })
-
-            // Later, one probe per source goes out (and the breaker stays open while it fails).
-            now.value += 31
-            _ = await service.lookup(generatedISBN(7, prefix: "97910"), intent: .own())
-            _ = await service.lookup(generatedISBN(8, prefix: "97910"), intent: .own())
-            #expect(log.requests.count == 4)
+        let server = FixtureServer()
+        try await server.start()
+        await server.stop()  // connections are refused from now on
+        let now = Locked(Date(timeIntervalSince1970: 1_780_000_000))
+        let log = Lines()
+        let service = try service(server, clock: { now.value }, log: log)
+        let codes = (0..<6).map { generatedISBN($0, prefix: "97910") }
+        for code in codes {
+            guard case .unavailable = await service.lookup(code, intent: .own()) else { Issue.record("expected unavailable"); return }
         }
+        // One request per source for the first book; the other five never touched the network.
+        #expect(log.requests.count == 2, "\(log.requests)")
+        #expect(try service.catalogue.pendingLookups().count == 6)
+        #expect(try service.catalogue.pendingLookups().allSatisfy { $0.intent.addOwned && $0.reason.contains("cannot connect") })
+
+        // Later, one probe per source goes out (and the breaker stays open while it fails).
+        now.value += 31
+        _ = await service.lookup(generatedISBN(7, prefix: "97910"), intent: .own())
+        _ = await service.lookup(generatedISBN(8, prefix: "97910"), intent: .own())
+        #expect(log.requests.count == 4)
     }
 
     @Test func aTimeOutOpensTheBreaker() async throws {
-        try await withTemporaryDirectory { folder in
-            let server = FixtureServer(hangLimit: .seconds(5))
-            try await server.start()
-            defer { Task { await server.stop() } }
+        try await withFixtureServer(hangLimit: .seconds(5)) { server in
             server.neverAnswer("/books/v1/volumes")
             // Open Library: unmatched requests get 404 (no such book).
             let log = Lines()
             let now = Date(timeIntervalSince1970: 1_780_000_000)
-            let service = try service(server, folder: folder, clock: { now }, log: log, timeout: 0.3)
+            let service = try service(server, clock: { now }, log: log, timeout: 0.3)
             _ = await service.lookup(generatedISBN(0, prefix: "97910"), intent: .own())
-            #expect(service.breaker.isPaused(SourceName.googleBooks.rawValue))
+            #expect(service.breaker.isPaused(GoogleBooksSource.sourceName))
             server.clearRequests()
             _ = await service.lookup(generatedISBN(1, prefix: "97910"), intent: .own())
             #expect(server.requests(to: "/books/v1/volumes").isEmpty)

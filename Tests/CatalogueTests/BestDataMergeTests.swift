@@ -6,15 +6,6 @@ import Testing
 @Suite struct BestDataMergeTests {
     let googleThumb = "http://books.google.com/books/content?id=ySOBzgEACAAJ&printsec=frontcover&img=1&zoom=1&edge=curl&source=gbs_api"
 
-    @Test func googleThumbnailsBecomeHTTPSWithoutEdgeCurl() {
-        #expect(BestDataMerge.normalizedCoverURL(googleThumb)
-            == "https://books.google.com/books/content?id=ySOBzgEACAAJ&printsec=frontcover&img=1&zoom=1&source=gbs_api")
-        #expect(BestDataMerge.normalizedCoverURL("http://covers.openlibrary.org/b/id/8739161-L.jpg")
-            == "https://covers.openlibrary.org/b/id/8739161-L.jpg")
-        #expect(BestDataMerge.normalizedCoverURL("http://example.com/c.jpg?edge=curl") == "http://example.com/c.jpg?edge=curl")
-        #expect(BestDataMerge.normalizedCoverURL("  ") == nil)
-    }
-
     @Test func coverPrefersHTTPSOverHTTP() {
         #expect(BestDataMerge.preferredCover(existing: "http://example.com/a.jpg", incoming: "https://example.com/b.jpg") == "https://example.com/b.jpg")
         #expect(BestDataMerge.preferredCover(existing: "https://example.com/a.jpg", incoming: "http://example.com/b.jpg") == "https://example.com/a.jpg")

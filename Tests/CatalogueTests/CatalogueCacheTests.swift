@@ -7,7 +7,7 @@ import TestSupport
 
 @Suite struct CatalogueCacheTests {
     @Test func migratesAnEmptyFileAndCreatesTheLocalUserAndDefaultLists() throws {
-        let temp = try TemporaryCatalogue(userId: "abc123")
+        let temp = try TemporaryCatalogue(userId: "abc123", onFile: true)
         #expect(FileManager.default.fileExists(atPath: temp.path))
         let tables = try DatabaseQueue(path: temp.path).read { db in
             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'grdb_%' ORDER BY name")
@@ -26,8 +26,28 @@ import TestSupport
         #expect(Set(lists.map(\.listType)) == [.toRead, .completed])
     }
 
+    /// Any GRDB writer gets the same migrations and local user as a file.
+    @Test func opensOnAnyWriterWithTheSameSchemaAsAFile() throws {
+        let onFile = try TemporaryCatalogue(onFile: true)
+        let schema = "SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name"
+        let fileSchema = try DatabaseQueue(path: onFile.path).read { db in try Row.fetchAll(db, sql: schema) }
+        let queue = try DatabaseQueue()
+        let inMemory = try Catalogue(writer: queue, userId: "abc123")
+        let memorySchema = try queue.read { db in try Row.fetchAll(db, sql: schema) }
+        #expect(memorySchema == fileSchema)
+        #expect(try inMemory.user().id == "abc123")
+        #expect(try inMemory.lists().map(\.id) == ["abc123_toRead", "abc123_completed"])
+        // Opening again on the same writer migrates nothing and adds no second user.
+        let again = try Catalogue(writer: queue, userId: "abc123")
+        #expect(try again.lists().count == 2)
+        #expect(try queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM users") } == 1)
+        let book = isbn("9781984878106")
+        try inMemory.record(edition("Think Again"), for: book)
+        #expect(try again.work(forISBN: book)?.workKey == "thinkagain_adamgrant")
+    }
+
     @Test func reopeningKeepsDataAndDoesNotDuplicateTheUser() throws {
-        let temp = try TemporaryCatalogue()
+        let temp = try TemporaryCatalogue(onFile: true)
         let book = isbn("9781984878106")
         try temp.catalogue.record(edition("Think Again"), for: book)
         let reopened = try Catalogue(path: temp.path)
@@ -70,7 +90,7 @@ import TestSupport
     }
 
     @Test func isbn10AndIsbn13OfOneBookHitTheSameRow() throws {
-        let temp = try TemporaryCatalogue()
+        let temp = try TemporaryCatalogue(onFile: true)
         try temp.catalogue.record(edition("The Great Gatsby", by: "F. Scott Fitzgerald"), for: isbn("0-7432-7356-7"))
         try temp.catalogue.record(edition("The Great Gatsby", by: "F. Scott Fitzgerald", pages: 180), for: isbn("9780743273565"))
         let rows = try DatabaseQueue(path: temp.path).read { db in try String.fetchAll(db, sql: "SELECT isbn FROM isbnIndex") }

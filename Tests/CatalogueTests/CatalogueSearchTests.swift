@@ -52,7 +52,7 @@ import TestSupport
     }
 
     @Test func indexFollowsInsertsUpdatesAndDeletes() throws {
-        let temp = try TemporaryCatalogue()
+        let temp = try TemporaryCatalogue(onFile: true)
         let works = try shelf(temp)
         let dune = works["Dune"]!
         let pool = try DatabasePool(path: temp.path)
@@ -68,15 +68,22 @@ import TestSupport
     }
 
     @Test func itemsAreSearchableForTheirOwnerOnly() throws {
-        let temp = try TemporaryCatalogue()
+        let temp = try TemporaryCatalogue(onFile: true)
         let works = try shelf(temp)
         let code = isbn("9780553293357")
         guard case let .added(item) = try temp.catalogue.addOwned(isbn: code, work: works["Foundation"]!) else {
             Issue.record("expected added"); return
         }
-        #expect(try temp.catalogue.searchItemIds("asimov") == [item.id])
-        #expect(try temp.catalogue.searchItemIds("dune").isEmpty)
+        // Through the library query the CLI runs (`library list <words>`).
+        func itemIds(_ catalogue: Catalogue, _ words: String) throws -> [String] {
+            var query = LibraryQuery()
+            query.words = words
+            query.ownedOnly = false
+            return try catalogue.itemIds(matching: query)
+        }
+        #expect(try itemIds(temp.catalogue, "asimov") == [item.id])
+        #expect(try itemIds(temp.catalogue, "dune").isEmpty)
         let other = try Catalogue(path: temp.path, userId: "someone")
-        #expect(try other.searchItemIds("asimov").isEmpty)
+        #expect(try itemIds(other, "asimov").isEmpty)
     }
 }

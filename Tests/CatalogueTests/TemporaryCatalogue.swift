@@ -1,25 +1,39 @@
 import BookCodes
-import Catalogue
+import BookMetadata
+@testable import Catalogue
 import Foundation
 import GRDB
 
-/// A catalogue on a real SQLite file in its own temp folder, removed when released.
+/// A catalogue for one test: in memory (`Catalogue.inMemory`) unless the test needs a real
+/// SQLite file (WAL, a second connection, reopening), then in its own temp folder, removed
+/// when released.
 final class TemporaryCatalogue {
-    let folder: URL
+    let folder: URL?
     let catalogue: Catalogue
     var path: String { catalogue.path }
 
-    init(userId: String = "local") throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("catalogue-tests-\(UUID().uuidString)")
+    init(userId: String = "local", onFile: Bool = false) throws {
+        guard onFile else {
+            folder = nil
+            catalogue = try Catalogue.inMemory(userId: userId)
+            return
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("catalogue-tests-\(UUID().uuidString)")
+        self.folder = folder
         // A nested path: the catalogue creates its folders on first use.
         catalogue = try Catalogue(path: folder.appendingPathComponent("data/rapidscan/library.sqlite").path, userId: userId)
     }
 
-    deinit { try? FileManager.default.removeItem(at: folder) }
+    deinit { if let folder { try? FileManager.default.removeItem(at: folder) } }
 
-    /// Raw SQL from a second connection, as another tool (or an older rapidscan) would write.
+    /// Raw SQL, as another tool (or an older rapidscan) would write: from a second
+    /// connection on a file, through the catalogue's own writer in memory.
     func execute(_ sql: String) throws {
-        try DatabaseQueue(path: path).write { db in try db.execute(sql: sql) }
+        if folder == nil {
+            try catalogue.writer.write { db in try db.execute(sql: sql) }
+        } else {
+            try DatabaseQueue(path: path).write { db in try db.execute(sql: sql) }
+        }
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import ImageTestSupport
 import Testing
 import TestSupport
 @testable import Imaging

@@ -1,5 +1,6 @@
 import BookCodes
 import BookLookup
+import BookMetadata
 import Catalogue
 import Foundation
 @testable import LibraryTransfer

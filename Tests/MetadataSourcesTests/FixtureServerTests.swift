@@ -14,70 +14,83 @@ import FoundationNetworking
     }
 
     @Test func routesByPathAndQueryAndRecordsRequests() async throws {
-        let server = FixtureServer()
-        try await server.start()
-        server.route("/a", body: Data("any".utf8))
-        server.route("/a", query: ["q": "isbn:1"], body: Data("one".utf8))
-        server.route("/prefix/*", status: 201)
-        let base = server.baseURL
+        try await withFixtureServer { server async throws in
+            server.route("/a", body: Data("any".utf8))
+            server.route("/a", query: ["q": "isbn:1"], body: Data("one".utf8))
+            server.route("/prefix/*", status: 201)
+            let base = server.baseURL
 
-        #expect(try await get(URL(string: "/a?q=isbn:1&x=2", relativeTo: base)!).1 == Data("one".utf8))
-        #expect(try await get(URL(string: "/a?q=other", relativeTo: base)!).1 == Data("any".utf8))
-        #expect(try await get(URL(string: "/prefix/deep/er", relativeTo: base)!).0 == 201)
-        let (status, body, _) = try await get(URL(string: "/nothing?z=1", relativeTo: base)!)
-        #expect(status == 404)
-        #expect(String(decoding: body, as: UTF8.self).contains("/nothing?z=1"))
+            #expect(try await get(URL(string: "/a?q=isbn:1&x=2", relativeTo: base)!).1 == Data("one".utf8))
+            #expect(try await get(URL(string: "/a?q=other", relativeTo: base)!).1 == Data("any".utf8))
+            #expect(try await get(URL(string: "/prefix/deep/er", relativeTo: base)!).0 == 201)
+            let (status, body, _) = try await get(URL(string: "/nothing?z=1", relativeTo: base)!)
+            #expect(status == 404)
+            #expect(String(decoding: body, as: UTF8.self).contains("/nothing?z=1"))
 
-        #expect(server.requests.map(\.path) == ["/a", "/a", "/prefix/deep/er", "/nothing"])
-        #expect(server.requests[0].query("q") == "isbn:1")
-        #expect(server.requests[0].query("x") == "2")
-        #expect(server.requests[0].header("Host")?.hasPrefix("127.0.0.1") == true)
-        await server.stop()
+            #expect(server.requests.map(\.path) == ["/a", "/a", "/prefix/deep/er", "/nothing"])
+            #expect(server.requests[0].query("q") == "isbn:1")
+            #expect(server.requests[0].query("x") == "2")
+            #expect(server.requests[0].header("Host")?.hasPrefix("127.0.0.1") == true)
+        }
     }
 
     @Test func sequenceOfResponsesRepeatsTheLast() async throws {
-        let server = FixtureServer()
-        try await server.start()
-        server.route("/s", responses: [FixtureResponse(status: 503), FixtureResponse(status: 200)])
-        let url = server.baseURL.appendingPathComponent("s")
-        #expect(try await get(url).0 == 503)
-        #expect(try await get(url).0 == 200)
-        #expect(try await get(url).0 == 200)
-        await server.stop()
+        try await withFixtureServer { server async throws in
+            server.route("/s", responses: [FixtureResponse(status: 503), FixtureResponse(status: 200)])
+            let url = server.baseURL.appendingPathComponent("s")
+            #expect(try await get(url).0 == 503)
+            #expect(try await get(url).0 == 200)
+            #expect(try await get(url).0 == 200)
+        }
     }
 
     @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func rawHTTPFixtureIsParsedAndRedirectFollowed() async throws {
         try SharedFiles.requireShared()
-        let server = FixtureServer()
-        try await server.start()
-        try server.replay("/isbn/9780000000000.json", fixture: "openlibrary/isbn_redirect_302.http")
-        server.route("/books/OL7353617M.json", response: .json(#"{"key":"/books/OL7353617M"}"#))
-        let (status, body, _) = try await get(server.baseURL.appendingPathComponent("isbn/9780000000000.json"))
-        #expect(status == 200)
-        #expect(String(decoding: body, as: UTF8.self).contains("OL7353617M"))
-        #expect(server.requests.map(\.path) == ["/isbn/9780000000000.json", "/books/OL7353617M.json"])
+        try await withFixtureServer { server in
+            try server.replay("/isbn/9780000000000.json", fixture: "openlibrary/isbn_redirect_302.http")
+            server.route("/books/OL7353617M.json", response: .json(#"{"key":"/books/OL7353617M"}"#))
+            let (status, body, _) = try await get(server.baseURL.appendingPathComponent("isbn/9780000000000.json"))
+            #expect(status == 200)
+            #expect(String(decoding: body, as: UTF8.self).contains("OL7353617M"))
+            #expect(server.requests.map(\.path) == ["/isbn/9780000000000.json", "/books/OL7353617M.json"])
 
-        let parsed = try FixtureResponse.fixture("openlibrary/isbn_redirect_302.http")
-        #expect(parsed.status == 302)
-        #expect(parsed.headers["Location"] == "/books/OL7353617M.json")
-        await server.stop()
+            let parsed = try FixtureResponse.fixture("openlibrary/isbn_redirect_302.http")
+            #expect(parsed.status == 302)
+            #expect(parsed.headers["Location"] == "/books/OL7353617M.json")
+        }
     }
 
     @Test func stopThenStartListensAgainOnTheSamePort() async throws {
-        let server = FixtureServer()
-        try await server.start()
-        server.route("/up", body: Data("up".utf8))
-        let url = server.baseURL.appendingPathComponent("up")
-        #expect(try await get(url).0 == 200)
+        try await withFixtureServer { server in
+            server.route("/up", body: Data("up".utf8))
+            let url = server.baseURL.appendingPathComponent("up")
+            #expect(try await get(url).0 == 200)
 
-        await server.stop()
-        #expect(!server.isRunning)
-        await #expect(throws: (any Error).self) { _ = try await get(url) }
+            await server.stop()
+            #expect(!server.isRunning)
+            await #expect(throws: (any Error).self) { _ = try await get(url) }
 
-        try await server.start()
-        #expect(server.baseURL.appendingPathComponent("up") == url)
-        #expect(try await get(url).1 == Data("up".utf8))
-        await server.stop()
+            try await server.start()
+            #expect(server.baseURL.appendingPathComponent("up") == url)
+            #expect(try await get(url).1 == Data("up".utf8))
+        }
+    }
+
+    @Test func withFixtureServerStopsTheServerAfterTheBodyEvenWhenItThrows() async throws {
+        struct Failure: Error {}
+        let used = try await withFixtureServer { server in
+            #expect(server.isRunning)
+            return server
+        }
+        #expect(!used.isRunning)
+        let box = ServerBox()
+        await #expect(throws: Failure.self) {
+            try await withFixtureServer { server in
+                box.server = server
+                throw Failure()
+            }
+        }
+        #expect(box.server?.isRunning == false)
     }
 
     @Test func temporaryDirectoryIsRemovedAfterUse() throws {
@@ -88,4 +101,8 @@ import FoundationNetworking
         }
         #expect(!FileManager.default.fileExists(atPath: kept.path))
     }
+}
+
+final class ServerBox: @unchecked Sendable {
+    var server: FixtureServer?
 }

@@ -1,20 +1,19 @@
 import BookCodes
 import Foundation
 @testable import MetadataSources
-import RapidScanConfig
 import Testing
 import TestSupport
 
 @Suite struct HTTPClientTests {
     /// Not retried at once: the lookup's breaker queues the book and `pending retry` asks later.
     @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func serverThatNeverAnswersTimesOutAndIsNotRetriedAtOnce() async throws {
-        let harness = try await Harness.start(retries: 1, timeout: 0.3)
-        defer { Task { await harness.stop() } }
-        harness.server.neverAnswer("/books/v1/volumes")
-        let error = await sourceError { _ = try await harness.google.edition(isbn: isbn("9781761186769")) }
-        #expect(error == .timeout)
-        #expect(error?.isTransient == true)
-        #expect(harness.server.requests.count == 1)
+        try await Harness.with(retries: 1, timeout: 0.3) { harness in
+            harness.server.neverAnswer("/books/v1/volumes")
+            let error = await sourceError { _ = try await harness.google.edition(isbn: isbn("9781761186769")) }
+            #expect(error == .timeout)
+            #expect(error?.isTransient == true)
+            #expect(harness.server.requests.count == 1)
+        }
     }
 
     @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func serverDownIsATransientNetworkError() async throws {
@@ -31,45 +30,44 @@ import TestSupport
     }
 
     @Test func requestsInFlightAreBounded() async throws {
-        let server = FixtureServer()
-        try await server.start()
-        defer { Task { await server.stop() } }
-        let gauge = Gauge()
-        server.route("/slow") { _ in
-            await gauge.enter()
-            try? await Task.sleep(for: .milliseconds(100))
-            await gauge.leave()
-            return FixtureResponse(status: 200)
+        try await withFixtureServer { server in
+            let gauge = Gauge()
+            server.route("/slow") { _ in
+                await gauge.enter()
+                try? await Task.sleep(for: .milliseconds(100))
+                await gauge.leave()
+                return FixtureResponse(status: 200)
+            }
+            let client = HTTPClient(policy: .init(timeout: 5, retries: 0, maxConcurrentRequests: 2))
+            let url = server.baseURL.appendingPathComponent("slow")
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<6 { group.addTask { try await client.get(url).status } }
+                for try await status in group { #expect(status == 200) }
+            }
+            #expect(await gauge.peak == 2)
+            #expect(server.requests.count == 6)
         }
-        let client = HTTPClient(policy: .init(timeout: 5, retries: 0, maxConcurrentRequests: 2))
-        let url = server.baseURL.appendingPathComponent("slow")
-        try await withThrowingTaskGroup(of: Int.self) { group in
-            for _ in 0..<6 { group.addTask { try await client.get(url).status } }
-            for try await status in group { #expect(status == 200) }
-        }
-        #expect(await gauge.peak == 2)
-        #expect(server.requests.count == 6)
     }
 
     @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func aLongRetryAfterIsNotWaitedFor() async throws {
-        let harness = try await Harness.start(retries: 2)
-        defer { Task { await harness.stop() } }
-        harness.server.route("/books/v1/volumes", response: FixtureResponse(status: 429, headers: ["Retry-After": "3600"]))
-        let error = await sourceError { _ = try await harness.google.edition(isbn: isbn("9781761186769")) }
-        #expect(error == .rateLimited(retryAfter: 3600))
-        #expect(harness.server.requests.count == 1)
-        #expect(harness.clock.sleeps.isEmpty, "a scan must not wait an hour: the book is queued")
+        try await Harness.with(retries: 2) { harness in
+            harness.server.route("/books/v1/volumes", response: FixtureResponse(status: 429, headers: ["Retry-After": "3600"]))
+            let error = await sourceError { _ = try await harness.google.edition(isbn: isbn("9781761186769")) }
+            #expect(error == .rateLimited(retryAfter: 3600))
+            #expect(harness.server.requests.count == 1)
+            #expect(harness.clock.sleeps.isEmpty, "a scan must not wait an hour: the book is queued")
+        }
     }
 
     @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func aResponseOverTheSizeLimitIsRefused() async throws {
-        let harness = try await Harness.start(retries: 0)
-        defer { Task { await harness.stop() } }
-        let huge = String(repeating: "x", count: 5 << 20)
-        harness.server.route("/books/v1/volumes", response: .json(
-            #"{"totalItems": 1, "items": [{"volumeInfo": {"title": "Big", "description": "\#(huge)"}}]}"#))
-        let error = await sourceError { _ = try await harness.google.edition(isbn: isbn("9781761186769")) }
-        guard case .badResponse(let reason)? = error else { Issue.record("expected badResponse, got \(String(describing: error))"); return }
-        #expect(reason.contains("over the 4194304-byte limit"))
+        try await Harness.with(retries: 0) { harness in
+            let huge = String(repeating: "x", count: 5 << 20)
+            harness.server.route("/books/v1/volumes", response: .json(
+                #"{"totalItems": 1, "items": [{"volumeInfo": {"title": "Big", "description": "\#(huge)"}}]}"#))
+            let error = await sourceError { _ = try await harness.google.edition(isbn: isbn("9781761186769")) }
+            guard case .badResponse(let reason)? = error else { Issue.record("expected badResponse, got \(String(describing: error))"); return }
+            #expect(reason.contains("over the 4194304-byte limit"))
+        }
     }
 
     @Test func secretsAreRedactedInEveryEncoding() {
@@ -142,11 +140,26 @@ import TestSupport
         #expect(client.redacted(url) == "https://www.googleapis.com/books/v1/volumes?q=isbn:9781761186769&key=REDACTED")
     }
 
-    @Test func makeBuildsEnabledSourcesInConfiguredOrder() throws {
-        let both = try RapidScanSettings.parse(toml: #"[sources]\#norder = ["openLibrary", "googleBooks"]"#)
-        #expect(MetadataSources.make(settings: both).map(\.name) == ["openLibrary", "googleBooks"])
-        let one = try RapidScanSettings.parse(toml: "[sources.openLibrary]\nenabled = false")
-        #expect(MetadataSources.make(settings: one).map(\.name) == ["googleBooks"])
+    @Test func makeBuildsTheGivenSourcesInOrder() {
+        let google = MetadataSources.Source.googleBooks(GoogleBooksSource.Settings(userAgent: Harness.product))
+        let openLibrary = MetadataSources.Source.openLibrary(OpenLibrarySource.Settings(product: Harness.product))
+        #expect(MetadataSources.make([openLibrary, google]).map(\.name) == ["openLibrary", "googleBooks"])
+        #expect(MetadataSources.make([google]).map(\.name) == ["googleBooks"])
+    }
+
+    @Test func anAPIKeyIsNeverPrinted() {
+        let settings = GoogleBooksSource.Settings(apiKey: APIKey("AIzaSECRET"), userAgent: Harness.product)
+        #expect("\(settings.apiKey!)" == "<redacted>")
+        for text in [String(describing: settings), String(reflecting: settings), { var out = ""; dump(settings, to: &out); return out }()] {
+            #expect(!text.contains("AIzaSECRET"), "\(text)")
+        }
+    }
+
+    @Test func openLibraryKeepsToItsPolicyUnlessARateIsSet() {
+        #expect(OpenLibrarySource.Settings(product: "p").effectiveRequestsPerSecond == 1)
+        #expect(OpenLibrarySource.Settings(product: "p", contact: "me@example.org").effectiveRequestsPerSecond == 3)
+        #expect(OpenLibrarySource.Settings(product: "p", requestsPerSecond: 50).effectiveRequestsPerSecond == 50)
+        #expect(OpenLibrarySource.Settings(product: "p", contact: "me@example.org").userAgent == "p (me@example.org)")
     }
 }
 
@@ -161,53 +174,21 @@ actor Gauge {
     func leave() { current -= 1 }
 }
 
-@Suite struct FieldNormalizationTests {
-    @Test func publishDates() {
-        #expect(PublishDate.normalize("2021") == "2021")
-        #expect(PublishDate.normalize("2021-07") == "2021-07")
-        #expect(PublishDate.normalize("2023-05-16") == "2023-05-16")
-        #expect(PublishDate.normalize("2023-05-16T00:00:00Z") == "2023-05-16")
-        #expect(PublishDate.normalize("July 16, 2019") == "2019-07-16")
-        #expect(PublishDate.normalize("1 March 2004") == "2004-03-01")
-        #expect(PublishDate.normalize("Sep 2004") == "2004-09")
-        #expect(PublishDate.normalize("c1995") == "1995")
-        #expect(PublishDate.normalize("[1995?]") == "1995")
-        #expect(PublishDate.normalize("2021-13") == "2021")  // bad month: the year still holds
-        #expect(PublishDate.normalize("unknown") == nil)
-        #expect(PublishDate.normalize("") == nil)
-    }
-
-    @Test func htmlBecomesText() {
-        #expect(PlainText.fromHTML("<p>One &amp; two</p><p><br></p><p>Three&#39;s <b>bold</b>&nbsp;&#x2014; end</p>")
-            == "One & two\n\nThree's bold — end")
-        #expect(PlainText.fromHTML("Line<br/>next &unknown; &lt;tag&gt;") == "Line\nnext &unknown; <tag>")
-        #expect(PlainText.fromHTML("   ") == nil)
-    }
-
-    @Test func coverURLs() {
-        #expect(CoverURL.normalize("http://books.google.com/books/content?id=X&img=1&zoom=1&edge=curl&source=gbs_api")
-            == "https://books.google.com/books/content?id=X&img=1&zoom=1&source=gbs_api")
-        #expect(CoverURL.normalize("https://covers.openlibrary.org/b/id/1-L.jpg") == "https://covers.openlibrary.org/b/id/1-L.jpg")
-        #expect(CoverURL.normalize("not a url") == nil)
-    }
-}
-
 @Suite struct HTTPCancellationTests {
     /// A cancelled task's request ends at once instead of waiting out the time-out
     /// (Ctrl-C during a scan queues the books whose lookups were in flight).
     @Test func cancellingTheTaskAbortsTheRequest() async throws {
-        let server = FixtureServer(hangLimit: .seconds(60))
-        try await server.start()
-        defer { Task { await server.stop() } }
-        server.neverAnswer("/hang")
-        let client = HTTPClient(policy: .init(timeout: 60, retries: 0))
-        let url = server.baseURL.appendingPathComponent("hang")
-        let task = Task { () -> SourceError? in
-            do throws(SourceError) { _ = try await client.get(url); return nil } catch { return error }
+        try await withFixtureServer(hangLimit: .seconds(60)) { server in
+            server.neverAnswer("/hang")
+            let client = HTTPClient(policy: .init(timeout: 60, retries: 0))
+            let url = server.baseURL.appendingPathComponent("hang")
+            let task = Task { () -> SourceError? in
+                do throws(SourceError) { _ = try await client.get(url); return nil } catch { return error }
+            }
+            while server.requests.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+            task.cancel()
+            #expect(await task.value == .network("request cancelled"))
         }
-        while server.requests.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
-        task.cancel()
-        #expect(await task.value == .network("request cancelled"))
     }
 }
 

@@ -1,7 +1,6 @@
 import BookCodes
 import Foundation
 import MetadataSources
-import RapidScanConfig
 import TestSupport
 
 /// A clock whose sleeps return at once and advance `now`, recording each wait.
@@ -32,12 +31,17 @@ final class LogCapture: @unchecked Sendable {
     var logger: RequestLogger { RequestLogger { line in self.lock.withLock { self.collected.append(line) } } }
 }
 
-/// A fixture server plus settings pointing both sources at it, a manual clock and a log.
+/// A fixture server plus each source's settings pointing at it, a manual clock and a log.
 struct Harness: Sendable {
+    /// The `User-Agent` product the sources are given here (the app's is checked in RapidScanCLITests).
+    static let product = "rapidscan/test"
+
     let server: FixtureServer
     let clock = ManualClock()
     let log = LogCapture()
-    var settings: RapidScanSettings
+    let policy: HTTPClient.Policy
+    let googleSettings: GoogleBooksSource.Settings
+    let openLibrarySettings: OpenLibrarySource.Settings
 
     /// Cancels the test (reported as skipped) when `../shared` is missing.
     static func start(
@@ -46,19 +50,30 @@ struct Harness: Sendable {
         try SharedFiles.requireShared()
         let server = FixtureServer()
         try await server.start()
-        var environment = server.sourcesEnvironment(retries: retries, timeout: timeout, contact: contact)
-        environment[EnvironmentVariable.openLibraryCoversURL] = "https://covers.example.org"
-        if let apiKey { environment["GOOGLE_BOOKS_API_KEY"] = apiKey }
-        let settings = try RapidScanSettings.parse(toml: "", environment: environment)
-        return Harness(server: server, settings: settings)
+        return Harness(
+            server: server, policy: HTTPClient.Policy(timeout: timeout, retries: retries),
+            googleSettings: GoogleBooksSource.Settings(baseURL: server.baseURL, apiKey: apiKey.map(APIKey.init), userAgent: product),
+            openLibrarySettings: OpenLibrarySource.Settings(
+                baseURL: server.baseURL, coversURL: URL(string: "https://covers.example.org")!, product: product, contact: contact))
     }
 
-    var client: HTTPClient {
-        HTTPClient(policy: HTTPClient.Policy(settings.http), clock: clock, logger: log.logger)
+    /// Runs `body` with a started harness, then stops its server (awaited, also on throw).
+    static func with(
+        retries: Int = 2, timeout: TimeInterval = 5, apiKey: String? = nil, contact: String? = "you@example.com",
+        _ body: (Harness) async throws -> Void
+    ) async throws {
+        let harness = try await start(retries: retries, timeout: timeout, apiKey: apiKey, contact: contact)
+        do { try await body(harness) } catch {
+            await harness.stop()
+            throw error
+        }
+        await harness.stop()
     }
 
-    var google: GoogleBooksSource { GoogleBooksSource(settings: settings, client: client) }
-    var openLibrary: OpenLibrarySource { OpenLibrarySource(settings: settings, client: client) }
+    var client: HTTPClient { HTTPClient(policy: policy, clock: clock, logger: log.logger) }
+
+    var google: GoogleBooksSource { GoogleBooksSource(googleSettings, client: client) }
+    var openLibrary: OpenLibrarySource { OpenLibrarySource(openLibrarySettings, client: client) }
 
     func stop() async { await server.stop() }
 }

@@ -1,5 +1,6 @@
 import BarcodeReading
 import BookCodes
+import BookMetadata
 import BookLookup
 import Catalogue
 import Foundation

@@ -75,9 +75,9 @@ import TestSupport
             #expect(settings.googleBooksAPIKey == nil)
             #expect(settings.contact == nil)
             #expect(settings.effectiveOpenLibraryRequestsPerSecond == 1)
-            #expect(settings.timeouts == 10)
-            #expect(settings.retries == 2)
-            #expect(settings.maxConcurrentRequests == 4)
+            #expect(settings.http.timeoutSeconds == 10)
+            #expect(settings.http.retries == 2)
+            #expect(settings.http.maxConcurrentRequests == 4)
             #expect(settings.databaseURL(paths: XDGPaths(environment: environment)).path
                 == directory.path + "/.local/share/rapidscan/library.sqlite")
         }
@@ -169,7 +169,7 @@ import TestSupport
             let file = directory.appendingPathComponent("custom.toml")
             try "[http]\nretries = 0\n".write(to: file, atomically: true, encoding: .utf8)
             let settings = try RapidScanSettings.load(environment: ["RAPIDSCAN_CONFIG": file.path])
-            #expect(settings.retries == 0)
+            #expect(settings.http.retries == 0)
             #expect(settings.configFile == file)
         }
     }

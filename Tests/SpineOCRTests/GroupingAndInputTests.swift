@@ -1,4 +1,5 @@
 import Foundation
+import ImageTestSupport
 import Imaging
 import Testing
 import TestSupport

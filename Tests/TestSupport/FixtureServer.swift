@@ -283,3 +283,20 @@ private struct ForwardingHandler: HTTPHandler {
         await server.handle(request)
     }
 }
+
+/// Runs `body` with a started server, then stops it (awaited, also when `body` throws), so
+/// no test leaves a listener behind or forgets to stop one.
+public func withFixtureServer<T>(
+    hangLimit: Duration = .seconds(60), _ body: (FixtureServer) async throws -> T
+) async throws -> T {
+    let server = FixtureServer(hangLimit: hangLimit)
+    try await server.start()
+    do {
+        let result = try await body(server)
+        await server.stop()
+        return result
+    } catch {
+        await server.stop()
+        throw error
+    }
+}

@@ -88,9 +88,6 @@ typedef struct rs_encoded {
 rs_status rs_jpeg_encode(const unsigned char *pixels, int width, int height,
                          const rs_jpeg_encode_options *options, rs_encoded *out);
 
-/// 8-bit grayscale PNG.
-rs_status rs_png_encode_gray(const unsigned char *pixels, int width, int height, rs_encoded *out);
-
 void rs_free(void *pointer);
 
 #include "CImageCodecsColor.h"

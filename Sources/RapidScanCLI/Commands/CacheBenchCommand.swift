@@ -1,6 +1,7 @@
 import ArgumentParser
 import BookCodes
 import BookLookup
+import BookMetadata
 import Catalogue
 import Foundation
 

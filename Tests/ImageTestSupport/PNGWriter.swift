@@ -1,12 +1,12 @@
 /// Writes PNG files byte by byte (stored deflate blocks, no compression), independently of
 /// libpng, so every PNG variant the decoder must handle can be made in a test.
-enum PNGWriter {
-    enum ColorType: UInt8 {
+public enum PNGWriter {
+    public enum ColorType: UInt8, Sendable {
         case gray = 0, rgb = 2, palette = 3, grayAlpha = 4, rgba = 6
     }
 
     /// `rows` are the raw scanlines (packed as the bit depth says), without filter bytes.
-    static func png(width: Int, height: Int, colorType: ColorType, bitDepth: UInt8 = 8,
+    public static func png(width: Int, height: Int, colorType: ColorType, bitDepth: UInt8 = 8,
                     rows: [[UInt8]], palette: [UInt8]? = nil, transparency: [UInt8]? = nil) -> [UInt8] {
         var bytes: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         bytes += chunk("IHDR", bigEndian32(width) + bigEndian32(height)
@@ -20,18 +20,18 @@ enum PNGWriter {
 
     /// A header and the first bytes of image data: enough for a decoder to learn the
     /// size, far too little to decode.
-    static func headerOnly(width: Int, height: Int) -> [UInt8] {
+    public static func headerOnly(width: Int, height: Int) -> [UInt8] {
         [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
             + chunk("IHDR", bigEndian32(width) + bigEndian32(height) + [8, 0, 0, 0, 0])
             + chunk("IDAT", [0x78, 0x01, 0x00, 0x00])
     }
 
-    static func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+    public static func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
         let typeBytes = Array(type.utf8)
         return bigEndian32(data.count) + typeBytes + data + bigEndian32(Int(crc32(typeBytes + data)))
     }
 
-    static func bigEndian32(_ value: Int) -> [UInt8] {
+    public static func bigEndian32(_ value: Int) -> [UInt8] {
         [UInt8(value >> 24 & 0xFF), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
     }
 

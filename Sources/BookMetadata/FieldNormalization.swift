@@ -3,8 +3,8 @@ import Foundation
 /// Book descriptions as plain text: HTML tags removed (paragraphs and line breaks kept as
 /// blank lines / newlines), entities decoded, Windows-1252 punctuation that arrived as C1
 /// control characters repaired, whitespace tidied.
-enum PlainText {
-    static func fromHTML(_ raw: String?) -> String? {
+public enum PlainText {
+    public static func fromHTML(_ raw: String?) -> String? {
         guard let raw, !raw.isEmpty else { return nil }
         var text = raw.replacingOccurrences(of: "<br\\s*/?>", with: "\n", options: [.regularExpression, .caseInsensitive])
         text = text.replacingOccurrences(of: "</?(p|div|li|ul|ol|h[1-6])(\\s[^>]*)?>", with: "\n\n",
@@ -16,7 +16,7 @@ enum PlainText {
     }
 
     /// Trims and collapses runs of spaces and of blank lines.
-    static func tidy(_ text: String) -> String? {
+    public static func tidy(_ text: String) -> String? {
         let unified = text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
         let lines = unified.split(separator: "\n", omittingEmptySubsequences: false).map { line in
             line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\u{00A0}" }).joined(separator: " ")
@@ -83,20 +83,30 @@ enum PlainText {
     }
 }
 
-enum CoverURL {
-    /// Google's `http://…&edge=curl` thumbnails: https, without the page-curl effect.
-    static func normalize(_ raw: String?) -> String? {
-        guard let raw, var components = URLComponents(string: raw), components.host != nil else { return nil }
+/// The one cover-URL rule, for sources and the best-data merge alike: Google Books and
+/// Open Library serve their covers over HTTPS too, so `http://` is rewritten, and Google's
+/// `edge` parameter (`edge=curl` draws a page curl on the thumbnail) is dropped. Other hosts
+/// are kept as given; text that is not a URL with a host is no cover.
+public enum CoverURL {
+    public static func normalize(_ raw: String?) -> String? {
+        guard let url = raw?.trimmingCharacters(in: .whitespacesAndNewlines), !url.isEmpty,
+              var components = URLComponents(string: url), let host = components.host?.lowercased(), !host.isEmpty
+        else { return nil }
+        let isGoogle = host.hasSuffix("books.google.com") || host.hasSuffix("googleusercontent.com")
+            || host.hasPrefix("books.google.")
+        let isOpenLibrary = host.hasSuffix("openlibrary.org") || host.hasSuffix("archive.org")
+        guard isGoogle || isOpenLibrary else { return url }
         if components.scheme?.lowercased() == "http" { components.scheme = "https" }
-        if let items = components.percentEncodedQueryItems {
-            let kept = items.filter { !($0.name == "edge" && $0.value == "curl") }
+        // Percent-encoded items: the other parameters keep their bytes exactly.
+        if isGoogle, let items = components.percentEncodedQueryItems {
+            let kept = items.filter { $0.name != "edge" }
             components.percentEncodedQueryItems = kept.isEmpty ? nil : kept
         }
-        return components.string
+        return components.string ?? url
     }
 }
 
-enum LanguageCode {
+public enum LanguageCode {
     /// ISO 639-2 codes Open Library uses ("/languages/eng") to the 639-1 codes Google uses.
     private static let twoLetter: [String: String] = [
         "eng": "en", "fre": "fr", "fra": "fr", "ger": "de", "deu": "de", "spa": "es", "ita": "it", "por": "pt",
@@ -106,7 +116,7 @@ enum LanguageCode {
         "ukr": "uk", "cat": "ca", "ice": "is", "isl": "is", "wel": "cy", "cym": "cy", "gle": "ga",
     ]
 
-    static func normalize(_ raw: String?) -> String? {
+    public static func normalize(_ raw: String?) -> String? {
         guard let raw else { return nil }
         let code = raw.split(separator: "/").last.map(String.init)?.lowercased() ?? ""
         guard !code.isEmpty else { return nil }
@@ -114,18 +124,22 @@ enum LanguageCode {
     }
 }
 
-enum BookFormat {
-    /// Open Library's free-text `physical_format` to "hardcover", "paperback", "ebook"…
-    static func normalize(_ raw: String?) -> String? {
-        guard let raw = raw?.trimmingCharacters(in: .whitespaces).lowercased(), !raw.isEmpty else { return nil }
-        if raw.contains("hardcover") || raw.contains("hardback") || raw.contains("hard cover") || raw.contains("library binding") {
-            return "hardcover"
-        }
-        if raw.contains("paperback") || raw.contains("softcover") || raw.contains("soft cover") || raw.contains("mass market") {
-            return "paperback"
-        }
-        if raw.contains("ebook") || raw.contains("e-book") || raw.contains("electronic") { return "ebook" }
-        if raw.contains("audio") { return "audiobook" }
-        return raw
+/// The one format rule, for a source's free text (Open Library's `physical_format`) and
+/// the cache's `isbnIndex.format`: "hardcover", "paperback", "ebook", "audiobook", or nil
+/// when the text names none of them (stored as "unknown").
+public enum BookFormat {
+    public static let unknown = "unknown"
+
+    public static func normalize(_ raw: String?) -> String? {
+        guard let text = raw?.trimmingCharacters(in: .whitespacesAndNewlines).lowercased(), !text.isEmpty else { return nil }
+        func mentions(_ words: String...) -> Bool { words.contains { text.contains($0) } }
+        if mentions("hard", "library binding") { return "hardcover" }
+        if mentions("paper", "soft", "mass market") { return "paperback" }
+        if mentions("audio") { return "audiobook" }
+        if mentions("ebook", "e-book", "electronic", "digital", "kindle") { return "ebook" }
+        return nil
     }
+
+    /// What the cache stores: one of the four formats or "unknown".
+    public static func stored(_ raw: String?) -> String { normalize(raw) ?? unknown }
 }

@@ -1,4 +1,4 @@
-import BookCodes
+import BookMetadata
 import Testing
 
 /// The one date rule: what a source normalises is what the merge compares.

@@ -1,0 +1,53 @@
+import Foundation
+import MetadataSources
+import RapidScanConfig
+
+// The one place the app's configuration becomes the metadata sources' own settings
+// (MetadataSources does not read config files or the environment).
+
+extension MetadataSources {
+    /// The enabled sources in configured order, sharing one HTTP client.
+    static func make(
+        settings: RapidScanSettings, clock: any PacingClock = SystemPacingClock(), logger: RequestLogger? = nil
+    ) -> [any MetadataSource] {
+        make(settings.metadataSources, policy: HTTPClient.Policy(settings.http), clock: clock,
+             logger: logger ?? (settings.debugLogging ? .standardError : .disabled))
+    }
+}
+
+extension RapidScanSettings {
+    /// `rapidscan/<version>`: how rapidscan names itself to the sources.
+    static var userAgentProduct: String { "rapidscan/\(RapidScanVersion.current)" }
+
+    /// The enabled sources in lookup order, each with its settings.
+    var metadataSources: [MetadataSources.Source] {
+        enabledSources.compactMap { source in
+            switch SourceName(rawValue: source.name) {
+            case .googleBooks: .googleBooks(googleBooks)
+            case .openLibrary: .openLibrary(openLibrary)
+            case nil: nil
+            }
+        }
+    }
+
+    var googleBooks: GoogleBooksSource.Settings {
+        GoogleBooksSource.Settings(
+            baseURL: source(.googleBooks)?.baseURL ?? Self.defaultGoogleBooksURL,
+            apiKey: googleBooksAPIKey.map { APIKey($0.revealed) },
+            userAgent: Self.userAgentProduct)
+    }
+
+    var openLibrary: OpenLibrarySource.Settings {
+        OpenLibrarySource.Settings(
+            baseURL: source(.openLibrary)?.baseURL ?? Self.defaultOpenLibraryURL,
+            coversURL: openLibraryCoversURL, product: Self.userAgentProduct, contact: contact,
+            requestsPerSecond: effectiveOpenLibraryRequestsPerSecond)
+    }
+}
+
+extension HTTPClient.Policy {
+    init(_ http: HTTPSettings) {
+        self.init(timeout: http.timeoutSeconds, retries: http.retries, maxConcurrentRequests: http.maxConcurrentRequests,
+                  baseDelay: http.retryBaseDelaySeconds, maxDelay: http.maxRetryDelaySeconds)
+    }
+}
