@@ -73,7 +73,7 @@ let package = Package(
         // Spine readings -> scored candidate works -> strong / medium / none (beets-style).
         .target(name: "SpineMatching", dependencies: ["Vision"]),
         // Shelf photos -> readings (reply cache) -> matches -> owned books / review queue.
-        .target(name: "SpineScanning", dependencies: ["Vision", "SpineMatching", "Catalogue", "MetadataSources", "BookCodes", "BookMetadata", "Pipeline"]),
+        .target(name: "SpineScanning", dependencies: ["Vision", "SpineMatching", "Catalogue", "MetadataSources", "BookCodes", "BookMetadata"]),
         // The matching table's benchmark (scripts/bench-spine-matching).
         .executableTarget(name: "SpineMatchingBenchmark", dependencies: ["SpineMatching", "SpineScanning", "Catalogue", "BookCodes", "BookMetadata", "Vision"], path: "Benchmarks/SpineMatchingBenchmark"),
         // Subcommands (one type each); the executable only calls into this.

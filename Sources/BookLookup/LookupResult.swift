@@ -11,12 +11,36 @@ public enum LookupResult: Sendable, Hashable {
     case notFound
     /// A source could not answer (network, quota, server error) and none found the book;
     /// the ISBN is kept in pendingLookups for a later retry. Never a "not found".
-    case unavailable(source: String, reason: String)
+    case unavailable(source: LookupProvenance, reason: String)
 
     public var work: Work? {
         if case let .found(work, _) = self { return work }
         return nil
     }
+}
+
+/// Where a lookup was answered, or who is awaited when it was not: the one typed answer
+/// every command and the scan pipeline report (its `name` is the `"source"` in output).
+public enum LookupProvenance: Sendable, Hashable, CustomStringConvertible {
+    /// A metadata source by its name ("googleBooks", "openLibrary").
+    case source(String)
+    /// The local cache (no network).
+    case cache
+    /// The library database (reading or queueing failed there).
+    case database
+    /// `--offline`: only the cache was asked; a miss waits for `pending retry`.
+    case offline
+
+    public var name: String {
+        switch self {
+        case .source(let name): name
+        case .cache: "cache"
+        case .database: "database"
+        case .offline: "offline"
+        }
+    }
+
+    public var description: String { name }
 }
 
 /// One source that could not answer, and why.
@@ -35,8 +59,8 @@ public struct SourceFailure: Sendable, Hashable, CustomStringConvertible {
 /// A title/author search: works from the cache or the first source that had any.
 public struct SearchOutcome: Sendable, Hashable {
     public var works: [Work]
-    /// "cache", a source name, or nil when nothing was found anywhere.
-    public var source: String?
+    /// The cache or the source that had works; nil when nothing was found anywhere.
+    public var source: LookupProvenance?
     /// Sources that could not answer; when `works` is empty and this is not, the search
     /// is inconclusive rather than empty.
     public var failures: [SourceFailure]

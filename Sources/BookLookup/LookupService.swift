@@ -40,14 +40,14 @@ public final class LookupService: Sendable {
         do {
             if let work = try catalogue.work(forISBN: isbn) { return .found(work, fromCache: true) }
         } catch {
-            return .unavailable(source: "database", reason: error.description)
+            return .unavailable(source: .database, reason: error.description)
         }
         if offline {
             let reason = "not in the local cache (offline)"
             if let intent, let unqueued = queue(isbn, failure: nil, reason: reason, source: "offline", intent: intent) {
                 return unqueued
             }
-            return .unavailable(source: "cache", reason: reason)
+            return .unavailable(source: .offline, reason: reason)
         }
         if let networkPermits { await networkPermits.acquire() }
         defer { if let networkPermits { Task { await networkPermits.release() } } }
@@ -97,7 +97,7 @@ public final class LookupService: Sendable {
     public func search(title: String, author: String? = nil, offline: Bool = false, limit: Int = 20) async -> SearchOutcome {
         let cached = (try? catalogue.searchWorks(title: title, author: author, limit: limit)) ?? []
         if !cached.isEmpty || offline {
-            return SearchOutcome(works: cached, source: cached.isEmpty ? nil : "cache", failures: [])
+            return SearchOutcome(works: cached, source: cached.isEmpty ? nil : .cache, failures: [])
         }
         var failures: [SourceFailure] = []
         for source in sources {
@@ -106,7 +106,7 @@ public final class LookupService: Sendable {
                 var seen = Set<String>()
                 let works = editions.compactMap { try? catalogue.recordSearchResult($0, now: clock()) }
                     .filter { seen.insert($0.workKey).inserted }
-                if !works.isEmpty { return SearchOutcome(works: works, source: source.name, failures: failures) }
+                if !works.isEmpty { return SearchOutcome(works: works, source: .source(source.name), failures: failures) }
             } catch {
                 failures.append(SourceFailure(source: source.name, error: error))
             }
@@ -152,7 +152,7 @@ public final class LookupService: Sendable {
                 return .found(try catalogue.record(edition, for: isbn, now: clock()), fromCache: false)
             } catch {
                 _ = queue(isbn, failure: nil, reason: error.description, source: "database", intent: intent)
-                return .unavailable(source: "database", reason: error.description)
+                return .unavailable(source: .database, reason: error.description)
             }
         case .notFound:
             return .notFound
@@ -162,7 +162,7 @@ public final class LookupService: Sendable {
                                     source: first.source, intent: intent) {
                 return unqueued
             }
-            return .unavailable(source: first.source, reason: first.error.description)
+            return .unavailable(source: .source(first.source), reason: first.error.description)
         }
     }
 
@@ -178,7 +178,7 @@ public final class LookupService: Sendable {
             try catalogue.enqueuePending(isbn: isbn, reason: reason, source: source, nextRetryAt: next, intent: intent, now: now)
             return nil
         } catch {
-            return .unavailable(source: "database", reason: "\(isbn.digits) could not be queued for a later lookup: \(error)")
+            return .unavailable(source: .database, reason: "\(isbn.digits) could not be queued for a later lookup: \(error)")
         }
     }
 

@@ -168,7 +168,7 @@ public struct Importer: Sendable {
         if offline { return .notFound("no ISBN, and no book in the cache is titled '\(title)'") }
         let outcome = await service.search(title: wanted.isEmpty ? title : title, author: surname, limit: 10)
         if let work = outcome.works.first(where: { confirmed($0) != nil }), let code = confirmed(work) {
-            return .work(code, work, source: outcome.source ?? work.apiSource)
+            return .work(code, work, source: outcome.source?.name ?? work.apiSource)
         }
         if outcome.works.isEmpty && !outcome.failures.isEmpty { return .queued("no ISBN, and the title search could not be answered now") }
         return .notFound("no ISBN, and no source has a book titled '\(title)'\(authors.first.map { " by \($0)" } ?? "")")

@@ -62,7 +62,7 @@ public actor TokenBucket {
 
 /// A counting semaphore for tasks: `acquire` suspends (never blocks a thread) until one of
 /// `limit` permits is free. Bounds the requests in flight here and the network lookups of a
-/// scan (Pipeline's LookupStage).
+/// scan (BookLookup.LookupService's concurrentNetworkLookups).
 public actor AsyncSemaphore {
     private var available: Int
     private var waiters: [CheckedContinuation<Void, Never>] = []

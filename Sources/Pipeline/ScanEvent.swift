@@ -1,4 +1,5 @@
 import BookCodes
+import BookLookup
 import Foundation
 
 /// Stage "emit", its input: what happened to one frame or one code in it. The outcome is an
@@ -113,37 +114,6 @@ public struct ScannedBook: Sendable, Hashable {
     }
 }
 
-/// Where a lookup was answered, or who is awaited when it was not.
-public enum LookupProvenance: Sendable, Hashable {
-    /// A metadata source by its name ("googleBooks", "openLibrary").
-    case source(String)
-    /// The local cache (no network).
-    case cache
-    /// The library database (reading or queueing failed there).
-    case database
-    /// `--offline`: only the cache was asked; a miss waits for `pending retry`.
-    case offline
-
-    /// The name in output (`"source"` of a queued line, the panel's "Queued (…)").
-    public var name: String {
-        switch self {
-        case .source(let name): name
-        case .cache: "cache"
-        case .database: "database"
-        case .offline: "offline"
-        }
-    }
-
-    /// The one place BookLookup's source names become a provenance.
-    init(serviceSource name: String) {
-        switch name {
-        case "cache": self = .cache
-        case "database": self = .database
-        case "offline": self = .offline
-        default: self = .source(name)
-        }
-    }
-}
 
 /// Where an ISBN entering the lookup stage came from: a barcode in a frame (the session's
 /// own decode), or — through `SessionPipeline.enter` — a spine reading or an import row.

@@ -184,7 +184,7 @@ public final class SessionPipeline {
         return answer
     }
 
-    /// The one place a `LookupResult`'s source names become a provenance.
+    /// A `LookupResult` as the session's answer (offline, whoever was asked, the miss waits for `pending retry`).
     static func answer(_ result: LookupResult, offline: Bool) -> Answer {
         switch result {
         case let .found(work, fromCache):
@@ -193,8 +193,7 @@ public final class SessionPipeline {
             return .notFound
         case let .unavailable(source, reason):
             // A database that cannot be read is a failure; offline, every miss waits for `pending retry`.
-            let provenance = LookupProvenance(serviceSource: source)
-            return .unavailable(provenance == .database ? .database : offline ? .offline : provenance, reason: reason)
+            return .unavailable(source == .database ? .database : offline ? .offline : source, reason: reason)
         }
     }
 

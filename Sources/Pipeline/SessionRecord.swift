@@ -1,4 +1,5 @@
 import BookCodes
+import BookLookup
 import Foundation
 
 /// Stage "session record": what the RapidScan screen shows — the badge (books added this

@@ -74,7 +74,7 @@ import TestSupport
             let code = isbn("9781250313188")
             let result = await harness.service.lookup(code, intent: .own())
             guard case let .unavailable(source, reason) = result else { Issue.record("expected unavailable, got \(result)"); return }
-            #expect(source == "googleBooks")
+            #expect(source == .source("googleBooks"))
             #expect(!reason.isEmpty)
             let row = try #require(try harness.catalogue.pendingLookup(isbn: code))
             #expect(row.attempts == 1 && row.source == "googleBooks" && row.intent.addOwned)
@@ -126,7 +126,7 @@ import TestSupport
             try harness.openLibraryHasNothing("9780306406157")
 
             let result = await harness.service.lookup(isbn("9780306406157"))
-            #expect(result == .unavailable(source: "googleBooks", reason: SourceErrorText.server503))
+            #expect(result == .unavailable(source: .source("googleBooks"), reason: SourceErrorText.server503))
             let row = try #require(try harness.catalogue.pendingLookup(isbn: isbn("9780306406157")))
             #expect(row.intent == .lookupOnly && row.source == "googleBooks")
         }
@@ -135,7 +135,7 @@ import TestSupport
     @Test func offlineLookupsUseTheCacheOnly() async throws {
         try await LookupHarness.with { harness async throws in
             let code = isbn("9780306406157")
-            #expect(await harness.service.lookup(code, offline: true) == .unavailable(source: "cache", reason: "not in the local cache (offline)"))
+            #expect(await harness.service.lookup(code, offline: true) == .unavailable(source: .offline, reason: "not in the local cache (offline)"))
             #expect(try harness.count("pendingLookups") == 0)
             _ = await harness.service.lookup(code, offline: true, intent: .own())
             #expect(try harness.catalogue.pendingLookup(isbn: code)?.intent.addOwned == true)
@@ -149,7 +149,7 @@ import TestSupport
             try harness.server.replay(LookupHarness.volumes, fixture: "googlebooks/volumes_search_intitle_the_fifth_element_10_items.json")
 
             let first = await harness.service.search(title: "The Fifth Element")
-            #expect(first.source == "googleBooks")
+            #expect(first.source == .source("googleBooks"))
             #expect(!first.works.isEmpty)
             #expect(harness.server.requests.first?.query("q")?.contains("intitle:") == true)
             let stored = try harness.count("works")
@@ -158,7 +158,7 @@ import TestSupport
             harness.server.clearRequests()
             let title = try #require(first.works.first?.title)
             let second = await harness.service.search(title: String(title.prefix(4)).lowercased())
-            #expect(second.source == "cache" && second.works.contains { $0.title == title })
+            #expect(second.source == .cache && second.works.contains { $0.title == title })
             #expect(harness.server.requests.isEmpty)
         }
     }
@@ -176,7 +176,7 @@ enum SourceErrorText {
             try harness.server.replay("/search.json", fixture: "openlibrary/search_json_title_author_institute_king_2024.json")
 
             let outcome = await harness.service.search(title: "The Institute", author: "Stephen King")
-            #expect(outcome.source == "openLibrary")
+            #expect(outcome.source == .source("openLibrary"))
             #expect(outcome.failures.map(\.source) == ["googleBooks"])
             #expect(outcome.works.contains { $0.workKey == "institute_stephenking" })
             #expect(harness.server.requests(to: "/search.json").first?.query("author") == "Stephen King")
@@ -253,7 +253,7 @@ enum SourceErrorText {
             try await DatabaseQueue(path: harness.catalogue.path).write { db in try db.execute(sql: "DROP TABLE pendingLookups") }
             let result = await harness.service.lookup(isbn("9781250313188"), intent: .own())
             guard case let .unavailable(source, reason) = result else { Issue.record("expected unavailable, got \(result)"); return }
-            #expect(source == "database")
+            #expect(source == .database)
             #expect(reason.contains("could not be queued") && reason.contains("pendingLookups"))
         }
     }

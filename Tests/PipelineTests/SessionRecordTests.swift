@@ -1,4 +1,5 @@
 import BookCodes
+import BookLookup
 import Foundation
 import Pipeline
 import TestSupport

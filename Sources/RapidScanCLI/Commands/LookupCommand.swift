@@ -111,7 +111,7 @@ struct LookupCommand: AsyncParsableCommand {
         case let .unavailable(source, reason):
             if json {
                 try JSONLines.write(LookupLine(
-                    input: input, isbn13: isbn.digits, status: "unavailable", source: source, error: reason))
+                    input: input, isbn13: isbn.digits, status: "unavailable", source: source.name, error: reason))
             } else if offline {
                 print("\(isbn.hyphenated)  Not in the local cache (--offline)")
             } else {

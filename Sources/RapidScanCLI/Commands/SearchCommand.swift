@@ -44,7 +44,7 @@ struct SearchCommand: AsyncParsableCommand {
         let outcome = await service.search(title: title, author: author, offline: offline, limit: limit)
         for work in outcome.works {
             if json {
-                try JSONLines.write(SearchLine(source: outcome.source ?? "", work: work))
+                try JSONLines.write(SearchLine(source: outcome.source?.name ?? "", work: work))
             } else {
                 print(BookFormatting.headline(work))
                 BookFormatting.details(work, editions: try service.catalogue.editions(of: work)).forEach { print($0) }
@@ -52,7 +52,7 @@ struct SearchCommand: AsyncParsableCommand {
         }
         for failure in outcome.failures { Console.error("\(failure.source) could not answer: \(failure.error)") }
         if !json {
-            print(outcome.works.isEmpty ? "No books found." : "\(outcome.works.count) found (from \(outcome.source ?? "?")).")
+            print(outcome.works.isEmpty ? "No books found." : "\(outcome.works.count) found (from \(outcome.source?.name ?? "?")).")
         }
         fflush(nil)
         if outcome.works.isEmpty { throw ExitCode(outcome.failures.isEmpty ? 2 : 3) }

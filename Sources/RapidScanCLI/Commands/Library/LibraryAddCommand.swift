@@ -77,7 +77,7 @@ struct LibraryAddCommand: AsyncParsableCommand {
                         worst = worse(worst, LibraryExit.noMatch)
                         continue
                     case let .unavailable(source, reason):
-                        report(AddLine(event: "queued", isbn13: code.digits, source: source, error: "\(source) could not answer (\(reason)); `rapidscan pending retry` adds it later"))
+                        report(AddLine(event: "queued", isbn13: code.digits, source: source.name, error: "\(source) could not answer (\(reason)); `rapidscan pending retry` adds it later"))
                         worst = worse(worst, ExitCode(3))
                         continue
                     }
