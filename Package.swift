@@ -36,12 +36,14 @@ let package = Package(
         // libjpeg/libpng errors are caught with setjmp here, in C, and returned as codes.
         .target(name: "CImageCodecs", dependencies: ["CPNG", "CJPEG"]),
 
+        // One ordered worker pool (per-thread state, input order out, look-ahead, drops) for scan and watch.
+        .target(name: "WorkerPools"),
         // Pure values: GTIN/EAN/UPC/ISBN.
         .target(name: "BookCodes"),
         // Files -> 8-bit grayscale images.
         .target(name: "Imaging", dependencies: ["CImageCodecs", "CWebP", "CHeif"]),
         // zbar behind a safe Swift type; detections validated through BookCodes.
-        .target(name: "BarcodeReading", dependencies: ["CZBar", "Imaging", "BookCodes"]),
+        .target(name: "BarcodeReading", dependencies: ["CZBar", "Imaging", "BookCodes", "WorkerPools"]),
         // Config file, environment, XDG locations.
         .target(name: "RapidScanConfig", dependencies: [
             .product(name: "TOMLKit", package: "TOMLKit"),
@@ -57,7 +59,7 @@ let package = Package(
         .target(name: "BookLookup", dependencies: ["BookCodes", "Catalogue", "MetadataSources"]),
         // Frame source -> decode -> confirm -> debounce -> look up -> add -> record -> emit (prints nothing).
         .target(name: "Pipeline", dependencies: [
-            "BookCodes", "Imaging", "BarcodeReading", "Catalogue", "BookLookup",
+            "BookCodes", "Imaging", "BarcodeReading", "Catalogue", "BookLookup", "WorkerPools",
         ]),
         // Import of other apps' exports and ISBN lists; export to Firestore/CSV/Goodreads/JSON.
         .target(name: "LibraryTransfer", dependencies: [
@@ -95,6 +97,7 @@ let package = Package(
         .testTarget(name: "BookCodesTests", dependencies: [
             "BookCodes", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
+        .testTarget(name: "WorkerPoolsTests", dependencies: ["WorkerPools"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "CWebP", "TestSupport"]),
         .testTarget(name: "BarcodeReadingTests", dependencies: ["BarcodeReading", "Imaging", "BookCodes", "TestSupport"]),
         .testTarget(name: "CatalogueTests", dependencies: [
