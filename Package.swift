@@ -36,6 +36,8 @@ let package = Package(
         // libjpeg/libpng errors are caught with setjmp here, in C, and returned as codes.
         .target(name: "CImageCodecs", dependencies: ["CPNG", "CJPEG"]),
 
+        // Concurrency helpers: the one ordered worker pool (scan, watch) and AsyncSemaphore (HTTP, lookups).
+        .target(name: "WorkerPools"),
         // Pure values: GTIN/EAN/UPC/ISBN.
         .target(name: "BookCodes"),
         // Book data as sources describe it: EditionMetadata, PublishDate, one normaliser per field.
@@ -43,7 +45,7 @@ let package = Package(
         // Files -> 8-bit grayscale images.
         .target(name: "Imaging", dependencies: ["CImageCodecs", "CWebP", "CHeif"]),
         // zbar behind a safe Swift type; detections validated through BookCodes.
-        .target(name: "BarcodeReading", dependencies: ["CZBar", "Imaging", "BookCodes"]),
+        .target(name: "BarcodeReading", dependencies: ["CZBar", "Imaging", "BookCodes", "WorkerPools"]),
         // Config file, environment, XDG locations.
         .target(name: "RapidScanConfig", dependencies: [
             .product(name: "TOMLKit", package: "TOMLKit"),
@@ -55,12 +57,12 @@ let package = Package(
         ]),
         // Google Books, Open Library over HTTP.
         // Each source takes its own settings value; the app maps its config to them (RapidScanCLI).
-        .target(name: "MetadataSources", dependencies: ["BookCodes", "BookMetadata", "CHTTPTransport"]),
+        .target(name: "MetadataSources", dependencies: ["BookCodes", "BookMetadata", "CHTTPTransport", "WorkerPools"]),
         // ISBN -> cache -> sources -> merged work; pending lookups.
-        .target(name: "BookLookup", dependencies: ["BookCodes", "BookMetadata", "Catalogue", "MetadataSources"]),
+        .target(name: "BookLookup", dependencies: ["BookCodes", "BookMetadata", "Catalogue", "MetadataSources", "WorkerPools"]),
         // Frame source -> decode -> confirm -> debounce -> look up -> add -> record -> emit (prints nothing).
         .target(name: "Pipeline", dependencies: [
-            "BookCodes", "Imaging", "BarcodeReading", "Catalogue", "BookLookup",
+            "BookCodes", "Imaging", "BarcodeReading", "Catalogue", "BookLookup", "WorkerPools",
         ]),
         // Import of other apps' exports and ISBN lists; export to Firestore/CSV/Goodreads/JSON.
         .target(name: "LibraryTransfer", dependencies: [
@@ -101,6 +103,7 @@ let package = Package(
             "BookCodes", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "BookMetadataTests", dependencies: ["BookMetadata"]),
+        .testTarget(name: "WorkerPoolsTests", dependencies: ["WorkerPools", "TestSupport"]),
         .testTarget(name: "ImagingTests", dependencies: ["ImageTestSupport", "Imaging", "CWebP", "TestSupport"]),
         .testTarget(name: "BarcodeReadingTests", dependencies: ["ImageTestSupport", "BarcodeReading", "Imaging", "BookCodes", "TestSupport"]),
         .testTarget(name: "CatalogueTests", dependencies: [

@@ -3,6 +3,7 @@ import BookMetadata
 import Catalogue
 import Foundation
 import MetadataSources
+import WorkerPools
 
 /// ISBN → book, the seed's lookup flow: the local cache first (no network), then each
 /// source in order (Google Books, then Open Library) until one knows the book, which is

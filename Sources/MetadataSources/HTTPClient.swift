@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import WorkerPools
 
 /// An HTTP answer as the sources see it.
 public struct HTTPResponse: Sendable {

@@ -163,17 +163,6 @@ import TestSupport
     }
 }
 
-/// Counts concurrent entries and remembers the peak.
-actor Gauge {
-    private var current = 0
-    private(set) var peak = 0
-    func enter() {
-        current += 1
-        peak = max(peak, current)
-    }
-    func leave() { current -= 1 }
-}
-
 @Suite struct HTTPCancellationTests {
     /// A cancelled task's request ends at once instead of waiting out the time-out
     /// (Ctrl-C during a scan queues the books whose lookups were in flight).

@@ -21,7 +21,7 @@ import Testing
             let output = CollectingOutput()
             let pipeline = SessionPipeline(catalogue: catalogue, lookup: LookupService(catalogue: catalogue, sources: []),
                                            settings: .init(offline: true), output: output)
-            let watch = WatchSession(options: .init(directory: frames, cleanup: .delete, idleExit: 3, workers: 1, keepAll: true))
+            let watch = WatchSession(options: .init(directory: frames, cleanup: .delete, idleExit: 6, workers: 1, keepAll: true))
             let good = frames.appendingPathComponent("good.jpg"), bad = frames.appendingPathComponent("bad.jpg")
             let summary = try await watch.run(pipeline: pipeline, output: output, interrupt: nil, makeDecoder: {
                 FakeFrameDecoder(outcomes: ["good.jpg": .read([bookCode(isbn)]), "bad.jpg": .unreadable(reason: "not a JPEG")])

@@ -1,5 +1,6 @@
 import Foundation
-@testable import MetadataSources
+@testable import WorkerPools
+import TestSupport
 import Testing
 
 /// The bound on requests in flight (HTTPClient) and lookups in flight (the scan pipeline).
