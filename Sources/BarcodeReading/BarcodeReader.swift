@@ -32,13 +32,20 @@ public final class BarcodeReader {
         AddOnPairing.pair(scanSymbols(image))
     }
 
+    /// As `scan`, along rows only (every `rowStep`-th): for an image already turned so that
+    /// its bars stand upright, where zbar's column scan lines would cross no code.
+    func scanRows(_ image: GrayImage, rowStep: Int = 1) -> [Detection] {
+        AddOnPairing.pair(scanSymbols(image, rowsOnly: max(1, rowStep)))
+    }
+
     /// The raw symbols, copied out before zbar's image is destroyed.
-    func scanSymbols(_ image: GrayImage) -> [ScannedSymbol] {
+    func scanSymbols(_ image: GrayImage, rowsOnly rowStep: Int? = nil) -> [ScannedSymbol] {
         guard image.width > 0, image.height > 0,
               let width = UInt32(exactly: image.width), let height = UInt32(exactly: image.height)
         else { return [] }
         // Set-up only fails when memory runs out, and `init` proved the settings valid.
-        guard let zbar = try? ZBarScanner(density: density), let zbarImage = zbar_image_create() else { return [] }
+        let scanner = rowStep.map { try? ZBarScanner(rowDensity: $0, columnDensity: 0) } ?? (try? ZBarScanner(density: density))
+        guard let zbar = scanner, let zbarImage = zbar_image_create() else { return [] }
         defer { zbar_image_destroy(zbarImage) }
         zbar_image_set_format(zbarImage, Self.y800)
         zbar_image_set_size(zbarImage, width, height)
@@ -78,7 +85,13 @@ private final class ZBarScanner {
 
     let scanner: OpaquePointer
 
-    init(density: Int) throws(BarcodeReaderError) {
+    convenience init(density: Int) throws(BarcodeReaderError) {
+        try self.init(rowDensity: density, columnDensity: density)
+    }
+
+    /// zbar's Y density is the step between scanned rows, its X density between scanned
+    /// columns; 0 turns that direction off.
+    init(rowDensity: Int, columnDensity: Int) throws(BarcodeReaderError) {
         guard let scanner = zbar_image_scanner_create() else { throw .scannerUnavailable }
         self.scanner = scanner
         // Results are wanted from every image, not only from ones that differ from the last.
@@ -88,8 +101,8 @@ private final class ZBarScanner {
             try configure(symbology, ZBAR_CFG_ENABLE, 1, "\(name) enable")
         }
         try configure(ZBAR_NONE, ZBAR_CFG_POSITION, 1, "position")
-        try configure(ZBAR_NONE, ZBAR_CFG_X_DENSITY, Int32(density), "x-density \(density)")
-        try configure(ZBAR_NONE, ZBAR_CFG_Y_DENSITY, Int32(density), "y-density \(density)")
+        try configure(ZBAR_NONE, ZBAR_CFG_X_DENSITY, Int32(columnDensity), "x-density \(columnDensity)")
+        try configure(ZBAR_NONE, ZBAR_CFG_Y_DENSITY, Int32(rowDensity), "y-density \(rowDensity)")
     }
 
     deinit {

@@ -4,13 +4,16 @@ import Imaging
 
 /// How hard to look at an image that does not read at once.
 public enum ScanEffort: String, Sendable, Hashable, CaseIterable {
-    /// Reduced and full-size scans only.
+    /// Reduced and full-size scans only; on large photos three regions, plain, then 1/4
+    /// and 1/2 of the whole image.
     case fast
     /// Then contrast, sharpening and reduced copies, and on small images (≤ 0.25 MP) the
-    /// small-code passes: doubled and sharpened, equalised, doubled and turned ±6° (the default).
+    /// small-code passes: doubled and sharpened, equalised, doubled and turned ±6° (the
+    /// default). On large photos five regions, plain, sharpened, then finer and sharpened.
     case normal
     /// Then every scan line of those, and the small-code passes (plus plain doubled and
-    /// ±12°) on any image small enough to double.
+    /// ±12°) on any image small enough to double; on large photos ten regions in five
+    /// forms, then the whole image at every scale and the tricks.
     case thorough
 }
 
@@ -69,11 +72,15 @@ public struct FileScanResult: Sendable, Hashable {
 
 /// Reads one file after another with its own zbar scanner (one per thread, not `Sendable`).
 ///
-/// Speed comes from scanning a reduced image first: most photos hold a barcode large enough
-/// to read at 1/2 or 1/4 size, where zbar is 3–10× faster and libjpeg can decode straight to
-/// that size. Read rate comes from what follows when nothing valid was found: full size,
-/// then a contrast-stretched and sharpened copy and reduced copies, each cheap next to a missed book. (zbar scans
-/// rows and columns both, so quarter turns add nothing and are not tried.)
+/// Large photos (long side ≥ 2000 px) are read coarse-to-fine: `RegionFinder` marks the
+/// patches of strong, parallel edges on a sparse grid of the full image (~5 ms for 12 MP),
+/// and each is cropped from the full pixels, turned so its bars stand upright, and scanned
+/// along its rows (`runRegions`): a few small crops, at any angle, instead of whole images
+/// at every scale. When no region gives a confirmed code, the whole image at 1/4 and 1/2
+/// (codes the grid missed); full size and the tricks below only at thorough effort.
+/// Smaller images are scanned whole, reduced first, then full size; when nothing valid
+/// was found, a contrast-stretched and sharpened copy and reduced copies, then the
+/// small-code passes. (zbar scans rows and columns both, so quarter turns add nothing.)
 public final class FileScanner {
     public let options: ScanOptions
     private let reader: BarcodeReader
@@ -91,47 +98,47 @@ public final class FileScanner {
     static let smallImagePixels = 250_000
 
     public init(options: ScanOptions = .init()) throws(BarcodeReaderError) {
+        // Photo after photo in one process: decode buffers reused, not page-faulted in again.
+        _ = ImageLoader.largeBuffersStayInTheHeap
         self.options = options
         self.reader = try BarcodeReader()
     }
 
     public func scan(fileAt url: URL) throws(ImageError) -> FileScanResult {
-        // A JPEG comes out of libjpeg at the first pass's scale in one decode: the coarsest
-        // of 1/4, 1/2, 1/1 that keeps `firstPassLongSide` (what `firstPassScale` picks).
-        var loadOptions = ImageLoadOptions(maxPixels: options.maxPixels, jpegScale: .quarter,
-                                           rawFormat: options.rawFormat, jpegMinimumLongSide: Self.firstPassLongSide)
+        // Decoded at full size: a large photo is searched coarse-to-fine (regions found on a
+        // sparse grid, read from the full pixels), a small one scanned whole.
+        let loadOptions = ImageLoadOptions(maxPixels: options.maxPixels, jpegScale: .full, rawFormat: options.rawFormat)
         let loaded = try ImageLoader.load(contentsOf: url, options: loadOptions)
-        let longSide = max(loaded.originalWidth, loaded.originalHeight)
-        let firstScale = Self.firstPassScale(longSide: longSide)
-        let decodedScale = loaded.scale.rawValue
+        let full = loaded.image
+        let firstScale = Self.firstPassScale(longSide: max(full.width, full.height))
         var attempts = AttemptLog(reader: reader)
-        // Reduced first pass (already reduced by libjpeg for JPEGs).
-        let first = loaded.image.downscaled(by: firstScale / decodedScale)
-        var sources: [(image: GrayImage, scale: Int)] = [(first, firstScale)]
+        var sources: [(image: GrayImage, scale: Int)] = [(full, 1)]
         func finish(_ attempts: inout AttemptLog) -> FileScanResult {
             attempts.confirm(using: sources)
             return attempts.result(for: loaded)
         }
+        if firstScale > 1 {
+            let regions = RegionFinder.find(in: full, limit: Self.regionLimit[options.effort] ?? 6)
+            if attempts.runRegions(regions, in: full, effort: options.effort) { return finish(&attempts) }
+        }
+        // Whole images: reduced first, then finer scales down to the pixels in the file.
+        let half = firstScale > 1 ? full.downscaled(by: 2) : full
+        let first = firstScale == 4 ? half.downscaled(by: 2) : half
+        sources.append((first, firstScale))
         if attempts.run(first, scale: firstScale, label: firstScale == 1 ? "full size" : "1/\(firstScale) scale") {
             return finish(&attempts)
         }
-        // Finer scales, down to the pixels in the file.
         if firstScale > 1 {
-            var full: GrayImage? = loaded.image
-            if decodedScale > 1 {
-                loadOptions.jpegScale = .full
-                loadOptions.jpegMinimumLongSide = nil
-                let reloaded = try? ImageLoader.load(contentsOf: url, options: loadOptions)
-                full = reloaded?.image
-                attempts.warnings += reloaded?.warnings ?? []
+            // Every other line: what the regions missed is a level code of some size, and on
+            // the hard phone set this reads as much as every line at 3/4 of the cost. Lone
+            // add-ons are not kept from it: on a grating of 12 MP it read an EAN-2 "97".
+            if firstScale == 4, attempts.run(half, scale: 2, label: "1/2 scale", density: 2, keepRejected: false) {
+                return finish(&attempts)
             }
-            if let full {
-                sources.append((full, 1))
-                if firstScale == 4, attempts.run(full.downscaled(by: 2), scale: 2, label: "1/2 scale") {
-                    return finish(&attempts)
-                }
-                if attempts.run(full, scale: 1, label: "full size") { return finish(&attempts) }
-            }
+            // Below 1/2 scale, the regions have had the full pixels where the edges are:
+            // whole 12 MP scans and tricks (~0.3 s) are for thorough effort only.
+            guard options.effort == .thorough else { return finish(&attempts) }
+            if attempts.run(full, scale: 1, label: "full size") { return finish(&attempts) }
         }
         guard options.thorough else { return finish(&attempts) }
         // Tricks, on an image small enough for them to stay cheap.
@@ -193,10 +200,13 @@ public final class FileScanner {
     static func firstPassScale(longSide: Int) -> Int {
         [4, 2].first { longSide / $0 >= firstPassLongSide } ?? 1
     }
+
+    /// Candidate regions read per large photo, by effort.
+    static let regionLimit: [ScanEffort: Int] = [.fast: 3, .normal: 5, .thorough: 10]
 }
 
 /// Detections gathered over the attempts on one file, in the file's pixel coordinates.
-private struct AttemptLog {
+struct AttemptLog {
     let reader: BarcodeReader
     var agreement = Agreement()
     var rejected: [Detection] = []
@@ -219,6 +229,39 @@ private struct AttemptLog {
         }
         let found = !agreement.verdict.codes.isEmpty
         if found, successfulAttempt == nil { successfulAttempt = label }
+        return found
+    }
+
+    /// Each region cropped upright from the full image and scanned along its rows: every
+    /// region plainly first, then (when no code is confirmed yet) sharpened, then finer (a
+    /// code smaller than its patch suggests); a region stops once one of its codes is
+    /// confirmed. True once a confirmed, uncontradicted code stands.
+    mutating func runRegions(_ regions: [CandidateRegion], in full: GrayImage, effort: ScanEffort) -> Bool {
+        let width = RegionReading.cropWidth
+        var variants: [(label: String, width: Double, sharpen: Bool)] = [("level", width, false)]
+        if effort != .fast { variants += [("level, sharpened", width, true), ("level, finer, sharpened", width * 1.6, true)] }
+        if effort == .thorough { variants += [("level, coarser", width * 0.6, false), ("level, finer", width * 1.6, false)] }
+        var readIn = [Set<String>](repeating: [], count: regions.count)
+        for (round, variant) in variants.enumerated() {
+            if round > 0, !agreement.verdict.codes.isEmpty { break }
+            for (number, region) in regions.enumerated() {
+                if agreement.sightings.contains(where: { readIn[number].contains($0.detection.identity) && $0.isConfirmed }) {
+                    continue
+                }
+                guard let crop = RegionReading.crop(region, from: full, outputWidth: variant.width) else { continue }
+                let image = variant.sharpen ? crop.image.sharpened(radius: 2, amount: 2) : crop.image
+                let label = "region \(number + 1), \(variant.label)"
+                // Symbols that fail validation are not kept: in a crop of bars an add-on
+                // alone is far more likely part of the main code than print.
+                for var detection in reader.scanRows(image) where detection.isValid {
+                    detection.bounds = crop.mapping.apply(detection.bounds)
+                    agreement.record(detection, attempt: label)
+                    readIn[number].insert(detection.identity)
+                }
+            }
+        }
+        let found = !agreement.verdict.codes.isEmpty
+        if found, successfulAttempt == nil { successfulAttempt = "regions" }
         return found
     }
 

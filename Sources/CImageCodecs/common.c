@@ -2,6 +2,9 @@
 #include "common.h"
 #include <stdlib.h>
 #include <string.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 void rs_free(void *pointer) { free(pointer); }
 
@@ -20,4 +23,12 @@ void rs_append_line(char *buffer, size_t capacity, const char *line) {
     if (used + separator + length + 1 > capacity) return;
     if (separator) buffer[used++] = '\n';
     memcpy(buffer + used, line, length + 1);
+}
+
+int rs_keep_large_buffers_in_heap(void) {
+#if defined(__GLIBC__)
+    return mallopt(M_MMAP_THRESHOLD, 32 << 20) == 1 && mallopt(M_TRIM_THRESHOLD, 64 << 20) == 1;
+#else
+    return 0;
+#endif
 }

@@ -34,6 +34,7 @@ public struct GrayImage: Sendable, Hashable {
         guard outputWidth > 0, outputHeight > 0 else {
             return GrayImage(width: 0, height: 0, pixels: [])
         }
+        if factor == 2 { return halved(outputWidth: outputWidth, outputHeight: outputHeight) }
         let area = factor * factor
         var sums = [Int](repeating: 0, count: outputWidth)
         var output = [UInt8](repeating: 0, count: outputWidth * outputHeight)
@@ -56,6 +57,27 @@ public struct GrayImage: Sendable, Hashable {
                     }
                 }
             }
+        }
+        return GrayImage(width: outputWidth, height: outputHeight, pixels: output)
+    }
+
+    /// `downscaled(by: 2)` without the general loop: the same rounded 2×2 means, a few
+    /// times faster (large photos are halved on every scan).
+    private func halved(outputWidth: Int, outputHeight: Int) -> GrayImage {
+        let output = [UInt8](unsafeUninitializedCapacity: outputWidth * outputHeight) { destination, count in
+            pixels.withUnsafeBufferPointer { source in
+                guard let base = source.baseAddress, let out = destination.baseAddress else { return }
+                for outputY in 0..<outputHeight {
+                    let top = base + 2 * outputY * width, bottom = top + width
+                    let row = out + outputY * outputWidth
+                    for outputX in 0..<outputWidth {
+                        let x = 2 * outputX
+                        let sum = UInt16(top[x]) &+ UInt16(top[x + 1]) &+ UInt16(bottom[x]) &+ UInt16(bottom[x + 1])
+                        row[outputX] = UInt8(truncatingIfNeeded: (sum &+ 2) >> 2)
+                    }
+                }
+            }
+            count = outputWidth * outputHeight
         }
         return GrayImage(width: outputWidth, height: outputHeight, pixels: output)
     }

@@ -1,3 +1,4 @@
+import CImageCodecs
 import Foundation
 
 /// Turns image files (or bytes) into upright 8-bit gray images.
@@ -31,6 +32,12 @@ public enum ImageLoader {
     public static func isImageFile(_ url: URL, rawFormat: RawFrameFormat?) -> Bool {
         isSupportedImage(url, rawFormat: rawFormat) || unreadableImageExtensions.contains(url.pathExtension.lowercased())
     }
+
+    /// Large images are decoded into fresh 12 MB buffers (a 12 MP photo), which glibc
+    /// serves with mmap and unmaps on free: every photo page-faulted its buffers in again,
+    /// ~20 ms of CPU per photo. Once this has run, freed buffers stay in the heap for the
+    /// next photo (trimmed past 64 MB free). Process-wide; true when the C library took it.
+    public static let largeBuffersStayInTheHeap: Bool = rs_keep_large_buffers_in_heap() == 1
 
     /// Reads and decodes a file; errors name the file as the URL gives it (relative paths stay relative).
     public static func load(contentsOf url: URL, options: ImageLoadOptions = .init()) throws(ImageError) -> LoadedImage {

@@ -7,7 +7,8 @@ import Testing
 import TestSupport
 
 @Suite struct FileScannerTests {
-    @Test func aLargePhotoIsReadFromAQuarterSizeDecodeWithBoundsInFullSizePixels() throws {
+    /// Coarse-to-fine: the region of bars found on the grid, read from the full pixels.
+    @Test func aLargePhotoIsReadThroughItsRegionWithBoundsInFullSizePixels() throws {
         let barcode = try BarcodeReaderTests.sample("isbn-9780306406157.png")
         // 4000×3000 like a phone photo; the barcode pasted 4× enlarged at (1200, 900).
         let photo = canvas(width: 4000, height: 3000, pasting: barcode, at: 1200, 900, zoom: 4)
@@ -16,7 +17,7 @@ import TestSupport
             try ImageEncoder.jpegData(photo, quality: 85).write(to: file)
             let result = try FileScanner().scan(fileAt: file)
             #expect(result.codes.map(\.text) == ["9780306406157"])
-            #expect(result.attempt == "1/4 scale")
+            #expect(result.attempt == "regions")
             #expect(result.imageWidth == 4000 && result.imageHeight == 3000)
             let bounds = try #require(result.codes.first?.bounds)
             #expect(bounds.x >= 1200 && bounds.maxX <= 1200 + barcode.width * 4 + 8, "\(bounds)")
@@ -24,8 +25,8 @@ import TestSupport
         }
     }
 
-    @Test func aBarcodeTooSmallForTheReducedPassIsFoundAtFullSize() throws {
-        // 1.5 px per module: unreadable at half size.
+    @Test func aBarcodeTooSmallForTheReducedPassIsFoundInTheFullPixels() throws {
+        // 1.5 px per module: unreadable at half size; its region is cropped from full size.
         let barcode = try BarcodeReaderTests.sample("isbn-9780316030571-small.png")
         let photo = canvas(width: 2400, height: 1800, pasting: barcode, at: 100, 1400)
         try withTemporaryDirectory { folder in
@@ -33,7 +34,7 @@ import TestSupport
             try ImageEncoder.pngData(photo).write(to: file)
             let result = try FileScanner(options: ScanOptions(thorough: false)).scan(fileAt: file)
             #expect(result.manifestCodes == ["EAN-13:9780316030571"])
-            #expect(result.attempt == "full size")
+            #expect(result.attempt == "regions")
         }
     }
 

@@ -57,4 +57,25 @@ import Testing
         #expect(source.downscaled(by: 1) == source)
         #expect(source.downscaled(by: 8).pixels.isEmpty)
     }
+
+    /// Halving has a fast path of its own: the same rounded 2×2 means as any other factor.
+    @Test func halvingMatchesTheBoxMeanOnAnOddSizedImage() {
+        var state: UInt32 = 7
+        let pixels = (0..<(131 * 77)).map { _ -> UInt8 in
+            state = state &* 1_664_525 &+ 1_013_904_223
+            return UInt8(truncatingIfNeeded: state >> 24)
+        }
+        let source = GrayImage(width: 131, height: 77, pixels: pixels)
+        let half = source.downscaled(by: 2)
+        #expect(half.width == 65 && half.height == 38)
+        var expected = [UInt8]()
+        for y in 0..<38 {
+            for x in 0..<65 {
+                let sum = Int(source[2 * x, 2 * y]) + Int(source[2 * x + 1, 2 * y])
+                    + Int(source[2 * x, 2 * y + 1]) + Int(source[2 * x + 1, 2 * y + 1])
+                expected.append(UInt8((sum + 2) / 4))
+            }
+        }
+        #expect(half.pixels == expected)
+    }
 }

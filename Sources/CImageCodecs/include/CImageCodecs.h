@@ -90,6 +90,12 @@ rs_status rs_jpeg_encode(const unsigned char *pixels, int width, int height,
 
 void rs_free(void *pointer);
 
+// Serve allocations up to 32 MB (a 12 MP gray image and its copies) from the heap instead
+// of fresh mmaps, and trim the heap only past 64 MB free: a freed decode buffer is reused
+// by the next photo instead of being unmapped and page-faulted in again. Process-wide;
+// returns 1 when glibc took both settings, 0 elsewhere.
+int rs_keep_large_buffers_in_heap(void);
+
 #include "CImageCodecsColor.h"
 
 #endif

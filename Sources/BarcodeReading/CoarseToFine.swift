@@ -1,0 +1,83 @@
+import Foundation
+import Imaging
+
+/// Coarse-to-fine for large photos: `RegionFinder` picks the patches of parallel edges on
+/// a sparse grid, and each is read cropped from the finest image and turned so that its
+/// bars stand upright (zbar's row scan lines then cross every bar square on, whatever the
+/// code's angle in the photo), at about `targetModule` pixels per module. A few small
+/// crops instead of whole images at every scale: most of the time goes where a code is.
+struct RegionReading {
+    /// Width of a region's crop, in pixels: a code filling half of it at ~4 px per module.
+    static let cropWidth = 800.0
+    /// Rows of a crop, at most: enough scan lines to confirm a code, and to pass a scratch.
+    static let cropHeight = 120
+
+    /// One crop of a region: what it reads maps back to the full image with `mapping`.
+    struct Crop {
+        var image: GrayImage
+        var mapping: RegionMapping
+    }
+
+    /// The region as an upright crop at `module` output pixels per module. Reduced codes
+    /// are sampled from a box-reduced copy of the region's surroundings (not the whole
+    /// image), so that bars are averaged, not skipped.
+    static func crop(_ region: CandidateRegion, from full: GrayImage, outputWidth: Double) -> Crop? {
+        // A patch covers the bars that stayed sharp and coherent: often less than the code
+        // (soft ends, worn bars), sometimes more (an add-on). So the crop is generous: twice
+        // the patch's length or height (a code is ~1.4× as wide as its bars are tall), and
+        // scaled to a fixed width, which zbar reads at any module from ~1.5 px up.
+        let across = max(region.length, region.height) * 2 + 64
+        let step = max(0.5, across / outputWidth)   // full-image pixels per output pixel
+        // zbar needs only some of the bars' height: at most `cropHeight` rows of it.
+        let along = region.height + 16
+        let width = Int((across / step).rounded(.up)), height = min(Int((along / step).rounded(.up)), cropHeight)
+        guard width >= 40, height >= 8, width * height <= 2_000_000 else { return nil }
+        let mapping = RegionMapping(centreX: region.centreX, centreY: region.centreY, angle: region.angle,
+                                    step: step, width: width, height: height)
+        let factor = step >= 4 ? 4 : step >= 2 ? 2 : 1
+        guard factor > 1 else {
+            let image = full.sampled(centreX: region.centreX, centreY: region.centreY, angle: region.angle,
+                                     width: width, height: height, step: step)
+            return Crop(image: image, mapping: mapping)
+        }
+        // The full-image box around the crop (its corners), a little wider, reduced.
+        let corners = [mapping.point(0, 0), mapping.point(Double(width), 0),
+                       mapping.point(0, Double(height)), mapping.point(Double(width), Double(height))]
+        let x0 = max(0, Int(corners.map(\.x).min()!) - 2 * factor) / factor * factor
+        let y0 = max(0, Int(corners.map(\.y).min()!) - 2 * factor) / factor * factor
+        let x1 = min(full.width, Int(corners.map(\.x).max()!) + 2 * factor)
+        let y1 = min(full.height, Int(corners.map(\.y).max()!) + 2 * factor)
+        guard x1 - x0 >= 2 * factor, y1 - y0 >= 2 * factor,
+              let surroundings = full.cropped(to: BoundingBox(x: x0, y: y0, width: x1 - x0, height: y1 - y0))
+        else { return nil }
+        var reduced = surroundings.downscaled(by: 2)
+        if factor == 4 { reduced = reduced.downscaled(by: 2) }
+        let image = reduced.sampled(centreX: (region.centreX - Double(x0)) / Double(factor),
+                                    centreY: (region.centreY - Double(y0)) / Double(factor),
+                                    angle: region.angle, width: width, height: height, step: step / Double(factor))
+        return Crop(image: image, mapping: mapping)
+    }
+}
+
+/// From a region crop's pixels back to the full image's: the crop's centre is the region's
+/// centre, its x axis along `angle`, `step` full-image pixels per crop pixel.
+struct RegionMapping: Sendable, Hashable {
+    var centreX: Double, centreY: Double, angle: Double, step: Double
+    var width: Int, height: Int
+
+    func point(_ x: Double, _ y: Double) -> (x: Double, y: Double) {
+        let dx = (x - Double(width) / 2) * step, dy = (y - Double(height) / 2) * step
+        let c = cos(angle), s = sin(angle)
+        return (centreX + dx * c - dy * s, centreY + dx * s + dy * c)
+    }
+
+    /// The axis-aligned box around the turned box.
+    func apply(_ b: BoundingBox) -> BoundingBox {
+        let corners = [point(Double(b.x), Double(b.y)), point(Double(b.maxX), Double(b.y)),
+                       point(Double(b.x), Double(b.maxY)), point(Double(b.maxX), Double(b.maxY))]
+        let xs = corners.map(\.x), ys = corners.map(\.y)
+        let x0 = Int(xs.min()!.rounded(.down)), y0 = Int(ys.min()!.rounded(.down))
+        let x1 = Int(xs.max()!.rounded(.up)), y1 = Int(ys.max()!.rounded(.up))
+        return BoundingBox(x: x0, y: y0, width: max(1, x1 - x0), height: max(1, y1 - y0))
+    }
+}

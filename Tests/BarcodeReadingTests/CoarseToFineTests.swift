@@ -1,0 +1,89 @@
+@testable import BarcodeReading
+import BookCodes
+import Foundation
+import Imaging
+import Testing
+import TestSupport
+
+/// Coarse-to-fine on large photos: regions of parallel edges found on a sparse grid, each
+/// read cropped and turned upright.
+@Suite struct CoarseToFineTests {
+    /// A code turned by `degrees` and pasted, centred at (cx, cy), on a large mid-grey canvas
+    /// with some text-like clutter (short strokes every which way).
+    static func scene(_ digits: String, module: Double, degrees: Double, width: Int = 2400, height: Int = 1800,
+                      cx: Int, cy: Int) -> GrayImage {
+        let code = EAN13Rendering.image(digits, module: module, phase: 0.3, barHeight: Int(60 * module))
+        let turned = code.skewed(degrees: degrees)
+        var pixels = [UInt8](repeating: 150, count: width * height)
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> Int { state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407; return Int(state >> 33) }
+        // Clutter: 400 short dark strokes, horizontal or vertical, 3 px thick.
+        for _ in 0..<400 {
+            let x = next() % (width - 40), y = next() % (height - 40), length = 8 + next() % 30, vertical = next() % 2 == 0
+            for t in 0..<length { for k in 0..<3 {
+                let (px, py) = vertical ? (x + k, y + t) : (x + t, y + k)
+                pixels[py * width + px] = 40
+            } }
+        }
+        let x0 = cx - turned.width / 2, y0 = cy - turned.height / 2
+        for y in 0..<turned.height { for x in 0..<turned.width {
+            let px = x0 + x, py = y0 + y
+            guard px >= 0, py >= 0, px < width, py < height else { continue }
+            pixels[py * width + px] = turned[x, y]
+        } }
+        return GrayImage(width: width, height: height, pixels: pixels)
+    }
+
+    @Test func theFinderPointsAtATurnedCodeAndAcrossItsBars() throws {
+        let code = generatedISBN(7)
+        for degrees in [0.0, 33, 90, 137] {
+            let image = Self.scene(code.digits, module: 3, degrees: degrees, cx: 1500, cy: 700)
+            let regions = RegionFinder.find(in: image)
+            let best = try #require(regions.first, "\(degrees)°")
+            #expect(abs(best.centreX - 1500) < 60 && abs(best.centreY - 700) < 60, "\(degrees)°: \(best)")
+            // skewed(degrees:) turns counter-clockwise as seen: the bars' normal (x axis) goes to -degrees.
+            let expected = RegionFinder.normalised(-degrees * .pi / 180)
+            var error = abs(best.angle - expected)
+            error = min(error, .pi - error)
+            #expect(error < 6 * .pi / 180, "\(degrees)°: angle \(best.angle * 180 / .pi)")
+            // About the code's width (95 modules + quiet zones), not the whole canvas.
+            #expect(best.length > 95 * 3 * 0.8 && best.length < 130 * 3 * 1.3, "\(degrees)°: \(best)")
+        }
+    }
+
+    @Test func flatAndClutteredImagesGiveNoStrongRegions() {
+        let flat = GrayImage(width: 800, height: 600, pixels: [UInt8](repeating: 128, count: 800 * 600))
+        #expect(RegionFinder.find(in: flat).isEmpty)
+        // One long straight edge (a table's border): one cell thick across it, no region.
+        var edge = [UInt8](repeating: 200, count: 800 * 600)
+        for y in 0..<600 { for x in 400..<800 { edge[y * 800 + x] = 40 } }
+        #expect(RegionFinder.find(in: GrayImage(width: 800, height: 600, pixels: edge)).isEmpty)
+    }
+
+    @Test func aCropMapsItsBoxBackToTheImage() {
+        // A crop centred at (500, 300), turned 90°, 2 image pixels per crop pixel.
+        let mapping = RegionMapping(centreX: 500, centreY: 300, angle: .pi / 2, step: 2, width: 100, height: 40)
+        // The crop's centre is the region's centre.
+        let centre = mapping.point(50, 20)
+        #expect(abs(centre.x - 500) < 1e-9 && abs(centre.y - 300) < 1e-9)
+        // Crop x runs down the image (90°), crop y runs left.
+        let box = mapping.apply(BoundingBox(x: 60, y: 20, width: 10, height: 1))
+        #expect(box.x == 498 && box.y == 320 && box.width == 2 && box.height == 20, "\(box)")
+    }
+
+    /// A 4.3 MP photo with a code at 33° that no whole-image scan reads straight: the region
+    /// pass reads it, and only it.
+    @Test func aLargePhotoIsReadThroughItsRegions() throws {
+        let code = generatedISBN(11)
+        let image = Self.scene(code.digits, module: 2.2, degrees: 33, cx: 900, cy: 1100)
+        let directory = try makeTemporaryDirectory(prefix: "rapidscan-coarse")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("turned.pgm")
+        try EAN13Rendering.pgm(image).write(to: url)
+        let result = try FileScanner().scan(fileAt: url)
+        #expect(result.codes.map(\.text) == [code.digits])
+        #expect(result.attempt == "regions")
+        let box = try #require(result.codes.first?.bounds)
+        #expect(abs(box.midX - 900) < 150 && abs(box.midY - 1100) < 150, "\(box)")
+    }
+}
