@@ -72,7 +72,8 @@ if arguments.contains("--no-strips") { options.readsStrips = false; arguments.re
 if let value = takeOption("--strip-variants") {
     options.stripVariants = value.split(separator: ",").compactMap { item in
         let numbers = item.split(separator: ":").compactMap { Int($0) }
-        return numbers.count == 3 ? StripVariant(pageSegmentationMode: numbers[0], across: numbers[1]...numbers[2]) : nil
+        return numbers.count == 3 ? StripVariant(pageSegmentationMode: numbers[0], across: numbers[1]...numbers[2],
+                                                 opposite: item.hasSuffix(":o")) : nil
     }
 }
 if let value = takeOption("--strip-weight"), let weight = Double(value) { options.stripScoreWeight = weight }
@@ -155,6 +156,18 @@ if replaying {
     }
 }
 let matcher = SpineMatcher()
+// PROBE="a.png,b.png": each image read at several page segmentation modes (to see why a strip reads badly).
+if let probe = ProcessInfo.processInfo.environment["PROBE"] {
+    let engine = try TesseractEngine(options: options)
+    for path in probe.split(separator: ",") {
+        let image = try ImageLoader.load(contentsOf: URL(fileURLWithPath: String(path))).image
+        for mode in [6, 7, 11, 13] {
+            let words = engine.words(in: image, pageSegmentationMode: mode) ?? []
+            print(path.split(separator: "/").last!, image.width, image.height, "psm", mode, words.map { "\($0.text):\(Int($0.confidence))" }.joined(separator: " "))
+        }
+    }
+    exit(0)
+}
 if let texts = ProcessInfo.processInfo.environment["MATCH"] {
     for text in texts.split(separator: "|") {
         let result = matcher.match(SpineReading(text: String(text), confidence: 0.9), index: index)
@@ -185,7 +198,7 @@ for set in sets {
         if replaying, let only = ProcessInfo.processInfo.environment["OCR_PASSES"] {
             let wanted = Set(only.split(separator: ",").map(String.init))
             passes = passes.filter { pass in
-                pass.strip != nil ? wanted.contains("s") || wanted.contains("s\(pass.pixels)")
+                pass.strip != nil ? wanted.contains("s") || wanted.contains("s\(pass.inverted ? "o" : "")\(pass.pixels)")
                     : wanted.contains((pass.inverted ? "i" : "") + String(pass.pixels))
             }
         }

@@ -111,7 +111,9 @@ public final class ShelfOCR: @unchecked Sendable {
         // Books lying flat: call-number labels make this pass the slowest (7 s of 16 on one
         // library photo); a smaller scale for it is a setting.
         let flat = ImageView(pixels: options.flatScalePixels < image.width * image.height ? options.flatScalePixels : 0, inverted: false)
-        let main = rotations.map { (rotation: $0, view: $0 == .none ? flat : ImageView(pixels: 0, inverted: false), optional: false) }
+        // The flat pass first: on library photos it is the longest, and the spine turns share the other core meanwhile.
+        let main = (rotations.filter { $0 == .none } + spineRotations)
+            .map { (rotation: $0, view: $0 == .none ? flat : ImageView(pixels: 0, inverted: false), optional: false) }
         let jobs = !pages ? [] : main + extra.flatMap { view in spineRotations.map { (rotation: $0, view: view, optional: true) } }
         let images = Dictionary(uniqueKeysWithValues: Set(jobs.map(\.view)).map { ($0, self.image(image, as: $0)) })
         let strips = options.readsStrips && !spineRotations.isEmpty ? SpineStrips.strips(in: image) : []
@@ -162,10 +164,11 @@ public final class ShelfOCR: @unchecked Sendable {
             for rotation in rotations {
                 if overBudget() { return passes }
                 let clock = ThreadClock()
-                let prepared = SpineStrips.prepared(image, strip: strip, rotation: rotation, across: variant.across)
+                let prepared = SpineStrips.prepared(image, strip: strip, rotation: rotation, across: variant.across,
+                                                       opposite: variant.opposite)
                 let words = engine.words(in: prepared, deadlineMilliseconds: 2_000,
                                          pageSegmentationMode: variant.pageSegmentationMode) ?? []
-                let pass = OCRPass(rotation: rotation, pixels: variant.across.upperBound, words: words, strip: strip,
+                let pass = OCRPass(rotation: rotation, pixels: variant.across.upperBound, inverted: variant.opposite, words: words, strip: strip,
                                    milliseconds: clock.milliseconds)
                 passes.append(pass)
                 if let spine = stripSpine(pass), spine.confidence >= options.stripSecondDirectionBelow,

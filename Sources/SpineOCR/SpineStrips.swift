@@ -129,7 +129,8 @@ public enum SpineStrips {
     /// reads in `rotation`'s direction; contrast stretched, dark text on light (a negative
     /// when the Otsu split says the light pixels are the few, i.e. the text), scaled so the
     /// strip is 40–110 px across, with a light margin.
-    public static func prepared(_ image: GrayImage, strip: Box, rotation: SpineRotation, across targetRange: ClosedRange<Int> = 40...110) -> GrayImage {
+    public static func prepared(_ image: GrayImage, strip: Box, rotation: SpineRotation, across targetRange: ClosedRange<Int> = 40...110,
+                                opposite: Bool = false) -> GrayImage {
         // A few pixels in from the edges: the neighbours' sides are not this spine's text.
         let inset = max(1, strip.width / 20)
         let x0 = strip.x0 + inset, x1 = max(x0 + 1, strip.x1 - inset)
@@ -156,7 +157,7 @@ public enum SpineStrips {
         let low = percentile(0.02), high = max(low + 1, percentile(0.98))
         let split = otsu(histogram, total: total)
         let light = histogram[(split + 1)...].reduce(0, +)
-        let invert = light * 2 < total
+        let invert = (light * 2 < total) != opposite
         var table = [UInt8](repeating: 0, count: 256)
         for value in 0..<256 {
             let stretched = max(0, min(255, (value - low) * 255 / (high - low)))
