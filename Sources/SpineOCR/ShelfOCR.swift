@@ -155,8 +155,9 @@ public final class ShelfOCR: @unchecked Sendable {
         return passes
     }
 
-    /// One strip read in the first spine direction, and in the other unless the first reads
-    /// well; nothing once the photo's strip budget is spent.
+    /// One strip read in each variant and spine direction, in order, until one reading is
+    /// confident and holds a dictionary word (`stripSecondDirectionBelow`); nothing once the
+    /// photo's budget is spent.
     func readStrip(_ strip: Box, in image: GrayImage, rotations: [SpineRotation], engine: TesseractEngine,
                    overBudget: @Sendable () -> Bool) -> [OCRPass] {
         var passes: [OCRPass] = []
@@ -165,14 +166,14 @@ public final class ShelfOCR: @unchecked Sendable {
                 if overBudget() { return passes }
                 let clock = ThreadClock()
                 let prepared = SpineStrips.prepared(image, strip: strip, rotation: rotation, across: variant.across,
-                                                       opposite: variant.opposite)
+                                                    opposite: variant.opposite)
                 let words = engine.words(in: prepared, deadlineMilliseconds: 2_000,
                                          pageSegmentationMode: variant.pageSegmentationMode) ?? []
-                let pass = OCRPass(rotation: rotation, pixels: variant.across.upperBound, inverted: variant.opposite, words: words, strip: strip,
-                                   milliseconds: clock.milliseconds)
+                let pass = OCRPass(rotation: rotation, pixels: variant.across.upperBound, inverted: variant.opposite,
+                                   words: words, strip: strip, milliseconds: clock.milliseconds)
                 passes.append(pass)
                 if let spine = stripSpine(pass), spine.confidence >= options.stripSecondDirectionBelow,
-                   spine.words.contains(where: \.isDictionaryWord) { break }
+                   spine.words.contains(where: \.isDictionaryWord) { return passes }
             }
         }
         return passes
