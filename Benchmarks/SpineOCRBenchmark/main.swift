@@ -1,12 +1,18 @@
 import Foundation
 import SpineMatching
 import SpineOCR
+import Imaging
 import Vision
 
 // Reads every shelf of a labelled set with Tesseract and compares the readings with the
 // labels: spines found (recall), wrong books (a strong match to a book not on that shelf),
 // medium share, seconds per photo. Usage:
 //   SpineOCRBenchmark CATALOGUE.csv NAME=LABELS.json... [--verbose] [--rotations 270,90,0] [--pixels N] [--psm N]
+//     [--no-strips] [--strip-variants PSM:MIN:MAX,...] [--strip-second CONF] [--strip-weight W] [--budget-ms N]
+//     [--no-split] [--keep-all] [--split PREFIX,...]
+// Environment: OCR_CACHE / OCR_PASSES (replay; passes 0, 1000000, i0, s, s64...), STRIPS_FILL=1 (read
+// the strips again into a cache), STRIP_DUMP=folder (the prepared strips as PNG), MATCH="text|text"
+// (match these readings and stop).
 
 struct Labelled: Decodable {
     struct Book: Decodable { var title: String; var author: String? }
@@ -61,6 +67,23 @@ while let value = takeOption("--set") {
 }
 if let value = takeOption("--deadline-ms"), let milliseconds = Int(value) { options.deadlineMilliseconds = milliseconds }
 if let value = takeOption("--psm"), let mode = Int(value) { options.pageSegmentationMode = mode }
+if arguments.contains("--no-strips") { options.readsStrips = false; arguments.removeAll { $0 == "--no-strips" } }
+// --strip-variants 11:32:64,6:40:110
+if let value = takeOption("--strip-variants") {
+    options.stripVariants = value.split(separator: ",").compactMap { item in
+        let numbers = item.split(separator: ":").compactMap { Int($0) }
+        return numbers.count == 3 ? StripVariant(pageSegmentationMode: numbers[0], across: numbers[1]...numbers[2],
+                                                 opposite: item.hasSuffix(":o")) : nil
+    }
+}
+if let value = takeOption("--strip-weight"), let weight = Double(value) { options.stripScoreWeight = weight }
+if let value = takeOption("--strip-second"), let confidence = Double(value) { options.stripSecondDirectionBelow = confidence }
+if arguments.contains("--no-split") { options.splitsGroupsAtStrips = false; arguments.removeAll { $0 == "--no-split" } }
+if arguments.contains("--keep-all") { options.keepsEveryReading = true; arguments.removeAll { $0 == "--keep-all" } }
+if let value = takeOption("--budget-ms"), let milliseconds = Int(value) { options.budgetMilliseconds = milliseconds }
+// --split a,b,c: also report the photos whose names start with one of these, and the others,
+// as two halves (tune on one, check on the other).
+let splitPrefixes = takeOption("--split")?.split(separator: ",").map(String.init) ?? []
 guard arguments.count >= 2 else {
     FileHandle.standardError.write(Data("usage: SpineOCRBenchmark CATALOGUE.csv NAME=LABELS.json...\n".utf8))
     exit(2)
@@ -84,7 +107,12 @@ func key(_ title: String) -> String {
         .lowercased().filter { $0.isLetter || $0.isNumber }
 }
 // Each labelled book once: a rendered shelf's books are goodbooks-10k's already.
+/// Title key plus the first author's last word: "Fade Away" (Coben) and "Fadeaway" (Vickers) are two books.
+func bookKey(_ title: String, _ author: String?) -> String {
+    key(title) + "|" + (author?.split(separator: ",").first?.split(separator: " ").last.map { $0.lowercased() } ?? "")
+}
 var knownTitles = Set(known.map { key($0.title) })
+var knownBooks = Set(known.map { bookKey($0.title, $0.authors.first) })
 var sets: [(name: String, folder: URL, photos: [(file: String, books: [Labelled.Book])])] = []
 for argument in arguments.dropFirst() {
     let parts = argument.split(separator: "=", maxSplits: 1).map(String.init)
@@ -93,8 +121,10 @@ for argument in arguments.dropFirst() {
     let photos = labels.keys.sorted().map { (file: $0, books: labels[$0]!.books) }
     sets.append((parts[0], url.deletingLastPathComponent(), photos))
     for photo in photos {
-        for book in photo.books where !knownTitles.contains(key(book.title)) {
+        for book in photo.books where !knownTitles.contains(key(book.title))
+            || (book.author != nil && !knownBooks.contains(bookKey(book.title, book.author))) {
             knownTitles.insert(key(book.title))
+            knownBooks.insert(bookKey(book.title, book.author))
             known.append(MatchCandidate(workKey: "\(parts[0]):\(book.title)", title: book.title,
                                         authors: book.author.map { [$0] } ?? [],
                                         // Labels carry no ISBN; a stand-in lets a match be strong.
@@ -115,38 +145,81 @@ if replaying {
     let engine = try TesseractEngine(options: options)
     for (file, passes) in cache {
         cache[file] = passes.map { pass in
-            OCRPass(rotation: pass.rotation, pixels: pass.pixels, inverted: pass.inverted, words: pass.words.map { word in
+            var pass = pass
+            pass.words = pass.words.map { word in
                 var word = word
                 word.isDictionaryWord = engine.isDictionaryWord(word.text)
                 return word
-            })
+            }
+            return pass
         }
     }
 }
 let matcher = SpineMatcher()
+// PROBE="a.png,b.png": each image read at several page segmentation modes (to see why a strip reads badly).
+if let probe = ProcessInfo.processInfo.environment["PROBE"] {
+    let engine = try TesseractEngine(options: options)
+    for path in probe.split(separator: ",") {
+        let image = try ImageLoader.load(contentsOf: URL(fileURLWithPath: String(path))).image
+        for mode in [6, 7, 11, 13] {
+            let words = engine.words(in: image, pageSegmentationMode: mode) ?? []
+            print(path.split(separator: "/").last!, image.width, image.height, "psm", mode, words.map { "\($0.text):\(Int($0.confidence))" }.joined(separator: " "))
+        }
+    }
+    exit(0)
+}
+if let texts = ProcessInfo.processInfo.environment["MATCH"] {
+    for text in texts.split(separator: "|") {
+        let result = matcher.match(SpineReading(text: String(text), confidence: 0.9), index: index)
+        print(index.candidates(for: CandidateQuery(title: String(text), author: nil, text: String(text)), limit: 5).map(\.candidate.title))
+        print(text, "->", result.decision, result.best?.title ?? "-", result.distance, result.reason ?? "")
+    }
+    exit(0)
+}
 let ocr = try ShelfOCR(options: options)
 print("rotations \(options.rotations.map(\.degrees)), extra scales \(options.extraScalePixels), inverted \(options.invertedScalePixels), flat \(options.flatScalePixels), psm \(options.pageSegmentationMode), working pixels \(options.workingPixels), workers \(options.effectiveWorkers)")
 
 for set in sets {
     var expectedTotal = 0, latinTotal = 0, foundTotal = 0, wrongTotal = 0, strongTotal = 0, mediumTotal = 0
-    var seconds = 0.0, readingsTotal = 0
+    var seconds = 0.0, readingsTotal = 0, cpuPage = 0, cpuStrip = 0
+    // Per half (in the split, not in it): found, labelled, Latin-script, wrong.
+    var halves = [[0, 0, 0, 0], [0, 0, 0, 0]]
     for photo in set.photos {
         let data = try Data(contentsOf: set.folder.appendingPathComponent(photo.file))
         let start = Date()
         let image = try ocr.workingImage(ocr.decode(data: data, name: photo.file), name: photo.file)
         var passes = replaying ? cache[photo.file] ?? [] : try ocr.recognize(image, name: photo.file)
+        // STRIPS_FILL=1: the cache's page passes with this build's strips read now.
+        if replaying, ProcessInfo.processInfo.environment["STRIPS_FILL"] == "1" {
+            passes = passes.filter { $0.strip == nil } + (try ocr.recognize(image, name: photo.file, pages: false))
+            cache[photo.file] = passes
+        }
         // OCR_PASSES=0,2000000,i2000000: replay only these passes (pixels; i: inverted).
         if replaying, let only = ProcessInfo.processInfo.environment["OCR_PASSES"] {
             let wanted = Set(only.split(separator: ",").map(String.init))
-            passes = passes.filter { wanted.contains(($0.inverted ? "i" : "") + String($0.pixels)) }
+            passes = passes.filter { pass in
+                pass.strip != nil ? wanted.contains("s") || wanted.contains("s\(pass.inverted ? "o" : "")\(pass.pixels)")
+                    : wanted.contains((pass.inverted ? "i" : "") + String(pass.pixels))
+            }
         }
         if !replaying { cache[photo.file] = passes }
+        if let folder = ProcessInfo.processInfo.environment["STRIP_DUMP"] {
+            for (number, strip) in SpineStrips.strips(in: image).enumerated() {
+                for rotation in [SpineRotation.clockwise270, .clockwise90] {
+                    let png = try ImageEncoder.pngData(SpineStrips.prepared(image, strip: strip, rotation: rotation, across: options.stripVariants[0].across))
+                    try png.write(to: URL(fileURLWithPath: "\(folder)/\(photo.file)-\(number)-\(rotation.degrees).png"))
+                }
+            }
+        }
         let spines = ocr.assemble(passes, image: image).spines
         let elapsed = Date().timeIntervalSince(start)
         seconds += elapsed
         var open = photo.books.map { key($0.title) }
         let onShelf = Set(open)
         var found = 0, wrong = 0, strong = 0, medium = 0
+        let pageMilliseconds = passes.filter { $0.strip == nil }.reduce(0) { $0 + ($1.milliseconds ?? 0) }
+        let stripMilliseconds = passes.filter { $0.strip != nil }.reduce(0) { $0 + ($1.milliseconds ?? 0) }
+        cpuPage += pageMilliseconds; cpuStrip += stripMilliseconds
         var lines: [String] = []
         for spine in spines {
             let result = matcher.match(SpineReading(text: spine.text, confidence: spine.confidence / 100), index: index)
@@ -163,13 +236,16 @@ for set in sets {
                     verdict = "\(result.decision) WRONG: \(book.title)"
                 }
             }
-            lines.append(String(format: "    [%d %3d° %2.0f] %@  -> %@", spine.row, spine.rotation.degrees, spine.confidence, spine.text, verdict))
+            lines.append(String(format: "    [%d %3d°%@ %2.0f] %@  -> %@", spine.row, spine.rotation.degrees, spine.fromStrip ? "s" : " ", spine.confidence, spine.text, verdict))
         }
         let latin = photo.books.filter { $0.title.unicodeScalars.contains { $0.isASCII && CharacterSet.letters.contains($0) } }.count
+        let half = splitPrefixes.contains { photo.file.hasPrefix($0) } ? 0 : 1
+        for (slot, value) in [found, photo.books.count, latin, wrong].enumerated() { halves[half][slot] += value }
         expectedTotal += photo.books.count; latinTotal += latin; foundTotal += found; wrongTotal += wrong
         strongTotal += strong; mediumTotal += medium; readingsTotal += spines.count
-        print(String(format: "  %@: %d/%d found (%d Latin-script), %d wrong, %d readings, %.2f s",
-                     photo.file, found, photo.books.count, latin, wrong, spines.count, elapsed))
+        print(String(format: "  %@: %d/%d found (%d Latin-script), %d wrong, %d strong, %d medium, %d readings, %.2f s, OCR CPU %.2f s pages + %.2f s strips (%d strips)",
+                     photo.file, found, photo.books.count, latin, wrong, strong, medium, spines.count, elapsed,
+                     Double(pageMilliseconds) / 1000, Double(stripMilliseconds) / 1000, Set(passes.compactMap(\.strip)).count))
         if verbose { lines.forEach { print($0) } }
     }
     let matched = max(1, strongTotal + mediumTotal)
@@ -178,7 +254,17 @@ for set in sets {
                  100 * Double(foundTotal) / Double(max(1, latinTotal)), latinTotal, wrongTotal,
                  100 * Double(mediumTotal) / Double(matched), seconds / Double(set.photos.count),
                  seconds / Double(max(1, readingsTotal))))
+    if !splitPrefixes.isEmpty {
+        for (name, half) in zip(["split", "rest"], halves) {
+            print(String(format: "%@ %@: found %d/%d (%.1f%%; %.1f%% of %d Latin-script), wrong %d", set.name, name, half[0], half[1],
+                         100 * Double(half[0]) / Double(max(1, half[1])), 100 * Double(half[0]) / Double(max(1, half[2])), half[2], half[3]))
+        }
+    }
+    print(String(format: "%@: OCR CPU %.2f s/photo (pages %.2f + strips %.2f)", set.name,
+                 Double(cpuPage + cpuStrip) / 1000 / Double(set.photos.count), Double(cpuPage) / 1000 / Double(set.photos.count),
+                 Double(cpuStrip) / 1000 / Double(set.photos.count)))
 }
-if let cachePath, !replaying {
+if let cachePath, !replaying || ProcessInfo.processInfo.environment["STRIPS_FILL"] == "1" {
     try JSONEncoder().encode(cache).write(to: URL(fileURLWithPath: cachePath))
 }
+

@@ -94,10 +94,42 @@ public final class WorkIndex: CandidateSource, @unchecked Sendable {
 
     public var count: Int { works.count }
 
+    /// `word` as the fewest indexed words (or stopwords), each at least two letters, glued
+    /// together; empty when it does not split that way.
+    func segmented(_ word: String) -> [String] {
+        let characters = Array(word)
+        let count = characters.count
+        guard count <= 40 else { return [] }
+        // best[i]: the fewest pieces covering characters[0..<i], and where the last piece starts.
+        var best = [(pieces: Int, start: Int)?](repeating: nil, count: count + 1)
+        best[0] = (0, 0)
+        for end in 2...count {
+            for start in stride(from: end - 2, through: 0, by: -1) {
+                guard let before = best[start] else { continue }
+                let piece = String(characters[start..<end])
+                guard postings[piece] != nil || TextNormalizer.stopwords.contains(piece) || piece == "a" else { continue }
+                if best[end] == nil || before.pieces + 1 < best[end]!.pieces { best[end] = (before.pieces + 1, start) }
+            }
+        }
+        guard let last = best[count], last.pieces >= 2 else { return [] }
+        var pieces: [String] = []
+        var end = count
+        while end > 0, let step = best[end] {
+            pieces.append(String(characters[step.start..<end]))
+            end = step.start
+        }
+        return pieces.reversed()
+    }
+
     public func candidates(for query: CandidateQuery, limit: Int) -> [PreparedCandidate] {
         var words = Set(TextNormalizer.tokens(query.title))
         words.formUnion(TextNormalizer.tokens(query.text))
         if let author = query.author { words.formUnion(TextNormalizer.tokens(author)) }
+        // OCR glues words ("shootingthe", "catonahottinroof"): an unknown long word is also
+        // looked up as the fewest known words it splits into.
+        for word in words where word.count >= 6 && postings[word] == nil {
+            words.formUnion(segmented(word))
+        }
         var scores: [Int32: Double] = [:]
         let total = Double(works.count + 1)
         for word in words where !TextNormalizer.stopwords.contains(word) {

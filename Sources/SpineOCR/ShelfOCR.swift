@@ -13,6 +13,8 @@ public struct OCRSpine: Sendable, Hashable {
     public var confidence: Double
     /// Shelf row (0 at the top) and index within the row, left to right.
     public var row: Int = 0
+    /// Read from a spine strip found in the pixels (not from a whole-photo pass).
+    public var fromStrip = false
 
     public var text: String { words.map(\.text).joined(separator: " ") }
 
@@ -30,11 +32,18 @@ public struct OCRPass: Sendable, Hashable, Codable {
     /// Read as a negative: light titles on dark spines become dark on light.
     public var inverted: Bool
     public var words: [OCRWord]
-    public init(rotation: SpineRotation, pixels: Int = 0, inverted: Bool = false, words: [OCRWord]) {
+    /// A spine strip read on its own (its box in the working image); nil for a whole-photo pass.
+    public var strip: Box?
+    /// Thread CPU milliseconds the pass took.
+    public var milliseconds: Int?
+    public init(rotation: SpineRotation, pixels: Int = 0, inverted: Bool = false, words: [OCRWord],
+                strip: Box? = nil, milliseconds: Int? = nil) {
         self.rotation = rotation
         self.pixels = pixels
         self.inverted = inverted
         self.words = words
+        self.strip = strip
+        self.milliseconds = milliseconds
     }
 
     var view: ShelfOCR.ImageView { ShelfOCR.ImageView(pixels: pixels, inverted: inverted) }
@@ -90,9 +99,11 @@ public final class ShelfOCR: @unchecked Sendable {
     }
 
     /// Every pass's raw words (Tesseract's work: seconds of CPU), in parallel, one engine per
-    /// pass: each rotation of the working image, then the spine rotations again at each extra
-    /// scale (Tesseract's reading of a spine changes with scale; the best one wins the merge).
-    public func recognize(_ image: GrayImage, name: String) throws(TesseractError) -> [OCRPass] {
+    /// worker: first each spine strip found in the pixels (SpineStrips), then each rotation of
+    /// the working image, then the spine rotations again at each extra scale (Tesseract's
+    /// reading of a spine changes with scale; the best one wins the merge). Once the photo's
+    /// budget is spent, remaining strips and extra scales are skipped.
+    public func recognize(_ image: GrayImage, name: String, pages: Bool = true) throws(TesseractError) -> [OCRPass] {
         let rotations = options.rotations.isEmpty ? [SpineRotation.clockwise270] : options.rotations
         let spineRotations = rotations.filter { $0 != .none }
         let extra = options.extraScalePixels.filter { $0 < image.width * image.height }.map { ImageView(pixels: $0, inverted: false) }
@@ -100,31 +111,69 @@ public final class ShelfOCR: @unchecked Sendable {
         // Books lying flat: call-number labels make this pass the slowest (7 s of 16 on one
         // library photo); a smaller scale for it is a setting.
         let flat = ImageView(pixels: options.flatScalePixels < image.width * image.height ? options.flatScalePixels : 0, inverted: false)
-        let jobs = rotations.map { (rotation: $0, view: $0 == .none ? flat : ImageView(pixels: 0, inverted: false)) }
-            + extra.flatMap { view in spineRotations.map { (rotation: $0, view: view) } }
+        // The flat pass first: on library photos it is the longest, and the spine turns share the other core meanwhile.
+        let main = (rotations.filter { $0 == .none } + spineRotations)
+            .map { (rotation: $0, view: $0 == .none ? flat : ImageView(pixels: 0, inverted: false), optional: false) }
+        let jobs = !pages ? [] : main + extra.flatMap { view in spineRotations.map { (rotation: $0, view: view, optional: true) } }
         let images = Dictionary(uniqueKeysWithValues: Set(jobs.map(\.view)).map { ($0, self.image(image, as: $0)) })
-        let results = Locked([Result<OCRPass, TesseractError>?](repeating: nil, count: jobs.count))
-        DispatchQueue.concurrentPerform(iterations: jobs.count) { index in
-            let (rotation, view) = jobs[index]
-            let result = pool.withEngine { started -> Result<OCRPass, TesseractError> in
+        let strips = options.readsStrips && !spineRotations.isEmpty ? SpineStrips.strips(in: image) : []
+        let startedAt = DispatchTime.now().uptimeNanoseconds
+        let budget = options.budgetMilliseconds
+        let overBudget: @Sendable () -> Bool = {
+            budget > 0 && Int((DispatchTime.now().uptimeNanoseconds - startedAt) / 1_000_000) > budget
+        }
+        let results = Locked([[Result<OCRPass, TesseractError>]](repeating: [], count: jobs.count + strips.count))
+        DispatchQueue.concurrentPerform(iterations: jobs.count + strips.count) { index in
+            let outcome = pool.withEngine { started -> [Result<OCRPass, TesseractError>] in
                 guard case .success(let engine) = started else {
-                    if case .failure(let error) = started { return .failure(error) }
-                    return .failure(.recognitionFailed(file: name, rotation: rotation))
+                    if case .failure(let error) = started { return [.failure(error)] }
+                    return [.failure(.recognitionFailed(file: name, rotation: .none))]
                 }
+                if index < strips.count {
+                    return readStrip(strips[index], in: image, rotations: spineRotations, engine: engine,
+                                     overBudget: overBudget).map { .success($0) }
+                }
+                let (rotation, view, optional) = jobs[index - strips.count]
+                if optional && overBudget() { return [] }
+                let clock = ThreadClock()
                 let turned = images[view]!.rotated(rotation.imagingRotation)
                 guard let words = engine.words(in: turned, deadlineMilliseconds: options.deadlineMilliseconds) else {
-                    return .failure(.recognitionFailed(file: name, rotation: rotation))
+                    return [.failure(.recognitionFailed(file: name, rotation: rotation))]
                 }
-                return .success(OCRPass(rotation: rotation, pixels: view.pixels, inverted: view.inverted, words: words))
+                return [.success(OCRPass(rotation: rotation, pixels: view.pixels, inverted: view.inverted, words: words,
+                                         milliseconds: clock.milliseconds))]
             }
-            results.withLock { $0[index] = result }
+            results.withLock { $0[index] = outcome }
         }
         var passes: [OCRPass] = []
-        for result in results.withLock({ $0 }) {
+        for result in results.withLock({ $0 }).joined() {
             switch result {
             case .success(let pass): passes.append(pass)
             case .failure(let error): throw error
-            case nil: continue
+            }
+        }
+        return passes
+    }
+
+    /// One strip read in each variant and spine direction, in order, until one reading is
+    /// confident and holds a dictionary word (`stripSecondDirectionBelow`); nothing once the
+    /// photo's budget is spent.
+    func readStrip(_ strip: Box, in image: GrayImage, rotations: [SpineRotation], engine: TesseractEngine,
+                   overBudget: @Sendable () -> Bool) -> [OCRPass] {
+        var passes: [OCRPass] = []
+        for variant in options.stripVariants {
+            for rotation in rotations {
+                if overBudget() { return passes }
+                let clock = ThreadClock()
+                let prepared = SpineStrips.prepared(image, strip: strip, rotation: rotation, across: variant.across,
+                                                    opposite: variant.opposite)
+                let words = engine.words(in: prepared, deadlineMilliseconds: 2_000,
+                                         pageSegmentationMode: variant.pageSegmentationMode) ?? []
+                let pass = OCRPass(rotation: rotation, pixels: variant.across.upperBound, inverted: variant.opposite,
+                                   words: words, strip: strip, milliseconds: clock.milliseconds)
+                passes.append(pass)
+                if let spine = stripSpine(pass), spine.confidence >= options.stripSecondDirectionBelow,
+                   spine.words.contains(where: \.isDictionaryWord) { return passes }
             }
         }
         return passes
@@ -144,49 +193,81 @@ public final class ShelfOCR: @unchecked Sendable {
     public func assemble(_ passes: [OCRPass], image: GrayImage) -> OCRShelf {
         var candidates: [OCRSpine] = []
         var images: [ImageView: GrayImage] = [:]
-        for pass in passes {
+        for pass in passes where pass.strip != nil {
+            if let spine = stripSpine(pass) { candidates.append(spine) }
+        }
+        // Spine sides found in the pixels cut page-pass groups that straddle them.
+        let strips = options.splitsGroupsAtStrips && passes.contains(where: { $0.strip == nil && $0.rotation != .none })
+            ? SpineStrips.strips(in: image) : []
+        for pass in passes where pass.strip == nil {
             let read = images[pass.view] ?? self.image(image, as: pass.view)
             images[pass.view] = read
             let turned = read.rotated(pass.rotation.imagingRotation)
             let factor = Double(image.width) / Double(read.width)
+            let stripOf = { (box: Box) -> Int? in
+                guard pass.rotation != .none else { return nil }
+                let inPhoto = pass.rotation.boxInPhoto(box, photoWidth: read.width, photoHeight: read.height).scaled(by: factor)
+                return strips.firstIndex { $0.x0 <= Int(inPhoto.centerX) && Int(inPhoto.centerX) < $0.x1
+                    && $0.y0 <= Int(inPhoto.centerY) && Int(inPhoto.centerY) < $0.y1 }
+            }
             candidates += spines(in: pass.words, turned: turned, rotation: pass.rotation,
-                                 photoWidth: read.width, photoHeight: read.height).map { spine in
+                                 photoWidth: read.width, photoHeight: read.height, stripOf: strips.isEmpty ? nil : stripOf).map { spine in
                 var spine = spine
                 if factor != 1 { spine.box = spine.box.scaled(by: factor) }
                 return spine
             }
         }
-        return OCRShelf(spines: Self.merged(candidates), workingWidth: image.width, workingHeight: image.height,
+        let merged = options.keepsEveryReading ? Self.ordered(candidates) : Self.merged(candidates, stripWeight: options.stripScoreWeight)
+        return OCRShelf(spines: merged, workingWidth: image.width, workingHeight: image.height,
                         rawWordCount: passes.reduce(0) { $0 + $1.words.count })
+    }
+
+    /// A strip pass's words → its one spine (the strip's box), noise dropped; nil when nothing is left.
+    func stripSpine(_ pass: OCRPass) -> OCRSpine? {
+        guard let strip = pass.strip else { return nil }
+        let kept = pass.words.filter { SpineNoise.keeps($0, minimumConfidence: options.minimumWordConfidence) }
+        guard var spine = spine(of: kept, box: { _ in strip }) else { return nil }
+        spine.rotation = pass.rotation
+        spine.fromStrip = true
+        return spine
     }
 
     /// One pass's words → spines with their boxes in the photo, noise dropped.
     func spines(in words: [OCRWord], turned: GrayImage, rotation: SpineRotation,
-                photoWidth: Int, photoHeight: Int) -> [OCRSpine] {
+                photoWidth: Int, photoHeight: Int, stripOf: ((Box) -> Int?)? = nil) -> [OCRSpine] {
         let kept = words.filter { SpineNoise.keeps($0, minimumConfidence: options.minimumWordConfidence) }
-        let groups = SpineGrouping.spines(
+        var groups = SpineGrouping.spines(
             kept, edgeBetween: { EdgeDetector.hasEdge(in: turned, between: $0, and: $1) },
             edgeAcross: { EdgeDetector.hasEdge(in: turned, leftOf: $1, rightOf: $0) })
-        return groups.compactMap { group -> OCRSpine? in
-            let words = group.filter { !SpineNoise.isImprint($0.text) }
-            let letters = words.reduce(0) { $0 + $1.text.filter(\.isLetter).count }
-            guard letters >= 4 else { return nil }
-            let confidence = words.reduce(0) { $0 + $1.confidence } / Double(words.count)
-            // Upside-down and texture garbage: unsure overall and no dictionary word.
-            guard confidence >= options.minimumReadingConfidence || words.contains(where: \.isDictionaryWord)
-            else { return nil }
-            guard confidence >= options.minimumWordConfidence else { return nil }
-            let box = words.dropFirst().reduce(words[0].box) { $0.union($1.box) }
-            return OCRSpine(words: words, box: rotation.boxInPhoto(box, photoWidth: photoWidth, photoHeight: photoHeight),
-                            rotation: rotation, confidence: confidence)
+        if let stripOf {
+            groups = groups.flatMap { SpineGrouping.split($0, by: stripOf) }
         }
+        return groups.compactMap { group in
+            spine(of: group) { rotation.boxInPhoto($0, photoWidth: photoWidth, photoHeight: photoHeight) }
+                .map { var spine = $0; spine.rotation = rotation; return spine }
+        }
+    }
+
+    /// A group of words as one spine: imprints dropped; nil when too little or too unsure is left.
+    func spine(of group: [OCRWord], box place: (Box) -> Box) -> OCRSpine? {
+        let words = group.filter { !SpineNoise.isImprint($0.text) }
+        let letters = words.reduce(0) { $0 + $1.text.filter(\.isLetter).count }
+        guard letters >= 4 else { return nil }
+        let confidence = words.reduce(0) { $0 + $1.confidence } / Double(words.count)
+        // Upside-down and texture garbage: unsure overall and no dictionary word.
+        guard confidence >= options.minimumReadingConfidence || words.contains(where: \.isDictionaryWord)
+        else { return nil }
+        guard confidence >= options.minimumWordConfidence else { return nil }
+        let box = words.dropFirst().reduce(words[0].box) { $0.union($1.box) }
+        return OCRSpine(words: words, box: place(box), rotation: .none, confidence: confidence)
     }
 
     /// A spine read in two rotations counts once: the better reading of a place wins.
     /// Survivors are numbered row by row, left to right.
-    static func merged(_ candidates: [OCRSpine]) -> [OCRSpine] {
+    static func merged(_ candidates: [OCRSpine], stripWeight: Double = 1) -> [OCRSpine] {
         var kept: [OCRSpine] = []
-        for candidate in candidates.sorted(by: { $0.score > $1.score }) {
+        let weighted = { (spine: OCRSpine) in spine.score * (spine.fromStrip ? stripWeight : 1) }
+        for candidate in candidates.sorted(by: { weighted($0) > weighted($1) }) {
             let clashes = kept.contains { other in
                 let overlap = Double(candidate.box.intersection(other.box))
                 return overlap > 0.3 * Double(min(candidate.box.area, other.box.area))
@@ -219,6 +300,17 @@ public final class ShelfOCR: @unchecked Sendable {
                 return spine
             }
         }
+    }
+}
+
+/// CPU time of the calling thread.
+struct ThreadClock {
+    private let start = ThreadClock.now()
+    var milliseconds: Int { Int((ThreadClock.now() - start) / 1_000_000) }
+    private static func now() -> UInt64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
+        return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
     }
 }
 

@@ -30,6 +30,18 @@ public enum SpineGrouping {
         return spines
     }
 
+    /// A group cut where its words lie in different spine strips (`strip` says which, nil:
+    /// none); each piece keeps its words' order, words in no strip stay with the first piece.
+    public static func split(_ group: [OCRWord], by strip: (Box) -> Int?) -> [[OCRWord]] {
+        let places = group.map { strip($0.box) }
+        let distinct = Set(places.compactMap { $0 })
+        guard distinct.count > 1 else { return [group] }
+        let order = places.compactMap { $0 }.reduce(into: [Int]()) { if !$0.contains($1) { $0.append($1) } }
+        var pieces = order.map { place in group.indices.filter { places[$0] == place }.map { group[$0] } }
+        pieces[0] = group.indices.filter { places[$0] == nil || places[$0] == order[0] }.map { group[$0] }
+        return pieces
+    }
+
     /// Shelf rows: runs of words along x separated by gaps wider than three text heights
     /// that no word crosses.
     static func rows(_ words: [OCRWord]) -> [[OCRWord]] {

@@ -53,6 +53,7 @@ public struct OCRWord: Sendable, Hashable, Codable {
 public final class TesseractEngine {
     private let handle: OpaquePointer
     public let languages: String
+    private let defaultMode: Int
 
     /// Loads the language data; a missing traineddata file is an error naming its package.
     public init(options: TesseractOptions) throws(TesseractError) {
@@ -69,6 +70,7 @@ public final class TesseractEngine {
         }
         let mode = TessPageSegMode(rawValue: UInt32(clamping: max(0, min(13, options.pageSegmentationMode))))
         TessBaseAPISetPageSegMode(api, mode)
+        defaultMode = options.pageSegmentationMode
         for (name, value) in options.variables.sorted(by: { $0.key < $1.key }) {
             _ = TessBaseAPISetVariable(api, name, value)
         }
@@ -83,8 +85,9 @@ public final class TesseractEngine {
 
     /// Words with boxes and confidences; nil when Tesseract reports a failure. With a
     /// deadline, a pass cut short returns the words finished by then.
-    public func words(in image: GrayImage, deadlineMilliseconds: Int = 0) -> [OCRWord]? {
+    public func words(in image: GrayImage, deadlineMilliseconds: Int = 0, pageSegmentationMode: Int? = nil) -> [OCRWord]? {
         guard image.width > 0, image.height > 0 else { return [] }
+        TessBaseAPISetPageSegMode(handle, TessPageSegMode(rawValue: UInt32(clamping: max(0, min(13, pageSegmentationMode ?? defaultMode)))))
         return image.pixels.withUnsafeBufferPointer { buffer -> [OCRWord]? in
             TessBaseAPISetImage(handle, buffer.baseAddress, Int32(image.width), Int32(image.height), 1,
                                 Int32(image.width))

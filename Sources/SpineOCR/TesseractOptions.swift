@@ -45,18 +45,41 @@ public struct TesseractOptions: Sendable, Hashable {
     public var minimumReadingConfidence: Double
     /// Tesseract passes run at once (one TessBaseAPI each); 0 means one per core.
     public var workers: Int
-    /// Each rotation's recognition is cut after this many milliseconds (0: no limit).
+    /// Each whole-photo pass is cut after this many milliseconds (0: no limit), keeping the words
+    /// read by then: on a quiet 2-core machine a 5 MP spine turn takes 1–2.3 s, the flat pass of a
+    /// library photo full of call-number labels 7 s (the cut bounds such a photo to about 5 s).
     public var deadlineMilliseconds: Int
     /// Extra scales (pixel counts under the working size) at which the spine rotations are read
-    /// again: one spine reads at one scale, its neighbour at another (measured on real shelves:
-    /// 64 → 70 of 158 Latin-script spines for about 55% more CPU).
-    public var extraScalePixels: [Int] = [2_000_000, 1_000_000]
+    /// again: one spine reads at one scale, its neighbour at another. With strips read on their
+    /// own (below), 2 MP added nothing on real shelves and 1 MP two spines (of 158 Latin-script)
+    /// for 1.1 s CPU per photo.
+    public var extraScalePixels: [Int] = [1_000_000]
     /// The 0° pass (books lying flat) reads the photo at this many pixels (0: the working size).
     /// 2 MP saves a fifth of the CPU on real shelves (most on call-number-heavy library photos)
     /// but lost two of four flat books there, so the working size stays the default.
     public var flatScalePixels: Int = 0
     /// Scales (0: the working size) at which the spine rotations are read as a negative.
     public var invertedScalePixels: [Int] = []
+    /// Spine strips found in the pixels (SpineStrips) are each read on their own as well.
+    public var readsStrips = true
+    /// How each strip is read: page segmentation mode and the width across the spine it is
+    /// scaled to; each variant is one more Tesseract call per strip and direction.
+    /// Sparse text (11) and one block (6) read different strips (real shelves: 56 and 44 of 199
+    /// spines alone, 4 more together beside the whole-photo passes, for about 1.2 s CPU a photo).
+    public var stripVariants: [StripVariant] = [StripVariant(pageSegmentationMode: 11, across: 32...64),
+                                                StripVariant(pageSegmentationMode: 6, across: 32...64)]
+    /// A strip read this confidently, with a dictionary word, is not read again (in the other
+    /// direction or the next variant).
+    public var stripSecondDirectionBelow: Double = 80
+    /// Page-pass word groups are cut at the spine sides the strip finder sees.
+    public var splitsGroupsAtStrips = true
+    /// Every reading is kept, even several of one place (for measuring what merging loses).
+    public var keepsEveryReading = false
+    /// Strips and extra-scale passes still unread this many milliseconds after the photo's OCR
+    /// started are skipped (0: no limit); the whole-photo passes at the working size always run.
+    public var budgetMilliseconds = 4_000
+    /// A strip reading's score is weighted by this when two readings of one place compete.
+    public var stripScoreWeight: Double = 1
     /// Tesseract variables set on every engine (name → value), e.g. `thresholding_method`.
     public var variables: [String: String] = [:]
 
@@ -64,7 +87,7 @@ public struct TesseractOptions: Sendable, Hashable {
                 rotations: [SpineRotation] = [.clockwise270, .clockwise90, .none], dataPath: String? = nil,
                 maxPixels: Int = 100_000_000, workingPixels: Int = 5_000_000, workingLongSide: Int = 4000, minimumSide: Int = 64,
                 minimumWordConfidence: Double = 55, minimumReadingConfidence: Double = 62,
-                workers: Int = 0, deadlineMilliseconds: Int = 20_000) {
+                workers: Int = 0, deadlineMilliseconds: Int = 4_000) {
         self.languages = languages
         self.pageSegmentationMode = pageSegmentationMode
         self.rotations = rotations
@@ -85,4 +108,18 @@ public struct TesseractOptions: Sendable, Hashable {
 
     /// Tesseract's language argument ("eng+spa").
     var languageArgument: String { languages.joined(separator: "+") }
+}
+
+/// One way of reading a spine strip.
+public struct StripVariant: Sendable, Hashable {
+    public var pageSegmentationMode: Int
+    /// The strip is scaled so its width across the spine lies in this range (pixels).
+    public var across: ClosedRange<Int>
+    /// Read the negative of what the Otsu split picks (light text taken for dark, and back).
+    public var opposite: Bool
+    public init(pageSegmentationMode: Int, across: ClosedRange<Int>, opposite: Bool = false) {
+        self.pageSegmentationMode = pageSegmentationMode
+        self.across = across
+        self.opposite = opposite
+    }
 }

@@ -1,0 +1,208 @@
+import Imaging
+
+/// Spines found in the pixels before any OCR: a shelf row is a band across the photo dense in
+/// vertical edges (spines stand side by side), and within a row a spine's sides are long
+/// straight vertical edges, i.e. columns where a vertical brightness break runs through much
+/// of the row's height. Each strip between two such columns is read on its own (one strip,
+/// one spine), which finds text that page-level OCR of the whole photo misses and never
+/// merges two spines' words.
+public enum SpineStrips {
+    /// Strips in `image`'s coordinates, row by row, left to right.
+    public static func strips(in image: GrayImage) -> [Box] {
+        let factor = max(1, Int((Double(max(image.width, image.height)) / 1400).rounded()))
+        let small = image.downscaled(by: factor)
+        let (width, height) = (small.width, small.height)
+        guard width >= 16, height >= 16 else { return [] }
+        // Square-root brightness: steps between dark spines count as much as between light ones.
+        let root = (0..<256).map { UInt8((16 * Double($0).squareRoot()).rounded(.down)) }
+        let blurred = blur(GrayImage(width: width, height: height, pixels: small.pixels.map { root[Int($0)] }))
+        // Vertical-edge pixels: a horizontal brightness step clearly stronger than any vertical one.
+        var vertical = [UInt8](repeating: 0, count: width * height)
+        blurred.withUnsafeBufferPointer { pixels in
+            for y in 1..<height - 1 {
+                for x in 1..<width - 1 {
+                    let index = y * width + x
+                    let gx = abs(Int(pixels[index + 1]) - Int(pixels[index - 1]))
+                    let gy = abs(Int(pixels[index + width]) - Int(pixels[index - width]))
+                    if gx > 8 && gx > 2 * gy { vertical[index] = 1 }
+                }
+            }
+        }
+        var strips: [Box] = []
+        for (y0, y1) in rows(vertical, width: width, height: height) {
+            let rowHeight = y1 - y0
+            // Per column, the share of the row's lines with a vertical edge there (±1 column:
+            // spines lean a little).
+            var share = [Double](repeating: 0, count: width)
+            for y in y0..<y1 {
+                let row = y * width
+                for x in 1..<width - 1 where vertical[row + x - 1] | vertical[row + x] | vertical[row + x + 1] != 0 {
+                    share[x] += 1
+                }
+            }
+            share = smoothed(share.map { $0 / Double(rowHeight) }, window: 3)
+            let minimumWidth = max(4, rowHeight * 25 / 1000)
+            let median = share.sorted()[width / 2]
+            let threshold = max(0.14, 1.6 * median)
+            var edges: [Int] = [0]
+            for x in 0..<width where share[x] > threshold {
+                let lo = max(0, x - minimumWidth / 2), hi = min(width, x + minimumWidth / 2 + 1)
+                guard share[lo..<hi].max() == share[x] else { continue }
+                if x - edges[edges.count - 1] >= minimumWidth { edges.append(x) }
+            }
+            if width - edges[edges.count - 1] >= minimumWidth { edges.append(width) } else { edges[edges.count - 1] = width }
+            let widths = zip(edges, edges.dropFirst()).map { $1 - $0 }.sorted()
+            let typical = widths[widths.count / 2]
+            for (left, right) in zip(edges, edges.dropFirst()) {
+                let stripWidth = right - left
+                // Wider than half the row's height: a face-out cover or a gap, not a spine; much
+                // wider than the row's typical spine: several spines whose sides were missed.
+                guard stripWidth >= minimumWidth, stripWidth * 2 <= rowHeight,
+                      widths.count < 5 || Double(stripWidth) <= 2.5 * Double(typical) else { continue }
+                strips.append(Box(x0: left * factor, y0: y0 * factor, x1: min(image.width, right * factor),
+                                  y1: min(image.height, y1 * factor)))
+            }
+        }
+        return strips
+    }
+
+    /// Shelf rows: runs of lines whose share of vertical-edge pixels is high (books), at least
+    /// an eighth of the photo tall.
+    static func rows(_ vertical: [UInt8], width: Int, height: Int) -> [(Int, Int)] {
+        var density = [Double](repeating: 0, count: height)
+        for y in 0..<height {
+            var count = 0
+            for x in 0..<width { count += Int(vertical[y * width + x]) }
+            density[y] = Double(count) / Double(width)
+        }
+        density = smoothed(density, window: max(3, height / 40))
+        let threshold = max(0.01, 0.35 * density.sorted()[height * 9 / 10])
+        var rows: [(Int, Int)] = []
+        var start: Int?
+        for y in 0...height {
+            let on = y < height && density[y] > threshold
+            if on, start == nil { start = y }
+            if !on, let first = start {
+                if y - first >= height * 12 / 100 { rows.append((first, y)) }
+                start = nil
+            }
+        }
+        return rows
+    }
+
+    static func smoothed(_ values: [Double], window: Int) -> [Double] {
+        guard window > 1, values.count > 1 else { return values }
+        var prefix = [0.0]
+        for value in values { prefix.append(prefix[prefix.count - 1] + value) }
+        let half = window / 2
+        return values.indices.map { index in
+            let lo = max(0, index - half), hi = min(values.count, index + half + 1)
+            return (prefix[hi] - prefix[lo]) / Double(hi - lo)
+        }
+    }
+
+    /// A [1 2 1] blur both ways.
+    static func blur(_ image: GrayImage) -> [UInt8] {
+        let (width, height) = (image.width, image.height)
+        var across = [Int](repeating: 0, count: width * height)
+        image.pixels.withUnsafeBufferPointer { pixels in
+            for y in 0..<height {
+                for x in 0..<width {
+                    let index = y * width + x
+                    let left = Int(pixels[x > 0 ? index - 1 : index]), right = Int(pixels[x < width - 1 ? index + 1 : index])
+                    across[index] = left + 2 * Int(pixels[index]) + right
+                }
+            }
+        }
+        var output = [UInt8](repeating: 0, count: width * height)
+        for y in 0..<height {
+            for x in 0..<width {
+                let index = y * width + x
+                let up = across[y > 0 ? index - width : index], down = across[y < height - 1 ? index + width : index]
+                output[index] = UInt8((up + 2 * across[index] + down + 8) / 16)
+            }
+        }
+        return output
+    }
+
+    /// A strip cut out of the photo and turned so its text runs left to right when the spine
+    /// reads in `rotation`'s direction; contrast stretched, dark text on light (a negative
+    /// when the Otsu split says the light pixels are the few, i.e. the text), scaled so the
+    /// strip is 40–110 px across, with a light margin.
+    public static func prepared(_ image: GrayImage, strip: Box, rotation: SpineRotation, across targetRange: ClosedRange<Int> = 40...110,
+                                opposite: Bool = false) -> GrayImage {
+        // A few pixels in from the edges: the neighbours' sides are not this spine's text.
+        let inset = max(1, strip.width / 20)
+        let x0 = strip.x0 + inset, x1 = max(x0 + 1, strip.x1 - inset)
+        let (y0, y1) = (strip.y0, strip.y1)
+        let cropWidth = x1 - x0, cropHeight = y1 - y0
+        var crop = [UInt8](repeating: 0, count: cropWidth * cropHeight)
+        var histogram = [Int](repeating: 0, count: 256)
+        for y in 0..<cropHeight {
+            for x in 0..<cropWidth {
+                let value = image.pixels[(y0 + y) * image.width + x0 + x]
+                crop[y * cropWidth + x] = value
+                histogram[Int(value)] += 1
+            }
+        }
+        let total = cropWidth * cropHeight
+        func percentile(_ share: Double) -> Int {
+            var seen = 0
+            for value in 0..<256 {
+                seen += histogram[value]
+                if Double(seen) >= share * Double(total) { return value }
+            }
+            return 255
+        }
+        let low = percentile(0.02), high = max(low + 1, percentile(0.98))
+        let split = otsu(histogram, total: total)
+        let light = histogram[(split + 1)...].reduce(0, +)
+        let invert = (light * 2 < total) != opposite
+        var table = [UInt8](repeating: 0, count: 256)
+        for value in 0..<256 {
+            let stretched = max(0, min(255, (value - low) * 255 / (high - low)))
+            table[value] = UInt8(invert ? 255 - stretched : stretched)
+        }
+        var turned = GrayImage(width: cropWidth, height: cropHeight, pixels: crop.map { table[Int($0)] })
+            .rotated(rotation.imagingRotation)
+        // Across the strip is now the turned image's height.
+        let across = turned.height
+        let target = min(max(across, targetRange.lowerBound), targetRange.upperBound)
+        if target != across {
+            let pixels = Int(Double(turned.width * turned.height) * pow2(Double(target) / Double(across)))
+            turned = turned.scaled(toPixels: pixels, maxLongSide: 100_000).image
+        }
+        return turned.padded(by: 10, value: 255)
+    }
+
+    private static func pow2(_ value: Double) -> Double { value * value }
+
+    /// Otsu's threshold of a histogram: the split maximising the between-class variance.
+    static func otsu(_ histogram: [Int], total: Int) -> Int {
+        let sum = histogram.enumerated().reduce(0.0) { $0 + Double($1.offset * $1.element) }
+        var weightBelow = 0, sumBelow = 0.0, best = 0.0, split = 127
+        for value in 0..<256 {
+            weightBelow += histogram[value]
+            sumBelow += Double(value * histogram[value])
+            guard weightBelow > 0, weightBelow < total else { continue }
+            let meanBelow = sumBelow / Double(weightBelow)
+            let meanAbove = (sum - sumBelow) / Double(total - weightBelow)
+            let between = Double(weightBelow) * Double(total - weightBelow) * (meanBelow - meanAbove) * (meanBelow - meanAbove)
+            if between > best { best = between; split = value }
+        }
+        return split
+    }
+}
+
+extension GrayImage {
+    /// The image inside a `margin`-pixel frame of `value`.
+    func padded(by margin: Int, value: UInt8) -> GrayImage {
+        let outputWidth = width + 2 * margin, outputHeight = height + 2 * margin
+        var output = [UInt8](repeating: value, count: outputWidth * outputHeight)
+        for y in 0..<height {
+            let source = y * width, destination = (y + margin) * outputWidth + margin
+            for x in 0..<width { output[destination + x] = pixels[source + x] }
+        }
+        return GrayImage(width: outputWidth, height: outputHeight, pixels: output)
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import Imaging
+import SpineMatching
+import Testing
+import TestSupport
+import Vision
+@testable import SpineOCR
+
+/// Spine strips found in the pixels before OCR, and read one by one.
+@Suite struct SpineStripTests {
+    /// A shelf drawn from bands: spines of the given widths and grays side by side from
+    /// x = 40, from y = 100 to 700 of an 1200×800 photo over a darker back wall, with noise.
+    func shelf(widths: [Int], grays: [UInt8], tilt: Bool = false) -> GrayImage {
+        let (width, height) = (1200, 800)
+        var pixels = [UInt8](repeating: 40, count: width * height)
+        var state: UInt32 = 7
+        var x0 = 40
+        for (index, spineWidth) in widths.enumerated() {
+            for y in 100..<700 {
+                // A leaning spine shifts one pixel every 150 rows.
+                let shift = tilt && index % 2 == 0 ? (y - 100) / 150 : 0
+                for x in x0 + shift..<min(width, x0 + spineWidth + shift) {
+                    state = state &* 1_103_515_245 &+ 12345
+                    pixels[y * width + x] = UInt8(clamping: Int(grays[index % grays.count]) + Int(state >> 29) - 4)
+                }
+            }
+            x0 += spineWidth
+        }
+        return GrayImage(width: width, height: height, pixels: pixels)
+    }
+
+    @Test func eachSpineIsOneStripAndNoStripCrossesASide() {
+        let widths = [60, 45, 80, 52, 38, 70, 64, 90, 48, 55, 75, 60]
+        let image = shelf(widths: widths, grays: [200, 90, 150, 60, 230, 120])
+        let strips = SpineStrips.strips(in: image)
+        // Every spine side (a running sum of widths) lies near a strip edge, and no strip holds two spines.
+        var sides: [Int] = [40]
+        for width in widths { sides.append(sides.last! + width) }
+        #expect(strips.count >= widths.count - 1 && strips.count <= widths.count + 1, "\(strips.map { ($0.x0, $0.x1) })")
+        for strip in strips {
+            let inside = sides.filter { $0 > strip.x0 + 4 && $0 < strip.x1 - 4 }
+            #expect(inside.isEmpty, "strip \(strip.x0)..<\(strip.x1) crosses \(inside)")
+            #expect(strip.y0 <= 120 && strip.y1 >= 680, "strip rows \(strip.y0)..<\(strip.y1)")
+        }
+    }
+
+    @Test func leaningSpinesStillSplit() {
+        let widths = [60, 60, 60, 60, 60, 60, 60, 60]
+        let strips = SpineStrips.strips(in: shelf(widths: widths, grays: [210, 70], tilt: true))
+        #expect(strips.count >= 6, "\(strips.map { ($0.x0, $0.x1) })")
+        #expect(strips.allSatisfy { $0.width < 100 })
+    }
+
+    @Test func aPhotoWithoutSpinesHasNoStrips() {
+        // Smooth gradient: no long straight edges.
+        let pixels = (0..<(1200 * 800)).map { UInt8(($0 % 1200) / 6) }
+        #expect(SpineStrips.strips(in: GrayImage(width: 1200, height: 800, pixels: pixels)).isEmpty)
+    }
+
+    @Test func aStripIsTurnedUprightDarkOnLightAndScaled() {
+        // A dark spine 30 px wide with a light mark near its top: turned 270° the top is the left.
+        var pixels = [UInt8](repeating: 30, count: 100 * 400)
+        for y in 20..<60 { for x in 40..<60 { pixels[y * 100 + x] = 240 } }
+        let image = GrayImage(width: 100, height: 400, pixels: pixels)
+        let prepared = SpineStrips.prepared(image, strip: Box(x0: 35, y0: 0, x1: 65, y1: 400), rotation: .clockwise270,
+                                            across: 40...64)
+        // 30 px across (less the insets) scaled up to 40, a 10 px margin each side.
+        #expect(prepared.height == 40 + 20)
+        #expect(prepared.width > prepared.height * 5)
+        // Light text on a dark spine became dark on light: the background (most pixels) is light.
+        let light = prepared.pixels.filter { $0 > 128 }.count
+        #expect(light * 2 > prepared.pixels.count)
+        // The mark (now dark) sits at the left end of the turned strip.
+        let row = prepared.height / 2
+        let darkColumns = (0..<prepared.width).filter { prepared[$0, row] < 100 }
+        #expect(!darkColumns.isEmpty && darkColumns.max()! < prepared.width / 4, "\(darkColumns.prefix(5))")
+    }
+
+    @Test func pageGroupsAreCutAtStripSides() {
+        func word(_ text: String, _ x: Int) -> OCRWord {
+            OCRWord(text: text, confidence: 90, box: Box(x0: x, y0: 0, x1: x + 50, y1: 20), isDictionaryWord: true, line: 0)
+        }
+        let group = [word("Silver", 0), word("Girl", 60), word("Stories", 200), word("Others", 260), word("junk", 900)]
+        let strip = { (box: Box) -> Int? in box.x0 < 150 ? 0 : (box.x0 < 400 ? 1 : nil) }
+        #expect(SpineGrouping.split(group, by: strip).map { $0.map(\.text) } == [["Silver", "Girl", "junk"], ["Stories", "Others"]])
+        #expect(SpineGrouping.split([word("Dune", 0), word("Herbert", 60)], by: strip).count == 1)
+    }
+
+    /// Strips alone on real bytes: the rendered shelves read strip by strip, no whole-photo pass.
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func stripsAloneReadRenderedSpines() throws {
+        let manifest = try RenderedShelfTests.manifest()
+        let index = try RenderedShelfTests.catalogue()
+        let matcher = SpineMatcher()
+        // No time budget: on a loaded machine it would skip strips, and this counts them.
+        var options = TesseractOptions()
+        options.budgetMilliseconds = 0
+        let ocr = try ShelfOCR(options: options)
+        var expected = 0, found = 0, wrong: [String] = [], strips = 0
+        for name in manifest.keys.sorted().prefix(3) {
+            let data = try Data(contentsOf: RenderedShelfTests.folder.appendingPathComponent(name))
+            let image = try ocr.workingImage(ocr.decode(data: data, name: name), name: name)
+            let passes = try ocr.recognize(image, name: name, pages: false)
+            #expect(passes.allSatisfy { $0.strip != nil })
+            strips += Set(passes.compactMap(\.strip)).count
+            let keys = Set(manifest[name]!.books.map { RenderedShelfTests.key($0.title) })
+            expected += keys.count
+            var seen: Set<String> = []
+            for spine in ocr.assemble(passes, image: image).spines {
+                let result = matcher.match(SpineReading(text: spine.text, confidence: spine.confidence / 100), index: index)
+                guard result.decision != .none, let book = result.best else { continue }
+                let key = RenderedShelfTests.key(book.title)
+                if keys.contains(key) { if seen.insert(key).inserted { found += 1 } } else if result.decision == .strong {
+                    wrong.append("\(name): '\(spine.text)' -> \(book.title)")
+                }
+            }
+        }
+        #expect(strips >= expected / 2, "\(strips) strips for \(expected) spines")
+        #expect(Double(found) >= 0.3 * Double(expected), "strips alone found \(found) of \(expected)")
+        #expect(wrong.isEmpty, "\(wrong)")
+    }
+}
