@@ -90,7 +90,7 @@ let package = Package(
         // JPEG decode timings at each DCT scale (scripts/bench-imaging).
         .executableTarget(name: "ImagingBenchmark", dependencies: ["Imaging"], path: "Benchmarks/ImagingBenchmark"),
         // Tesseract spine reading on rendered and real shelves (scripts/bench-spines-ocr).
-        .executableTarget(name: "SpineOCRBenchmark", dependencies: ["SpineOCR", "SpineMatching", "Vision"],
+        .executableTarget(name: "SpineOCRBenchmark", dependencies: ["SpineOCR", "SpineMatching", "Vision", "ImageTestSupport"],
                           path: "Benchmarks/SpineOCRBenchmark"),
 
         // Test helpers: fixture paths, a loopback HTTP server replaying recorded responses.

@@ -1,4 +1,5 @@
 import Foundation
+import ImageTestSupport
 import SpineMatching
 import SpineOCR
 import Imaging
