@@ -1,5 +1,6 @@
 import Foundation
 import MetadataSources
+import Synchronization
 
 /// Per-source circuit breaker shared by every lookup of a LookupService (`lookup`,
 /// `pending retry`, scans, imports). A source that could not be reached at all (DNS,
@@ -7,7 +8,7 @@ import MetadataSources
 /// (429 Retry-After, daily quota) is paused for that long; other transient failures pause
 /// it after `threshold` in a row. While paused, lookups skip it (and queue their book at
 /// once when no other source knows it); one probe goes through every `probeInterval`.
-public final class SourceBreaker: @unchecked Sendable {
+public final class SourceBreaker: Sendable {
     public struct Pause: Sendable, Hashable {
         public let error: SourceError
         public let until: Date
@@ -15,10 +16,12 @@ public final class SourceBreaker: @unchecked Sendable {
 
     public let threshold: Int
     public let probeInterval: TimeInterval
-    private let lock = NSLock()
-    private var failures: [String: Int] = [:]
-    private var paused: [String: Pause] = [:]
-    private var probing: Set<String> = []
+    private struct State {
+        var failures: [String: Int] = [:]
+        var paused: [String: Pause] = [:]
+        var probing: Set<String> = []
+    }
+    private let state = Mutex(State())
 
     public init(threshold: Int = 3, probeInterval: TimeInterval = 30) {
         self.threshold = max(1, threshold)
@@ -28,10 +31,10 @@ public final class SourceBreaker: @unchecked Sendable {
     /// The error to report instead of asking `source`, or nil when it may be asked (a probe
     /// when the pause is over: the others still wait for its answer).
     public func pausedError(for source: String, now: Date) -> SourceError? {
-        lock.withLock {
-            guard let pause = paused[source] else { return nil }
-            if now >= pause.until, !probing.contains(source) {
-                probing.insert(source)
+        state.withLock { state in
+            guard let pause = state.paused[source] else { return nil }
+            if now >= pause.until, !state.probing.contains(source) {
+                state.probing.insert(source)
                 return nil
             }
             return pause.error
@@ -39,23 +42,23 @@ public final class SourceBreaker: @unchecked Sendable {
     }
 
     public func record(_ outcome: Result<Void, SourceError>, for source: String, now: Date) {
-        lock.withLock {
-            probing.remove(source)
+        state.withLock { state in
+            state.probing.remove(source)
             switch outcome {
             case .success:
-                failures[source] = nil
-                paused[source] = nil
+                state.failures[source] = nil
+                state.paused[source] = nil
             case .failure(let error):
                 guard error.isTransient else { return }
-                let count = (failures[source] ?? 0) + 1
-                failures[source] = count
+                let count = (state.failures[source] ?? 0) + 1
+                state.failures[source] = count
                 let immediate = error.isConnectionLevel || error == .timeout || error == .quotaExceeded || error.retryAfter != nil
                 guard immediate || count >= threshold else { return }
                 let wait = max(probeInterval, error.retryAfter ?? 0, error == .quotaExceeded ? 3600 : 0)
-                paused[source] = Pause(error: error, until: now.addingTimeInterval(wait))
+                state.paused[source] = Pause(error: error, until: now.addingTimeInterval(wait))
             }
         }
     }
 
-    public func isPaused(_ source: String) -> Bool { lock.withLock { paused[source] != nil } }
+    public func isPaused(_ source: String) -> Bool { state.withLock { state in state.paused[source] != nil } }
 }

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Imaging
 import Vision
+import Synchronization
 
 /// One spine found by OCR: its words in reading order, where it is in the photo.
 public struct OCRSpine: Sendable, Hashable {
@@ -122,7 +123,7 @@ public final class ShelfOCR: @unchecked Sendable {
         let overBudget: @Sendable () -> Bool = {
             budget > 0 && Int((DispatchTime.now().uptimeNanoseconds - startedAt) / 1_000_000) > budget
         }
-        let results = Locked([[Result<OCRPass, TesseractError>]](repeating: [], count: jobs.count + strips.count))
+        let results = Mutex([[Result<OCRPass, TesseractError>]](repeating: [], count: jobs.count + strips.count))
         DispatchQueue.concurrentPerform(iterations: jobs.count + strips.count) { index in
             let outcome = pool.withEngine { started -> [Result<OCRPass, TesseractError>] in
                 guard case .success(let engine) = started else {
@@ -167,7 +168,8 @@ public final class ShelfOCR: @unchecked Sendable {
                 let clock = ThreadClock()
                 let prepared = SpineStrips.prepared(image, strip: strip, rotation: rotation, across: variant.across,
                                                     opposite: variant.opposite)
-                let words = engine.words(in: prepared, deadlineMilliseconds: 2_000,
+                // A strip is small: half a page pass's deadline (none when that is off).
+                let words = engine.words(in: prepared, deadlineMilliseconds: options.deadlineMilliseconds / 2,
                                          pageSegmentationMode: variant.pageSegmentationMode) ?? []
                 let pass = OCRPass(rotation: rotation, pixels: variant.across.upperBound, inverted: variant.opposite,
                                    words: words, strip: strip, milliseconds: clock.milliseconds)
@@ -317,7 +319,9 @@ struct ThreadClock {
 /// Engines are costly to start (the LSTM model loads): kept, one per concurrent pass.
 final class EnginePool: @unchecked Sendable {
     private let options: TesseractOptions
-    private let idle = Locked<[TesseractEngine]>([])
+    // NSLock, not Mutex: an engine (not Sendable) is handed between threads, one at a time.
+    private let lock = NSLock()
+    private var idle: [TesseractEngine] = []
     private let slots: DispatchSemaphore
 
     init(options: TesseractOptions) {
@@ -329,25 +333,13 @@ final class EnginePool: @unchecked Sendable {
         slots.wait()
         defer { slots.signal() }
         let engine: Result<TesseractEngine, TesseractError>
-        if let reused = idle.withLock({ $0.popLast() }) {
+        if let reused = lock.withLock({ idle.popLast() }) {
             engine = .success(reused)
         } else {
             do { engine = .success(try TesseractEngine(options: options)) } catch { engine = .failure(error) }
         }
-        defer { if case .success(let done) = engine { idle.withLock { $0.append(done) } } }
+        defer { if case .success(let done) = engine { lock.withLock { idle.append(done) } } }
         return body(engine)
-    }
-}
-
-/// A value behind a lock.
-final class Locked<Value>: @unchecked Sendable {
-    private var value: Value
-    private let lock = NSLock()
-    init(_ value: Value) { self.value = value }
-    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
     }
 }
 

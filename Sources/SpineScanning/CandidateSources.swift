@@ -4,13 +4,13 @@ import Catalogue
 import Foundation
 import MetadataSources
 import SpineMatching
+import Synchronization
 
 /// The local cache as candidates: every cached work in an in-memory word index, built once
 /// per run (10,000 works take well under a second; matching then costs microseconds).
-public final class CacheCandidateSource: CandidateSource, @unchecked Sendable {
+public final class CacheCandidateSource: CandidateSource, Sendable {
     private let catalogue: Catalogue
-    private let lock = NSLock()
-    private var index: WorkIndex?
+    private let index = Mutex<WorkIndex?>(nil)
 
     public init(catalogue: Catalogue) { self.catalogue = catalogue }
 
@@ -19,11 +19,11 @@ public final class CacheCandidateSource: CandidateSource, @unchecked Sendable {
     }
 
     /// Works recorded from a source search join the index on its next rebuild.
-    public func invalidate() { lock.withLock { index = nil } }
+    public func invalidate() { index.withLock { $0 = nil } }
 
     /// Built under the lock, so readings matched concurrently build it once.
     private func currentIndex() throws -> WorkIndex {
-        try lock.withLock {
+        try index.withLock { index in
             if let index { return index }
             let works = try catalogue.allWorkSummaries().map {
                 MatchCandidate(workKey: $0.workKey, title: $0.title, authors: $0.authors, isbn13: $0.isbn.isEmpty ? nil : $0.isbn, source: "cache")

@@ -4,6 +4,7 @@ import BookLookup
 import Catalogue
 import Foundation
 import LibraryTransfer
+import Synchronization
 
 /// `rapidscan import FILE…`: ISBN lists and other apps' exports into the library.
 struct ImportCommand: AsyncParsableCommand {
@@ -191,9 +192,8 @@ struct ImportSummaryLine: Encodable {
 }
 
 /// "imported 1,234 / 10,000" redrawn on one stderr line, only on a terminal.
-final class ProgressCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var done = 0
+final class ProgressCounter: Sendable {
+    private let done = Mutex(0)
     let total: Int
     let enabled: Bool
 
@@ -203,7 +203,7 @@ final class ProgressCounter: @unchecked Sendable {
     }
 
     func step() {
-        lock.lock(); done += 1; let done = done; lock.unlock()
+        let done = self.done.withLock { done in done += 1; return done }
         if enabled && (done % 50 == 0 || done == total) { FileHandle.standardError.write(Data("\r\u{1B}[2K\(done) / \(total)".utf8)) }
     }
 
