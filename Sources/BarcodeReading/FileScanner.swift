@@ -98,8 +98,6 @@ public final class FileScanner {
     static let smallImagePixels = 250_000
 
     public init(options: ScanOptions = .init()) throws(BarcodeReaderError) {
-        // Photo after photo in one process: decode buffers reused, not page-faulted in again.
-        _ = ImageLoader.largeBuffersStayInTheHeap
         self.options = options
         self.reader = try BarcodeReader()
     }

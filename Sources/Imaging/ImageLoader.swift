@@ -36,8 +36,9 @@ public enum ImageLoader {
     /// Large images are decoded into fresh 12 MB buffers (a 12 MP photo), which glibc
     /// serves with mmap and unmaps on free: every photo page-faulted its buffers in again,
     /// ~20 ms of CPU per photo. Once this has run, freed buffers stay in the heap for the
-    /// next photo (trimmed past 64 MB free). Process-wide; true when the C library took it.
-    public static let largeBuffersStayInTheHeap: Bool = rs_keep_large_buffers_in_heap() == 1
+    /// next photo (trimmed past 64 MB free). Process-wide, set by the first decode (every
+    /// reader — scan, watch, spines — decodes through here); true when the C library took it.
+    static let largeBuffersStayInTheHeap: Bool = rs_keep_large_buffers_in_heap() == 1
 
     /// Reads and decodes a file; errors name the file as the URL gives it (relative paths stay relative).
     public static func load(contentsOf url: URL, options: ImageLoadOptions = .init()) throws(ImageError) -> LoadedImage {
@@ -57,7 +58,8 @@ public enum ImageLoader {
     }
 
     static func decode(_ bytes: UnsafeRawBufferPointer, name: String, options: ImageLoadOptions) -> Result<LoadedImage, ImageError> {
-        Result { () throws(ImageError) -> LoadedImage in
+        _ = largeBuffersStayInTheHeap
+        return Result { () throws(ImageError) -> LoadedImage in
             var loaded = try decodeStored(bytes, name: name, options: options)
             if options.applyOrientation, loaded.exifOrientation != 1 {
                 loaded.image = loaded.image.applyingEXIFOrientation(loaded.exifOrientation)
