@@ -29,17 +29,14 @@ public struct HTTPResponse: Sendable {
     }
 }
 
-/// Where the client writes one line per request (debug level). Lines never contain
-/// secret query values.
+/// Where the client hands one line per request (debug level); the executable decides where
+/// it goes. Lines never contain secret query values.
 public struct RequestLogger: Sendable {
     let write: @Sendable (String) -> Void
 
     public init(_ write: @escaping @Sendable (String) -> Void) { self.write = write }
 
     public static let disabled = RequestLogger { _ in }
-    public static let standardError = RequestLogger { line in
-        FileHandle.standardError.write(Data("debug: \(line)\n".utf8))
-    }
 }
 
 /// GET requests over libcurl (CurlTransport) with time-outs, a response-size cap, retries

@@ -204,15 +204,15 @@ final class ProgressCounter: Sendable {
 
     func step() {
         let done = self.done.withLock { done in done += 1; return done }
-        if enabled && (done % 50 == 0 || done == total) { FileHandle.standardError.write(Data("\r\u{1B}[2K\(done) / \(total)".utf8)) }
+        if enabled && (done % 50 == 0 || done == total) { StandardStream.standardError.write("\r\u{1B}[2K\(done) / \(total)") }
     }
 
     func line(_ text: String, error: Bool) {
-        if enabled { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)) }
+        if enabled { StandardStream.standardError.write("\r\u{1B}[2K") }
         if error { Console.error(text) } else { Console.out(text) }
     }
 
-    func finish() { if enabled { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)) } }
+    func finish() { if enabled { StandardStream.standardError.write("\r\u{1B}[2K") } }
 }
 
 

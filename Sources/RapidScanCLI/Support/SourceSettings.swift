@@ -15,6 +15,11 @@ extension MetadataSources {
     }
 }
 
+extension RequestLogger {
+    /// `RAPIDSCAN_DEBUG`: one `debug:` line per request on stderr, whole-line like every diagnostic.
+    static let standardError = RequestLogger { Console.error("debug: \($0)") }
+}
+
 extension RapidScanSettings {
     /// `rapidscan/<version>`: how rapidscan names itself to the sources.
     static var userAgentProduct: String { "rapidscan/\(RapidScanVersion.current)" }
