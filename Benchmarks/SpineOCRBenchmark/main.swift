@@ -182,7 +182,7 @@ print("rotations \(options.rotations.map(\.degrees)), extra scales \(options.ext
 
 for set in sets {
     var expectedTotal = 0, latinTotal = 0, foundTotal = 0, wrongTotal = 0, strongTotal = 0, mediumTotal = 0
-    var seconds = 0.0, readingsTotal = 0, cpuPage = 0, cpuStrip = 0
+    var seconds = 0.0, readingsTotal = 0, cpuPage = 0, cpuStrip = 0, ambiguousTotal = 0
     // Per half (in the split, not in it): found, labelled, Latin-script, wrong.
     var halves = [[0, 0, 0, 0], [0, 0, 0, 0]]
     for photo in set.photos {
@@ -217,14 +217,16 @@ for set in sets {
         seconds += elapsed
         var open = photo.books.map { key($0.title) }
         let onShelf = Set(open)
-        var found = 0, wrong = 0, strong = 0, medium = 0
+        var found = 0, wrong = 0, strong = 0, medium = 0, ambiguous = 0
         let pageMilliseconds = passes.filter { $0.strip == nil }.reduce(0) { $0 + ($1.milliseconds ?? 0) }
         let stripMilliseconds = passes.filter { $0.strip != nil }.reduce(0) { $0 + ($1.milliseconds ?? 0) }
         cpuPage += pageMilliseconds; cpuStrip += stripMilliseconds
         var lines: [String] = []
-        for spine in spines {
-            let result = matcher.match(SpineReading(text: spine.text, confidence: spine.confidence / 100), index: index)
-            var verdict = "none"
+        let readings = TesseractSpineReader.readings(of: spines)
+        for (spine, reading) in zip(spines, readings) {
+            let result = matcher.match(reading, index: index)
+            if result.ambiguous { ambiguous += 1 }
+            var verdict = result.decision == .none ? "none [\(result.reason ?? "")]" : "none"
             if let book = result.best, result.decision != .none {
                 let key = key(book.title)
                 if result.decision == .strong { strong += 1 } else { medium += 1 }
@@ -237,23 +239,26 @@ for set in sets {
                     verdict = "\(result.decision) WRONG: \(book.title)"
                 }
             }
+            if let text = result.matchedText { verdict += " (from \"\(text)\")" }
+            verdict += String(format: " d=%.2f", result.distance) + (result.runnerUpDistance.map { String(format: " r=%.2f", $0) } ?? "")
             lines.append(String(format: "    [%d %3d°%@ %2.0f] %@  -> %@", spine.row, spine.rotation.degrees, spine.fromStrip ? "s" : " ", spine.confidence, spine.text, verdict))
+            for alternative in spine.alternatives { lines.append("        | \(alternative)") }
         }
         let latin = photo.books.filter { $0.title.unicodeScalars.contains { $0.isASCII && CharacterSet.letters.contains($0) } }.count
         let half = splitPrefixes.contains { photo.file.hasPrefix($0) } ? 0 : 1
         for (slot, value) in [found, photo.books.count, latin, wrong].enumerated() { halves[half][slot] += value }
         expectedTotal += photo.books.count; latinTotal += latin; foundTotal += found; wrongTotal += wrong
-        strongTotal += strong; mediumTotal += medium; readingsTotal += spines.count
+        strongTotal += strong; mediumTotal += medium; readingsTotal += spines.count; ambiguousTotal += ambiguous
         print(String(format: "  %@: %d/%d found (%d Latin-script), %d wrong, %d strong, %d medium, %d readings, %.2f s, OCR CPU %.2f s pages + %.2f s strips (%d strips)",
                      photo.file, found, photo.books.count, latin, wrong, strong, medium, spines.count, elapsed,
                      Double(pageMilliseconds) / 1000, Double(stripMilliseconds) / 1000, Set(passes.compactMap(\.strip)).count))
         if verbose { lines.forEach { print($0) } }
     }
     let matched = max(1, strongTotal + mediumTotal)
-    print(String(format: "%@: %d photos, found %d/%d spines (%.1f%%; %.1f%% of %d with Latin-script titles), wrong books %d, medium share %.1f%%, %.2f s/photo, %.3f s/reading",
+    print(String(format: "%@: %d photos, found %d/%d spines (%.1f%%; %.1f%% of %d with Latin-script titles), wrong books %d, medium share %.1f%% (%d strong, %d medium; %d spines whose readings disagree), %.2f s/photo, %.3f s/reading",
                  set.name, set.photos.count, foundTotal, expectedTotal, 100 * Double(foundTotal) / Double(max(1, expectedTotal)),
                  100 * Double(foundTotal) / Double(max(1, latinTotal)), latinTotal, wrongTotal,
-                 100 * Double(mediumTotal) / Double(matched), seconds / Double(set.photos.count),
+                 100 * Double(mediumTotal) / Double(matched), strongTotal, mediumTotal, ambiguousTotal, seconds / Double(set.photos.count),
                  seconds / Double(max(1, readingsTotal))))
     if !splitPrefixes.isEmpty {
         for (name, half) in zip(["split", "rest"], halves) {

@@ -19,6 +19,10 @@ public struct SpineMatch: Sendable, Hashable {
     public var reason: String?
     /// Candidate searches that failed (network, quota): a non-strong answer is then inconclusive.
     public var unavailable: [String] = []
+    /// The alternative reading of the spine that matched, when it was not the main text.
+    public var matchedText: String?
+    /// Two readings of the spine came close to different books: never strong.
+    public var ambiguous = false
 }
 
 /// Scores candidates for a reading and decides. Distance = 0.75·title + 0.25·author + volume
@@ -46,21 +50,22 @@ public struct SpineMatcher: Sendable {
 
     /// Asks `sources` in order, stopping at the first whose best candidate is strong;
     /// candidates from all asked sources are re-scored together. A failing source is noted
-    /// in `unavailable` and the next one asked.
+    /// in `unavailable` and the next one asked. Each of the spine's readings (the text and its
+    /// alternatives) asks for its own candidates.
     public func match(_ reading: SpineReading, sources: [any CandidateSource]) async -> SpineMatch {
-        let parsed = ParsedReading(reading)
-        if let reason = parsed.refusal { return SpineMatch(reading: reading, decision: .none, distance: 1, reason: reason) }
+        let parsed = Self.parsed(reading)
+        guard let readings = parsed.readings else { return Self.refused(reading, parsed.refusal) }
         var pool: [PreparedCandidate] = []
         var result = SpineMatch(reading: reading, decision: .none, distance: 1, reason: "no candidate")
         var unavailable: [String] = []
         for source in sources {
             do {
-                pool += try await source.candidates(for: parsed.query, limit: candidateLimit)
+                for query in Self.queries(readings) { pool += try await source.candidates(for: query, limit: candidateLimit) }
             } catch {
                 unavailable.append("\(error)")
                 continue
             }
-            result = decide(parsed, pool)
+            result = decide(readings, pool, spine: reading)
             if result.decision == .strong { break }
         }
         if result.decision != .strong { result.unavailable = unavailable }
@@ -69,18 +74,86 @@ public struct SpineMatcher: Sendable {
 
     /// Synchronous scoring against candidates already at hand.
     public func match(_ reading: SpineReading, candidates: [PreparedCandidate]) -> SpineMatch {
-        let parsed = ParsedReading(reading)
-        if let reason = parsed.refusal { return SpineMatch(reading: reading, decision: .none, distance: 1, reason: reason) }
-        return decide(parsed, candidates)
+        let parsed = Self.parsed(reading)
+        guard let readings = parsed.readings else { return Self.refused(reading, parsed.refusal) }
+        return decide(readings, candidates, spine: reading)
     }
 
     public func match(_ reading: SpineReading, index: WorkIndex) -> SpineMatch {
-        let parsed = ParsedReading(reading)
-        if let reason = parsed.refusal { return SpineMatch(reading: reading, decision: .none, distance: 1, reason: reason) }
-        return decide(parsed, index.candidates(for: parsed.query, limit: candidateLimit))
+        let parsed = Self.parsed(reading)
+        guard let readings = parsed.readings else { return Self.refused(reading, parsed.refusal) }
+        return decide(readings, Self.queries(readings).flatMap { index.candidates(for: $0, limit: candidateLimit) }, spine: reading)
     }
 
-    func decide(_ reading: ParsedReading, _ candidates: [PreparedCandidate]) -> SpineMatch {
+    /// The reading and each alternative taken apart; those that cannot be a title (call numbers,
+    /// publishers) left out. Nil readings when none is left, with the main text's refusal.
+    static func parsed(_ reading: SpineReading) -> (readings: [ParsedReading]?, refusal: String) {
+        let main = ParsedReading(reading)
+        var readings = main.refusal == nil ? [main] : []
+        if !reading.unreadable {
+            for text in reading.alternatives {
+                let alternative = ParsedReading(SpineReading(text: text, confidence: reading.confidence))
+                if alternative.refusal == nil { readings.append(alternative) }
+            }
+        }
+        return (readings.isEmpty ? nil : readings, main.refusal ?? "no words read")
+    }
+
+    static func refused(_ reading: SpineReading, _ reason: String) -> SpineMatch {
+        SpineMatch(reading: reading, decision: .none, distance: 1, reason: reason)
+    }
+
+    /// One query per distinct reading.
+    static func queries(_ readings: [ParsedReading]) -> [CandidateQuery] {
+        var seen = Set<CandidateQuery>()
+        return readings.map(\.query).filter { seen.insert($0).inserted }
+    }
+
+    /// A spine's readings against the candidates: each reading is decided on its own (the
+    /// one-reading rule), then the spine's answer is the work its readings back: one read
+    /// strong first, then the most readings, then the closest. It stays strong only when no
+    /// reading backs another work more, or comes within the strong distance of another work:
+    /// two readings of one spine naming different books are an ambiguity (review, `ambiguous`).
+    func decide(_ readings: [ParsedReading], _ candidates: [PreparedCandidate], spine: SpineReading) -> SpineMatch {
+        var unique = Set<PreparedCandidate>()
+        let candidates = candidates.filter { unique.insert($0).inserted }
+        let each = readings.map { decide($0, candidates) }
+        // Works the readings name: how many readings, the closest distance, whether one is strong.
+        var works: [String: (support: Int, closest: Double, strong: Bool)] = [:]
+        for result in each where result.match.decision != .none {
+            guard let identity = result.identity else { continue }
+            var work = works[identity] ?? (0, 1, false)
+            work.support += 1
+            work.closest = min(work.closest, result.match.distance)
+            work.strong = work.strong || result.match.decision == .strong
+            works[identity] = work
+        }
+        let ranked = works.sorted { a, b in
+            if a.value.strong != b.value.strong { return a.value.strong }
+            if a.value.support != b.value.support { return a.value.support > b.value.support }
+            return a.value.closest != b.value.closest ? a.value.closest < b.value.closest : a.key < b.key
+        }
+        guard let (identity, winner) = ranked.first,
+              let chosen = each.indices.filter({ each[$0].identity == identity && (!winner.strong || each[$0].match.decision == .strong) })
+                .min(by: { each[$0].match.distance < each[$1].match.distance }) else {
+            var none = each[0].match
+            none.reading = spine
+            return none
+        }
+        var result = each[chosen].match
+        result.reading = spine
+        result.matchedText = readings[chosen].reading.text == spine.text ? nil : readings[chosen].reading.text
+        let rivals = ranked.dropFirst().filter { _, work in work.support > winner.support || work.closest <= thresholds.strong }
+        if result.decision == .strong, !rivals.isEmpty {
+            result.decision = .medium
+            result.ambiguous = true
+            result.reason = "readings of the spine name different books"
+        }
+        return result
+    }
+
+    /// One reading against the candidates, and the identity of the work it matched.
+    func decide(_ reading: ParsedReading, _ candidates: [PreparedCandidate]) -> (match: SpineMatch, identity: String?) {
         var bestByWork: [String: (Double, PreparedCandidate)] = [:]
         var authorOnly = false
         var vetoes = 0
@@ -96,8 +169,8 @@ public struct SpineMatcher: Sendable {
         let ranked = bestByWork.values.sorted { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1.candidate.workKey < $1.1.candidate.workKey }
         guard let (distance, best) = ranked.first, distance <= thresholds.medium else {
             let reason = authorOnly ? "an author's name, not a title" : (vetoes > 0 ? "author or volume differs" : "no candidate close enough")
-            return SpineMatch(reading: reading.reading, decision: .none, distance: ranked.first?.0 ?? 1,
-                              best: nil, runnerUpDistance: nil, reason: reason)
+            return (SpineMatch(reading: reading.reading, decision: .none, distance: ranked.first?.0 ?? 1,
+                               best: nil, runnerUpDistance: nil, reason: reason), nil)
         }
         let runnerUp = ranked.dropFirst().first?.0
         var decision = MatchDecision.medium
@@ -113,8 +186,8 @@ public struct SpineMatcher: Sendable {
         } else {
             decision = .strong
         }
-        return SpineMatch(reading: reading.reading, decision: decision, distance: distance, best: best.candidate,
-                          runnerUpDistance: runnerUp, reason: reason)
+        return (SpineMatch(reading: reading.reading, decision: decision, distance: distance, best: best.candidate,
+                           runnerUpDistance: runnerUp, reason: reason), best.identity)
     }
 
     enum Score { case distance(Double), authorOnly, veto }

@@ -16,6 +16,9 @@ public struct OCRSpine: Sendable, Hashable {
     public var row: Int = 0
     /// Read from a spine strip found in the pixels (not from a whole-photo pass).
     public var fromStrip = false
+    /// What other passes (turns, scales, strip variants) read at this place, best first:
+    /// the matcher weighs them all, and two naming different books keep the spine from strong.
+    public var alternatives: [String] = []
 
     public var text: String { words.map(\.text).joined(separator: " ") }
 
@@ -264,19 +267,35 @@ public final class ShelfOCR: @unchecked Sendable {
         return OCRSpine(words: words, box: place(box), rotation: .none, confidence: confidence)
     }
 
-    /// A spine read in two rotations counts once: the better reading of a place wins.
-    /// Survivors are numbered row by row, left to right.
-    static func merged(_ candidates: [OCRSpine], stripWeight: Double = 1) -> [OCRSpine] {
+    /// A spine read in two rotations counts once: the better reading of a place wins, and the
+    /// others of that place (different words) stay with it as alternatives, at most
+    /// `maximumAlternatives`. Survivors are numbered row by row, left to right.
+    static func merged(_ candidates: [OCRSpine], stripWeight: Double = 1, maximumAlternatives: Int = 6) -> [OCRSpine] {
         var kept: [OCRSpine] = []
+        var seen: [Set<String>] = []
         let weighted = { (spine: OCRSpine) in spine.score * (spine.fromStrip ? stripWeight : 1) }
         for candidate in candidates.sorted(by: { weighted($0) > weighted($1) }) {
-            let clashes = kept.contains { other in
-                let overlap = Double(candidate.box.intersection(other.box))
-                return overlap > 0.3 * Double(min(candidate.box.area, other.box.area))
+            let overlaps = kept.indices.map { index -> Double in
+                let overlap = Double(candidate.box.intersection(kept[index].box))
+                return overlap / Double(max(1, min(candidate.box.area, kept[index].box.area)))
             }
-            if !clashes { kept.append(candidate) }
+            guard let (place, overlap) = overlaps.enumerated().max(by: { $0.element < $1.element }), overlap > 0.3 else {
+                kept.append(candidate)
+                seen.append([Self.wordsKey(candidate.text)])
+                continue
+            }
+            let key = Self.wordsKey(candidate.text)
+            if kept[place].alternatives.count < maximumAlternatives, !key.isEmpty, !seen[place].contains(key) {
+                kept[place].alternatives.append(candidate.text)
+                seen[place].insert(key)
+            }
         }
         return ordered(kept)
+    }
+
+    /// Letters and digits only, lowercased: two readings differing in case or spacing are one.
+    static func wordsKey(_ text: String) -> String {
+        String(text.lowercased().filter { $0.isLetter || $0.isNumber })
     }
 
     /// Rows: spines sorted by their vertical centre, cut where two neighbours' centres lie

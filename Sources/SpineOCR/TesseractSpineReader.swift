@@ -31,9 +31,13 @@ public struct TesseractSpineReader: SpineReader {
         return ShelfReading(readings: Self.readings(from: shelf))
     }
 
-    static func readings(from shelf: OCRShelf) -> [SpineReading] {
-        shelf.spines.enumerated().map { index, spine in
-            SpineReading(text: spine.text, position: index, confidence: (spine.confidence / 100).clamped01)
+    static func readings(from shelf: OCRShelf) -> [SpineReading] { readings(of: shelf.spines) }
+
+    /// One reading per spine, its other readings as alternatives.
+    public static func readings(of spines: [OCRSpine]) -> [SpineReading] {
+        spines.enumerated().map { index, spine in
+            SpineReading(text: spine.text, position: index, confidence: (spine.confidence / 100).clamped01,
+                         alternatives: spine.alternatives)
         }
     }
 }

@@ -15,10 +15,15 @@ public struct SpineReading: Sendable, Hashable, Codable {
     public var confidence: Double?
     /// The reader saw a spine but could not read it; never matched.
     public var unreadable: Bool
+    /// Other readings of the same spine (OCR: other passes, turns, segmentations), best first
+    /// after `text`. The matcher weighs them all and refuses a strong match when they name
+    /// different books. Replies and caches written before this field decode with none.
+    public var alternatives: [String]
 
     public init(
         text: String, title: String? = nil, author: String? = nil, series: String? = nil,
-        volume: String? = nil, position: Int? = nil, confidence: Double? = nil, unreadable: Bool = false
+        volume: String? = nil, position: Int? = nil, confidence: Double? = nil, unreadable: Bool = false,
+        alternatives: [String] = []
     ) {
         self.text = text
         self.title = title
@@ -28,6 +33,38 @@ public struct SpineReading: Sendable, Hashable, Codable {
         self.position = position
         self.confidence = confidence
         self.unreadable = unreadable
+        self.alternatives = alternatives
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case text, title, author, series, volume, position, confidence, unreadable, alternatives
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        text = try container.decode(String.self, forKey: .text)
+        title = try container.decodeIfPresent(String.self, forKey: .title)
+        author = try container.decodeIfPresent(String.self, forKey: .author)
+        series = try container.decodeIfPresent(String.self, forKey: .series)
+        volume = try container.decodeIfPresent(String.self, forKey: .volume)
+        position = try container.decodeIfPresent(Int.self, forKey: .position)
+        confidence = try container.decodeIfPresent(Double.self, forKey: .confidence)
+        unreadable = try container.decode(Bool.self, forKey: .unreadable)
+        alternatives = try container.decodeIfPresent([String].self, forKey: .alternatives) ?? []
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(text, forKey: .text)
+        try container.encodeIfPresent(title, forKey: .title)
+        try container.encodeIfPresent(author, forKey: .author)
+        try container.encodeIfPresent(series, forKey: .series)
+        try container.encodeIfPresent(volume, forKey: .volume)
+        try container.encodeIfPresent(position, forKey: .position)
+        try container.encodeIfPresent(confidence, forKey: .confidence)
+        try container.encode(unreadable, forKey: .unreadable)
+        // Absent when empty: what vision readers' replies were before stays byte for byte.
+        if !alternatives.isEmpty { try container.encode(alternatives, forKey: .alternatives) }
     }
 }
 

@@ -53,6 +53,26 @@ import Vision
                                  rotation: .clockwise90, confidence: 90)
         let merged = ShelfOCR.merged([upsideDown, neighbour, good])
         #expect(merged.map(\.text) == ["Weaveworld", "Emma"])
+        // The other reading of the place stays with the spine, for the matcher to weigh.
+        #expect(merged.map(\.alternatives) == [["plomanem"], []])
+    }
+
+    @Test func aPlaceReadTheSameWayTwiceKeepsOneAlternative() {
+        func spine(_ texts: [String], confidence: Double, box: Box) -> OCRSpine {
+            OCRSpine(words: texts.map { OCRWord(text: $0, confidence: confidence, box: box, isDictionaryWord: true, line: 0) },
+                     box: box, rotation: .clockwise270, confidence: confidence)
+        }
+        let box = Box(x0: 100, y0: 40, x1: 140, y1: 400)
+        let readings = [spine(["THE", "ROAD"], confidence: 95, box: box),
+                        spine(["The", "Road"], confidence: 90, box: box),
+                        spine(["THE", "ROAD", "McCARTHY"], confidence: 70, box: Box(x0: 102, y0: 30, x1: 139, y1: 420)),
+                        spine(["ROAD"], confidence: 60, box: box)]
+        let merged = ShelfOCR.merged(readings)
+        #expect(merged.count == 1)
+        // Ranked by confident letters: the longest reading leads; case and spacing make no new reading.
+        #expect(merged[0].text == "THE ROAD McCARTHY")
+        #expect(merged[0].alternatives == ["THE ROAD", "ROAD"])
+        #expect(ShelfOCR.merged(readings, maximumAlternatives: 1)[0].alternatives == ["THE ROAD"])
     }
 
     @Test func rotatedBoxesMapBackToThePhoto() {

@@ -1,0 +1,90 @@
+import Foundation
+import SpineMatching
+import Testing
+import Vision
+
+/// A spine read several ways (OCR passes, turns, segmentations): the matcher weighs every
+/// reading and decides once for the spine.
+@Suite struct AlternativeReadingsTests {
+    static let catalogue = WorkIndex([
+        MatchCandidate(workKey: "road", title: "The Road", authors: ["Cormac McCarthy"], isbn13: "9780307387899", source: "test"),
+        MatchCandidate(workKey: "dune", title: "Dune (Dune Chronicles #1)", authors: ["Frank Herbert"], isbn13: "9780441172719", source: "test"),
+        MatchCandidate(workKey: "emma", title: "Emma", authors: ["Jane Austen"], isbn13: "9780141439587", source: "test"),
+        MatchCandidate(workKey: "gatsby", title: "The Great Gatsby", authors: ["F. Scott Fitzgerald"], isbn13: "9780743273565", source: "test"),
+        MatchCandidate(workKey: "weave", title: "Weaveworld", authors: ["Clive Barker"], isbn13: "9780006179800", source: "test"),
+        MatchCandidate(workKey: "mockingbird", title: "To Kill a Mockingbird", authors: ["Harper Lee"], isbn13: "9780061120084", source: "test"),
+    ])
+
+    func match(_ reading: SpineReading) -> SpineMatch { SpineMatcher().match(reading, index: Self.catalogue) }
+
+    @Test func agreeingReadingsAreStrong() {
+        let m = match(SpineReading(text: "THE ROAD CORMAC McCARTHY", confidence: 0.9,
+                                   alternatives: ["The Road", "ROAD McCARTHY", "THE R0AD CORMAC"]))
+        #expect(m.decision == .strong)
+        #expect(m.best?.workKey == "road")
+        #expect(!m.ambiguous)
+    }
+
+    @Test func readingsNamingDifferentBooksAreNeverStrong() {
+        // Each reading alone is a strong match; together they cannot both be this spine.
+        #expect(match(SpineReading(text: "DUNE FRANK HERBERT", confidence: 0.9)).decision == .strong)
+        #expect(match(SpineReading(text: "EMMA JANE AUSTEN", confidence: 0.9)).decision == .strong)
+        let m = match(SpineReading(text: "DUNE FRANK HERBERT", confidence: 0.9, alternatives: ["EMMA JANE AUSTEN"]))
+        #expect(m.decision == .medium)
+        #expect(m.ambiguous)
+        #expect(m.reason == "readings of the spine name different books")
+        // Either order: the alternative naming another book blocks the main text as well.
+        let reversed = match(SpineReading(text: "EMMA JANE AUSTEN", confidence: 0.9, alternatives: ["DUNE FRANK HERBERT"]))
+        #expect(reversed.decision != .strong)
+        #expect(reversed.ambiguous)
+    }
+
+    @Test func oneGoodReadingAmongJunkMatches() {
+        let junk = SpineReading(text: "plomanem sHEE", confidence: 0.7)
+        #expect(match(junk).decision == .none)
+        var spine = junk
+        spine.alternatives = ["iii rnrn wvw", "THE GREAT GATSBY FITZGERALD", "scrbnr"]
+        let m = match(spine)
+        #expect(m.decision == .strong)
+        #expect(m.best?.workKey == "gatsby")
+        #expect(m.matchedText == "THE GREAT GATSBY FITZGERALD")
+        // The match is reported against the spine's own reading.
+        #expect(m.reading.text == "plomanem sHEE")
+    }
+
+    @Test func aRefusedMainTextLeavesTheAlternatives() {
+        let callNumber = SpineReading(text: "PS3552 .R685", confidence: 0.9)
+        #expect(match(callNumber).reason == "a call number, not a title")
+        var spine = callNumber
+        spine.alternatives = ["PENGUIN CLASSICS", "Weaveworld Clive Barker"]
+        #expect(match(spine).best?.workKey == "weave")
+        spine.alternatives = ["PENGUIN CLASSICS"]
+        #expect(match(spine).decision == .none)
+        #expect(match(spine).reason == "a call number, not a title")
+    }
+
+    @Test func alternativesAskTheSourcesToo() async {
+        // A source that knows only what it is asked for: the alternative's query finds Emma.
+        struct Exact: CandidateSource {
+            func candidates(for query: CandidateQuery, limit: Int) async throws -> [PreparedCandidate] {
+                AlternativeReadingsTests.catalogue.candidates(for: query, limit: 1)
+            }
+        }
+        let m = await SpineMatcher().match(SpineReading(text: "xq zzvv", confidence: 0.9, alternatives: ["EMMA JANE AUSTEN"]),
+                                           sources: [Exact()])
+        #expect(m.decision == .strong)
+        #expect(m.best?.workKey == "emma")
+    }
+
+    @Test func oldRepliesWithoutAlternativesStillDecode() throws {
+        let old = #"[{"text":"Dune","title":"Dune","position":0,"unreadable":false},{"text":"Emma","unreadable":false}]"#
+        let readings = try JSONDecoder().decode([SpineReading].self, from: Data(old.utf8))
+        #expect(readings.map(\.alternatives) == [[], []])
+        #expect(readings[0].title == "Dune")
+        // Without alternatives nothing new is written; with them they survive a round trip.
+        let encoded = String(decoding: try JSONEncoder().encode(readings[1]), as: UTF8.self)
+        #expect(!encoded.contains("alternatives"))
+        let spine = SpineReading(text: "DUNE", position: 3, confidence: 0.8, alternatives: ["DUNE HERBERT", "DUNF"])
+        #expect(try JSONDecoder().decode(SpineReading.self, from: JSONEncoder().encode(spine)) == spine)
+    }
+}
