@@ -10,7 +10,7 @@ import Vision
 // medium share, seconds per photo. Usage:
 //   SpineOCRBenchmark CATALOGUE.csv NAME=LABELS.json... [--verbose] [--rotations 270,90,0] [--pixels N] [--psm N]
 //     [--no-strips] [--strip-variants PSM:MIN:MAX,...] [--strip-second CONF] [--strip-weight W] [--budget-ms N]
-//     [--no-split] [--keep-all] [--split PREFIX,...]
+//     [--no-split] [--keep-all] [--split PREFIX,...] [--strong D] [--gap D] [--agreed-strong D] [--no-join]
 // Environment: OCR_CACHE / OCR_PASSES (replay; passes 0, 1000000, i0, s, s64...), STRIPS_FILL=1 (read
 // the strips again into a cache), STRIP_DUMP=folder (the prepared strips as PNG), MATCH="text|text"
 // (match these readings and stop).
@@ -84,6 +84,13 @@ if arguments.contains("--keep-all") { options.keepsEveryReading = true; argument
 if let value = takeOption("--budget-ms"), let milliseconds = Int(value) { options.budgetMilliseconds = milliseconds }
 // --split a,b,c: also report the photos whose names start with one of these, and the others,
 // as two halves (tune on one, check on the other).
+// Matching thresholds (SpineMatcher.Thresholds) to try.
+var thresholds = SpineMatcher.Thresholds()
+if let value = takeOption("--agreed-strong"), let distance = Double(value) { thresholds.agreedStrong = distance }
+if let value = takeOption("--strong"), let distance = Double(value) { thresholds.strong = distance }
+if let value = takeOption("--gap"), let distance = Double(value) { thresholds.gap = distance }
+let joins = !arguments.contains("--no-join")
+arguments.removeAll { $0 == "--no-join" }
 let splitPrefixes = takeOption("--split")?.split(separator: ",").map(String.init) ?? []
 guard arguments.count >= 2 else {
     FileHandle.standardError.write(Data("usage: SpineOCRBenchmark CATALOGUE.csv NAME=LABELS.json...\n".utf8))
@@ -156,7 +163,7 @@ if replaying {
         }
     }
 }
-let matcher = SpineMatcher()
+let matcher = SpineMatcher(thresholds: thresholds, joinsFragments: joins)
 // PROBE="a.png,b.png": each image read at several page segmentation modes (to see why a strip reads badly).
 if let probe = ProcessInfo.processInfo.environment["PROBE"] {
     let engine = try TesseractEngine(options: options)
@@ -240,7 +247,7 @@ for set in sets {
                 }
             }
             if let text = result.matchedText { verdict += " (from \"\(text)\")" }
-            verdict += String(format: " d=%.2f", result.distance) + (result.runnerUpDistance.map { String(format: " r=%.2f", $0) } ?? "")
+            verdict += String(format: " d=%.2f n=%d", result.distance, result.agreeing) + (result.runnerUpDistance.map { String(format: " r=%.2f", $0) } ?? "")
             lines.append(String(format: "    [%d %3d°%@ %2.0f] %@  -> %@", spine.row, spine.rotation.degrees, spine.fromStrip ? "s" : " ", spine.confidence, spine.text, verdict))
             for alternative in spine.alternatives { lines.append("        | \(alternative)") }
         }

@@ -23,6 +23,8 @@ public struct SpineMatch: Sendable, Hashable {
     public var matchedText: String?
     /// Two readings of the spine came close to different books: never strong.
     public var ambiguous = false
+    /// How many of the spine's readings matched this book.
+    public var agreeing = 1
 }
 
 /// Scores candidates for a reading and decides. Distance = 0.75·title + 0.25·author + volume
@@ -37,15 +39,21 @@ public struct SpineMatcher: Sendable {
         public var medium: Double = 0.42
         /// A reader's own confidence under this keeps a match out of strong.
         public var minimumConfidence: Double = 0.5
+        /// Strong below this distance when two or more of a spine's readings match the book
+        /// (and it is `gap` ahead, and no reading names another book).
+        public var agreedStrong: Double = 0.22
         public init() {}
     }
 
     public var thresholds: Thresholds
     public var candidateLimit: Int
+    /// A spine's readings that share no word are also matched joined together.
+    public var joinsFragments: Bool
 
-    public init(thresholds: Thresholds = Thresholds(), candidateLimit: Int = 30) {
+    public init(thresholds: Thresholds = Thresholds(), candidateLimit: Int = 30, joinsFragments: Bool = true) {
         self.thresholds = thresholds
         self.candidateLimit = candidateLimit
+        self.joinsFragments = joinsFragments
     }
 
     /// Asks `sources` in order, stopping at the first whose best candidate is strong;
@@ -117,13 +125,16 @@ public struct SpineMatcher: Sendable {
     func decide(_ readings: [ParsedReading], _ candidates: [PreparedCandidate], spine: SpineReading) -> SpineMatch {
         var unique = Set<PreparedCandidate>()
         let candidates = candidates.filter { unique.insert($0).inserted }
-        let each = readings.map { decide($0, candidates) }
+        // Fragments read by different passes (title by one, author by another) also go together;
+        // they ask no source of their own and back no work as extra readings.
+        let all = joinsFragments ? readings + Self.joined(readings) : readings
+        let each = all.map { decide($0, candidates) }
         // Works the readings name: how many readings, the closest distance, whether one is strong.
         var works: [String: (support: Int, closest: Double, strong: Bool)] = [:]
-        for result in each where result.match.decision != .none {
+        for (number, result) in each.enumerated() where result.match.decision != .none {
             guard let identity = result.identity else { continue }
             var work = works[identity] ?? (0, 1, false)
-            work.support += 1
+            if number < readings.count { work.support += 1 }
             work.closest = min(work.closest, result.match.distance)
             work.strong = work.strong || result.match.decision == .strong
             works[identity] = work
@@ -142,7 +153,14 @@ public struct SpineMatcher: Sendable {
         }
         var result = each[chosen].match
         result.reading = spine
-        result.matchedText = readings[chosen].reading.text == spine.text ? nil : readings[chosen].reading.text
+        result.matchedText = all[chosen].reading.text == spine.text ? nil : all[chosen].reading.text
+        result.agreeing = max(1, winner.support)
+        // Readings from different passes agreeing on a work are more evidence than one reading.
+        if result.decision != .strong, winner.support >= 2, each[chosen].mayAgree, thresholds.agreedStrong > thresholds.strong,
+           rule(result, strongBelow: thresholds.agreedStrong).0 == .strong {
+            result.decision = .strong
+            result.reason = nil
+        }
         let rivals = ranked.dropFirst().filter { _, work in work.support > winner.support || work.closest <= thresholds.strong }
         if result.decision == .strong, !rivals.isEmpty {
             result.decision = .medium
@@ -152,45 +170,65 @@ public struct SpineMatcher: Sendable {
         return result
     }
 
+    /// Pairs of readings sharing no word, each pair as one text (at most `limit`).
+    static func joined(_ readings: [ParsedReading], limit: Int = 10) -> [ParsedReading] {
+        guard readings.count >= 2 else { return [] }
+        let words = readings.map { Set(TextNormalizer.tokens($0.reading.text).filter { $0.count >= 3 }) }
+        var joined: [ParsedReading] = []
+        for first in readings.indices {
+            for second in readings.indices where second > first && !words[first].isEmpty && !words[second].isEmpty
+                && words[first].isDisjoint(with: words[second]) {
+                guard joined.count < limit else { return joined }
+                joined.append(ParsedReading(SpineReading(text: readings[first].reading.text + " " + readings[second].reading.text,
+                                                         confidence: readings[first].reading.confidence)))
+            }
+        }
+        return joined
+    }
+
     /// One reading against the candidates, and the identity of the work it matched.
-    func decide(_ reading: ParsedReading, _ candidates: [PreparedCandidate]) -> (match: SpineMatch, identity: String?) {
-        var bestByWork: [String: (Double, PreparedCandidate)] = [:]
+    func decide(_ reading: ParsedReading, _ candidates: [PreparedCandidate]) -> (match: SpineMatch, identity: String?, mayAgree: Bool) {
+        var bestByWork: [String: (Double, PreparedCandidate, Bool)] = [:]
         var authorOnly = false
         var vetoes = 0
         for candidate in candidates {
             switch score(reading, candidate) {
-            case .distance(let d):
+            case .distance(let d, let mayAgree):
                 if let seen = bestByWork[candidate.identity], seen.0 <= d { continue }
-                bestByWork[candidate.identity] = (d, candidate)
+                bestByWork[candidate.identity] = (d, candidate, mayAgree)
             case .authorOnly: authorOnly = true
             case .veto: vetoes += 1
             }
         }
         let ranked = bestByWork.values.sorted { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1.candidate.workKey < $1.1.candidate.workKey }
-        guard let (distance, best) = ranked.first, distance <= thresholds.medium else {
+        guard let (distance, best, mayAgree) = ranked.first, distance <= thresholds.medium else {
             let reason = authorOnly ? "an author's name, not a title" : (vetoes > 0 ? "author or volume differs" : "no candidate close enough")
             return (SpineMatch(reading: reading.reading, decision: .none, distance: ranked.first?.0 ?? 1,
-                               best: nil, runnerUpDistance: nil, reason: reason), nil)
+                               best: nil, runnerUpDistance: nil, reason: reason), nil, false)
         }
         let runnerUp = ranked.dropFirst().first?.0
-        var decision = MatchDecision.medium
-        var reason: String?
-        if distance > thresholds.strong {
-            reason = "distance \(String(format: "%.2f", distance)) is over \(thresholds.strong)"
-        } else if let runnerUp, runnerUp - distance < thresholds.gap {
-            reason = "too close to another book"
-        } else if let confidence = reading.reading.confidence, confidence < thresholds.minimumConfidence {
-            reason = "the reader was unsure"
-        } else if best.candidate.isbn13 == nil {
-            reason = "no ISBN to add"
-        } else {
-            decision = .strong
-        }
-        return (SpineMatch(reading: reading.reading, decision: decision, distance: distance, best: best.candidate,
-                           runnerUpDistance: runnerUp, reason: reason), best.identity)
+        var match = SpineMatch(reading: reading.reading, decision: .medium, distance: distance, best: best.candidate,
+                               runnerUpDistance: runnerUp)
+        (match.decision, match.reason) = rule(match, strongBelow: thresholds.strong)
+        return (match, best.identity, mayAgree)
     }
 
-    enum Score { case distance(Double), authorOnly, veto }
+    /// beets' rule for a match: strong under `strongBelow`, `gap` ahead of the runner-up, the
+    /// reader sure, an ISBN to add; else medium and why.
+    func rule(_ match: SpineMatch, strongBelow: Double) -> (MatchDecision, String?) {
+        if match.distance > strongBelow {
+            return (.medium, "distance \(String(format: "%.2f", match.distance)) is over \(strongBelow)")
+        } else if let runnerUp = match.runnerUpDistance, runnerUp - match.distance < thresholds.gap {
+            return (.medium, "too close to another book")
+        } else if let confidence = match.reading.confidence, confidence < thresholds.minimumConfidence {
+            return (.medium, "the reader was unsure")
+        } else if match.best?.isbn13 == nil {
+            return (.medium, "no ISBN to add")
+        }
+        return (.strong, nil)
+    }
+
+    enum Score { case distance(Double, mayAgree: Bool), authorOnly, veto }
 
     func score(_ reading: ParsedReading, _ candidate: PreparedCandidate) -> Score {
         // Author: a surname agreeing settles it; a different author vetoes.
@@ -279,7 +317,9 @@ public struct SpineMatcher: Sendable {
         if significant <= 1, authorDistance > 0 { penalty += 0.05 }
         let distance = 0.75 * (1 - titleSimilarity) + 0.25 * authorDistance + penalty
         // A run missing one of the title's words is for review, never added.
-        return .distance(partialRun ? max(distance, thresholds.strong + 0.01) : distance)
+        // Readings agreeing cannot make these strong: a title cut short, or one word and no author.
+        let settled = partialRun || (candidateSignificant <= 1 && authorDistance > 0)
+        return .distance(partialRun ? max(distance, thresholds.strong + 0.01) : distance, mayAgree: !settled)
     }
 
     enum AuthorAgreement { case surname, givenName, different }

@@ -13,6 +13,10 @@ import Vision
         MatchCandidate(workKey: "gatsby", title: "The Great Gatsby", authors: ["F. Scott Fitzgerald"], isbn13: "9780743273565", source: "test"),
         MatchCandidate(workKey: "weave", title: "Weaveworld", authors: ["Clive Barker"], isbn13: "9780006179800", source: "test"),
         MatchCandidate(workKey: "mockingbird", title: "To Kill a Mockingbird", authors: ["Harper Lee"], isbn13: "9780061120084", source: "test"),
+        MatchCandidate(workKey: "twin", title: "The Third Twin", authors: ["Ken Follett"], isbn13: "9780449227428", source: "test"),
+        MatchCandidate(workKey: "colouring", title: "Graph Colouring and the Probabilistic Method", authors: ["Michael Molloy", "Bruce Reed"],
+                       isbn13: "9783540421399", source: "test"),
+        MatchCandidate(workKey: "furyborn", title: "Furyborn (Empirium, #1)", authors: ["Claire Legrand"], isbn13: "9781492656623", source: "test"),
     ])
 
     func match(_ reading: SpineReading) -> SpineMatch { SpineMatcher().match(reading, index: Self.catalogue) }
@@ -50,6 +54,33 @@ import Vision
         #expect(m.matchedText == "THE GREAT GATSBY FITZGERALD")
         // The match is reported against the spine's own reading.
         #expect(m.reading.text == "plomanem sHEE")
+    }
+
+    @Test func readingsAgreeingOnABookAreMoreEvidenceThanOne() {
+        // A letter misread: one pass alone leaves it for review, two passes agreeing add it.
+        #expect(match(SpineReading(text: "The Third LWin", confidence: 0.9)).decision == .medium)
+        #expect(match(SpineReading(text: "Third LWin", confidence: 0.9)).decision == .medium)
+        let m = match(SpineReading(text: "The Third LWin", confidence: 0.9, alternatives: ["Third LWin"]))
+        #expect(m.decision == .strong)
+        #expect(m.agreeing == 2)
+        // However often a lone word is read, without its author it stays for review.
+        let lone = match(SpineReading(text: "FURYBORN", confidence: 0.9, alternatives: ["Furyborn", "FURY BORN"]))
+        #expect(lone.best?.workKey == "furyborn")
+        #expect(lone.decision == .medium)
+    }
+
+    @Test func fragmentsReadByDifferentPassesAreJoined() {
+        // Title split over two lines, each read by another pass: neither is enough alone.
+        #expect(match(SpineReading(text: "Graph Colouring", confidence: 0.9)).decision == .medium)
+        #expect(match(SpineReading(text: "and the Probabilistic Method", confidence: 0.9)).decision == .medium)
+        let m = match(SpineReading(text: "Graph Colouring", confidence: 0.9, alternatives: ["and the Probabilistic Method"]))
+        #expect(m.decision == .strong)
+        #expect(m.best?.workKey == "colouring")
+        // Title by one pass, author by another.
+        #expect(match(SpineReading(text: "The Third LWin", confidence: 0.9, alternatives: ["Ken Follett"])).decision == .strong)
+        let alone = SpineMatcher(joinsFragments: false).match(
+            SpineReading(text: "Graph Colouring", confidence: 0.9, alternatives: ["and the Probabilistic Method"]), index: Self.catalogue)
+        #expect(alone.decision == .medium)
     }
 
     @Test func aRefusedMainTextLeavesTheAlternatives() {
