@@ -36,6 +36,11 @@ public struct PreparedCandidate: Sendable, Hashable {
     }
 
     var surnames: [String] { authorWords.compactMap(\.last) }
+
+    /// A read word found (nearly) in the title, series or an author's name.
+    func covers(_ word: String) -> Bool {
+        (parts.full + parts.series + authorWords.joined()).contains { word == $0 || Similarity.wordSimilarity(word, $0) > 0 }
+    }
 }
 
 enum AuthorName {

@@ -129,10 +129,27 @@ public struct SpineMatcher: Sendable {
         // they ask no source of their own and back no work as extra readings.
         let all = joinsFragments ? readings + Self.joined(readings) : readings
         let each = all.map { decide($0, candidates) }
+        // A reading whose words all lie in a longer reading, and in the book that one matched,
+        // is a fragment of it ("ROAD" of "FANG ROAD MERCY", Long Road to Mercy): it backs that book.
+        let backs = each.indices.map { number -> PreparedCandidate? in
+            guard each[number].match.decision != .none, let own = each[number].work else { return nil }
+            let words = Set(all[number].title.full)
+            let fuller = each.indices.first { other in
+                guard other != number, let work = each[other].work, work.identity != own.identity,
+                      each[other].match.decision != .none else { return false }
+                let longer = Set(all[other].title.full)
+                return words.isStrictSubset(of: longer) && words.allSatisfy { work.covers($0) }
+            }
+            return fuller.flatMap { each[$0].work }
+        }
         // Works the readings name: how many readings, the closest distance, whether one is strong.
         var works: [String: (support: Int, closest: Double, strong: Bool)] = [:]
         for (number, result) in each.enumerated() where result.match.decision != .none {
-            guard let identity = result.identity else { continue }
+            if let fuller = backs[number] {
+                if number < readings.count { works[fuller.identity, default: (0, 1, false)].support += 1 }
+                continue
+            }
+            guard let identity = result.work?.identity else { continue }
             var work = works[identity] ?? (0, 1, false)
             if number < readings.count { work.support += 1 }
             work.closest = min(work.closest, result.match.distance)
@@ -145,7 +162,8 @@ public struct SpineMatcher: Sendable {
             return a.value.closest != b.value.closest ? a.value.closest < b.value.closest : a.key < b.key
         }
         guard let (identity, winner) = ranked.first,
-              let chosen = each.indices.filter({ each[$0].identity == identity && (!winner.strong || each[$0].match.decision == .strong) })
+              let chosen = each.indices.filter({ backs[$0] == nil && each[$0].work?.identity == identity
+                  && (!winner.strong || each[$0].match.decision == .strong) })
                 .min(by: { each[$0].match.distance < each[$1].match.distance }) else {
             var none = each[0].match
             none.reading = spine
@@ -186,8 +204,8 @@ public struct SpineMatcher: Sendable {
         return joined
     }
 
-    /// One reading against the candidates, and the identity of the work it matched.
-    func decide(_ reading: ParsedReading, _ candidates: [PreparedCandidate]) -> (match: SpineMatch, identity: String?, mayAgree: Bool) {
+    /// One reading against the candidates, and the work it matched.
+    func decide(_ reading: ParsedReading, _ candidates: [PreparedCandidate]) -> (match: SpineMatch, work: PreparedCandidate?, mayAgree: Bool) {
         var bestByWork: [String: (Double, PreparedCandidate, Bool)] = [:]
         var authorOnly = false
         var vetoes = 0
@@ -210,7 +228,7 @@ public struct SpineMatcher: Sendable {
         var match = SpineMatch(reading: reading.reading, decision: .medium, distance: distance, best: best.candidate,
                                runnerUpDistance: runnerUp)
         (match.decision, match.reason) = rule(match, strongBelow: thresholds.strong)
-        return (match, best.identity, mayAgree)
+        return (match, best, mayAgree)
     }
 
     /// beets' rule for a match: strong under `strongBelow`, `gap` ahead of the runner-up, the

@@ -16,6 +16,7 @@ import Vision
         MatchCandidate(workKey: "twin", title: "The Third Twin", authors: ["Ken Follett"], isbn13: "9780449227428", source: "test"),
         MatchCandidate(workKey: "colouring", title: "Graph Colouring and the Probabilistic Method", authors: ["Michael Molloy", "Bruce Reed"],
                        isbn13: "9783540421399", source: "test"),
+        MatchCandidate(workKey: "mercy", title: "Long Road to Mercy (Atlee Pine, #1)", authors: ["David Baldacci"], isbn13: "9781538761380", source: "test"),
         MatchCandidate(workKey: "furyborn", title: "Furyborn (Empirium, #1)", authors: ["Claire Legrand"], isbn13: "9781492656623", source: "test"),
     ])
 
@@ -81,6 +82,14 @@ import Vision
         let alone = SpineMatcher(joinsFragments: false).match(
             SpineReading(text: "Graph Colouring", confidence: 0.9, alternatives: ["and the Probabilistic Method"]), index: Self.catalogue)
         #expect(alone.decision == .medium)
+    }
+
+    @Test func aFragmentOfALongerReadingBacksWhatTheLongerOneMatched() {
+        // "ROAD" alone is closest to The Road; the spine's fuller reading says Long Road to Mercy.
+        #expect(match(SpineReading(text: "ROAD", confidence: 0.9)).best?.workKey == "road")
+        let m = match(SpineReading(text: "FANG ROAD MERCY", confidence: 0.9, alternatives: ["ROAD"]))
+        #expect(m.best?.workKey == "mercy")
+        #expect(m.agreeing == 2)
     }
 
     @Test func aRefusedMainTextLeavesTheAlternatives() {
