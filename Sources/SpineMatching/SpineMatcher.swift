@@ -289,6 +289,10 @@ public struct SpineMatcher: Sendable {
                 return .authorOnly
             }
         }
+        // OCR text is full of two-letter scraps: "It" or "We" among them, without the author, is no title.
+        if !reading.hasSeparateTitle, authorDistance > 0, candidate.parts.full.joined().count <= 2 {
+            return .distance(1, mayAgree: false)
+        }
         // Volume: a different number vetoes; one side missing costs a little.
         var penalty = 0.0
         switch (readTitle.volume, candidate.parts.volume) {

@@ -127,6 +127,15 @@ import Vision
         #expect(m.decision != .strong)
     }
 
+    @Test func twoLetterTitleAmongOCRScrapsNeedsItsAuthor() {
+        // OCR text (no title field): "it" is as likely a scrap as a title.
+        #expect(match(SpineReading(text: "it it", confidence: 0.8)).decision == .none)
+        #expect(match(SpineReading(text: "ove IT", confidence: 0.8)).decision == .none)
+        let king = match(SpineReading(text: "IT STEPHEN KING", confidence: 0.8))
+        #expect(king.best?.workKey == "it")
+        #expect(king.decision != .none)
+    }
+
     /// OCR text as real shelves give it: the title is one run among sticker, art and imprint junk.
     static let ocrCatalogue = WorkIndex([
         MatchCandidate(workKey: "genesis", title: "Genesis", authors: ["Brendan Reichs"], isbn13: "9780399544965", source: "test"),
