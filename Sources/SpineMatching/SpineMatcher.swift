@@ -49,6 +49,8 @@ public struct SpineMatcher: Sendable {
     public var candidateLimit: Int
     /// A spine's readings that share no word are also matched joined together.
     public var joinsFragments: Bool
+    /// Searches one source is asked per spine (one per reading): bounds network requests.
+    public var queriesPerSource = 4
 
     public init(thresholds: Thresholds = Thresholds(), candidateLimit: Int = 30, joinsFragments: Bool = true) {
         self.thresholds = thresholds
@@ -58,23 +60,26 @@ public struct SpineMatcher: Sendable {
 
     /// Asks `sources` in order, stopping at the first whose best candidate is strong;
     /// candidates from all asked sources are re-scored together. A failing source is noted
-    /// in `unavailable` and the next one asked. Each of the spine's readings (the text and its
-    /// alternatives) asks for its own candidates.
+    /// in `unavailable` and the next one asked. The spine's readings (the text, then its
+    /// alternatives) ask one after another, at most `queriesPerSource` of them, until the
+    /// answer is strong: every reading is still scored against every candidate found.
     public func match(_ reading: SpineReading, sources: [any CandidateSource]) async -> SpineMatch {
         let parsed = Self.parsed(reading)
         guard let readings = parsed.readings else { return Self.refused(reading, parsed.refusal) }
         var pool: [PreparedCandidate] = []
         var result = SpineMatch(reading: reading, decision: .none, distance: 1, reason: "no candidate")
         var unavailable: [String] = []
-        for source in sources {
-            do {
-                for query in Self.queries(readings) { pool += try await source.candidates(for: query, limit: candidateLimit) }
-            } catch {
-                unavailable.append("\(error)")
-                continue
+        sources: for source in sources {
+            for query in Self.queries(readings).prefix(queriesPerSource) {
+                do {
+                    pool += try await source.candidates(for: query, limit: candidateLimit)
+                } catch {
+                    unavailable.append("\(error)")
+                    continue sources
+                }
+                result = decide(readings, pool, spine: reading)
+                if result.decision == .strong { break sources }
             }
-            result = decide(readings, pool, spine: reading)
-            if result.decision == .strong { break }
         }
         if result.decision != .strong { result.unavailable = unavailable }
         return result

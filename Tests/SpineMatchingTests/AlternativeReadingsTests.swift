@@ -105,15 +105,29 @@ import Vision
 
     @Test func alternativesAskTheSourcesToo() async {
         // A source that knows only what it is asked for: the alternative's query finds Emma.
+        actor Asked { var texts: [String] = []; func add(_ text: String) { texts.append(text) } }
         struct Exact: CandidateSource {
+            let asked = Asked()
             func candidates(for query: CandidateQuery, limit: Int) async throws -> [PreparedCandidate] {
-                AlternativeReadingsTests.catalogue.candidates(for: query, limit: 1)
+                await asked.add(query.text)
+                return AlternativeReadingsTests.catalogue.candidates(for: query, limit: 1)
             }
         }
+        let source = Exact()
         let m = await SpineMatcher().match(SpineReading(text: "xq zzvv", confidence: 0.9, alternatives: ["EMMA JANE AUSTEN"]),
-                                           sources: [Exact()])
+                                           sources: [source])
         #expect(m.decision == .strong)
         #expect(m.best?.workKey == "emma")
+        #expect(await source.asked.texts == ["xq zzvv", "EMMA JANE AUSTEN"])
+        // A strong first reading asks nothing more; a spine asks at most `queriesPerSource` times.
+        let sure = Exact()
+        _ = await SpineMatcher().match(SpineReading(text: "DUNE FRANK HERBERT", confidence: 0.9, alternatives: ["DUNE", "HERBERT DUNE"]),
+                                       sources: [sure])
+        #expect(await sure.asked.texts == ["DUNE FRANK HERBERT"])
+        let junk = Exact()
+        _ = await SpineMatcher().match(SpineReading(text: "aa bb", confidence: 0.9, alternatives: ["cc dd", "ee ff", "gg hh", "ii jj", "kk ll"]),
+                                       sources: [junk])
+        #expect(await junk.asked.texts.count == SpineMatcher().queriesPerSource)
     }
 
     @Test func oldRepliesWithoutAlternativesStillDecode() throws {
