@@ -92,6 +92,18 @@ import Vision
         #expect(m.agreeing == 2)
     }
 
+    @Test func anAuthorsNameReadAloneIsNoLooseTitleMatch() {
+        let index = WorkIndex([
+            MatchCandidate(workKey: "reacher", title: "Killing Floor (Jack Reacher, #1)", authors: ["Lee Child"], isbn13: "9780515153651", source: "test"),
+            MatchCandidate(workKey: "philomena", title: "The Lost Child of Philomena Lee", authors: ["Martin Sixsmith"], isbn13: "9780143124726", source: "test"),
+        ])
+        let m = SpineMatcher().match(SpineReading(text: "Lee Child", confidence: 0.9), index: index)
+        #expect(m.decision == .none)
+        #expect(m.reason == "an author's name, not a title")
+        // With the title read too it is a match again.
+        #expect(SpineMatcher().match(SpineReading(text: "KILLING FLOOR Lee Child", confidence: 0.9), index: index).best?.workKey == "reacher")
+    }
+
     @Test func aRefusedMainTextLeavesTheAlternatives() {
         let callNumber = SpineReading(text: "PS3552 .R685", confidence: 0.9)
         #expect(match(callNumber).reason == "a call number, not a title")
