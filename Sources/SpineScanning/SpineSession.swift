@@ -234,6 +234,9 @@ public final class SpineSession: Sendable {
             return event
         }
         guard let match else { return event }
+        // The reading that decided (one of the spine's alternatives, when the main text was junk) is what the user checks.
+        let shownText = match.matchedText ?? reading.text
+        event.reading = shownText
         event.decision = match.decision
         event.distance = (match.distance * 1000).rounded() / 1000
         event.reason = match.reason
@@ -286,7 +289,7 @@ public final class SpineSession: Sendable {
         }
         if dryRun { return event }
         _ = try? catalogue.saveSpineRecord(SpineRecord(
-            photoHash: hash, reader: reader.identity, index: index, file: file, text: reading.text,
+            photoHash: hash, reader: reader.identity, index: index, file: file, text: shownText,
             decision: match.decision.rawValue, distance: event.distance ?? 1, workKey: event.workKey, isbn13: event.isbn13,
             title: event.title, authors: event.authors ?? [], status: status, reason: event.reason))
         return event

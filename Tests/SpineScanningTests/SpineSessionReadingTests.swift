@@ -1,0 +1,60 @@
+import Catalogue
+import Foundation
+import SpineMatching
+import SpineScanning
+import Testing
+import Vision
+
+/// What a spine session shows and stores for a spine read several ways: the reading that
+/// decided, not the main text an OCR pass happened to rank first.
+@Suite struct SpineSessionReadingTests {
+    /// Hands back fixed readings for any photo: the OCR/vision side is not under test here.
+    struct FixedReader: SpineReader {
+        let readings: [SpineReading]
+        var identity: String { "fixed-test-reader" }
+        func readSpines(in photo: ShelfPhoto) async throws -> ShelfReading { ShelfReading(readings: readings) }
+    }
+
+    static let works = WorkIndex([
+        MatchCandidate(workKey: "gatsby", title: "The Great Gatsby", authors: ["F. Scott Fitzgerald"], isbn13: "9780743273565", source: "test"),
+        MatchCandidate(workKey: "emma", title: "Emma", authors: ["Jane Austen"], isbn13: "9780141439587", source: "test"),
+        MatchCandidate(workKey: "dune", title: "Dune", authors: ["Frank Herbert"], isbn13: "9780441172719", source: "test"),
+    ])
+
+    func run(_ readings: [SpineReading], dryRun: Bool) async throws -> (events: [SpineEvent], catalogue: Catalogue) {
+        let photo = FileManager.default.temporaryDirectory.appendingPathComponent("spine-session-\(UUID().uuidString).jpg")
+        try Data("not really a photo: the fixed reader never looks".utf8).write(to: photo)
+        defer { try? FileManager.default.removeItem(at: photo) }
+        let catalogue = try Catalogue.inMemory()
+        let session = SpineSession(catalogue: catalogue, reader: FixedReader(readings: readings), sources: [Self.works], dryRun: dryRun)
+        var events: [SpineEvent] = []
+        _ = await session.run(files: [photo.path]) { events.append($0) }
+        return (events, catalogue)
+    }
+
+    @Test func theAlternativeThatMatchedIsTheReadingShown() async throws {
+        let spine = SpineReading(text: "plomanem sHEE", confidence: 0.7, alternatives: ["iii rnrn", "THE GREAT GATSBY FITZGERALD"])
+        let (events, _) = try await run([spine], dryRun: true)
+        let event = try #require(events.first)
+        #expect(event.kind == .added)
+        #expect(event.workKey == "gatsby")
+        #expect(event.reading == "THE GREAT GATSBY FITZGERALD")
+    }
+
+    @Test func aReviewEntryKeepsTheReadingThatDecided() async throws {
+        // Two readings strongly naming different books: review, stored with the reading that led.
+        let spine = SpineReading(text: "zzqx", confidence: 0.9, alternatives: ["DUNE FRANK HERBERT", "EMMA JANE AUSTEN"])
+        let (events, catalogue) = try await run([spine], dryRun: false)
+        let event = try #require(events.first)
+        #expect(event.kind == .review)
+        let stored = try #require(try catalogue.spineReviews().first)
+        #expect(stored.text == event.reading)
+        #expect(stored.text != "zzqx")
+    }
+
+    @Test func aSpineWithOneReadingIsShownAsRead() async throws {
+        let (events, _) = try await run([SpineReading(text: "THE GREAT GATSBY  F. SCOTT FITZGERALD", confidence: 0.9)], dryRun: true)
+        #expect(events.first?.reading == "THE GREAT GATSBY  F. SCOTT FITZGERALD")
+        #expect(events.first?.kind == .added)
+    }
+}
