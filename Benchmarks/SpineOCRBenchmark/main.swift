@@ -69,12 +69,14 @@ while let value = takeOption("--set") {
 if let value = takeOption("--deadline-ms"), let milliseconds = Int(value) { options.deadlineMilliseconds = milliseconds }
 if let value = takeOption("--psm"), let mode = Int(value) { options.pageSegmentationMode = mode }
 if arguments.contains("--no-strips") { options.readsStrips = false; arguments.removeAll { $0 == "--no-strips" } }
-// --strip-variants 11:32:64,6:40:110
+// --strip-variants 11:32:64,6:40:110:o,11:64:110:s (o: the opposite polarity, s: Sauvola binarised here)
 if let value = takeOption("--strip-variants") {
     options.stripVariants = value.split(separator: ",").compactMap { item in
-        let numbers = item.split(separator: ":").compactMap { Int($0) }
+        let parts = item.split(separator: ":")
+        let numbers = parts.compactMap { Int($0) }
         return numbers.count == 3 ? StripVariant(pageSegmentationMode: numbers[0], across: numbers[1]...numbers[2],
-                                                 opposite: item.hasSuffix(":o")) : nil
+                                                 opposite: parts.contains("o"),
+                                                 binarization: parts.contains("s") ? .sauvola : .tesseract) : nil
     }
 }
 if let value = takeOption("--strip-weight"), let weight = Double(value) { options.stripScoreWeight = weight }
@@ -92,6 +94,19 @@ if let value = takeOption("--gap"), let distance = Double(value) { thresholds.ga
 let joins = !arguments.contains("--no-join")
 arguments.removeAll { $0 == "--no-join" }
 let splitPrefixes = takeOption("--split")?.split(separator: ",").map(String.init) ?? []
+// PROBE="a.png,b.png": each image read at several page segmentation modes (PROBE_PSM="6,7"; to see why
+// a strip reads badly), before the catalogue is loaded.
+if let probe = ProcessInfo.processInfo.environment["PROBE"] {
+    let engine = try TesseractEngine(options: options)
+    for path in probe.split(separator: ",") {
+        let image = try ImageLoader.load(contentsOf: URL(fileURLWithPath: String(path))).image
+        for mode in (ProcessInfo.processInfo.environment["PROBE_PSM"] ?? "6,7,11,13").split(separator: ",").compactMap({ Int($0) }) {
+            let words = engine.words(in: image, pageSegmentationMode: mode) ?? []
+            print(path.split(separator: "/").last!, image.width, image.height, "psm", mode, words.map { "\($0.text):\(Int($0.confidence))" }.joined(separator: " "))
+        }
+    }
+    exit(0)
+}
 guard arguments.count >= 2 else {
     FileHandle.standardError.write(Data("usage: SpineOCRBenchmark CATALOGUE.csv NAME=LABELS.json...\n".utf8))
     exit(2)
@@ -164,18 +179,6 @@ if replaying {
     }
 }
 let matcher = SpineMatcher(thresholds: thresholds, joinsFragments: joins)
-// PROBE="a.png,b.png": each image read at several page segmentation modes (to see why a strip reads badly).
-if let probe = ProcessInfo.processInfo.environment["PROBE"] {
-    let engine = try TesseractEngine(options: options)
-    for path in probe.split(separator: ",") {
-        let image = try ImageLoader.load(contentsOf: URL(fileURLWithPath: String(path))).image
-        for mode in [6, 7, 11, 13] {
-            let words = engine.words(in: image, pageSegmentationMode: mode) ?? []
-            print(path.split(separator: "/").last!, image.width, image.height, "psm", mode, words.map { "\($0.text):\(Int($0.confidence))" }.joined(separator: " "))
-        }
-    }
-    exit(0)
-}
 if let texts = ProcessInfo.processInfo.environment["MATCH"] {
     for text in texts.split(separator: "|") {
         let result = matcher.match(SpineReading(text: String(text), confidence: 0.9), index: index)
@@ -212,10 +215,17 @@ for set in sets {
         }
         if !replaying { cache[photo.file] = passes }
         if let folder = ProcessInfo.processInfo.environment["STRIP_DUMP"] {
-            for (number, strip) in SpineStrips.strips(in: image).enumerated() {
+            let found = SpineStrips.strips(in: image)
+            // The strips' boxes in the working image, for drawing them over the photo.
+            let boxes = ["\(image.width) \(image.height)"] + found.map { "\($0.x0) \($0.y0) \($0.x1) \($0.y1)" }
+            try boxes.joined(separator: "\n").write(toFile: "\(folder)/\(photo.file)-boxes.txt", atomically: true, encoding: .utf8)
+            for (number, strip) in found.enumerated() {
                 for rotation in [SpineRotation.clockwise270, .clockwise90] {
-                    let png = try ImageEncoder.pngData(SpineStrips.prepared(image, strip: strip, rotation: rotation, across: options.stripVariants[0].across))
-                    try png.write(to: URL(fileURLWithPath: "\(folder)/\(photo.file)-\(number)-\(rotation.degrees).png"))
+                    for (index, variant) in options.stripVariants.enumerated() {
+                        let png = try ImageEncoder.pngData(SpineStrips.prepared(image, strip: strip, rotation: rotation, across: variant.across,
+                                                                                opposite: variant.opposite, binarization: variant.binarization))
+                        try png.write(to: URL(fileURLWithPath: "\(folder)/\(photo.file)-\(number)-\(rotation.degrees)-v\(index).png"))
+                    }
                 }
             }
         }

@@ -170,7 +170,7 @@ public final class ShelfOCR: @unchecked Sendable {
                 if overBudget() { return passes }
                 let clock = ThreadClock()
                 let prepared = SpineStrips.prepared(image, strip: strip, rotation: rotation, across: variant.across,
-                                                    opposite: variant.opposite)
+                                                    opposite: variant.opposite, binarization: variant.binarization)
                 // A strip is small: half a page pass's deadline (none when that is off).
                 let words = engine.words(in: prepared, deadlineMilliseconds: options.deadlineMilliseconds / 2,
                                          pageSegmentationMode: variant.pageSegmentationMode) ?? []

@@ -128,24 +128,16 @@ public enum SpineStrips {
     /// A strip cut out of the photo and turned so its text runs left to right when the spine
     /// reads in `rotation`'s direction; contrast stretched, dark text on light (a negative
     /// when the Otsu split says the light pixels are the few, i.e. the text), scaled so the
-    /// strip is 40–110 px across, with a light margin.
+    /// strip is `across` px wide (within the range), with a light margin. `sauvola`: made black
+    /// and white here by a local threshold, the dark edges along the strip's sides cleared.
     public static func prepared(_ image: GrayImage, strip: Box, rotation: SpineRotation, across targetRange: ClosedRange<Int> = 40...110,
-                                opposite: Bool = false) -> GrayImage {
+                                opposite: Bool = false, binarization: StripBinarization = .tesseract) -> GrayImage {
         // A few pixels in from the edges: the neighbours' sides are not this spine's text.
         let inset = max(1, strip.width / 20)
         let x0 = strip.x0 + inset, x1 = max(x0 + 1, strip.x1 - inset)
-        let (y0, y1) = (strip.y0, strip.y1)
-        let cropWidth = x1 - x0, cropHeight = y1 - y0
-        var crop = [UInt8](repeating: 0, count: cropWidth * cropHeight)
-        var histogram = [Int](repeating: 0, count: 256)
-        for y in 0..<cropHeight {
-            for x in 0..<cropWidth {
-                let value = image.pixels[(y0 + y) * image.width + x0 + x]
-                crop[y * cropWidth + x] = value
-                histogram[Int(value)] += 1
-            }
-        }
-        let total = cropWidth * cropHeight
+        let crop = image.cropped(x: x0, y: strip.y0, width: x1 - x0, height: strip.height)
+        let histogram = crop.histogram
+        let total = crop.width * crop.height
         func percentile(_ share: Double) -> Int {
             var seen = 0
             for value in 0..<256 {
@@ -158,19 +150,23 @@ public enum SpineStrips {
         let split = otsu(histogram, total: total)
         let light = histogram[(split + 1)...].reduce(0, +)
         let invert = (light * 2 < total) != opposite
-        var table = [UInt8](repeating: 0, count: 256)
-        for value in 0..<256 {
-            let stretched = max(0, min(255, (value - low) * 255 / (high - low)))
-            table[value] = UInt8(invert ? 255 - stretched : stretched)
+        let table = (0..<256).map { value in
+            let stretched = UInt8(max(0, min(255, (value - low) * 255 / (high - low))))
+            return invert ? 255 - stretched : stretched
         }
-        var turned = GrayImage(width: cropWidth, height: cropHeight, pixels: crop.map { table[Int($0)] })
-            .rotated(rotation.imagingRotation)
+        var turned = crop.mapped(table).rotated(rotation.imagingRotation)
         // Across the strip is now the turned image's height.
         let across = turned.height
         let target = min(max(across, targetRange.lowerBound), targetRange.upperBound)
         if target != across {
             let pixels = Int(Double(turned.width * turned.height) * pow2(Double(target) / Double(across)))
             turned = turned.scaled(toPixels: pixels, maxLongSide: 100_000).image
+        }
+        if binarization == .sauvola {
+            // A window as wide as the strip: a letter's surroundings, not the whole spine. Ink
+            // along a side for more than 1.5 strip widths is the spine's edge, not a letter.
+            turned = turned.sauvolaBinarized(radius: max(7, turned.height / 2))
+                .clearingInkAlongTopAndBottom(longerThan: turned.height * 3 / 2)
         }
         return turned.padded(by: 10, value: 255)
     }
@@ -191,18 +187,5 @@ public enum SpineStrips {
             if between > best { best = between; split = value }
         }
         return split
-    }
-}
-
-extension GrayImage {
-    /// The image inside a `margin`-pixel frame of `value`.
-    func padded(by margin: Int, value: UInt8) -> GrayImage {
-        let outputWidth = width + 2 * margin, outputHeight = height + 2 * margin
-        var output = [UInt8](repeating: value, count: outputWidth * outputHeight)
-        for y in 0..<height {
-            let source = y * width, destination = (y + margin) * outputWidth + margin
-            for x in 0..<width { output[destination + x] = pixels[source + x] }
-        }
-        return GrayImage(width: outputWidth, height: outputHeight, pixels: output)
     }
 }

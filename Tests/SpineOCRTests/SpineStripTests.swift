@@ -76,6 +76,30 @@ import Vision
         #expect(!darkColumns.isEmpty && darkColumns.max()! < prepared.width / 4, "\(darkColumns.prefix(5))")
     }
 
+    @Test func aSauvolaStripIsBlackAndWhiteWithTheNeighboursEdgeCleared() {
+        // A mid-gray spine (x 35..<65) with a dark mark, the next spine's dark side at x 30..<36
+        // inside the strip's box: along the turned strip that side is a band the whole length.
+        var pixels = [UInt8](repeating: 150, count: 100 * 400)
+        for y in 0..<400 { for x in 30..<36 { pixels[y * 100 + x] = 25 } }
+        for y in 150..<200 { for x in 45..<55 { pixels[y * 100 + x] = 40 } }
+        let image = GrayImage(width: 100, height: 400, pixels: pixels)
+        let box = Box(x0: 30, y0: 0, x1: 66, y1: 400)
+        let gray = SpineStrips.prepared(image, strip: box, rotation: .clockwise270, across: 40...64)
+        let binary = SpineStrips.prepared(image, strip: box, rotation: .clockwise270, across: 40...64, binarization: .sauvola)
+        #expect(gray.width == binary.width && gray.height == binary.height)
+        #expect(Set(binary.pixels).isSubset(of: [0, 255]))
+        // The gray strip keeps the dark band along one long side; the binarised one has no ink
+        // there, but the mark (in the middle of the length) is ink.
+        let rows = 10..<binary.height - 10, columns = 10..<binary.width - 10
+        let bandRows = rows.filter { row in columns.filter { gray[$0, row] < 100 }.count > columns.count / 2 }
+        #expect(!bandRows.isEmpty, "the drawn side shows in the gray strip")
+        for row in bandRows {
+            #expect(columns.filter { binary[$0, row] == 0 }.count < columns.count / 10, "row \(row) still holds the side")
+        }
+        let middle = binary.height / 2
+        #expect(columns.contains { binary[$0, middle] == 0 }, "the mark is ink")
+    }
+
     @Test func pageGroupsAreCutAtStripSides() {
         func word(_ text: String, _ x: Int) -> OCRWord {
             OCRWord(text: text, confidence: 90, box: Box(x0: x, y0: 0, x1: x + 50, y1: 20), isDictionaryWord: true, line: 0)
@@ -86,14 +110,17 @@ import Vision
         #expect(SpineGrouping.split([word("Dune", 0), word("Herbert", 60)], by: strip).count == 1)
     }
 
-    /// Strips alone on real bytes: the rendered shelves read strip by strip, no whole-photo pass.
-    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func stripsAloneReadRenderedSpines() throws {
+    /// Strips alone on real bytes: the rendered shelves read strip by strip, no whole-photo pass,
+    /// binarised by Tesseract and by the local threshold (each alone).
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped), arguments: [StripBinarization.tesseract, .sauvola])
+    func stripsAloneReadRenderedSpines(_ binarization: StripBinarization) throws {
         let manifest = try RenderedShelfTests.manifest()
         let index = try RenderedShelfTests.catalogue()
         let matcher = SpineMatcher()
         // No wall-clock cuts: on a loaded machine they would skip or cut strips, and this counts them.
         var options = TesseractOptions(deadlineMilliseconds: 0)
         options.budgetMilliseconds = 0
+        options.stripVariants = [StripVariant(pageSegmentationMode: 11, across: 32...64, binarization: binarization)]
         let ocr = try ShelfOCR(options: options)
         var expected = 0, found = 0, wrong: [String] = [], strips = 0
         for name in manifest.keys.sorted().prefix(3) {
@@ -115,7 +142,9 @@ import Vision
             }
         }
         #expect(strips >= expected / 2, "\(strips) strips for \(expected) spines")
-        #expect(Double(found) >= 0.3 * Double(expected), "strips alone found \(found) of \(expected)")
+        // One variant alone (the two together with the page passes read most of them, RenderedShelfTests).
+        print("strips alone (\(binarization)): \(found) of \(expected)")
+        #expect(Double(found) >= 0.2 * Double(expected), "strips alone (\(binarization)) found \(found) of \(expected)")
         #expect(wrong.isEmpty, "\(wrong)")
     }
 }
