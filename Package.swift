@@ -89,6 +89,9 @@ let package = Package(
         .executableTarget(name: "rapidscan", dependencies: ["RapidScanCLI"]),
         // JPEG decode timings at each DCT scale (scripts/bench-imaging).
         .executableTarget(name: "ImagingBenchmark", dependencies: ["Imaging"], path: "Benchmarks/ImagingBenchmark"),
+        // CPU per stage of reading webcam frames, and how many read (scripts/bench-watch --stages).
+        .executableTarget(name: "LiveDecodeBenchmark", dependencies: ["Imaging", "BarcodeReading", "BookCodes"],
+                          path: "Benchmarks/LiveDecodeBenchmark"),
         // Tesseract spine reading on rendered and real shelves (scripts/bench-spines-ocr).
         .executableTarget(name: "SpineOCRBenchmark", dependencies: ["SpineOCR", "SpineMatching", "Vision", "ImageTestSupport"],
                           path: "Benchmarks/SpineOCRBenchmark"),

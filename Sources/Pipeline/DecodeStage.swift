@@ -44,25 +44,22 @@ public final class FileFrameDecoder: FrameDecoder {
     }
 }
 
-/// Stage "decode" for live webcam frames: one full-size decode and one zbar pass per frame.
+/// Stage "decode" for live webcam frames: `LiveFrameReader` (a reduced pass first, full
+/// size only when that leaves something to find; codes confirmed as `scan` confirms them).
 /// A frame the camera took 33 ms after the last one is worth more than retrying this one at
-/// other scales, so the photo strategy of `FileScanner` (reduced pass, finer scales, tricks)
-/// is left to `scan` and `watch --thorough`.
+/// other scales, so the photo strategy of `FileScanner` (finer scales, tricks) is left to
+/// `scan` and `watch --thorough`.
 public final class LiveFrameDecoder: FrameDecoder {
-    private let reader: BarcodeReader
-    private let options: ImageLoadOptions
+    private let reader: LiveFrameReader
 
-    /// zbar density 2 scans every other line and column: half the time, and a book's
-    /// barcode held under a webcam is far taller and wider than two pixels.
-    public init(rawFormat: RawFrameFormat? = nil, density: Int = 2) throws {
-        reader = try BarcodeReader(density: density)
-        options = ImageLoadOptions(rawFormat: rawFormat)
+    public init(rawFormat: RawFrameFormat? = nil) throws {
+        reader = try LiveFrameReader(rawFormat: rawFormat)
     }
 
     public func decode(_ frame: Frame) -> DecodedFrame.Outcome {
         do {
-            let loaded = try ImageLoader.load(contentsOf: frame.url, options: options)
-            return .read(reader.scan(loaded.image))
+            let reading = try reader.read(fileAt: frame.url)
+            return .read(reading.codes + reading.rejected)
         } catch {
             return .unreadable(reason: error.description)
         }

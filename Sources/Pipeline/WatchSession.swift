@@ -46,13 +46,16 @@ public struct WatchSession: Sendable {
 
     public init(options: Options) { self.options = options }
 
-    /// Watches until interrupted, idle for `idleExit`, or the directory goes away.
-    /// `ready` is called once the watch is armed (frames written after it are seen).
+    /// Watches until interrupted, stopped through `stop`, idle for `idleExit`, or the
+    /// directory goes away. `ready` is called once the watch is armed (frames written after
+    /// it are seen).
     public func run(pipeline: SessionPipeline, output: any EventOutput, interrupt: InterruptMonitor?,
+                    stop: WatchStop? = nil,
                     makeDecoder: @escaping @Sendable () throws -> any FrameDecoder,
                     ready: () -> Void = {}) async throws -> SessionSummary {
         let started = Date()
         let watcher = try DirectoryWatcher(directory: options.directory)
+        stop?.attach(watcher)
         let decoder = try LiveDecoder(workers: options.workers, keepNewest: options.keepAll ? 0 : 1,
                                       makeDecoder: makeDecoder)
         let cancellation = pipeline.cancellation
@@ -168,6 +171,23 @@ public struct WatchSession: Sendable {
                 output.note(.cannotMove(file: frame.path, directory: directory.path, reason: error.localizedDescription))
             }
         }
+    }
+}
+
+/// Stops a running watch from outside the session (a program embedding it, a test that
+/// knows when it has seen enough): no more frames are taken, the ones already landed are
+/// processed, then `run` returns. Safe from any thread, before or during the run.
+public final class WatchStop: Sendable {
+    private let state = Mutex<(requested: Bool, watcher: DirectoryWatcher?)>((false, nil))
+
+    public init() {}
+
+    public func stop() {
+        state.withLock { $0.requested = true; return $0.watcher }?.stop()
+    }
+
+    func attach(_ watcher: DirectoryWatcher) {
+        if state.withLock({ $0.watcher = watcher; return $0.requested }) { watcher.stop() }
     }
 }
 

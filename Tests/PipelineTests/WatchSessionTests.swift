@@ -9,8 +9,9 @@ import Testing
 
 /// `WatchSession` with a fake decoder on a real inotify watch: `--consume` takes a frame
 /// away only once its outcome is settled, and what the session has to say besides events
-/// reaches the output as `SessionNote` values (it writes nothing to stderr itself). The idle
-/// exit is generous: on a loaded 2-core machine the watch task may start late.
+/// reaches the output as `SessionNote` values (it writes nothing to stderr itself). The test
+/// stops the watch once both frames' events are out (`WatchStop`), not after an idle time
+/// that a loaded machine could outlast; the idle exit is only a safety net against a hang.
 @Suite struct WatchSessionTests {
     @Test func consumeRemovesSettledFramesAndNotesTheKeptOnes() async throws {
         try await withTemporaryDirectory { folder in
@@ -18,12 +19,13 @@ import Testing
             let frames = folder.appendingPathComponent("frames")
             try FileManager.default.createDirectory(at: frames, withIntermediateDirectories: true)
             let isbn = try cachedBook(5, in: catalogue)
-            let output = CollectingOutput()
+            let stop = WatchStop()
+            let output = StoppingOutput(afterEvents: 2, stop: stop)
             let pipeline = SessionPipeline(catalogue: catalogue, lookup: LookupService(catalogue: catalogue, sources: []),
                                            settings: .init(offline: true), output: output)
-            let watch = WatchSession(options: .init(directory: frames, cleanup: .delete, idleExit: 6, workers: 1, keepAll: true))
+            let watch = WatchSession(options: .init(directory: frames, cleanup: .delete, idleExit: 120, workers: 1, keepAll: true))
             let good = frames.appendingPathComponent("good.jpg"), bad = frames.appendingPathComponent("bad.jpg")
-            let summary = try await watch.run(pipeline: pipeline, output: output, interrupt: nil, makeDecoder: {
+            let summary = try await watch.run(pipeline: pipeline, output: output, interrupt: nil, stop: stop, makeDecoder: {
                 FakeFrameDecoder(outcomes: ["good.jpg": .read([bookCode(isbn)]), "bad.jpg": .unreadable(reason: "not a JPEG")])
             }, ready: {
                 try? Data("x".utf8).write(to: good)
@@ -37,6 +39,28 @@ import Testing
             #expect(output.notes.contains(.keptFrame(file: bad.path, outcomes: [.unreadable])))
         }
     }
+}
+
+/// Collects what the session reports and stops the watch once `afterEvents` events are
+/// out (the frame being processed still finishes: its clean-up and notes follow).
+final class StoppingOutput: EventOutput {
+    private let collected = CollectingOutput()
+    private let afterEvents: Int
+    private let stop: WatchStop
+    init(afterEvents: Int, stop: WatchStop) {
+        self.afterEvents = afterEvents
+        self.stop = stop
+    }
+    var kinds: [ScanEvent.Kind] { collected.kinds }
+    var notes: [SessionNote] { collected.notes }
+    func started(totalFrames: Int?) { collected.started(totalFrames: totalFrames) }
+    func emit(_ event: ScanEvent, record: SessionRecord) {
+        collected.emit(event, record: record)
+        if collected.events.count == afterEvents { stop.stop() }
+    }
+    func frameFinished(record: SessionRecord) { collected.frameFinished(record: record) }
+    func note(_ note: SessionNote) { collected.note(note) }
+    func finished(_ summary: SessionSummary) { collected.finished(summary) }
 }
 
 /// A frame decoder that returns a fixed outcome per file name without reading the file.

@@ -1,0 +1,204 @@
+import Foundation
+import Imaging
+
+/// Reads webcam frames (`watch`): the same confirmation as `FileScanner` (a valid check
+/// digit, and many scan lines or a second read; no contradicted code; no UPC-E shadow of
+/// a UPC-A), at the cost a live feed allows — the next frame is 33 ms away, so a frame
+/// that does not read at once is left to it rather than retried at other scales.
+///
+/// A frame of 1280 px or more is scanned whole at half size first (every other line: a
+/// quarter of a full-size scan; a book's barcode under a webcam is ≥ 2 px per module at
+/// full size, so ≥ 1 px there, which zbar still reads). Then only the places where a finer
+/// look could find more are scanned at full size: around each symbol zbar read but could
+/// not confirm, and each patch of parallel edges (`RegionFinder`) away from the confirmed
+/// codes — a second book, a code too fine for the half size. Smaller frames are scanned
+/// whole at full size. One reader per thread (zbar scanners are not thread-safe): deliberately not `Sendable`.
+public final class LiveFrameReader {
+    /// What one frame held.
+    public struct Reading: Sendable, Hashable {
+        /// Confirmed codes, top to bottom then left to right, add-ons paired.
+        public var codes: [Detection]
+        /// Symbols read but refused by their check digit or as add-ons alone.
+        public var rejected: [Detection]
+        /// Valid codes read once, by too few scan lines: reported as nothing.
+        public var unconfirmed: Int
+        /// Places where different valid codes were read and none won: reported as nothing.
+        public var ambiguities: Int
+        /// The passes run, in order ("1/2 size", "place 1", "confirming crop"…).
+        public var passes: [String]
+        public var warnings: [String]
+    }
+
+    public let rawFormat: RawFrameFormat?
+    public let maxPixels: Int
+    /// Scan a half-size copy first; false: the whole frame at full size (the benchmark's baseline).
+    public let coarseFirst: Bool
+    private let reader: BarcodeReader
+
+    /// Frames with a long side of at least this are scanned at half size first: the half
+    /// (640 px) still has a webcam book barcode at ≥ 1 px per module.
+    static let coarseMinimumLongSide = 1280
+    /// A doubtful read's place reaches this far around zbar's box (or the box's size, if larger).
+    static let confirmingReach = 48
+    /// Places scanned at full size per frame, at most.
+    static let maximumPlaces = 3
+
+    public init(rawFormat: RawFrameFormat? = nil, maxPixels: Int = 100_000_000, coarseFirst: Bool = true) throws(BarcodeReaderError) {
+        self.rawFormat = rawFormat
+        self.maxPixels = maxPixels
+        self.coarseFirst = coarseFirst
+        reader = try BarcodeReader(density: 2)
+    }
+
+    public func read(fileAt url: URL) throws(ImageError) -> Reading {
+        read(try ImageLoader.load(contentsOf: url, options: ImageLoadOptions(maxPixels: maxPixels, rawFormat: rawFormat)))
+    }
+
+    public func read(data: Data, name: String) throws(ImageError) -> Reading {
+        read(try ImageLoader.load(data: data, name: name, options: ImageLoadOptions(maxPixels: maxPixels, rawFormat: rawFormat)))
+    }
+
+    private func read(_ loaded: LoadedImage) -> Reading {
+        var log = LiveAttempts(reader: reader)
+        log.warnings += loaded.warnings
+        let full = loaded.image
+        guard coarseFirst, max(full.width, full.height) >= Self.coarseMinimumLongSide else { return log.readWhole(full) }
+        // Every other line of the half size: a quarter of the full frame's cost, and a
+        // webcam code there is still crossed by many lines at ≥ 1 px per module.
+        log.scan(full.downscaled(by: 2), scale: 2, label: "1/2 size", density: 2)
+        // Where a finer look could find something: what zbar read but could not confirm,
+        // and patches of bars away from the confirmed codes (a second book, or a code too
+        // fine for the half size).
+        for (number, place) in log.places(in: full).enumerated() {
+            guard let crop = full.cropped(to: place) else { continue }
+            log.scan(crop, scale: 1, label: "place \(number + 1)", density: 2, origin: (place.x, place.y))
+        }
+        if !log.settled { log.confirm(in: full) }
+        return log.reading
+    }
+}
+
+/// One frame's passes and what they read, in the full frame's pixel coordinates.
+private struct LiveAttempts {
+    let reader: BarcodeReader
+    var agreement = Agreement()
+    var rejected: [Detection] = []
+    var warnings: [String] = []
+    var passes: [String] = []
+
+    /// A confirmed code and nothing left in doubt: no further pass can change the verdict.
+    var settled: Bool {
+        let verdict = agreement.verdict
+        return !verdict.codes.isEmpty && verdict.unconfirmed == 0 && verdict.ambiguities == 0
+    }
+
+    /// Scans the whole image once, then gives doubtful reads their second look.
+    mutating func readWhole(_ image: GrayImage) -> LiveFrameReader.Reading {
+        scan(image, scale: 1, label: "full size", density: 2)
+        if !settled { confirm(in: image) }
+        return reading
+    }
+
+    /// `origin`: where `image` sits in the frame, after scaling.
+    mutating func scan(_ image: GrayImage, scale: Int, label: String, density: Int, origin: (x: Int, y: Int) = (0, 0)) {
+        if reader.density != density { try? reader.setDensity(density) }
+        passes.append(label)
+        for var detection in reader.scan(image) {
+            detection.bounds = detection.bounds.scaled(by: scale)
+            detection.bounds.x += origin.x
+            detection.bounds.y += origin.y
+            if detection.isValid {
+                agreement.record(detection, attempt: label)
+            } else if !rejected.contains(where: { $0.identity == detection.identity }) {
+                rejected.append(detection)
+            }
+        }
+    }
+
+    /// Boxes of the frame (in full-size pixels) worth a full-size scan, at most
+    /// `LiveFrameReader.maximumPlaces`: around each symbol the reduced pass read but did not
+    /// confirm, then around each patch of parallel edges away from the confirmed codes,
+    /// upright boxes with room for the whole code. Empty when nothing is left to look at.
+    func places(in full: GrayImage) -> [BoundingBox] {
+        var boxes: [BoundingBox] = []
+        let doubtful = agreement.sightings.filter { !$0.isConfirmed }.map(\.detection) + rejected
+        for detection in doubtful {
+            // zbar's box covers only the lines that decoded: grow it to the whole code.
+            let b = detection.bounds, reach = max(b.width, b.height, LiveFrameReader.confirmingReach)
+            boxes.append(BoundingBox(x: b.x - reach, y: b.y - reach, width: b.width + 2 * reach, height: b.height + 2 * reach))
+        }
+        let confirmed = agreement.verdict.codes.map(\.bounds)
+        for region in RegionFinder.find(in: full, limit: LiveFrameReader.maximumPlaces + confirmed.count) {
+            // A patch covers the bars that stayed sharp: often less than the code.
+            let c = abs(cos(region.angle)), s = abs(sin(region.angle))
+            let halfWidth = (c * region.length + s * region.height) * 0.75 + 16
+            let halfHeight = (s * region.length + c * region.height) * 0.75 + 16
+            let box = BoundingBox(x: Int(region.centreX - halfWidth), y: Int(region.centreY - halfHeight),
+                                  width: Int(2 * halfWidth), height: Int(2 * halfHeight))
+            // The bars of a code already confirmed are no new place.
+            if confirmed.contains(where: { Agreement.overlap($0, box) }) { continue }
+            boxes.append(box)
+        }
+        // Overlapping boxes merge, so no part of the frame is scanned twice.
+        var merged: [BoundingBox] = []
+        for box in boxes {
+            if let index = merged.firstIndex(where: { $0.intersects(box) }) {
+                merged[index] = merged[index].union(box)
+            } else {
+                merged.append(box)
+            }
+        }
+        return Array(merged.prefix(LiveFrameReader.maximumPlaces))
+    }
+
+    /// A code read once by few scan lines, or contradicted, gets one more look at its place:
+    /// cropped from the full frame, every scan line, then doubled. A printed code reads
+    /// again; a misread seldom repeats.
+    mutating func confirm(in image: GrayImage) {
+        let doubtful = agreement.sightings.filter { !$0.isConfirmed }.prefix(2)
+        guard !doubtful.isEmpty || agreement.verdict.ambiguities > 0 else { return }
+        let places = doubtful.isEmpty ? Array(agreement.sightings.prefix(2)) : Array(doubtful)
+        if reader.density != 1 { try? reader.setDensity(1) }
+        for sighting in places {
+            let box = sighting.detection.bounds
+            let reach = max(box.width, box.height, LiveFrameReader.confirmingReach)
+            let region = BoundingBox(x: box.x - reach, y: box.y - reach, width: box.width + 2 * reach, height: box.height + 2 * reach)
+            guard let crop = image.cropped(to: region) else { continue }
+            let origin = (x: max(0, region.x), y: max(0, region.y))
+            for (label, variant, up) in [("confirming crop", crop, 1), ("confirming crop doubled", crop.upscaled2x(), 2)] {
+                passes.append(label)
+                for var detection in reader.scan(variant) where detection.isValid {
+                    let b = detection.bounds
+                    detection.bounds = BoundingBox(x: b.x / up, y: b.y / up, width: max(1, b.width / up),
+                                                   height: max(1, b.height / up))
+                    detection.bounds.x += origin.x
+                    detection.bounds.y += origin.y
+                    agreement.record(detection, attempt: label)
+                }
+                if agreement.sightings.first(where: { $0.detection.identity == sighting.detection.identity })?.isConfirmed == true {
+                    break
+                }
+            }
+        }
+    }
+
+    var reading: LiveFrameReader.Reading {
+        let verdict = agreement.verdict
+        let paired = Set(verdict.codes.compactMap { $0.addOn.map { "\($0.symbology.rawValue):\($0.text)" } })
+        return LiveFrameReader.Reading(
+            codes: verdict.codes.sorted { ($0.bounds.y, $0.bounds.x) < ($1.bounds.y, $1.bounds.x) },
+            rejected: rejected.filter { !paired.contains($0.identity) },
+            unconfirmed: verdict.unconfirmed, ambiguities: verdict.ambiguities, passes: passes, warnings: warnings)
+    }
+}
+
+private extension BoundingBox {
+    func intersects(_ other: BoundingBox) -> Bool {
+        x < other.maxX && other.x < maxX && y < other.maxY && other.y < maxY
+    }
+
+    func union(_ other: BoundingBox) -> BoundingBox {
+        let x0 = min(x, other.x), y0 = min(y, other.y)
+        return BoundingBox(x: x0, y: y0, width: max(maxX, other.maxX) - x0, height: max(maxY, other.maxY) - y0)
+    }
+}
