@@ -22,14 +22,13 @@ enum QuietZone {
     /// (A line that read only the second half of a two-half code, the first coming from
     /// an earlier line, leaves its point at the centre: that is not a read of the start.)
     static func readBothWays(_ symbol: ScannedSymbol, lineStep: Int) -> Bool {
-        let rows: Bool
-        switch symbol.orientation {
-        case .up, .down: rows = true
-        case .left, .right: rows = false
-        case .unknown: return false
+        guard symbol.orientation != .unknown else { return false }
+        // Near 45° zbar's rows and columns both read a code and its points mix: either
+        // reading of them reaching both ends will do.
+        return [true, false].contains { rows in
+            let points = symbol.ends.map { rows ? (along: $0.x, across: $0.y) : (along: $0.y, across: $0.x) }
+            return Ends(points, lineStep: max(1, lineStep))?.reachBothEnds ?? false
         }
-        let points = symbol.ends.map { rows ? (along: $0.x, across: $0.y) : (along: $0.y, across: $0.x) }
-        return Ends(points, lineStep: max(1, lineStep))?.reachBothEnds ?? false
     }
 
     /// Whether the short symbol's margins are clear of bars along the direction zbar read
