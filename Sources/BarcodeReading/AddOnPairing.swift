@@ -25,8 +25,10 @@ enum AddOnPairing {
     }
 
     private static func detection(_ symbol: ScannedSymbol, addOn: AddOn?) -> Detection {
-        Detection(symbology: symbol.symbology, text: symbol.text, quality: symbol.quality,
-                  bounds: symbol.bounds, addOn: addOn)
+        var detection = Detection(symbology: symbol.symbology, text: symbol.text, quality: symbol.quality,
+                                  bounds: symbol.bounds, addOn: addOn)
+        detection.readBothWays = symbol.readBothWays
+        return detection
     }
 
     /// How far the supplement's far end lies beyond the main code's last bar, in the main

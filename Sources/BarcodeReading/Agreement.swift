@@ -19,21 +19,34 @@ struct Agreement {
         var detection: Detection
         var attempts: Set<String>
         var quality: Int
+        /// The most scan lines of one read from a copy that was not sharpened.
+        var plainQuality: Int
+        /// Whether any read had lines running each way (`Detection.readBothWays`).
+        var readBothWays: Bool
 
-        /// A UPC-E or EAN-8 misread from part of a longer code's bars repeats in every form
-        /// of those bars, so a short code counts only when many scan lines agree.
+        /// Read both ways, and by enough lines of a plain copy or by two attempts. A
+        /// sharpened copy's lines do not confirm on their own: blurred bars sharpened can
+        /// turn a 7 into a 1 (or 8 into 2: the digits zbar tells apart by bar widths alone)
+        /// on every line alike. A UPC-E or EAN-8 misread from part of a longer code's bars
+        /// repeats in every form of those bars, so a short code also needs many lines.
         var isConfirmed: Bool {
-            quality >= Agreement.confirmingQuality || (attempts.count >= 2 && !Agreement.isShort(detection))
+            guard readBothWays else { return false }
+            let short = Agreement.isShort(detection)
+            return plainQuality >= Agreement.confirmingQuality
+                || (attempts.count >= 2 && (!short || quality >= Agreement.confirmingQuality))
         }
     }
 
     private(set) var sightings: [Sighting] = []
 
     /// Adds one attempt's valid main codes (add-ons travel with them).
-    mutating func record(_ detection: Detection, attempt: String) {
+    /// `sharpened`: the attempt scanned a sharpened copy (its lines alone do not confirm).
+    mutating func record(_ detection: Detection, attempt: String, sharpened: Bool = false) {
         if let index = sightings.firstIndex(where: { $0.detection.identity == detection.identity }) {
             sightings[index].attempts.insert(attempt)
             sightings[index].quality = max(sightings[index].quality, detection.quality)
+            if !sharpened { sightings[index].plainQuality = max(sightings[index].plainQuality, detection.quality) }
+            sightings[index].readBothWays = sightings[index].readBothWays || detection.readBothWays
             if sightings[index].detection.addOn == nil, detection.addOn != nil {
                 sightings[index].detection.addOn = detection.addOn
             }
@@ -44,7 +57,9 @@ struct Agreement {
                 sightings[index].detection.addOn = addOn ?? detection.addOn
             }
         } else {
-            sightings.append(Sighting(detection: detection, attempts: [attempt], quality: detection.quality))
+            sightings.append(Sighting(detection: detection, attempts: [attempt], quality: detection.quality,
+                                      plainQuality: sharpened ? 0 : detection.quality,
+                                      readBothWays: detection.readBothWays))
         }
     }
 

@@ -32,14 +32,45 @@ public final class BarcodeReader {
         AddOnPairing.pair(scanSymbols(image))
     }
 
-    /// As `scan`, along rows only (every `rowStep`-th): for an image already turned so that
-    /// its bars stand upright, where zbar's column scan lines would cross no code.
-    func scanRows(_ image: GrayImage, rowStep: Int = 1) -> [Detection] {
-        AddOnPairing.pair(scanSymbols(image, rowsOnly: max(1, rowStep)))
+    /// As `scan`, a UPC-E or EAN-8 kept only when its margins are clear of bars
+    /// (`QuietZone`): one that is not is part of a longer code, and counts in `refused`.
+    func scan(_ image: GrayImage, refusingShadows refused: inout Int) -> [Detection] {
+        AddOnPairing.pair(scanSymbols(image, refusingShadows: &refused))
     }
 
-    /// The raw symbols, copied out before zbar's image is destroyed.
+    /// As `scan(_:refusingShadows:)`, along rows only (every `rowStep`-th): for an image
+    /// already turned so that its bars stand upright, where zbar's column scan lines would
+    /// cross no code.
+    func scanRows(_ image: GrayImage, rowStep: Int = 1, refusingShadows refused: inout Int) -> [Detection] {
+        AddOnPairing.pair(scanSymbols(image, rowsOnly: max(1, rowStep), refusingShadows: &refused))
+    }
+
+    /// The raw symbols, copied out before zbar's image is destroyed, each marked with
+    /// whether it was read both ways.
     func scanSymbols(_ image: GrayImage, rowsOnly rowStep: Int? = nil) -> [ScannedSymbol] {
+        var unused = 0
+        return scanSymbols(image, rowsOnly: rowStep, refusingShadows: &unused, check: false)
+    }
+
+    /// As `scanSymbols(_:rowsOnly:)`; with `check`, a UPC-E or EAN-8 whose margins are not
+    /// clear is left out and counted in `refused`.
+    func scanSymbols(_ image: GrayImage, rowsOnly rowStep: Int? = nil, refusingShadows refused: inout Int,
+                     check: Bool = true) -> [ScannedSymbol] {
+        let lineStep = rowStep ?? density
+        let symbols = allSymbols(image, rowsOnly: rowStep).map { symbol in
+            var symbol = symbol
+            symbol.readBothWays = QuietZone.readBothWays(symbol, lineStep: lineStep)
+            return symbol
+        }
+        guard check else { return symbols }
+        return symbols.filter { symbol in
+            let clear = QuietZone.isClear(around: symbol, in: image, lineStep: lineStep)
+            if !clear { refused += 1 }
+            return clear
+        }
+    }
+
+    private func allSymbols(_ image: GrayImage, rowsOnly rowStep: Int?) -> [ScannedSymbol] {
         guard image.width > 0, image.height > 0,
               let width = UInt32(exactly: image.width), let height = UInt32(exactly: image.height)
         else { return [] }
@@ -116,6 +147,12 @@ private final class ZBarScanner {
     }
 }
 
+/// A pixel position zbar reported for a symbol.
+struct SymbolPoint: Sendable, Hashable {
+    var x: Int
+    var y: Int
+}
+
 /// A symbol as zbar reported it, before validation and add-on pairing.
 struct ScannedSymbol: Sendable, Hashable {
     enum Orientation: Sendable, Hashable { case up, right, down, left, unknown }
@@ -125,13 +162,22 @@ struct ScannedSymbol: Sendable, Hashable {
     var quality: Int
     var bounds: BoundingBox
     var orientation: Orientation
+    /// zbar's points: where a scan line finished reading the symbol (its last bar in the
+    /// line's direction) or one half of it (the centre guard, for EAN-13/UPC-A/EAN-8).
+    /// zbar's scan lines run alternately one way and back, so the points of a symbol read
+    /// whole both ways mark both its ends.
+    var ends: [SymbolPoint]
+    /// Whether lines running each way read it (set by the scan that knows its line step).
+    var readBothWays = true
 
-    init(symbology: Symbology, text: String, quality: Int, bounds: BoundingBox, orientation: Orientation) {
+    init(symbology: Symbology, text: String, quality: Int, bounds: BoundingBox, orientation: Orientation,
+         ends: [SymbolPoint] = []) {
         self.symbology = symbology
         self.text = text
         self.quality = quality
         self.bounds = bounds
         self.orientation = orientation
+        self.ends = ends
     }
 
     /// nil for a symbology rapidscan does not handle or a symbol without location.
@@ -144,12 +190,12 @@ struct ScannedSymbol: Sendable, Hashable {
             String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
         }
         let pointCount = zbar_symbol_get_loc_size(symbol)
-        let points = (0..<pointCount).lazy.map {
-            (x: Int(zbar_symbol_get_loc_x(symbol, $0)), y: Int(zbar_symbol_get_loc_y(symbol, $0)))
+        let points = (0..<pointCount).map {
+            SymbolPoint(x: Int(zbar_symbol_get_loc_x(symbol, $0)), y: Int(zbar_symbol_get_loc_y(symbol, $0)))
         }
-        guard let bounds = BoundingBox(enclosing: points) else { return nil }
+        guard let bounds = BoundingBox(enclosing: points.lazy.map { (x: $0.x, y: $0.y) }) else { return nil }
         self.init(symbology: symbology, text: text, quality: Int(zbar_symbol_get_quality(symbol)),
-                  bounds: bounds, orientation: Self.orientation(zbar_symbol_get_orientation(symbol)))
+                  bounds: bounds, orientation: Self.orientation(zbar_symbol_get_orientation(symbol)), ends: points)
     }
 
     /// zbar's ISBN types are EAN-13 bars; rapidscan reports the printed symbology.

@@ -19,6 +19,11 @@ public struct Detection: Sendable, Hashable, CustomStringConvertible {
     /// The EAN-2/EAN-5 supplement printed beside this code, if one was read.
     public var addOn: AddOn?
     public var validity: Validity
+    /// Whether scan lines running each way read it. zbar decodes a printed EAN/UPC alike
+    /// from either side; many lines reading it one way only have found it in part of a
+    /// longer pattern (the other way, that pattern reads as what it is, or as nothing).
+    /// Not part of equality: the same symbol read again is equal.
+    var readBothWays = true
 
     public init(symbology: Symbology, text: String, quality: Int, bounds: BoundingBox,
                 addOn: AddOn? = nil, validity: Validity) {
@@ -54,6 +59,20 @@ public struct Detection: Sendable, Hashable, CustomStringConvertible {
 
     /// Same symbol, whatever the attempt (scale, rotation) or quality it was read with.
     public var identity: String { symbology.rawValue + ":" + text }
+
+    public static func == (a: Detection, b: Detection) -> Bool {
+        a.symbology == b.symbology && a.text == b.text && a.quality == b.quality && a.bounds == b.bounds
+            && a.addOn == b.addOn && a.validity == b.validity
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(symbology)
+        hasher.combine(text)
+        hasher.combine(quality)
+        hasher.combine(bounds)
+        hasher.combine(addOn)
+        hasher.combine(validity)
+    }
 
     public var description: String {
         var line = "\(symbology.rawValue) \(text)"

@@ -56,11 +56,16 @@ public struct FileScanResult: Sendable, Hashable {
     public var ambiguities: Int
     /// Valid codes read once by too few scan lines and never confirmed: reported as nothing.
     public var unconfirmed: Int
+    /// UPC-E/EAN-8 reads taken for part of a longer code (inside its box, or with bars in
+    /// their margins): reported as nothing.
+    public var shadows: Int
 
     public init(codes: [Detection], rejected: [Detection], imageWidth: Int, imageHeight: Int,
-                warnings: [String] = [], attempt: String? = nil, ambiguities: Int = 0, unconfirmed: Int = 0) {
+                warnings: [String] = [], attempt: String? = nil, ambiguities: Int = 0, unconfirmed: Int = 0,
+                shadows: Int = 0) {
         self.ambiguities = ambiguities
         self.unconfirmed = unconfirmed
+        self.shadows = shadows
         self.codes = codes
         self.rejected = rejected
         self.imageWidth = imageWidth
@@ -146,11 +151,11 @@ public final class FileScanner {
             baseScale *= 2
         }
         // Reduced copies average heavy noise away, as long as bars stay ≥ ~1 px per module.
-        var tricks: [(label: String, image: () -> GrayImage?, scale: Int)] = [
-            ("contrast stretched and sharpened", { (base.contrastStretched() ?? base).sharpened() }, baseScale),
+        var tricks: [(label: String, image: () -> GrayImage?, scale: Int, sharpened: Bool)] = [
+            ("contrast stretched and sharpened", { (base.contrastStretched() ?? base).sharpened() }, baseScale, true),
         ]
         for factor in [2, 4] where min(base.width, base.height) / factor >= Self.minimumReducedSide {
-            tricks.append(("reduced 1/\(factor)", { base.downscaled(by: factor) }, baseScale * factor))
+            tricks.append(("reduced 1/\(factor)", { base.downscaled(by: factor) }, baseScale * factor, false))
         }
         // Every other scan line halves the cost, and on the real photos it reads one more
         // code than every line does (other lines fall across the bars); thorough tries both.
@@ -159,7 +164,7 @@ public final class FileScanner {
             for trick in tricks {
                 guard let image = trick.image() else { continue }
                 if attempts.run(image, scale: trick.scale, label: "\(trick.label), density \(density)",
-                                density: density, keepRejected: false) {
+                                density: density, keepRejected: false, sharpened: trick.sharpened) {
                     return finish(&attempts)
                 }
             }
@@ -173,20 +178,21 @@ public final class FileScanner {
         let small = base.width * base.height <= Self.smallImagePixels
         if options.effort == .thorough ? doublable : (options.effort == .normal && small) {
             let doubled = base.upscaled2x()
-            var passes: [(label: String, image: () -> GrayImage, mapping: BoundsMapping)] = [
-                ("doubled and sharpened", { doubled.sharpened(radius: 3, amount: 2) }, .magnified),
-                ("equalised", { base.equalised() }, .identity),
+            var passes: [(label: String, image: () -> GrayImage, mapping: BoundsMapping, sharpened: Bool)] = [
+                ("doubled and sharpened", { doubled.sharpened(radius: 3, amount: 2) }, .magnified, true),
+                ("equalised", { base.equalised() }, .identity, false),
             ]
-            if options.effort == .thorough { passes.insert(("doubled", { doubled }, .magnified), at: 0) }
+            if options.effort == .thorough { passes.insert(("doubled", { doubled }, .magnified, false), at: 0) }
             for degrees in options.effort == .thorough ? [-6.0, 6, -12, 12] : [-6.0, 6] {
                 passes.append(("doubled, turned \(Int(degrees))°", { doubled.skewed(degrees: degrees) },
-                               .skewed(degrees: degrees, width: doubled.width, height: doubled.height, magnification: 2)))
+                               .skewed(degrees: degrees, width: doubled.width, height: doubled.height, magnification: 2),
+                               false))
             }
             for pass in passes {
                 // No UPC-E/EAN-8 from these: sharpened and magnified, the right half of a
                 // UPC-A reads as a UPC-E by many scan lines (its shadow, with the UPC-A unread).
                 if attempts.run(pass.image(), scale: baseScale, label: pass.label, density: 2, keepRejected: false,
-                                mapping: pass.mapping, acceptShort: false) {
+                                mapping: pass.mapping, acceptShort: false, sharpened: pass.sharpened) {
                     return finish(&attempts)
                 }
             }
@@ -210,17 +216,21 @@ struct AttemptLog {
     var rejected: [Detection] = []
     var warnings: [String] = []
     var successfulAttempt: String?
+    /// UPC-E/EAN-8 reads refused because bars ran on into their margins (`QuietZone`).
+    var shadowsRefused = 0
 
     /// Scans one variant; true once a confirmed, uncontradicted code stands.
     /// `keepRejected: false` for doctored images, where a symbol that fails validation (an
     /// add-on alone, most often) is far more likely noise than print.
     mutating func run(_ image: GrayImage, scale: Int, label: String, density: Int = 1,
-                      keepRejected: Bool = true, mapping: BoundsMapping = .identity, acceptShort: Bool = true) -> Bool {
+                      keepRejected: Bool = true, mapping: BoundsMapping = .identity, acceptShort: Bool = true,
+                      sharpened: Bool = false) -> Bool {
         if reader.density != density { try? reader.setDensity(density) }
-        for var detection in reader.scan(image) where acceptShort || !Agreement.isShort(detection) {
+        for var detection in reader.scan(image, refusingShadows: &shadowsRefused)
+        where acceptShort || !Agreement.isShort(detection) {
             detection.bounds = mapping.apply(detection.bounds).scaled(by: scale)
             if detection.isValid {
-                agreement.record(detection, attempt: label)
+                agreement.record(detection, attempt: label, sharpened: sharpened)
             } else if keepRejected, !rejected.contains(where: { $0.identity == detection.identity }) {
                 rejected.append(detection)
             }
@@ -251,9 +261,9 @@ struct AttemptLog {
                 let label = "region \(number + 1), \(variant.label)"
                 // Symbols that fail validation are not kept: in a crop of bars an add-on
                 // alone is far more likely part of the main code than print.
-                for var detection in reader.scanRows(image) where detection.isValid {
+                for var detection in reader.scanRows(image, refusingShadows: &shadowsRefused) where detection.isValid {
                     detection.bounds = crop.mapping.apply(detection.bounds)
-                    agreement.record(detection, attempt: label)
+                    agreement.record(detection, attempt: label, sharpened: variant.sharpen)
                     readIn[number].insert(detection.identity)
                 }
             }
@@ -283,26 +293,26 @@ struct AttemptLog {
             let origin = (x: max(0, region.x) * scale, y: max(0, region.y) * scale)
             let index = agreement.sightings.firstIndex { $0.detection.identity == sighting.detection.identity }
             // (label, image, its size relative to the crop as up/down factors)
-            var variants: [(String, () -> GrayImage, up: Int, down: Int)] = [
-                ("region doubled", { crop.upscaled2x() }, 2, 1),
-                ("region sharpened", { (crop.contrastStretched() ?? crop).sharpened() }, 1, 1),
-                ("region smoothed", { crop.boxBlurred() }, 1, 1),
+            var variants: [(String, () -> GrayImage, up: Int, down: Int, sharpened: Bool)] = [
+                ("region doubled", { crop.upscaled2x() }, 2, 1, false),
+                ("region sharpened", { (crop.contrastStretched() ?? crop).sharpened() }, 1, 1, true),
+                ("region smoothed", { crop.boxBlurred() }, 1, 1, false),
             ]
             // Reduced copies average noise away (what read a noisy code in the first place).
             for factor in [2, 4, 8] where min(crop.width, crop.height) / factor >= Self.minimumRegionSide {
-                variants.append(("region reduced 1/\(factor)", { crop.downscaled(by: factor) }, 1, factor))
+                variants.append(("region reduced 1/\(factor)", { crop.downscaled(by: factor) }, 1, factor, false))
             }
-            for (label, make, up, down) in variants {
+            for (label, make, up, down, sharpened) in variants {
                 let variant = make()
                 // Back to the crop's pixels, then to the file's.
-                for var detection in reader.scan(variant) {
+                for var detection in reader.scan(variant, refusingShadows: &shadowsRefused) {
                     let b = detection.bounds
                     detection.bounds = BoundingBox(x: b.x * down / up, y: b.y * down / up,
                                                    width: max(1, b.width * down / up),
                                                    height: max(1, b.height * down / up)).scaled(by: scale)
                     detection.bounds.x += origin.x
                     detection.bounds.y += origin.y
-                    if detection.isValid { agreement.record(detection, attempt: label) }
+                    if detection.isValid { agreement.record(detection, attempt: label, sharpened: sharpened) }
                 }
                 if let index, agreement.sightings[index].isConfirmed { break }
             }
@@ -323,7 +333,8 @@ struct AttemptLog {
             codes: ordered, rejected: rejected.filter { !pairedAddOns.contains($0.identity) },
             imageWidth: loaded.originalWidth, imageHeight: loaded.originalHeight,
             warnings: loaded.warnings + warnings, attempt: successfulAttempt,
-            ambiguities: verdict.ambiguities, unconfirmed: verdict.unconfirmed)
+            ambiguities: verdict.ambiguities, unconfirmed: verdict.unconfirmed,
+            shadows: verdict.shadows + shadowsRefused)
     }
 }
 

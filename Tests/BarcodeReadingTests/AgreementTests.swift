@@ -68,4 +68,28 @@ import Testing
                               at: BoundingBox(x: 900, y: 700, width: 200, height: 80)), attempt: "1/4 scale")
         #expect(agreement.verdict.codes.count == 2)
     }
+
+    @Test func linesOfASharpenedCopyAloneDoNotConfirm() {
+        // Blurred bars sharpened read 9781467688437 as 9181461688431 (three 7s as 1s, check
+        // digit still valid) on every line of that copy.
+        var agreement = Agreement()
+        agreement.record(read(.ean13, "9181461688431", quality: 146), attempt: "doubled and sharpened", sharpened: true)
+        #expect(agreement.verdict.codes.isEmpty)
+        #expect(agreement.verdict.unconfirmed == 1)
+        agreement.record(read(.ean13, "9181461688431", quality: 3), attempt: "equalised")
+        #expect(agreement.verdict.codes.map(\.text) == ["9181461688431"])
+    }
+
+    @Test func aCodeReadOneWayOnlyIsNeverConfirmed() {
+        var oneWay = read(.ean13, "6781188298079", quality: 7)
+        oneWay.readBothWays = false
+        var agreement = Agreement()
+        agreement.record(oneWay, attempt: "full size")
+        agreement.record(oneWay, attempt: "1/2 scale")
+        #expect(agreement.verdict.codes.isEmpty)
+        var bothWays = oneWay
+        bothWays.readBothWays = true
+        agreement.record(bothWays, attempt: "reduced 1/2")
+        #expect(agreement.verdict.codes.map(\.text) == ["6781188298079"])
+    }
 }
