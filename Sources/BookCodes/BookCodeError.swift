@@ -19,6 +19,8 @@ public enum BookCodeError: Error, Sendable, Hashable, CustomStringConvertible {
     case addOnIsNotAProduct(Symbology)
     /// A main symbology was given where an EAN-2/EAN-5 supplement was expected.
     case notAnAddOn(Symbology)
+    /// A scanned EAN-13 whose GS1 prefix nobody holds: a misread, however well it read.
+    case unassignedGS1Prefix(String)
 
     public var description: String {
         switch self {
@@ -42,6 +44,8 @@ public enum BookCodeError: Error, Sendable, Hashable, CustomStringConvertible {
             "\(symbology.rawValue) is an add-on printed beside a main code, not a product code"
         case .notAnAddOn(let symbology):
             "\(symbology.rawValue) is a main code, not an add-on (EAN-2 or EAN-5)"
+        case .unassignedGS1Prefix(let prefix):
+            "GS1 prefix \(prefix) is not assigned to anyone: no product carries it (a misread)"
         }
     }
 }

@@ -41,7 +41,8 @@ public enum ProductCode: Hashable, Sendable, CustomStringConvertible {
 public enum CodeValidator {
     /// Checks `text` as the given symbology and says what it identifies. ISBN-10 text becomes
     /// `.book`; an ISBN-13 symbol must carry a Bookland prefix; add-ons throw
-    /// `.addOnIsNotAProduct` (validate those with `AddOn(validating:as:)`).
+    /// `.addOnIsNotAProduct` (validate those with `AddOn(validating:as:)`); an EAN-13 symbol
+    /// must carry a GS1 prefix someone holds (`GS1Prefix`).
     public static func validate(symbology: Symbology, text: String) throws(BookCodeError) -> ProductCode {
         switch symbology {
         case .isbn10:
@@ -49,6 +50,10 @@ public enum CodeValidator {
         case .isbn13:
             let gtin = try GTIN(validating: text, as: .isbn13)
             guard gtin.isBookland else { throw .notBookland(prefix: String(gtin.gtin13.prefix(3))) }
+            return ProductCode(gtin)
+        case .ean13:
+            let gtin = try GTIN(validating: text, as: .ean13)
+            guard GS1Prefix.isAssigned(gtin13: gtin.gtin13) else { throw .unassignedGS1Prefix(String(gtin.gtin13.prefix(3))) }
             return ProductCode(gtin)
         default:
             return ProductCode(try GTIN(validating: text, as: symbology))

@@ -48,6 +48,13 @@ import Testing
             let gtin = try GTIN(validating: text)
             #expect(gtin.text == text && gtin.gtin13 == text && gtin.symbology == .ean13)
             #expect(try GTIN(validating: gtin.text) == gtin)
+            // A scanned EAN-13 is a product only under a GS1 prefix someone holds.
+            guard GS1Prefix.isAssigned(gtin13: text) else {
+                #expect(throws: BookCodeError.unassignedGS1Prefix(String(text.prefix(3)))) {
+                    try CodeValidator.validate(symbology: .ean13, text: text)
+                }
+                return
+            }
             let code = try CodeValidator.validate(symbology: .ean13, text: text)
             #expect(code.gtin13 == text)
             #expect(code.isBook == ((text.hasPrefix("978") || text.hasPrefix("979")) && !text.hasPrefix("9790")))
