@@ -73,8 +73,9 @@ public enum ReadCode: Sendable, Hashable {
 /// Stage "decode", its output for one frame: what zbar read, not yet confirmed.
 public struct DecodedFrame: Sendable {
     public enum Outcome: Sendable {
-        /// Valid and rejected detections alike; stage "confirm" sorts them.
-        case read([Detection])
+        /// Valid and rejected detections alike; stage "confirm" sorts them. `ambiguities`:
+        /// places where two different valid codes were read and neither was reported.
+        case read([Detection], ambiguities: Int = 0)
         case unreadable(reason: String)
         /// Never decoded: newer frames were waiting (watch only).
         case dropped
@@ -82,7 +83,7 @@ public struct DecodedFrame: Sendable {
         public init(_ scan: Result<FileScanResult, ImageError>) {
             switch scan {
             case .failure(let error): self = .unreadable(reason: error.description)
-            case .success(let scan): self = .read(scan.codes + scan.rejected)
+            case .success(let scan): self = .read(scan.codes + scan.rejected, ambiguities: scan.ambiguities)
             }
         }
     }

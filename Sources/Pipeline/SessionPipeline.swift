@@ -133,9 +133,10 @@ public final class SessionPipeline {
         switch decoded.outcome {
         case .dropped: return .notRead(.dropped)
         case .unreadable(let reason): return .notRead(.unreadable(reason: reason))
-        case .read(let detections):
+        case .read(let detections, let ambiguities):
             let codes = ReadCode.confirmed(from: detections)
             record.countFrame()
+            record.countAmbiguities(ambiguities)
             record.countCodes(codes.filter { $0.debounceKey != nil }.count)
             return .codes(codes)
         }

@@ -38,6 +38,8 @@ public struct SessionRecord: Sendable {
         /// Valid codes read (books and products, repeats included).
         public var codes = 0
         public var rejected = 0
+        /// Places where two different valid codes were read and neither was reported.
+        public var ambiguous = 0
         public var debounced = 0
         public var unreadable = 0
         public var dropped = 0
@@ -75,6 +77,7 @@ public struct SessionRecord: Sendable {
     public mutating func countFrame() { totals.frames += 1 }
     /// Valid codes read from one frame (before debounce).
     public mutating func countCodes(_ n: Int) { totals.codes += n }
+    public mutating func countAmbiguities(_ n: Int) { totals.ambiguous += n }
     public mutating func countAlreadyProcessed(_ n: Int = 1) { totals.alreadyProcessed += n }
 
     /// A book code was accepted and is being looked up: shows "Adding…" until `finish`.

@@ -49,6 +49,24 @@ import Testing
             #expect(again.kinds == [.unreadable])
         }
     }
+
+    /// Places the reader would not report (two different valid codes at one place) are
+    /// counted in the session's totals, so `scan`'s summary says what it refused.
+    @Test func ambiguousPlacesAreCountedNotReported() async throws {
+        try await withTemporaryDirectory { directory in
+            let catalogue = try Catalogue.inMemory()
+            for name in ["a.jpg", "b.jpg"] { try Data("x".utf8).write(to: directory.appendingPathComponent(name)) }
+            let decoder = FakeDecoder(outcomes: ["a.jpg": .read([], ambiguities: 2), "b.jpg": .read([])])
+            let output = CollectingOutput()
+            let pipeline = SessionPipeline(catalogue: catalogue, lookup: LookupService(catalogue: catalogue, sources: []),
+                                           settings: .init(offline: true), output: output)
+            let summary = await ScanSession(options: .init(paths: [directory]), catalogue: catalogue, decoder: decoder)
+                .run(pipeline: pipeline, output: output, interrupt: nil)
+            #expect(summary.totals.frames == 2)
+            #expect(summary.totals.ambiguous == 2)
+            #expect(summary.totals.codes == 0)
+        }
+    }
 }
 
 /// A decoder that returns a fixed outcome per file name, in the order given (as the real

@@ -196,7 +196,8 @@ extension SessionSummary {
         if t.failed > 0 { lines.append("  Failed:             \(t.failed)") }
         var other: [String] = []
         if t.nonBook > 0 { other.append("\(t.nonBook) non-book code\(t.nonBook == 1 ? "" : "s")") }
-        if t.rejected > 0 { other.append("\(t.rejected) rejected check digit\(t.rejected == 1 ? "" : "s")") }
+        if t.rejected > 0 { other.append("\(t.rejected) code\(t.rejected == 1 ? "" : "s") rejected") }
+        if t.ambiguous > 0 { other.append("\(t.ambiguous) ambiguous, not reported") }
         if t.debounced > 0 { other.append("\(t.debounced) repeat\(t.debounced == 1 ? "" : "s") skipped") }
         if t.noCode > 0 { other.append("\(t.noCode) frame\(t.noCode == 1 ? "" : "s") without a barcode") }
         if t.dropped > 0 { other.append("\(t.dropped) stale frame\(t.dropped == 1 ? "" : "s") dropped") }
