@@ -13,6 +13,8 @@ struct Agreement {
     static let confirmingQuality = 6
     /// A lone weak read beside a code this many times stronger is that code misread.
     static let dominance = 4
+    /// A doubtful read's second look covers at least this many file pixels around zbar's box.
+    static let secondLookReach = 48
 
     /// One code's reads over the attempts, in the file's coordinates.
     struct Sighting {
@@ -72,6 +74,16 @@ struct Agreement {
         var unconfirmed = 0
         /// Shorter codes read inside a longer one's box (a UPC-E inside a UPC-A).
         var shadows = 0
+
+        /// Top to bottom, then left to right: zbar's order is not stable between scans; position is.
+        var orderedCodes: [Detection] { codes.sorted { ($0.bounds.y, $0.bounds.x) < ($1.bounds.y, $1.bounds.x) } }
+
+        /// `rejected` without the add-ons that one of the codes carries (read alone in one
+        /// attempt and beside their code in another: no rejection).
+        func unpaired(_ rejected: [Detection]) -> [Detection] {
+            let paired = Set(codes.compactMap { $0.addOn.map { "\($0.symbology.rawValue):\($0.text)" } })
+            return rejected.filter { !paired.contains($0.identity) }
+        }
     }
 
     var verdict: Verdict {

@@ -117,3 +117,27 @@ public struct BoundingBox: Sendable, Hashable, Codable, CustomStringConvertible 
 
     public var description: String { "\(width)×\(height) at (\(x), \(y))" }
 }
+
+extension BoundingBox {
+    /// zbar's box covers only the lines that decoded: grown by its own size (at least
+    /// `minimumReach`) on every side, it holds the whole code for a second look.
+    func grownToHoldCode(minimumReach: Int) -> BoundingBox {
+        let reach = max(width, height, minimumReach)
+        return BoundingBox(x: x - reach, y: y - reach, width: width + 2 * reach, height: height + 2 * reach)
+    }
+}
+
+extension Detection {
+    /// This detection, read in a pass image, moved to the file's pixels: the pass image was
+    /// a crop at `origin` (file pixels) of an image `scale`× smaller than the file, then
+    /// enlarged `up`× or reduced `down`×.
+    func placed(up: Int = 1, down: Int = 1, scale: Int = 1, origin: (x: Int, y: Int) = (0, 0)) -> Detection {
+        var moved = self
+        let b = bounds
+        moved.bounds = BoundingBox(x: b.x * down / up, y: b.y * down / up,
+                                   width: max(1, b.width * down / up), height: max(1, b.height * down / up)).scaled(by: scale)
+        moved.bounds.x += origin.x
+        moved.bounds.y += origin.y
+        return moved
+    }
+}

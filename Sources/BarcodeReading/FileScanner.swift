@@ -284,11 +284,8 @@ struct AttemptLog {
         if reader.density != 1 { try? reader.setDensity(1) }
         let doubtful = agreement.sightings.filter { !$0.isConfirmed }.prefix(Self.maximumRegions)
         for sighting in doubtful {
-            let box = sighting.detection.bounds
-            // zbar's box covers only the lines that decoded: grow it to the whole code.
-            let reach = max(box.width, box.height, 48 * scale)
-            let region = BoundingBox(x: (box.x - reach) / scale, y: (box.y - reach) / scale,
-                                     width: (box.width + 2 * reach) / scale, height: (box.height + 2 * reach) / scale)
+            let whole = sighting.detection.bounds.grownToHoldCode(minimumReach: Agreement.secondLookReach * scale)
+            let region = BoundingBox(x: whole.x / scale, y: whole.y / scale, width: whole.width / scale, height: whole.height / scale)
             guard let crop = image.cropped(to: region) else { continue }
             let origin = (x: max(0, region.x) * scale, y: max(0, region.y) * scale)
             let index = agreement.sightings.firstIndex { $0.detection.identity == sighting.detection.identity }
@@ -305,14 +302,8 @@ struct AttemptLog {
             for (label, make, up, down, sharpened) in variants {
                 let variant = make()
                 // Back to the crop's pixels, then to the file's.
-                for var detection in reader.scan(variant, refusingShadows: &shadowsRefused) {
-                    let b = detection.bounds
-                    detection.bounds = BoundingBox(x: b.x * down / up, y: b.y * down / up,
-                                                   width: max(1, b.width * down / up),
-                                                   height: max(1, b.height * down / up)).scaled(by: scale)
-                    detection.bounds.x += origin.x
-                    detection.bounds.y += origin.y
-                    if detection.isValid { agreement.record(detection, attempt: label, sharpened: sharpened) }
+                for detection in reader.scan(variant, refusingShadows: &shadowsRefused) where detection.isValid {
+                    agreement.record(detection.placed(up: up, down: down, scale: scale, origin: origin), attempt: label, sharpened: sharpened)
                 }
                 if let index, agreement.sightings[index].isConfirmed { break }
             }
@@ -324,13 +315,8 @@ struct AttemptLog {
 
     func result(for loaded: LoadedImage) -> FileScanResult {
         let verdict = agreement.verdict
-        let codes = verdict.codes
-        // An add-on read alone in one attempt and beside its code in another is no rejection.
-        let pairedAddOns = Set(codes.compactMap { $0.addOn.map { "\($0.symbology.rawValue):\($0.text)" } })
-        // zbar's order is not stable between scans; position is.
-        let ordered = codes.sorted { ($0.bounds.y, $0.bounds.x) < ($1.bounds.y, $1.bounds.x) }
         return FileScanResult(
-            codes: ordered, rejected: rejected.filter { !pairedAddOns.contains($0.identity) },
+            codes: verdict.orderedCodes, rejected: verdict.unpaired(rejected),
             imageWidth: loaded.originalWidth, imageHeight: loaded.originalHeight,
             warnings: loaded.warnings + warnings, attempt: successfulAttempt,
             ambiguities: verdict.ambiguities, unconfirmed: verdict.unconfirmed,

@@ -38,8 +38,6 @@ public final class LiveFrameReader {
     /// Frames with a long side of at least this are scanned at half size first: the half
     /// (640 px) still has a webcam book barcode at ≥ 1 px per module.
     static let coarseMinimumLongSide = 1280
-    /// A doubtful read's place reaches this far around zbar's box (or the box's size, if larger).
-    static let confirmingReach = 48
     /// Places scanned at full size per frame, at most.
     static let maximumPlaces = 3
 
@@ -103,10 +101,8 @@ private struct LiveAttempts {
     mutating func scan(_ image: GrayImage, scale: Int, label: String, density: Int, origin: (x: Int, y: Int) = (0, 0)) {
         if reader.density != density { try? reader.setDensity(density) }
         passes.append(label)
-        for var detection in reader.scan(image) {
-            detection.bounds = detection.bounds.scaled(by: scale)
-            detection.bounds.x += origin.x
-            detection.bounds.y += origin.y
+        for scanned in reader.scan(image) {
+            let detection = scanned.placed(scale: scale, origin: origin)
             if detection.isValid {
                 agreement.record(detection, attempt: label)
             } else if !rejected.contains(where: { $0.identity == detection.identity }) {
@@ -122,11 +118,7 @@ private struct LiveAttempts {
     func places(in full: GrayImage) -> [BoundingBox] {
         var boxes: [BoundingBox] = []
         let doubtful = agreement.sightings.filter { !$0.isConfirmed }.map(\.detection) + rejected
-        for detection in doubtful {
-            // zbar's box covers only the lines that decoded: grow it to the whole code.
-            let b = detection.bounds, reach = max(b.width, b.height, LiveFrameReader.confirmingReach)
-            boxes.append(BoundingBox(x: b.x - reach, y: b.y - reach, width: b.width + 2 * reach, height: b.height + 2 * reach))
-        }
+        boxes += doubtful.map { $0.bounds.grownToHoldCode(minimumReach: Agreement.secondLookReach) }
         let confirmed = agreement.verdict.codes.map(\.bounds)
         for region in RegionFinder.find(in: full, limit: LiveFrameReader.maximumPlaces + confirmed.count) {
             // A patch covers the bars that stayed sharp: often less than the code.
@@ -160,20 +152,13 @@ private struct LiveAttempts {
         let places = doubtful.isEmpty ? Array(agreement.sightings.prefix(2)) : Array(doubtful)
         if reader.density != 1 { try? reader.setDensity(1) }
         for sighting in places {
-            let box = sighting.detection.bounds
-            let reach = max(box.width, box.height, LiveFrameReader.confirmingReach)
-            let region = BoundingBox(x: box.x - reach, y: box.y - reach, width: box.width + 2 * reach, height: box.height + 2 * reach)
+            let region = sighting.detection.bounds.grownToHoldCode(minimumReach: Agreement.secondLookReach)
             guard let crop = image.cropped(to: region) else { continue }
             let origin = (x: max(0, region.x), y: max(0, region.y))
             for (label, variant, up) in [("confirming crop", crop, 1), ("confirming crop doubled", crop.upscaled2x(), 2)] {
                 passes.append(label)
-                for var detection in reader.scan(variant) where detection.isValid {
-                    let b = detection.bounds
-                    detection.bounds = BoundingBox(x: b.x / up, y: b.y / up, width: max(1, b.width / up),
-                                                   height: max(1, b.height / up))
-                    detection.bounds.x += origin.x
-                    detection.bounds.y += origin.y
-                    agreement.record(detection, attempt: label)
+                for detection in reader.scan(variant) where detection.isValid {
+                    agreement.record(detection.placed(up: up, origin: origin), attempt: label)
                 }
                 if agreement.sightings.first(where: { $0.detection.identity == sighting.detection.identity })?.isConfirmed == true {
                     break
@@ -184,10 +169,8 @@ private struct LiveAttempts {
 
     var reading: LiveFrameReader.Reading {
         let verdict = agreement.verdict
-        let paired = Set(verdict.codes.compactMap { $0.addOn.map { "\($0.symbology.rawValue):\($0.text)" } })
         return LiveFrameReader.Reading(
-            codes: verdict.codes.sorted { ($0.bounds.y, $0.bounds.x) < ($1.bounds.y, $1.bounds.x) },
-            rejected: rejected.filter { !paired.contains($0.identity) },
+            codes: verdict.orderedCodes, rejected: verdict.unpaired(rejected),
             unconfirmed: verdict.unconfirmed, ambiguities: verdict.ambiguities, passes: passes, warnings: warnings)
     }
 }
