@@ -9,8 +9,7 @@ extension GrayImage {
     /// The darkest and brightest percent pushed to black and white, the rest stretched
     /// between; nil when the image already spans (nearly) the whole range.
     func contrastStretched(clipping fraction: Double = 0.01) -> GrayImage? {
-        var histogram = [Int](repeating: 0, count: 256)
-        for value in pixels { histogram[Int(value)] += 1 }
+        let histogram = histogram
         let clip = Int(Double(pixels.count) * fraction)
         var low = 0, seen = 0
         while low < 255, seen + histogram[low] <= clip { seen += histogram[low]; low += 1 }
@@ -19,8 +18,7 @@ extension GrayImage {
         while high > 0, seen + histogram[high] <= clip { seen += histogram[high]; high -= 1 }
         guard high > low, low > 16 || high < 239 else { return nil }
         let scale = 255.0 / Double(high - low)
-        let table = (0...255).map { UInt8(min(255, max(0, (Double($0 - low) * scale).rounded()))) }
-        return GrayImage(width: width, height: height, pixels: pixels.map { table[Int($0)] })
+        return mapped((0...255).map { UInt8(min(255, max(0, (Double($0 - low) * scale).rounded()))) })
     }
 
     /// 3×3 box blur: averages away sensor noise and JPEG ringing that split wide bars.
@@ -69,13 +67,8 @@ extension GrayImage {
 extension GrayImage {
     /// The pixels inside `box`, clipped to the image; nil when nothing is left.
     func cropped(to box: BoundingBox) -> GrayImage? {
-        let x0 = max(0, box.x), y0 = max(0, box.y)
-        let x1 = min(width, box.maxX), y1 = min(height, box.maxY)
-        guard x1 > x0, y1 > y0 else { return nil }
-        var out = [UInt8]()
-        out.reserveCapacity((x1 - x0) * (y1 - y0))
-        for y in y0..<y1 { out += pixels[(y * width + x0)..<(y * width + x1)] }
-        return GrayImage(width: x1 - x0, height: y1 - y0, pixels: out)
+        let crop = cropped(x: box.x, y: box.y, width: box.width, height: box.height)
+        return crop.width > 0 && crop.height > 0 ? crop : nil
     }
 
     /// Twice the size, bilinear: thin bars (under ~2 px per module) get edges zbar can place.
@@ -105,8 +98,7 @@ extension GrayImage {
     /// Histogram equalisation: spreads a label's few grey levels (shadowed or washed-out
     /// prints) over the whole range, so faint bars reach zbar's edge threshold.
     func equalised() -> GrayImage {
-        var histogram = [Int](repeating: 0, count: 256)
-        for value in pixels { histogram[Int(value)] += 1 }
+        let histogram = histogram
         let total = pixels.count
         guard let first = histogram.firstIndex(where: { $0 > 0 }), total > histogram[first] else { return self }
         var table = [UInt8](repeating: 0, count: 256)
@@ -116,7 +108,7 @@ extension GrayImage {
             cumulative += histogram[level]
             table[level] = UInt8(clamping: (cumulative - below) * 255 / max(1, total - below))
         }
-        return GrayImage(width: width, height: height, pixels: pixels.map { table[Int($0)] })
+        return mapped(table)
     }
 
     /// Unsharp mask over a (2r+1)² box: `centre + amount × (centre − mean)`, from an

@@ -5,13 +5,9 @@ extension GrayImage {
     public func cropped(x: Int, y: Int, width cropWidth: Int, height cropHeight: Int) -> GrayImage {
         let x0 = max(0, min(width, x)), y0 = max(0, min(height, y))
         let x1 = max(x0, min(width, x + cropWidth)), y1 = max(y0, min(height, y + cropHeight))
-        var output = [UInt8](repeating: 0, count: (x1 - x0) * (y1 - y0))
-        pixels.withUnsafeBufferPointer { source in
-            for row in y0..<y1 {
-                let from = row * width + x0, to = (row - y0) * (x1 - x0)
-                for column in 0..<(x1 - x0) { output[to + column] = source[from + column] }
-            }
-        }
+        var output = [UInt8]()
+        output.reserveCapacity((x1 - x0) * (y1 - y0))
+        if x1 > x0 { for row in y0..<y1 { output += pixels[(row * width + x0)..<(row * width + x1)] } }
         return GrayImage(width: x1 - x0, height: y1 - y0, pixels: output)
     }
 

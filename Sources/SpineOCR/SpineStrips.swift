@@ -15,7 +15,7 @@ public enum SpineStrips {
         guard width >= 16, height >= 16 else { return [] }
         // Square-root brightness: steps between dark spines count as much as between light ones.
         let root = (0..<256).map { UInt8((16 * Double($0).squareRoot()).rounded(.down)) }
-        let blurred = blur(GrayImage(width: width, height: height, pixels: small.pixels.map { root[Int($0)] }))
+        let blurred = blur(small.mapped(root))
         // Vertical-edge pixels: a horizontal brightness step clearly stronger than any vertical one.
         var vertical = [UInt8](repeating: 0, count: width * height)
         blurred.withUnsafeBufferPointer { pixels in
