@@ -27,8 +27,7 @@ import Testing
                 "IMG_20261122_101532.jpg": .read([bookCode(unknown)]),
             ])
             let output = CollectingOutput()
-            let pipeline = SessionPipeline(catalogue: catalogue, lookup: LookupService(catalogue: catalogue, sources: []),
-                                           settings: .init(offline: true), output: output)
+            let pipeline = SessionPipeline.offline(catalogue, output: output)
             let session = ScanSession(options: .init(paths: [photos]), catalogue: catalogue, decoder: decoder)
             let summary = await session.run(pipeline: pipeline, output: output, interrupt: nil)
 
@@ -41,8 +40,7 @@ import Testing
 
             // The next run skips what was settled and reads the rest again.
             let again = CollectingOutput()
-            let next = SessionPipeline(catalogue: catalogue, lookup: LookupService(catalogue: catalogue, sources: []),
-                                       settings: .init(offline: true), output: again)
+            let next = SessionPipeline.offline(catalogue, output: again)
             let resumed = await ScanSession(options: .init(paths: [photos]), catalogue: catalogue, decoder: decoder)
                 .run(pipeline: next, output: again, interrupt: nil)
             #expect(resumed.totals.alreadyProcessed == 2)
@@ -58,14 +56,20 @@ import Testing
             for name in ["a.jpg", "b.jpg"] { try Data("x".utf8).write(to: directory.appendingPathComponent(name)) }
             let decoder = FakeDecoder(outcomes: ["a.jpg": .read([], ambiguities: 2), "b.jpg": .read([])])
             let output = CollectingOutput()
-            let pipeline = SessionPipeline(catalogue: catalogue, lookup: LookupService(catalogue: catalogue, sources: []),
-                                           settings: .init(offline: true), output: output)
+            let pipeline = SessionPipeline.offline(catalogue, output: output)
             let summary = await ScanSession(options: .init(paths: [directory]), catalogue: catalogue, decoder: decoder)
                 .run(pipeline: pipeline, output: output, interrupt: nil)
             #expect(summary.totals.frames == 2)
             #expect(summary.totals.ambiguous == 2)
             #expect(summary.totals.codes == 0)
         }
+    }
+}
+
+extension SessionPipeline {
+    /// A pipeline with no metadata source, offline: unknown books are queued.
+    static func offline(_ catalogue: Catalogue, output: any EventOutput) -> SessionPipeline {
+        SessionPipeline(catalogue: catalogue, lookup: LookupService(catalogue: catalogue, sources: []), settings: .init(offline: true), output: output)
     }
 }
 

@@ -21,8 +21,7 @@ import Testing
             let isbn = try cachedBook(5, in: catalogue)
             let stop = WatchStop()
             let output = StoppingOutput(afterEvents: 2, stop: stop)
-            let pipeline = SessionPipeline(catalogue: catalogue, lookup: LookupService(catalogue: catalogue, sources: []),
-                                           settings: .init(offline: true), output: output)
+            let pipeline = SessionPipeline.offline(catalogue, output: output)
             let watch = WatchSession(options: .init(directory: frames, cleanup: .delete, idleExit: 120, workers: 1, keepAll: true))
             let good = frames.appendingPathComponent("good.jpg"), bad = frames.appendingPathComponent("bad.jpg")
             let summary = try await watch.run(pipeline: pipeline, output: output, interrupt: nil, stop: stop, makeDecoder: {
