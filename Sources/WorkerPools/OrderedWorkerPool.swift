@@ -99,51 +99,43 @@ public final class OrderedWorkerPool<Input: Sendable, Output: Sendable>: @unchec
 
     /// Queues an input; the queue may drop older waiting inputs. Ignored after `finish` or `cancel`.
     public func submit(_ input: Input) {
-        condition.lock()
-        guard !inputFinished, !cancelled else { return condition.unlock() }
-        let droppedInputs = queue.admit(Numbered(sequence: submitted, input: input))
-        submitted += 1
-        waitingCount += 1 - droppedInputs.count
-        for waiting in droppedInputs { finished[waiting.sequence] = dropped(waiting.input) }
-        condition.signal()
-        let resume = handOver()
-        condition.unlock()
-        resume?()
+        changingState {
+            guard !inputFinished, !cancelled else { return }
+            let droppedInputs = queue.admit(Numbered(sequence: submitted, input: input))
+            submitted += 1
+            waitingCount += 1 - droppedInputs.count
+            for waiting in droppedInputs { finished[waiting.sequence] = dropped(waiting.input) }
+            condition.signal()
+        }
     }
 
     /// No more input: the workers drain what is queued, then `next()` returns nil.
     public func finish() {
-        condition.lock()
-        inputFinished = true
-        condition.broadcast()
-        let resume = handOver()
-        condition.unlock()
-        resume?()
+        changingState {
+            inputFinished = true
+            condition.broadcast()
+        }
     }
 
     /// Stops the workers after their current input and ends the output.
     public func cancel() {
-        condition.lock()
-        cancelled = true
-        while queue.next() != nil {}
-        waitingCount = 0
-        finished.removeAll()
-        condition.broadcast()
-        let resume = handOver()
-        condition.unlock()
-        resume?()
+        changingState {
+            cancelled = true
+            while queue.next() != nil {}
+            waitingCount = 0
+            finished.removeAll()
+            condition.broadcast()
+        }
     }
 
     /// The next output in submission order; nil once input has finished and every output is
     /// out, or after `cancel()`. One consumer at a time.
     public func next() async -> Output? {
         await withCheckedContinuation { continuation in
-            condition.lock()
-            precondition(consumer == nil, "OrderedWorkerPool has one consumer")
-            consumer = continuation
-            let resume = handOver()
-            condition.unlock()
-            resume?()
+            changingState {
+                precondition(consumer == nil, "OrderedWorkerPool has one consumer")
+                consumer = continuation
+            }
         }
     }
 
@@ -157,11 +149,7 @@ public final class OrderedWorkerPool<Input: Sendable, Output: Sendable>: @unchec
     private func work(_ body: (Input) -> Output) {
         while let taken = take() {
             let output = body(taken.input)
-            condition.lock()
-            if !cancelled { finished[taken.sequence] = output }
-            let resume = handOver()
-            condition.unlock()
-            resume?()
+            changingState { if !cancelled { finished[taken.sequence] = output } }
         }
     }
 
@@ -179,6 +167,16 @@ public final class OrderedWorkerPool<Input: Sendable, Output: Sendable>: @unchec
             if inputFinished, waitingCount == 0 { return nil }
             condition.wait()
         }
+    }
+
+    /// Runs `change` under the lock, then resumes the consumer if its output became ready
+    /// (after unlocking: a continuation must not resume while the lock is held).
+    private func changingState(_ change: () -> Void) {
+        condition.lock()
+        change()
+        let resume = handOver()
+        condition.unlock()
+        resume?()
     }
 
     /// With the lock held: if the consumer waits and its output is ready (or the output has
