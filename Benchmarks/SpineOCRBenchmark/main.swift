@@ -12,7 +12,7 @@ import Vision
 //     [--no-strips] [--strip-variants PSM:MIN:MAX,...] [--strip-second CONF] [--strip-weight W] [--budget-ms N]
 //     [--no-split] [--keep-all] [--split PREFIX,...] [--strong D] [--gap D] [--agreed-strong D] [--no-join]
 // Environment: OCR_CACHE / OCR_PASSES (replay; passes 0, 1000000, i0, s, s64...), STRIPS_FILL=1 (read
-// the strips again into a cache), STRIP_DUMP=folder (the prepared strips as PNG), MATCH="text|text"
+// the strips again into a cache), STRIP_DUMP=folder (the prepared strips as PNG), MATCH="text~alternative|text"
 // (match these readings and stop).
 
 struct Labelled: Decodable {
@@ -181,9 +181,11 @@ if replaying {
 let matcher = SpineMatcher(thresholds: thresholds, joinsFragments: joins)
 if let texts = ProcessInfo.processInfo.environment["MATCH"] {
     for text in texts.split(separator: "|") {
-        let result = matcher.match(SpineReading(text: String(text), confidence: 0.9), index: index)
+        // "text~alternative~alternative": a spine read several ways.
+        let parts = text.split(separator: "~").map(String.init)
+        let result = matcher.match(SpineReading(text: parts[0], confidence: 0.9, alternatives: Array(parts.dropFirst())), index: index)
         print(index.candidates(for: CandidateQuery(title: String(text), author: nil, text: String(text)), limit: 5).map(\.candidate.title))
-        print(text, "->", result.decision, result.best?.title ?? "-", result.distance, result.reason ?? "")
+        print(text, "->", result.decision, result.best?.title ?? "-", result.distance, result.reason ?? "", result.matchedText ?? "")
     }
     exit(0)
 }

@@ -82,6 +82,10 @@ public final class WorkIndex: CandidateSource, @unchecked Sendable {
     // Immutable after init, hence unchecked Sendable.
     public let works: [PreparedCandidate]
     private let postings: [String: [Int32]]
+    /// Indexed words (five letters or more) under each spelling with one letter left out: two
+    /// words one edit apart share one of these (or one is the other's), so a misread word's
+    /// neighbours are found without comparing it with every word.
+    private let deletions: [String: [String]]
 
     public init(_ candidates: [MatchCandidate]) {
         let prepared = candidates.map(PreparedCandidate.init)
@@ -95,6 +99,23 @@ public final class WorkIndex: CandidateSource, @unchecked Sendable {
         }
         self.works = prepared
         self.postings = postings
+        var deletions: [String: [String]] = [:]
+        for word in postings.keys where word.utf8.count >= 4 && word.utf8.count <= 30 && word.utf8.allSatisfy({ $0 < 0x80 }) {
+            for variant in Self.deletionVariants(word) { deletions[variant, default: []].append(word) }
+        }
+        self.deletions = deletions
+    }
+
+    /// `word` with each of its letters left out in turn.
+    static func deletionVariants(_ word: String) -> Set<String> {
+        let bytes = Array(word.utf8)
+        var variants = Set<String>()
+        for index in bytes.indices {
+            var variant = bytes
+            variant.remove(at: index)
+            variants.insert(String(decoding: variant, as: UTF8.self))
+        }
+        return variants
     }
 
     public var count: Int { works.count }
@@ -126,23 +147,84 @@ public final class WorkIndex: CandidateSource, @unchecked Sendable {
         return pieces.reversed()
     }
 
+    /// Indexed words one edit (a letter changed, dropped or added) away from `word`, which is
+    /// at least five letters long: "unwin" finds "unwind", "twistrd" "twisted" (shorter words
+    /// are one edit from too many others).
+    func nearWords(_ word: String) -> [String] {
+        let read = Array(word.utf8)
+        guard read.count >= 5, read.count <= 30, read.allSatisfy({ $0 < 0x80 }), read.contains(where: { $0 >= 0x61 && $0 <= 0x7A }) else { return [] }
+        // A letter dropped: the word is a deletion of a known one. Added: a deletion of it is
+        // known. Changed: both share a deletion.
+        var near = Set(deletions[word] ?? [])
+        for variant in Self.deletionVariants(word) {
+            if postings[variant] != nil { near.insert(variant) }
+            for known in deletions[variant] ?? [] where Self.oneEditApart(read, Array(known.utf8)) { near.insert(known) }
+        }
+        near.remove(word)
+        return near.sorted()
+    }
+
+    static func oneEditApart(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        let (short, long) = a.count <= b.count ? (a, b) : (b, a)
+        guard long.count - short.count <= 1 else { return false }
+        var i = 0, j = 0, edits = 0
+        while i < short.count, j < long.count {
+            if short[i] == long[j] {
+                i += 1; j += 1
+                continue
+            }
+            edits += 1
+            if edits > 1 { return false }
+            if short.count == long.count { i += 1 }
+            j += 1
+        }
+        return edits + (long.count - j) - (short.count - i) <= 1
+    }
+
     public func candidates(for query: CandidateQuery, limit: Int) -> [PreparedCandidate] {
         var words = Set(TextNormalizer.tokens(query.title))
         words.formUnion(TextNormalizer.tokens(query.text))
         if let author = query.author { words.formUnion(TextNormalizer.tokens(author)) }
+        // OCR splits words at a gap between letters ("RI NALDI"): two neighbours that are one
+        // known word together are looked up as that word.
+        for text in [query.title, query.text] {
+            let tokens = TextNormalizer.tokens(text)
+            for (first, second) in zip(tokens, tokens.dropFirst()) where postings[first] == nil || postings[second] == nil {
+                if postings[first + second] != nil { words.insert(first + second) }
+            }
+        }
         // OCR glues words ("shootingthe", "catonahottinroof"): an unknown long word is also
         // looked up as the fewest known words it splits into.
-        for word in words where word.count >= 6 && postings[word] == nil {
-            words.formUnion(segmented(word))
+        // A word misread by a letter ("Bulle Teak" for Belle Teal) is looked up as the known
+        // words one edit away, at half weight: the exact words read still rank first.
+        var near: Set<String> = []
+        for word in words where postings[word] == nil {
+            let pieces = word.count >= 6 ? segmented(word) : []
+            words.formUnion(pieces)
+            if pieces.isEmpty { near.formUnion(nearWords(word)) }
         }
+        near.subtract(words)
         var scores: [Int32: Double] = [:]
+        var nearHits: Set<Int32> = []
         let total = Double(works.count + 1)
-        for word in words where !TextNormalizer.stopwords.contains(word) {
+        for (word, weight) in words.map({ ($0, 1.0) }) + near.map({ ($0, 0.5) }) where !TextNormalizer.stopwords.contains(word) {
             guard let list = postings[word] else { continue }
-            let idf = log(total / Double(list.count))
+            let idf = weight * log(total / Double(list.count))
             for index in list { scores[index, default: 0] += idf }
+            if weight < 1 { nearHits.formUnion(list) }
         }
-        // Top `limit` by score (ties by index, for determinism) without sorting every hit.
+        var top = Self.top(scores, limit: limit)
+        // Works found only through a misread word rank low against a common word read right
+        // ("TWISTRD TALE": forty Tales): the best few of them are kept as well.
+        if !nearHits.isEmpty {
+            let kept = Set(top)
+            top += Self.top(nearHits.lazy.filter { !kept.contains($0) }.map { (key: $0, value: scores[$0] ?? 0) }, limit: min(limit, 5))
+        }
+        return top.map { works[Int($0)] }
+    }
+
+    /// The `limit` best-scored works (ties by index, for determinism) without sorting every hit.
+    static func top<Scores: Sequence>(_ scores: Scores, limit: Int) -> [Int32] where Scores.Element == (key: Int32, value: Double) {
         var top: [(key: Int32, value: Double)] = []
         top.reserveCapacity(limit + 1)
         func before(_ a: (key: Int32, value: Double), _ b: (key: Int32, value: Double)) -> Bool {
@@ -154,6 +236,6 @@ public final class WorkIndex: CandidateSource, @unchecked Sendable {
             top.insert((entry.key, entry.value), at: position)
             if top.count > limit { top.removeLast() }
         }
-        return top.map { works[Int($0.key)] }
+        return top.map(\.key)
     }
 }

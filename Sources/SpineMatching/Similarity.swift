@@ -54,19 +54,20 @@ enum Similarity {
     /// longer than the candidate. `complete`: the run holds every significant candidate word
     /// (one that leaves a word out may be a truncated spine, or "I Want My Hat" cut out of
     /// "I Want My Hat Last": the caller never lets such a run be strong).
-    static func bestRun(_ read: [String], _ candidate: [String]) -> (score: Double, length: Int, complete: Bool) {
-        guard !read.isEmpty, !candidate.isEmpty else { return (0, 0, false) }
+    /// `matched`: how many significant candidate words the run holds.
+    static func bestRun(_ read: [String], _ candidate: [String]) -> (score: Double, length: Int, complete: Bool, matched: Int) {
+        guard !read.isEmpty, !candidate.isEmpty else { return (0, 0, false, 0) }
         let needed = candidate.filter { weight($0) == 1 }
-        var best = (score: 0.0, length: 0, complete: false)
+        var best = (score: 0.0, length: 0, complete: false, matched: 0)
         for start in read.indices {
             for end in (start + 1)...min(read.count, start + candidate.count + 2) {
                 let run = Array(read[start..<end])
                 let comparison = titleComparison(run, candidate)
                 // A run that swaps a word for another is a different book.
                 guard !comparison.swapped else { continue }
-                let complete = needed.allSatisfy { word in run.contains { wordSimilarity($0, word) > 0 } }
+                let matched = needed.filter { word in run.contains { wordSimilarity($0, word) > 0 } }.count
                 if comparison.score > best.score || (comparison.score == best.score && end - start > best.length) {
-                    best = (comparison.score, end - start, complete)
+                    best = (comparison.score, end - start, matched == needed.count, matched)
                 }
             }
         }

@@ -259,6 +259,10 @@ public struct SpineMatcher: Sendable {
     func score(_ reading: ParsedReading, _ candidate: PreparedCandidate) -> Score {
         // Author: a surname agreeing settles it; a different author vetoes.
         var readTitle = reading.title
+        if !reading.hasSeparateTitle {
+            readTitle.full = Self.rejoined(readTitle.full, against: candidate)
+            readTitle.main = Self.rejoined(readTitle.main, against: candidate)
+        }
         var authorDistance = 0.5
         if !reading.authorWords.isEmpty {
             switch authorAgreement(reading.authorWords, candidate) {
@@ -273,16 +277,20 @@ public struct SpineMatcher: Sendable {
         } else if !reading.hasSeparateTitle {
             // Title and author run together ("Dune Frank Herbert"): the candidate's author
             // words found in the text count as the author and leave the title.
+            // A surname of five letters or more may be read a letter off ("Uruen" for Gruen).
             let names = Set(candidate.authorWords.flatMap { $0 })
+            func isName(_ word: String, _ names: Set<String>) -> Bool {
+                names.contains(word) || (word.utf8.count >= 5 && names.contains { Similarity.wordSimilarity(word, $0) >= 0.8 })
+            }
             let surnames = Set(candidate.surnames)
-            var remaining = readTitle.full.filter { !names.contains($0) }
-            let foundSurname = readTitle.full.contains { surnames.contains($0) }
+            var remaining = readTitle.full.filter { !isName($0, names) }
+            let foundSurname = readTitle.full.contains { isName($0, surnames) }
             // An imprint printed at the foot of the spine ("... McCARTHY VINTAGE") is no part of the title.
             while let last = remaining.last, ReadingFilters.imprints.contains(last), !candidate.parts.full.contains(last) {
                 remaining.removeLast()
             }
             if foundSurname, !remaining.isEmpty, remaining.count < readTitle.full.count {
-                let titleHasThem = readTitle.full.filter { names.contains($0) }.allSatisfy { candidate.parts.full.contains($0) }
+                let titleHasThem = readTitle.full.filter { isName($0, names) }.allSatisfy { candidate.parts.full.contains($0) }
                 if !titleHasThem {
                     readTitle.full = remaining
                     readTitle.main = remaining
@@ -301,12 +309,22 @@ public struct SpineMatcher: Sendable {
         if !reading.hasSeparateTitle, authorDistance > 0, candidate.parts.full.joined().count <= 2 {
             return .distance(1, mayAgree: false)
         }
+        // Nor is a short word read a letter wrong ("Gury" for Fury, "meat" for Heat): a one-word
+        // title without its author needs the word exact, or of five letters or more and one
+        // letter off ("Unwin" for Unwind).
+        if !reading.hasSeparateTitle, authorDistance > 0, case let words = candidateSignificantWords(candidate), words.count == 1,
+           !readTitle.full.contains(where: { $0 == words[0] || ($0.utf8.count >= 5 && Similarity.wordSimilarity($0, words[0]) >= 0.8) }) {
+            return .distance(1, mayAgree: false)
+        }
         // Volume: a different number vetoes; one side missing costs a little.
         var penalty = 0.0
+        var volumeUnread = false
         switch (readTitle.volume, candidate.parts.volume) {
         case let (read?, known?) where read != known: return .veto
         case (.some, nil): penalty += 0.15
-        case (nil, .some): penalty += 0.03
+        case (nil, .some):
+            penalty += 0.03
+            volumeUnread = candidate.parts.volumeInTitle
         default: break
         }
         let fullComparison = Similarity.titleComparison(readTitle.full, candidate.parts.full)
@@ -326,15 +344,23 @@ public struct SpineMatcher: Sendable {
         var swapped = fullComparison.swapped
         var usedRun = false, partialRun = false
         // OCR text (no title field) carries junk around the title: a library sticker, the
-        // imprint, art read as letters. The title is then one run of the reading; each word
-        // left over costs 0.03 (at most four), and the run never brings in a candidate whose
-        // title is a single significant word unless its author's surname was read too.
-        let candidateSignificant = candidate.parts.full.filter { !TextNormalizer.stopwords.contains($0) }.count
-        if !reading.hasSeparateTitle, !seriesNamed, readTitle.full.count > candidate.parts.full.count,
+        // imprint, art read as letters. The title is then one run of the reading (also of a
+        // reading shorter than the title: "The Strange Logic of cons"); each word left over
+        // costs 0.03 (at most four), and the run never brings in a candidate whose title is a
+        // single significant word unless its author's surname was read too. A reading no longer
+        // than the title gains from a run only by leaving out a word that is in no title word.
+        let candidateSignificant = candidateSignificantWords(candidate).count
+        if !reading.hasSeparateTitle, !seriesNamed, readTitle.full.count >= 2,
+           readTitle.full.count > candidate.parts.full.count
+            || readTitle.full.contains(where: { word in !candidate.parts.full.contains { Similarity.wordSimilarity(word, $0) > 0 } }),
            candidateSignificant >= 2 || authorDistance == 0 {
             let run = Similarity.bestRun(readTitle.full, candidate.parts.full)
-            let runSimilarity = run.score - 0.03 * Double(min(4, readTitle.full.count - run.length))
-            if runSimilarity > titleSimilarity {
+            // Junk around a whole title of three or more significant words read exactly costs
+            // half: chance does not spell out such a title.
+            let wholeLongTitle = run.complete && run.score >= 0.95 && candidateSignificant >= 3
+            let runSimilarity = run.score - (wholeLongTitle ? 0.015 : 0.03) * Double(min(4, readTitle.full.count - run.length))
+            // A run holding one word of a longer title ("ORK Red", The Red Tent) is chance unless the author was read.
+            if runSimilarity > titleSimilarity, run.complete || run.matched >= 2 || authorDistance == 0 {
                 titleSimilarity = runSimilarity
                 swapped = false
                 usedRun = true
@@ -348,8 +374,38 @@ public struct SpineMatcher: Sendable {
         let distance = 0.75 * (1 - titleSimilarity) + 0.25 * authorDistance + penalty
         // A run missing one of the title's words is for review, never added.
         // Readings agreeing cannot make these strong: a title cut short, or one word and no author.
-        let settled = partialRun || (candidateSignificant <= 1 && authorDistance > 0)
+        // Nor a volume whose number, printed in its title, no reading holds: the next volume reads the same.
+        let settled = partialRun || (candidateSignificant <= 1 && authorDistance > 0) || volumeUnread
         return .distance(partialRun ? max(distance, thresholds.strong + 0.01) : distance, mayAgree: !settled)
+    }
+
+    func candidateSignificantWords(_ candidate: PreparedCandidate) -> [String] {
+        candidate.parts.full.filter { !TextNormalizer.stopwords.contains($0) }
+    }
+
+    /// OCR splits a word at a gap between letters ("RI NALDI", "GEN ESIS"): two neighbouring
+    /// words that are no word of the candidate's alone, but together one of its title or author
+    /// words, are read as that word.
+    static func rejoined(_ words: [String], against candidate: PreparedCandidate) -> [String] {
+        guard words.count >= 2 else { return words }
+        var out: [String] = []
+        var index = 0
+        while index < words.count {
+            if index + 1 < words.count {
+                let glued = words[index] + words[index + 1]
+                if glued.utf8.count >= 5,
+                   candidate.parts.full.contains(where: { Similarity.wordSimilarity(glued, $0) > 0 })
+                    || candidate.authorWords.contains(where: { $0.contains { Similarity.wordSimilarity(glued, $0) > 0 } }),
+                   !candidate.covers(words[index]), !candidate.covers(words[index + 1]) {
+                    out.append(glued)
+                    index += 2
+                    continue
+                }
+            }
+            out.append(words[index])
+            index += 1
+        }
+        return out
     }
 
     enum AuthorAgreement { case surname, givenName, different }
@@ -417,7 +473,7 @@ enum ReadingFilters {
         "viking", "berkley", "avon", "gollancz", "hodder", "stoughton", "bloomsbury", "pan", "corgi", "arrow", "headline",
         "paperbacks", "publishing", "publishers", "edition", "editions", "group", "mariner", "vertigo", "dc", "comics",
         "marvel", "viz", "media", "yen", "kodansha", "tokyopop", "image", "folio", "gallimard", "seuil", "reclam",
-        "suhrkamp", "fischer", "dtv", "rowohlt", "&",
+        "suhrkamp", "fischer", "dtv", "rowohlt", "yearling", "putnam", "aladdin", "hyperion", "harpertrophy", "&",
     ].map(TextNormalizer.ocrCanonical))
 
     /// Publishers' imprints as printed at the foot of a spine.
@@ -426,6 +482,7 @@ enum ReadingFilters {
         "anchor", "ballantine", "signet", "ace", "daw", "knopf", "puffin", "corgi", "arrow", "pan", "faber", "gollancz",
         "bloomsbury", "hodder", "headline", "avon", "berkley", "viking", "dover", "mariner", "everyman", "wordsworth",
         "doubleday", "scribner", "macmillan", "hachette", "pocket", "vertigo", "gallimard", "folio", "reclam", "dtv",
+        "yearling", "putnam", "aladdin", "hyperion", "harpertrophy",
     ].map(TextNormalizer.ocrCanonical))
 
     /// "PS3552 .R685", "823.914 ROW", "QA76.73 S95": letters then digits with a dot, or a Dewey number.

@@ -14,9 +14,15 @@ public enum TextNormalizer {
         var out = ""
         out.reserveCapacity(folded.utf8.count)
         var lastSpace = true
+        var lastHan = false
         for (scalar, camelStart) in zip(folded.unicodeScalars, camelBoundaries(text, count: folded.unicodeScalars.count)) {
             // "TheFaithful Spy": a lower-to-upper change inside a word is a lost space.
             if camelStart, !lastSpace { out.append(" "); lastSpace = true }
+            // "Spark GraphX实战": Latin and CJK script run together are two words (a Latin-script
+            // reader reads one of them).
+            let han = isCJK(scalar)
+            if !lastSpace, han != lastHan, CharacterSet.alphanumerics.contains(scalar) { out.append(" "); lastSpace = true }
+            lastHan = han
             // Apostrophes join ("sorcerer's" -> "sorcerers"); other punctuation separates.
             if scalar == "'" || scalar == "\u{2019}" { continue }
             if CharacterSet.alphanumerics.contains(scalar) {
@@ -29,6 +35,14 @@ public enum TextNormalizer {
         }
         if out.hasSuffix(" ") { out.removeLast() }
         return out
+    }
+
+    /// Han, kana and Hangul: scripts written without spaces between words.
+    static func isCJK(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x3040...0x30FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xAC00...0xD7AF, 0xF900...0xFAFF, 0x20000...0x2FA1F: true
+        default: false
+        }
     }
 
     /// `fold` for plain ASCII text (most titles) without Foundation's folding; nil otherwise.
@@ -125,6 +139,9 @@ public struct TitleParts: Sendable, Hashable {
     public var series: [String]
     /// The volume number, when printed ("Vol. 7", "#7", "Book VII", "Volume One").
     public var volume: Double?
+    /// The volume is printed in the title itself ("Batman: Earth One, Volume 1"), not only in a
+    /// "(Series, #n)" suffix: the title then reads the same for every volume.
+    public var volumeInTitle = false
 
     static let volumeWords = ["vol", "volume", "book", "part", "tome", "band", "no", "number", "issue", "livre", "bd"]
     static let numberWords: [String: Double] = [
@@ -141,6 +158,7 @@ public struct TitleParts: Sendable, Hashable {
         var text = title
         var series: [String] = []
         var volume: Double?
+        var volumeInTitle = false
         // "(Series, #3)" / "(Series #3)" at the end (Goodreads style).
         if let open = text.lastIndex(of: "("), text.hasSuffix(")") {
             let inner = String(text[text.index(after: open)..<text.index(before: text.endIndex)])
@@ -161,6 +179,7 @@ public struct TitleParts: Sendable, Hashable {
             let word = foldedWords[i]
             if Self.volumeWords.contains(word), i + 1 < foldedWords.count, let n = Self.number(foldedWords[i + 1]) {
                 if volume == nil { volume = n }
+                volumeInTitle = true
                 if series.isEmpty, i > 0 { series = TextNormalizer.titleTokens(foldedWords[..<i].joined(separator: " ")) }
                 mainEnd = min(mainEnd, i)
                 break
@@ -171,6 +190,7 @@ public struct TitleParts: Sendable, Hashable {
         if volume == nil, foldedWords.count >= 2, let last = foldedWords.last, let n = Double(last), n < 200,
            !(foldedWords.count == 2 && last.count == 4) {
             volume = n
+            volumeInTitle = true
             mainEnd = foldedWords.count - 1
         }
         // Subtitle: the part before the first ":" (or " - ").
@@ -195,6 +215,7 @@ public struct TitleParts: Sendable, Hashable {
         self.full = fullTokens
         self.series = series
         self.volume = volume
+        self.volumeInTitle = volumeInTitle
     }
 
     static func number(_ word: String) -> Double? {
