@@ -120,8 +120,9 @@ public final class FileScanner {
             attempts.confirm(using: sources)
             return attempts.result(for: loaded)
         }
+        var regions: [CandidateRegion] = []
         if firstScale > 1 {
-            let regions = RegionFinder.find(in: full, limit: Self.regionLimit[options.effort] ?? 6)
+            regions = RegionFinder.find(in: full, limit: Self.regionLimit[options.effort] ?? 6)
             if attempts.runRegions(regions, in: full, effort: options.effort) { return finish(&attempts) }
         }
         // Whole images: reduced first, then finer scales down to the pixels in the file.
@@ -140,6 +141,10 @@ public final class FileScanner {
             }
             // Below 1/2 scale, the regions have had the full pixels where the edges are:
             // whole 12 MP scans and tricks (~0.3 s) are for thorough effort only.
+            // Soft codes zbar's edges miss, fitted in the regions found (`ModelDecoder`).
+            if attempts.runModel(on: regions, crop: { RegionReading.crop($0, from: full, outputWidth: 600) }) {
+                return finish(&attempts)
+            }
             guard options.effort == .thorough else { return finish(&attempts) }
             if attempts.run(full, scale: 1, label: "full size") { return finish(&attempts) }
         }
@@ -197,6 +202,15 @@ public final class FileScanner {
                 }
             }
         }
+        // Last, soft codes zbar's edges miss, fitted to the pixels (`ModelDecoder`).
+        do {
+            // A finer grid on small images (a 240 px photo's code is ~150 px wide).
+            let fine = max(base.width, base.height) <= 600
+            let patches = RegionFinder.find(in: base, step: fine ? 1 : 2, cell: fine ? 8 : 16, limit: 3)
+            if attempts.runModel(on: patches, crop: { RegionReading.modelCrop($0, from: base) }) {
+                return finish(&attempts)
+            }
+        }
         return finish(&attempts)
     }
 
@@ -218,6 +232,8 @@ struct AttemptLog {
     var successfulAttempt: String?
     /// UPC-E/EAN-8 reads refused because bars ran on into their margins (`QuietZone`).
     var shadowsRefused = 0
+    /// Patches `ModelDecoder` fitted but would not read (bands disagreeing, unclear digits).
+    var modelRefusals = 0
 
     /// Scans one variant; true once a confirmed, uncontradicted code stands.
     /// `keepRejected: false` for doctored images, where a symbol that fails validation (an
