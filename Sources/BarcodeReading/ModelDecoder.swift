@@ -21,6 +21,10 @@ enum ModelDecoder {
     /// failing) fitted 0.87, one digit 0.47.
     static let minimumFit = 0.88
     static let minimumDigitFit = 0.7
+    /// How well the modules every symbol shares (guards, quiet zones, each digit's first and
+    /// last) must fit before the digits are tried: on the real photos, codes fit ≥ 0.5 and
+    /// patches of other edges ≤ 0.36.
+    static let minimumShape = 0.4
     /// Bands of a crop's rows read separately, and how many must give the same code.
     static let bands = 6
     static let agreeingBands = 3
@@ -72,9 +76,8 @@ enum ModelDecoder {
     /// Reads an upright crop (bars vertical). The code's place, size and direction are
     /// found on the mean of all rows; then each of `bands` bands of rows, averaged into one
     /// line, is read there on its own (allowing a little drift).
-    static let debug = ProcessInfo.processInfo.environment["RAPIDSCAN_MODEL_DEBUG"] != nil
-    nonisolated(unsafe) static var debugDigits = false
-    static func read(_ crop: GrayImage) -> Outcome {
+    /// `codeWidth`: how wide the code may be, in crop pixels, when its patch says so.
+    static func read(_ crop: GrayImage, codeWidth: ClosedRange<Double>? = nil) -> Outcome {
         guard crop.width >= 100, crop.height >= bands else { return .nothing }
         let rowsPerBand = crop.height / bands
         var lines: [[Double]] = []
@@ -87,17 +90,13 @@ enum ModelDecoder {
             lines.append(line.map { 255 - $0 / Double(rowsPerBand) })   // darkness: bars high
         }
         let mean = (0..<crop.width).map { x in lines.reduce(0) { $0 + $1[x] } / Double(bands) }
-        guard let whole = bestReading(mean) else { return .nothing }
+        let modules = codeWidth.map { $0.lowerBound / Double(BarPatterns.moduleCount)...$0.upperBound / Double(BarPatterns.moduleCount) }
+        guard let whole = bestReading(mean, modules: modules) else { return .nothing }
         var clear: [String: Int] = [:]
         for line in lines {
             let directed = whole.reversed ? Array(line.reversed()) : line
-            if debug, let r = refined(directed, start: whole.start, module: whole.module, reach: 2) {
-                debugDigits = true; _ = reading(directed, start: r.start, module: r.module, blur: r.blur); debugDigits = false
-            }
-            guard let reading = refined(directed, start: whole.start, module: whole.module, reach: 2),
-                  reading.isClear || debug else { continue }
-            if debug { FileHandle.standardError.write(Data("model band: \(reading.text) fit \(reading.fit) margin \(reading.margin) check \(reading.checkDigitHolds) m \(reading.module) blur \(blurs[reading.blur])\n".utf8)) }
-            guard reading.isClear else { continue }
+            guard let reading = refined(directed, start: whole.start, module: whole.module, wide: false),
+                  reading.isClear else { continue }
             clear[reading.text, default: 0] += 1
         }
         guard let (text, count) = clear.max(by: { $0.value < $1.value }) else { return .refused }
@@ -106,10 +105,10 @@ enum ModelDecoder {
     }
 
     /// The best-fitting reading of one line of darkness values, either way round.
-    static func bestReading(_ line: [Double]) -> Reading? {
+    static func bestReading(_ line: [Double], modules: ClosedRange<Double>? = nil) -> Reading? {
         var best: Reading?
         let reversedLine = Array(line.reversed())
-        for candidate in coarseCandidates(line) {
+        for candidate in coarseCandidates(line, modules: modules) {
             // The shared modules read the same either way round: the code's direction is
             // the one its digits fit.
             let mirroredStart = Double(line.count) - candidate.start - Double(BarPatterns.moduleCount) * candidate.module
@@ -144,42 +143,45 @@ enum ModelDecoder {
 
     /// Start (left edge of module 0, in line samples) and module width of the positions
     /// where the shared modules fit best, a few distinct ones.
-    static func coarseCandidates(_ line: [Double], keep: Int = 3) -> [(start: Double, module: Double, score: Double)] {
+    static func coarseCandidates(_ line: [Double], modules: ClosedRange<Double>? = nil,
+                                 keep: Int = 3) -> [(start: Double, module: Double, score: Double)] {
         let width = Double(line.count)
         let span = Double(BarPatterns.moduleCount + 2 * quietModules)
-        let smallest = 1.0, largest = width / span
+        let smallest = max(1.0, modules?.lowerBound ?? 0), largest = min(width / span, modules?.upperBound ?? .infinity)
         guard largest >= smallest else { return [] }
         let template = knownModules.map(\.bar)
         let meanT = template.reduce(0, +) / Double(template.count)
         let centred = template.map { $0 - meanT }
         let normT = centred.reduce(0) { $0 + $1 * $1 }.squareRoot()
+        let centres = knownModules.map { Double($0.module) + 0.5 }
+        let n = Double(centres.count)
         var found: [(start: Double, module: Double, score: Double)] = []
-        var module = smallest
-        var values = [Double](repeating: 0, count: template.count)
-        while module <= largest {
-            var start = Double(quietModules) * module
-            let lastStart = width - Double(BarPatterns.moduleCount + quietModules) * module - 1
-            while start <= lastStart {
-                var sum = 0.0
-                for (i, known) in knownModules.enumerated() {
-                    let v = sample(line, at: start + (Double(known.module) + 0.5) * module)
-                    values[i] = v
-                    sum += v
+        line.withUnsafeBufferPointer { line in
+            centres.withUnsafeBufferPointer { centres in
+                centred.withUnsafeBufferPointer { centred in
+                    var module = smallest
+                    while module <= largest {
+                        var start = Double(quietModules) * module
+                        let lastStart = width - Double(BarPatterns.moduleCount + quietModules) * module - 1
+                        while start <= lastStart {
+                            // The template's values sum to 0: the line's mean drops out of the dot product.
+                            var sum = 0.0, squares = 0.0, dot = 0.0
+                            for i in 0..<centres.count {
+                                let v = sample(line, at: start + centres[i] * module)
+                                sum += v; squares += v * v; dot += v * centred[i]
+                            }
+                            let variance = squares - sum * sum / n
+                            if variance > 1e-9 {
+                                let score = dot / (variance.squareRoot() * normT)
+                                if score >= minimumShape { found.append((start, module, score)) }
+                            }
+                            start += max(0.5, module / 4)
+                        }
+                        // The refinement reaches ±1.5%: 2% steps miss nothing.
+                        module *= 1.02
+                    }
                 }
-                let mean = sum / Double(values.count)
-                var dot = 0.0, norm = 0.0
-                for i in values.indices {
-                    let d = values[i] - mean
-                    dot += d * centred[i]
-                    norm += d * d
-                }
-                if norm > 0 {
-                    let score = dot / (norm.squareRoot() * normT)
-                    found.append((start, module, score))
-                }
-                start += max(0.5, module / 4)
             }
-            module *= 1.01
         }
         found.sort { $0.score > $1.score }
         var kept: [(start: Double, module: Double, score: Double)] = []
@@ -191,17 +193,26 @@ enum ModelDecoder {
         return kept
     }
 
-    /// The reading at the best nearby geometry and blur: geometry first (start within
-    /// `reach` quarter pixels, module within 1.5%), at a middling blur, then the blur.
-    static func refined(_ line: [Double], start: Double, module: Double, reach: Int = 4) -> Reading? {
+    /// The reading at the best nearby geometry and blur: geometry first, at a middling
+    /// blur, then the blur. `wide`: start within ±1 px and module within ±1.5% in coarse
+    /// steps, then finer around the best; else (a band read where the whole crop read)
+    /// start ±0.5 px and module ±0.25% in fine steps.
+    static func refined(_ line: [Double], start: Double, module: Double, wide: Bool = true) -> Reading? {
         var best: Reading?
-        let moduleReach = reach >= 4 ? 6 : 1
-        for moduleStep in -moduleReach...moduleReach {
-            let m = module * (1 + Double(moduleStep) * 0.0025)
-            for startStep in -reach...reach {
-                guard let reading = reading(line, start: start + Double(startStep) * 0.25, module: m, blur: middlingBlur) else { continue }
-                if reading.fit > best?.fit ?? -1 { best = reading }
+        func search(_ start: Double, _ module: Double, moduleSteps: Int, moduleStep: Double, startSteps: Int, startStep: Double) {
+            for i in -moduleSteps...moduleSteps {
+                let m = module * (1 + Double(i) * moduleStep)
+                for j in -startSteps...startSteps {
+                    guard let reading = reading(line, start: start + Double(j) * startStep, module: m, blur: middlingBlur) else { continue }
+                    if reading.fit > best?.fit ?? -1 { best = reading }
+                }
             }
+        }
+        if wide {
+            search(start, module, moduleSteps: 3, moduleStep: 0.005, startSteps: 2, startStep: 0.5)
+            if let coarse = best { search(coarse.start, coarse.module, moduleSteps: 1, moduleStep: 0.0025, startSteps: 1, startStep: 0.25) }
+        } else {
+            search(start, module, moduleSteps: 1, moduleStep: 0.0025, startSteps: 2, startStep: 0.25)
         }
         guard let geometry = best else { return nil }
         for blur in blurs.indices where blur != middlingBlur {
@@ -240,6 +251,9 @@ enum ModelDecoder {
         }
     }
 
+    /// `templates` in one array: [blur][set][digit][sample].
+    static let flatTemplates: [Double] = templates.flatMap { $0.flatMap { $0.flatMap { $0 } } }
+
     /// A module pattern (index 0 starting at 0) seen through a Gaussian blur of `sigma`
     /// modules, at `position`; beyond the pattern, half a bar.
     static func blurred(_ modules: [Double], at position: Double, sigma: Double) -> Double {
@@ -255,39 +269,47 @@ enum ModelDecoder {
     static func reading(_ line: [Double], start: Double, module: Double, blur: Int) -> Reading? {
         guard start - module >= 0, start + Double(BarPatterns.moduleCount + 1) * module < Double(line.count - 1) else { return nil }
         let count = windowModules * samplesPerModule
+        // scores[position * 30 + set * 10 + digit]: correlation of each pattern with the pixels.
+        var flat = [Double](repeating: -1, count: 12 * 30)
         var values = [Double](repeating: 0, count: count)
-        // scores[position][set][digit]
-        var scores = [[[Double]]]()
-        scores.reserveCapacity(12)
-        for (index, digitStart) in BarPatterns.digitStarts.enumerated() {
-            let windowStart = start + Double(digitStart - 1) * module
-            var sum = 0.0
-            for j in 0..<count {
-                let v = sample(line, at: windowStart + (Double(j) + 0.5) / Double(samplesPerModule) * module)
-                values[j] = v
-                sum += v
-            }
-            let mean = sum / Double(count)
-            var norm = 0.0
-            for j in 0..<count { values[j] -= mean; norm += values[j] * values[j] }
-            norm = norm.squareRoot()
-            guard norm > 1e-6 else { return nil }
-            let sets = index < 6 ? [0, 1] : [2]
-            var perSet = [[Double]](repeating: [], count: 3)
-            for set in sets {
-                perSet[set] = templates[blur][set].map { template in
-                    var dot = 0.0
-                    for j in 0..<count { dot += values[j] * template[j] }
-                    return dot / norm
+        let patterns = flatTemplates
+        let ok = line.withUnsafeBufferPointer { line in
+            patterns.withUnsafeBufferPointer { patterns in
+                values.withUnsafeMutableBufferPointer { values in
+                    flat.withUnsafeMutableBufferPointer { flat in
+                        for (index, digitStart) in BarPatterns.digitStarts.enumerated() {
+                            let windowStart = start + Double(digitStart - 1) * module
+                            var sum = 0.0
+                            for j in 0..<count {
+                                let v = sample(line, at: windowStart + (Double(j) + 0.5) / Double(samplesPerModule) * module)
+                                values[j] = v
+                                sum += v
+                            }
+                            let mean = sum / Double(count)
+                            var norm = 0.0
+                            for j in 0..<count { values[j] -= mean; norm += values[j] * values[j] }
+                            norm = norm.squareRoot()
+                            guard norm > 1e-6 else { return false }
+                            for set in index < 6 ? 0...1 : 2...2 {
+                                for digit in 0..<10 {
+                                    let base = ((blur * 3 + set) * 10 + digit) * count
+                                    var dot = 0.0
+                                    for j in 0..<count { dot += values[j] * patterns[base + j] }
+                                    flat[index * 30 + set * 10 + digit] = dot / norm
+                                }
+                            }
+                        }
+                        return true
+                    }
                 }
             }
-            scores.append(perSet)
         }
+        guard ok else { return nil }
         // Right half: each digit's best.
         var digits = [Int](repeating: 0, count: 13)
         var total = 0.0, margin = Double.infinity, worst = Double.infinity
         for position in 6..<12 {
-            let (digit, best, second) = top2(scores[position][2])
+            let (digit, best, second) = top2(flat, from: position * 30 + 20, count: 10)
             digits[position + 1] = digit
             total += best
             worst = min(worst, best)
@@ -295,42 +317,34 @@ enum ModelDecoder {
         }
         // Left half: each digit's best over both parities; the parity pattern that fits
         // best gives the first digit.
+        var bestOf = [Double](repeating: 0, count: 12)   // [position * 2 + set]
         for position in 0..<6 {
-            let both = scores[position][0] + scores[position][1]
-            let (_, best, second) = top2(both)
+            let (_, best, second) = top2(flat, from: position * 30, count: 20)
             margin = min(margin, best - second)
+            for set in 0...1 { bestOf[position * 2 + set] = top2(flat, from: position * 30 + set * 10, count: 10).best }
         }
-        var parityTotals: [Double] = []
-        for parity in BarPatterns.parities {
-            var sum = 0.0
-            for position in 0..<6 { sum += scores[position][parity[position] ? 1 : 0].max()! }
-            parityTotals.append(sum)
+        var parityTotals = [Double](repeating: 0, count: 10)
+        for (first, parity) in BarPatterns.parities.enumerated() {
+            for position in 0..<6 { parityTotals[first] += bestOf[position * 2 + (parity[position] ? 1 : 0)] }
         }
-        let (first, bestParity, secondParity) = top2(parityTotals)
+        let (first, bestParity, secondParity) = top2(parityTotals, from: 0, count: 10)
         margin = min(margin, bestParity - secondParity)
         digits[0] = first
         for position in 0..<6 {
             let set = BarPatterns.parities[first][position] ? 1 : 0
-            let (digit, best, _) = top2(scores[position][set])
+            let (digit, best, _) = top2(flat, from: position * 30 + set * 10, count: 10)
             digits[position + 1] = digit
             worst = min(worst, best)
         }
         total += bestParity
-        if debugDigits {
-            var parts: [String] = []
-            for position in 0..<12 {
-                let set = position < 6 ? (BarPatterns.parities[first][position] ? 1 : 0) : 2
-                let (d, b, sec) = top2(scores[position][set])
-                parts.append("\(d):\(String(format: "%.2f/%.2f", b, sec))")
-            }
-            FileHandle.standardError.write(Data("  digits s=\(start) m=\(module) blur=\(blur) \(parts.joined(separator: " "))\n".utf8))
-        }
         return Reading(digits: digits, fit: total / 12, worstDigit: worst, margin: margin, start: start, module: module, blur: blur)
     }
 
-    static func top2(_ values: [Double]) -> (index: Int, best: Double, second: Double) {
+    /// The index (from `from`) and value of the largest of `count` values, and the second largest.
+    static func top2(_ values: [Double], from: Int, count: Int) -> (index: Int, best: Double, second: Double) {
         var index = 0, best = -Double.infinity, second = -Double.infinity
-        for (i, v) in values.enumerated() {
+        for i in 0..<count {
+            let v = values[from + i]
             if v > best { second = best; best = v; index = i } else if v > second { second = v }
         }
         return (index, best, second)
@@ -338,7 +352,7 @@ enum ModelDecoder {
 
     /// Linear interpolation between samples; clamped at the ends.
     @inline(__always)
-    static func sample(_ line: [Double], at x: Double) -> Double {
+    static func sample(_ line: UnsafeBufferPointer<Double>, at x: Double) -> Double {
         let position = min(max(x - 0.5, 0), Double(line.count - 1))
         let i = Int(position)
         guard i + 1 < line.count else { return line[line.count - 1] }

@@ -7,16 +7,20 @@ extension AttemptLog {
     /// and read by `ModelDecoder` (soft codes zbar's edges miss). Its bands agreeing count
     /// as scan lines reading alike; a different code read at the same place by zbar makes
     /// an ambiguity, as between zbar's own reads. True once a confirmed code stands.
-    mutating func runModel(on regions: [CandidateRegion], crop: (CandidateRegion) -> RegionReading.Crop?) -> Bool {
+    /// `scale`: file pixels per pixel of the image the regions were found in.
+    mutating func runModel(on regions: [CandidateRegion], scale: Int, crop: (CandidateRegion) -> RegionReading.Crop?) -> Bool {
         for region in regions {
             guard let crop = crop(region) else { continue }
-            switch ModelDecoder.read(crop.image) {
+            // A patch covers the bars that stayed sharp and coherent: a soft code's patch can
+            // be half the code, and a code with its add-on is a patch of 1.3 codes.
+            let patch = region.length / crop.mapping.step
+            switch ModelDecoder.read(crop.image, codeWidth: patch * 0.6...patch * 2 + 24) {
             case .read(let text, _):
                 let upc = text.hasPrefix("0")
                 var detection = Detection(symbology: upc ? .upcA : .ean13, text: upc ? String(text.dropFirst()) : text,
                                           quality: Agreement.confirmingQuality,
                                           bounds: crop.mapping.apply(BoundingBox(x: 0, y: 0, width: crop.image.width,
-                                                                                 height: crop.image.height)))
+                                                                                 height: crop.image.height)).scaled(by: scale))
                 detection.readBothWays = true
                 if detection.isValid {
                     agreement.record(detection, attempt: "model fit")
