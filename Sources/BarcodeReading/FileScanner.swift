@@ -10,6 +10,7 @@ public enum ScanEffort: String, Sendable, Hashable, CaseIterable {
     /// Then contrast, sharpening and reduced copies, and on small images (≤ 0.25 MP) the
     /// small-code passes: doubled and sharpened, equalised, doubled and turned ±6° (the
     /// default). On large photos five regions, plain, sharpened, then finer and sharpened.
+    /// Last, when nothing is confirmed, `ModelDecoder` on the barcode-like patches.
     case normal
     /// Then every scan line of those, and the small-code passes (plus plain doubled and
     /// ±12°) on any image small enough to double; on large photos ten regions in five
@@ -59,10 +60,14 @@ public struct FileScanResult: Sendable, Hashable {
     /// UPC-E/EAN-8 reads taken for part of a longer code (inside its box, or with bars in
     /// their margins): reported as nothing.
     public var shadows: Int
+    /// Barcode-like patches the model-fitting reader (`ModelDecoder`) would not read: its
+    /// bands disagreed, or a digit or the check digit was in doubt. Reported as nothing.
+    public var modelRefusals: Int
 
     public init(codes: [Detection], rejected: [Detection], imageWidth: Int, imageHeight: Int,
                 warnings: [String] = [], attempt: String? = nil, ambiguities: Int = 0, unconfirmed: Int = 0,
-                shadows: Int = 0) {
+                shadows: Int = 0, modelRefusals: Int = 0) {
+        self.modelRefusals = modelRefusals
         self.ambiguities = ambiguities
         self.unconfirmed = unconfirmed
         self.shadows = shadows
@@ -86,6 +91,8 @@ public struct FileScanResult: Sendable, Hashable {
 /// Smaller images are scanned whole, reduced first, then full size; when nothing valid
 /// was found, a contrast-stretched and sharpened copy and reduced copies, then the
 /// small-code passes. (zbar scans rows and columns both, so quarter turns add nothing.)
+/// At normal effort and above, when nothing is confirmed, the barcode-like patches are
+/// read last by `ModelDecoder`, which fits EAN-13/UPC-A bar patterns to soft codes.
 public final class FileScanner {
     public let options: ScanOptions
     private let reader: BarcodeReader
@@ -120,8 +127,9 @@ public final class FileScanner {
             attempts.confirm(using: sources)
             return attempts.result(for: loaded)
         }
+        var regions: [CandidateRegion] = []
         if firstScale > 1 {
-            let regions = RegionFinder.find(in: full, limit: Self.regionLimit[options.effort] ?? 6)
+            regions = RegionFinder.find(in: full, limit: Self.regionLimit[options.effort] ?? 6)
             if attempts.runRegions(regions, in: full, effort: options.effort) { return finish(&attempts) }
         }
         // Whole images: reduced first, then finer scales down to the pixels in the file.
@@ -140,6 +148,10 @@ public final class FileScanner {
             }
             // Below 1/2 scale, the regions have had the full pixels where the edges are:
             // whole 12 MP scans and tricks (~0.3 s) are for thorough effort only.
+            // Soft codes zbar's edges miss, fitted in the regions found (`ModelDecoder`).
+            if attempts.runModel(on: regions, scale: 1, crop: { RegionReading.crop($0, from: full, outputWidth: 600) }) {
+                return finish(&attempts)
+            }
             guard options.effort == .thorough else { return finish(&attempts) }
             if attempts.run(full, scale: 1, label: "full size") { return finish(&attempts) }
         }
@@ -197,6 +209,11 @@ public final class FileScanner {
                 }
             }
         }
+        // Last, soft codes zbar's edges miss, fitted to the pixels (`ModelDecoder`), on a
+        // finer grid for small images (a 240 px photo's code is ~150 px wide).
+        let fine = max(base.width, base.height) <= 600
+        let patches = RegionFinder.find(in: base, step: fine ? 1 : 2, cell: fine ? 8 : 16, limit: 3)
+        _ = attempts.runModel(on: patches, scale: baseScale) { RegionReading.modelCrop($0, from: base) }
         return finish(&attempts)
     }
 
@@ -218,6 +235,8 @@ struct AttemptLog {
     var successfulAttempt: String?
     /// UPC-E/EAN-8 reads refused because bars ran on into their margins (`QuietZone`).
     var shadowsRefused = 0
+    /// Patches `ModelDecoder` fitted but would not read (bands disagreeing, unclear digits).
+    var modelRefusals = 0
 
     /// Scans one variant; true once a confirmed, uncontradicted code stands.
     /// `keepRejected: false` for doctored images, where a symbol that fails validation (an
@@ -320,7 +339,7 @@ struct AttemptLog {
             imageWidth: loaded.originalWidth, imageHeight: loaded.originalHeight,
             warnings: loaded.warnings + warnings, attempt: successfulAttempt,
             ambiguities: verdict.ambiguities, unconfirmed: verdict.unconfirmed,
-            shadows: verdict.shadows + shadowsRefused)
+            shadows: verdict.shadows + shadowsRefused, modelRefusals: modelRefusals)
     }
 }
 

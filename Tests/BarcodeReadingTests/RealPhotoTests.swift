@@ -11,8 +11,9 @@ import TestSupport
     /// reports as rejected): 146 before the small-code passes (doubled and sharpened,
     /// equalised, doubled and turned ±6°). Before codes had to be confirmed it read 148, two
     /// of them beside a wrong code (upca-2/25's 9711010200137, upca-2/38's UPC-E 02212166
-    /// shadow). A floor, not a target: it fails if the reader gets worse.
-    static let requiredReads = 149
+    /// shadow). The model-fitting fallback (`ModelDecoder`) reads three soft UPC-As more:
+    /// 152 (23 Nov). A floor, not a target: it fails if the reader gets worse.
+    static let requiredReads = 150
 
     @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func readsMoreCodesThanZbarimgAndNothingOnTheNegatives() async throws {
         let folder = try SharedFiles.requireImage("barcodes")

@@ -1,0 +1,362 @@
+import BookCodes
+import Foundation
+import Imaging
+
+/// Reads soft EAN-13/UPC-A codes by fitting the symbol's model to the pixels instead of
+/// measuring edges (zbar's way, which a blur of about a module defeats: thin bars and
+/// spaces no longer reach black or white, and their edges move).
+///
+/// Along a scan line across the bars, the code's start and module width are found from
+/// the guards and the modules every digit begins and ends with (the same for all digits),
+/// then each digit's 7 modules are compared with every digit's bar pattern blurred alike
+/// (correlation, so uneven light and contrast do not matter). A reading stands only when
+/// every digit fits one pattern clearly better than any other, the check digit holds, and
+/// several independent bands of scan lines agree: a guess is refused, not reported.
+enum ModelDecoder {
+    /// Each digit's best pattern must fit this much better (correlation) than the next best.
+    static let minimumMargin = 0.06
+    /// Mean correlation of the 12 digits' patterns with the pixels, and the least any one
+    /// digit's may have. On the real photos, codes read right fit ≥ 0.9 (each digit ≥ 0.74);
+    /// a code misread alike on every band (bars its model does not explain, check digit
+    /// failing) fitted 0.87, one digit 0.47.
+    static let minimumFit = 0.88
+    static let minimumDigitFit = 0.7
+    /// How well the modules every symbol shares (guards, quiet zones, each digit's first and
+    /// last) must fit before the digits are tried: on the real photos, codes fit ≥ 0.5 and
+    /// patches of other edges ≤ 0.36.
+    static let minimumShape = 0.4
+    /// Bands of a crop's rows read separately, and how many must give the same code.
+    static let bands = 6
+    static let agreeingBands = 3
+    /// Blur, in modules (Gaussian σ), the patterns are compared at.
+    static let blurs = [0.3, 0.5, 0.7, 0.9]
+    /// The blur a code's place is refined at, before its blur is chosen.
+    static let middlingBlur = 1
+    /// Samples per module when comparing a digit.
+    static let samplesPerModule = 3
+    /// Light modules required before and after the code (of the 9 a symbol should have).
+    static let quietModules = 3
+
+    /// One scan line's best reading.
+    struct Reading: Equatable {
+        /// The 13 digits of the EAN-13 (a UPC-A with a leading 0).
+        var digits: [Int]
+        /// Mean correlation of the digits' patterns, and the worst digit's.
+        var fit: Double
+        var worstDigit: Double
+        /// The smallest lead of a digit's best pattern over its second best (the first
+        /// digit's: of the best parity pattern over the second).
+        var margin: Double
+        var start: Double
+        var module: Double
+        /// Read from the line's end to its start.
+        var reversed = false
+        /// Index into `blurs`.
+        var blur = 0
+
+        var text: String { digits.map(String.init).joined() }
+        var checkDigitHolds: Bool {
+            let sum = digits.prefix(12).enumerated().reduce(0) { $0 + $1.element * ($1.offset % 2 == 0 ? 1 : 3) }
+            return (10 - sum % 10) % 10 == digits[12]
+        }
+        var isClear: Bool {
+            fit >= ModelDecoder.minimumFit && worstDigit >= ModelDecoder.minimumDigitFit && margin >= ModelDecoder.minimumMargin && checkDigitHolds
+        }
+    }
+
+    /// What a crop gave: a code several bands read alike, or why not.
+    enum Outcome: Equatable {
+        case read(String, bands: Int)
+        /// Bands read different codes, or too few read one clearly.
+        case refused
+        /// Nothing code-like on any band.
+        case nothing
+    }
+
+    /// Reads an upright crop (bars vertical). The code's place, size and direction are
+    /// found on the mean of all rows; then each of `bands` bands of rows, averaged into one
+    /// line, is read there on its own (allowing a little drift).
+    /// `codeWidth`: how wide the code may be, in crop pixels, when its patch says so.
+    static func read(_ crop: GrayImage, codeWidth: ClosedRange<Double>? = nil) -> Outcome {
+        guard crop.width >= 100, crop.height >= bands else { return .nothing }
+        let rowsPerBand = crop.height / bands
+        var lines: [[Double]] = []
+        for band in 0..<bands {
+            var line = [Double](repeating: 0, count: crop.width)
+            for y in band * rowsPerBand..<(band + 1) * rowsPerBand {
+                let row = y * crop.width
+                for x in 0..<crop.width { line[x] += Double(crop.pixels[row + x]) }
+            }
+            lines.append(line.map { 255 - $0 / Double(rowsPerBand) })   // darkness: bars high
+        }
+        let mean = (0..<crop.width).map { x in lines.reduce(0) { $0 + $1[x] } / Double(bands) }
+        let modules = codeWidth.map { $0.lowerBound / Double(BarPatterns.moduleCount)...$0.upperBound / Double(BarPatterns.moduleCount) }
+        guard let whole = bestReading(mean, modules: modules) else { return .nothing }
+        var clear: [String: Int] = [:]
+        for line in lines {
+            let directed = whole.reversed ? Array(line.reversed()) : line
+            guard let reading = refined(directed, start: whole.start, module: whole.module, wide: false),
+                  reading.isClear else { continue }
+            clear[reading.text, default: 0] += 1
+        }
+        guard let (text, count) = clear.max(by: { $0.value < $1.value }) else { return .refused }
+        guard clear.count == 1, count >= agreeingBands else { return .refused }
+        return .read(text, bands: count)
+    }
+
+    /// The best-fitting reading of one line of darkness values, either way round.
+    static func bestReading(_ line: [Double], modules: ClosedRange<Double>? = nil) -> Reading? {
+        var best: Reading?
+        let reversedLine = Array(line.reversed())
+        for candidate in coarseCandidates(line, modules: modules) {
+            // The shared modules read the same either way round: the code's direction is
+            // the one its digits fit.
+            let mirroredStart = Double(line.count) - candidate.start - Double(BarPatterns.moduleCount) * candidate.module
+            for (directed, start, reversed) in [(line, candidate.start, false), (reversedLine, mirroredStart, true)] {
+                if var reading = refined(directed, start: start, module: candidate.module), reading.fit > best?.fit ?? -1 {
+                    reading.reversed = reversed
+                    best = reading
+                }
+            }
+        }
+        return best
+    }
+
+    // MARK: - Geometry
+
+    /// The modules whose state every symbol shares: quiet zones, guards, and each digit's
+    /// first and last module (left digits start with a space and end with a bar, right
+    /// digits the opposite). Module index → bar (1) or space (0).
+    static let knownModules: [(module: Int, bar: Double)] = {
+        var known: [(Int, Double)] = []
+        for k in 1...quietModules { known.append((-k, 0)); known.append((BarPatterns.moduleCount - 1 + k, 0)) }
+        for guardPattern in BarPatterns.guards {
+            for (offset, bar) in guardPattern.modules.enumerated() { known.append((guardPattern.start + offset, Double(bar))) }
+        }
+        for (index, start) in BarPatterns.digitStarts.enumerated() {
+            let leftHalf = index < 6
+            known.append((start, leftHalf ? 0 : 1))
+            known.append((start + 6, leftHalf ? 1 : 0))
+        }
+        return known.sorted { $0.0 < $1.0 }
+    }()
+
+    /// Start (left edge of module 0, in line samples) and module width of the positions
+    /// where the shared modules fit best, a few distinct ones.
+    static func coarseCandidates(_ line: [Double], modules: ClosedRange<Double>? = nil,
+                                 keep: Int = 3) -> [(start: Double, module: Double, score: Double)] {
+        let width = Double(line.count)
+        let span = Double(BarPatterns.moduleCount + 2 * quietModules)
+        let smallest = max(1.0, modules?.lowerBound ?? 0), largest = min(width / span, modules?.upperBound ?? .infinity)
+        guard largest >= smallest else { return [] }
+        let template = knownModules.map(\.bar)
+        let meanT = template.reduce(0, +) / Double(template.count)
+        let centred = template.map { $0 - meanT }
+        let normT = centred.reduce(0) { $0 + $1 * $1 }.squareRoot()
+        let centres = knownModules.map { Double($0.module) + 0.5 }
+        let n = Double(centres.count)
+        var found: [(start: Double, module: Double, score: Double)] = []
+        line.withUnsafeBufferPointer { line in
+            centres.withUnsafeBufferPointer { centres in
+                centred.withUnsafeBufferPointer { centred in
+                    var module = smallest
+                    while module <= largest {
+                        var start = Double(quietModules) * module
+                        let lastStart = width - Double(BarPatterns.moduleCount + quietModules) * module - 1
+                        while start <= lastStart {
+                            // The template's values sum to 0: the line's mean drops out of the dot product.
+                            var sum = 0.0, squares = 0.0, dot = 0.0
+                            for i in 0..<centres.count {
+                                let v = sample(line, at: start + centres[i] * module)
+                                sum += v; squares += v * v; dot += v * centred[i]
+                            }
+                            let variance = squares - sum * sum / n
+                            if variance > 1e-9 {
+                                let score = dot / (variance.squareRoot() * normT)
+                                if score >= minimumShape { found.append((start, module, score)) }
+                            }
+                            start += max(0.5, module / 4)
+                        }
+                        // The refinement reaches ±1.5%: 2% steps miss nothing.
+                        module *= 1.02
+                    }
+                }
+            }
+        }
+        found.sort { $0.score > $1.score }
+        var kept: [(start: Double, module: Double, score: Double)] = []
+        for candidate in found {
+            guard kept.count < keep else { break }
+            let distinct = kept.allSatisfy { abs($0.start - candidate.start) > 2 * $0.module || abs($0.module - candidate.module) > 0.03 * $0.module }
+            if distinct { kept.append(candidate) }
+        }
+        return kept
+    }
+
+    /// The reading at the best nearby geometry and blur: geometry first, at a middling
+    /// blur, then the blur. `wide`: start within ±1 px and module within ±1.5% in coarse
+    /// steps, then finer around the best; else (a band read where the whole crop read)
+    /// start ±0.5 px and module ±0.25% in fine steps.
+    static func refined(_ line: [Double], start: Double, module: Double, wide: Bool = true) -> Reading? {
+        var best: Reading?
+        func search(_ start: Double, _ module: Double, moduleSteps: Int, moduleStep: Double, startSteps: Int, startStep: Double) {
+            for i in -moduleSteps...moduleSteps {
+                let m = module * (1 + Double(i) * moduleStep)
+                for j in -startSteps...startSteps {
+                    guard let reading = reading(line, start: start + Double(j) * startStep, module: m, blur: middlingBlur) else { continue }
+                    if reading.fit > best?.fit ?? -1 { best = reading }
+                }
+            }
+        }
+        if wide {
+            search(start, module, moduleSteps: 3, moduleStep: 0.005, startSteps: 2, startStep: 0.5)
+            if let coarse = best { search(coarse.start, coarse.module, moduleSteps: 1, moduleStep: 0.0025, startSteps: 1, startStep: 0.25) }
+        } else {
+            search(start, module, moduleSteps: 1, moduleStep: 0.0025, startSteps: 2, startStep: 0.25)
+        }
+        guard let geometry = best else { return nil }
+        for blur in blurs.indices where blur != middlingBlur {
+            if let reading = reading(line, start: geometry.start, module: geometry.module, blur: blur), reading.fit > best!.fit {
+                best = reading
+            }
+        }
+        return best
+    }
+
+    // MARK: - Digits
+
+    /// Each digit's window: one module of context either side of its 7.
+    static let windowModules = 9
+
+    /// Blurred, centred, unit-length patterns for every blur: [blur][set][digit], set 0 = odd
+    /// (L), 1 = even (G), 2 = right (R). Context modules: left digits follow a bar and precede
+    /// a space, right digits the opposite; beyond those, unknown (half a bar).
+    static let templates: [[[[Double]]]] = blurs.map { sigma in
+        [BarPatterns.odd, BarPatterns.even, BarPatterns.right].enumerated().map { set, patterns in
+            patterns.map { pattern in
+                let before: Double = set == 2 ? 0 : 1, after: Double = set == 2 ? 1 : 0
+                // Modules −2…8 of the window's digit, as bars.
+                let modules = [0.5, before] + pattern.map(Double.init) + [after, 0.5]
+                var values: [Double] = []
+                for j in 0..<windowModules * samplesPerModule {
+                    let u = Double(j) + 0.5
+                    let position = u / Double(samplesPerModule) + 1   // in modules from module −2
+                    values.append(blurred(modules, at: position, sigma: sigma))
+                }
+                let mean = values.reduce(0, +) / Double(values.count)
+                let centred = values.map { $0 - mean }
+                let norm = centred.reduce(0) { $0 + $1 * $1 }.squareRoot()
+                return centred.map { $0 / max(norm, 1e-9) }
+            }
+        }
+    }
+
+    /// `templates` in one array: [blur][set][digit][sample].
+    static let flatTemplates: [Double] = templates.flatMap { $0.flatMap { $0.flatMap { $0 } } }
+
+    /// A module pattern (index 0 starting at 0) seen through a Gaussian blur of `sigma`
+    /// modules, at `position`; beyond the pattern, half a bar.
+    static func blurred(_ modules: [Double], at position: Double, sigma: Double) -> Double {
+        func cdf(_ x: Double) -> Double { 0.5 * (1 + erf(x / (sigma * 2.0.squareRoot()))) }
+        var value = 0.5 * cdf(0 - position) + 0.5 * (1 - cdf(Double(modules.count) - position))
+        for (k, bar) in modules.enumerated() where bar != 0 {
+            value += bar * (cdf(Double(k + 1) - position) - cdf(Double(k) - position))
+        }
+        return value
+    }
+
+    /// The best digits at one geometry and blur, or nil when the code runs off the line.
+    static func reading(_ line: [Double], start: Double, module: Double, blur: Int) -> Reading? {
+        guard start - module >= 0, start + Double(BarPatterns.moduleCount + 1) * module < Double(line.count - 1) else { return nil }
+        let count = windowModules * samplesPerModule
+        // scores[position * 30 + set * 10 + digit]: correlation of each pattern with the pixels.
+        var flat = [Double](repeating: -1, count: 12 * 30)
+        var values = [Double](repeating: 0, count: count)
+        let patterns = flatTemplates
+        let ok = line.withUnsafeBufferPointer { line in
+            patterns.withUnsafeBufferPointer { patterns in
+                values.withUnsafeMutableBufferPointer { values in
+                    flat.withUnsafeMutableBufferPointer { flat in
+                        for (index, digitStart) in BarPatterns.digitStarts.enumerated() {
+                            let windowStart = start + Double(digitStart - 1) * module
+                            var sum = 0.0
+                            for j in 0..<count {
+                                let v = sample(line, at: windowStart + (Double(j) + 0.5) / Double(samplesPerModule) * module)
+                                values[j] = v
+                                sum += v
+                            }
+                            let mean = sum / Double(count)
+                            var norm = 0.0
+                            for j in 0..<count { values[j] -= mean; norm += values[j] * values[j] }
+                            norm = norm.squareRoot()
+                            guard norm > 1e-6 else { return false }
+                            for set in index < 6 ? 0...1 : 2...2 {
+                                for digit in 0..<10 {
+                                    let base = ((blur * 3 + set) * 10 + digit) * count
+                                    var dot = 0.0
+                                    for j in 0..<count { dot += values[j] * patterns[base + j] }
+                                    flat[index * 30 + set * 10 + digit] = dot / norm
+                                }
+                            }
+                        }
+                        return true
+                    }
+                }
+            }
+        }
+        guard ok else { return nil }
+        // Right half: each digit's best.
+        var digits = [Int](repeating: 0, count: 13)
+        var total = 0.0, margin = Double.infinity, worst = Double.infinity
+        for position in 6..<12 {
+            let (digit, best, second) = top2(flat, from: position * 30 + 20, count: 10)
+            digits[position + 1] = digit
+            total += best
+            worst = min(worst, best)
+            margin = min(margin, best - second)
+        }
+        // Left half: each digit's best over both parities; the parity pattern that fits
+        // best gives the first digit.
+        var bestOf = [Double](repeating: 0, count: 12)   // [position * 2 + set]
+        for position in 0..<6 {
+            let (_, best, second) = top2(flat, from: position * 30, count: 20)
+            margin = min(margin, best - second)
+            for set in 0...1 { bestOf[position * 2 + set] = top2(flat, from: position * 30 + set * 10, count: 10).best }
+        }
+        var parityTotals = [Double](repeating: 0, count: 10)
+        for (first, parity) in BarPatterns.parities.enumerated() {
+            for position in 0..<6 { parityTotals[first] += bestOf[position * 2 + (parity[position] ? 1 : 0)] }
+        }
+        let (first, bestParity, secondParity) = top2(parityTotals, from: 0, count: 10)
+        margin = min(margin, bestParity - secondParity)
+        digits[0] = first
+        for position in 0..<6 {
+            let set = BarPatterns.parities[first][position] ? 1 : 0
+            let (digit, best, _) = top2(flat, from: position * 30 + set * 10, count: 10)
+            digits[position + 1] = digit
+            worst = min(worst, best)
+        }
+        total += bestParity
+        return Reading(digits: digits, fit: total / 12, worstDigit: worst, margin: margin, start: start, module: module, blur: blur)
+    }
+
+    /// The index (from `from`) and value of the largest of `count` values, and the second largest.
+    static func top2(_ values: [Double], from: Int, count: Int) -> (index: Int, best: Double, second: Double) {
+        var index = 0, best = -Double.infinity, second = -Double.infinity
+        for i in 0..<count {
+            let v = values[from + i]
+            if v > best { second = best; best = v; index = i } else if v > second { second = v }
+        }
+        return (index, best, second)
+    }
+
+    /// Linear interpolation between samples; clamped at the ends.
+    @inline(__always)
+    static func sample(_ line: UnsafeBufferPointer<Double>, at x: Double) -> Double {
+        let position = min(max(x - 0.5, 0), Double(line.count - 1))
+        let i = Int(position)
+        guard i + 1 < line.count else { return line[line.count - 1] }
+        let f = position - Double(i)
+        return line[i] * (1 - f) + line[i + 1] * f
+    }
+}

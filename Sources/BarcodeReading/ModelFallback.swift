@@ -1,0 +1,56 @@
+import BookCodes
+import Foundation
+import Imaging
+
+extension AttemptLog {
+    /// The last resort when nothing is confirmed: each barcode-like patch cropped upright
+    /// and read by `ModelDecoder` (soft codes zbar's edges miss). Its bands agreeing count
+    /// as scan lines reading alike; a different code read at the same place by zbar makes
+    /// an ambiguity, as between zbar's own reads. True once a confirmed code stands.
+    /// `scale`: file pixels per pixel of the image the regions were found in.
+    mutating func runModel(on regions: [CandidateRegion], scale: Int, crop: (CandidateRegion) -> RegionReading.Crop?) -> Bool {
+        for region in regions {
+            guard let crop = crop(region) else { continue }
+            // A patch covers the bars that stayed sharp and coherent: a soft code's patch can
+            // be half the code, and a code with its add-on is a patch of 1.3 codes.
+            let patch = region.length / crop.mapping.step
+            switch ModelDecoder.read(crop.image, codeWidth: patch * 0.6...patch * 2 + 24) {
+            case .read(let text, _):
+                let upc = text.hasPrefix("0")
+                var detection = Detection(symbology: upc ? .upcA : .ean13, text: upc ? String(text.dropFirst()) : text,
+                                          quality: Agreement.confirmingQuality,
+                                          bounds: crop.mapping.apply(BoundingBox(x: 0, y: 0, width: crop.image.width,
+                                                                                 height: crop.image.height)).scaled(by: scale))
+                detection.readBothWays = true
+                if detection.isValid {
+                    agreement.record(detection, attempt: "model fit")
+                } else {
+                    modelRefusals += 1
+                }
+            case .refused:
+                modelRefusals += 1
+            case .nothing:
+                break
+            }
+        }
+        let found = !agreement.verdict.codes.isEmpty
+        if found, successfulAttempt == nil { successfulAttempt = "model fit" }
+        return found
+    }
+}
+
+extension RegionReading {
+    /// A small image's patch, upright at its own pixels: generous across the bars (a soft
+    /// code's ends are weak edges, often outside the patch), within them along.
+    static func modelCrop(_ region: CandidateRegion, from image: GrayImage) -> Crop? {
+        let across = min(region.length * 1.6 + 48, Double(max(image.width, image.height)) * 1.5)
+        let step = max(1, across / 700)
+        let width = Int(across / step), height = max(ModelDecoder.bands * 2, Int(region.height * 0.8 / step))
+        guard width >= 100 else { return nil }
+        let mapping = RegionMapping(centreX: region.centreX, centreY: region.centreY, angle: region.angle,
+                                    step: step, width: width, height: height)
+        let image = image.sampled(centreX: region.centreX, centreY: region.centreY, angle: region.angle,
+                                  width: width, height: height, step: step)
+        return Crop(image: image, mapping: mapping)
+    }
+}

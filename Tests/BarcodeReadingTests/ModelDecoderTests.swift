@@ -1,0 +1,150 @@
+@testable import BarcodeReading
+import BookCodes
+import Foundation
+import Imaging
+import Testing
+import TestSupport
+
+/// The model-fitting reader on codes rendered here at test time (`EAN13Rendering`), blurred
+/// by a Gaussian across the bars with a little noise: it must read soft codes zbar misses,
+/// and refuse (never guess) when the blur or the print leaves a digit in doubt.
+@Suite struct ModelDecoderTests {
+    /// Out of focus by ~0.8 module at 2 px per module: zbar reads few of these.
+    @Test func readsSoftCodesThatZbarMissesAndNeverAnotherCode() throws {
+        let reader = try BarcodeReader()
+        var modelReads = 0, zbarReads = 0, wrong: [String] = []
+        for index in 0..<20 {
+            let code = generatedISBN(7_919 * index + 31).digits
+            let image = Self.soft(code, module: 2.0, phase: Double(index % 5) / 5, sigma: 1.6, seed: UInt64(index))
+            switch ModelDecoder.read(image) {
+            case .read(let text, _):
+                if text == code { modelReads += 1 } else { wrong.append(text) }
+            case .refused, .nothing:
+                break
+            }
+            zbarReads += reader.scan(image).contains { $0.text == code } ? 1 : 0
+        }
+        print("model decoder: \(modelReads) of 20 soft codes (zbar \(zbarReads))")
+        #expect(wrong.isEmpty, "\(wrong)")
+        #expect(modelReads >= 14)
+        #expect(modelReads > zbarReads)
+    }
+
+    /// So blurred that thin bars and spaces are gone: whatever fits best is a guess.
+    @Test func refusesACodeBlurredPastReading() {
+        for index in 0..<6 {
+            let code = generatedISBN(104_729 * index + 7).digits
+            let image = Self.soft(code, module: 2.0, phase: 0.3, sigma: 5, seed: UInt64(index))
+            if case .read(let text, _) = ModelDecoder.read(image) {
+                Issue.record("read \(text) from \(code) blurred by 2.5 modules")
+            }
+        }
+    }
+
+    /// A symbol whose check digit is wrong (a misprint, or a near-miss of a real code) is
+    /// refused, not corrected to the nearest valid code.
+    @Test func refusesASymbolWhoseCheckDigitFails() {
+        for index in 0..<6 {
+            let valid = generatedISBN(15_485_863 * index + 3).digits
+            let last = valid.last!.wholeNumberValue!
+            let broken = String(valid.dropLast()) + String((last + 1 + index % 8) % 10)
+            let image = Self.soft(broken, module: 2.2, phase: 0.5, sigma: 1.0, seed: UInt64(index))
+            #expect(!Self.isRead(ModelDecoder.read(image)), "\(broken)")
+            // The same print with its right check digit reads: the refusal is the check digit's.
+            let printed = Self.soft(valid, module: 2.2, phase: 0.5, sigma: 1.0, seed: UInt64(index))
+            #expect(Self.reads(printed, as: valid), "\(valid)")
+        }
+    }
+
+    /// Pale, flat paper or a grating of even bars: nothing code-like is reported.
+    @Test func readsNothingFromEvenStripes() {
+        let width = 320, height = 40
+        var pixels = [UInt8](repeating: 0, count: width * height)
+        for y in 0..<height { for x in 0..<width { pixels[y * width + x] = (x / 3) % 2 == 0 ? 60 : 200 } }
+        #expect(!Self.isRead(ModelDecoder.read(GrayImage(width: width, height: height, pixels: pixels))))
+    }
+
+    /// The reader as a whole: a small soft photo of a code, saved as a file, reads through
+    /// the fallback, and its result names the attempt.
+    @Test func fileScannerFallsBackToTheModel() throws {
+        let directory = try makeTemporaryDirectory(prefix: "rapidscan-model")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var read = 0, wrong: [String] = []
+        for index in 0..<6 {
+            let code = generatedISBN(3_571 * index + 11).digits
+            let url = directory.appendingPathComponent("soft-\(index).pgm")
+            try EAN13Rendering.pgm(Self.soft(code, module: 2.0, phase: 0.4, sigma: 1.7, seed: UInt64(index))).write(to: url)
+            let result = try FileScanner().scan(fileAt: url)
+            if result.codes.contains(where: { $0.text == code }) {
+                read += 1
+                #expect(result.attempt == "model fit")
+            }
+            wrong += result.codes.map(\.text).filter { $0 != code }
+        }
+        #expect(wrong.isEmpty, "\(wrong)")
+        #expect(read >= 4)
+    }
+
+    /// zxing's upca-2 set: small, soft photos where zbar fails. Codes the model reads are
+    /// the photo's own (it read 3 of the 12 zbar misses on 23 Nov; the floor leaves margin).
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func readsSoftRealPhotosAndNoWrongCode() async throws {
+        let folder = try SharedFiles.requireImage("barcodes")
+        let rows = try manifestRows(folder.appendingPathComponent("manifest.tsv")).filter {
+            ($0["relpath"] ?? "").hasPrefix("zxing-upca-2/")
+        }
+        let results = try await scanAll(rows.map { folder.appendingPathComponent($0["relpath"] ?? "") })
+        var byModel = 0, wrong: [String] = []
+        for row in rows {
+            let result = try #require(results[folder.appendingPathComponent(row["relpath"] ?? "")])
+            let symbology = try #require(Symbology(rawValue: row["symbology"] ?? ""))
+            let expected = try GTIN(validating: row["expected_text"] ?? "", as: symbology).gtin13
+            wrong += result.codes.filter { $0.productCode?.gtin13 != expected }.map { "\(row["relpath"] ?? "")=\($0.text)" }
+            if result.attempt == "model fit", result.codes.contains(where: { $0.productCode?.gtin13 == expected }) { byModel += 1 }
+        }
+        #expect(rows.count == 52)
+        #expect(wrong.isEmpty, "\(wrong)")
+        #expect(byModel >= 2)
+    }
+
+    static func reads(_ image: GrayImage, as code: String) -> Bool {
+        if case .read(let text, _) = ModelDecoder.read(image) { text == code } else { false }
+    }
+
+    static func isRead(_ outcome: ModelDecoder.Outcome) -> Bool {
+        if case .read = outcome { true } else { false }
+    }
+
+    /// A rendered code, each row blurred by a Gaussian of `sigma` pixels across the bars,
+    /// with ±6 grey levels of noise per pixel.
+    static func soft(_ digits: String, module: Double, phase: Double, sigma: Double, seed: UInt64) -> GrayImage {
+        let sharp = EAN13Rendering.image(digits, module: module, phase: phase, barHeight: 48)
+        let radius = Int((3 * sigma).rounded(.up))
+        let kernel = (-radius...radius).map { exp(-Double($0 * $0) / (2 * sigma * sigma)) }
+        let total = kernel.reduce(0, +)
+        var generator = SplitMix(state: seed &+ 0x9E37_79B9)
+        var pixels = sharp.pixels
+        for y in 0..<sharp.height {
+            for x in 0..<sharp.width {
+                var sum = 0.0
+                for (k, weight) in kernel.enumerated() {
+                    let source = min(max(x + k - radius, 0), sharp.width - 1)
+                    sum += weight * Double(sharp.pixels[y * sharp.width + source])
+                }
+                let noise = Double(Int(generator.next() % 13) - 6)
+                pixels[y * sharp.width + x] = UInt8(clamping: Int((sum / total + noise).rounded()))
+            }
+        }
+        return GrayImage(width: sharp.width, height: sharp.height, pixels: pixels)
+    }
+
+    struct SplitMix {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+}
