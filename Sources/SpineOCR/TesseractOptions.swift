@@ -80,9 +80,9 @@ public struct TesseractOptions: Sendable, Hashable {
     public var keepsEveryReading = false
     /// Strips and extra-scale passes not started by the time the photo's passes have used this
     /// many milliseconds of CPU time in all are skipped (0: no limit); the whole-photo turns at
-    /// the working size always run, first. 10 s: every real shelf photo's strips (the densest
-    /// holds 51) still read, the slowest photo about 11 s CPU (5.5 s on 2 cores); 8 s lost 6
-    /// of 93 found spines there.
+    /// the working size always run, first. 10 s: on real shelves only the densest photo loses
+    /// strips (0–6 of 51, CPU being dearer on a busy machine), the slowest photo takes about
+    /// 11 s CPU; 8 s lost 6 of 93 found spines.
     public var budgetMilliseconds = 10_000
     /// A strip reading's score is weighted by this when two readings of one place compete.
     public var stripScoreWeight: Double = 1
