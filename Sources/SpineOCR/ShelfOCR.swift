@@ -107,7 +107,7 @@ public final class ShelfOCR: @unchecked Sendable {
     /// pixels (SpineStrips), then the spine rotations again at each extra scale (Tesseract's
     /// reading of a spine changes with scale; the best one wins the merge). Once the photo's
     /// passes have used the budget's CPU time, remaining strips and extra scales are skipped:
-    /// CPU time, not wall time, so a busy machine reads the same words, only later.
+    /// CPU time, not wall time, which a busy machine stretches far more.
     public func recognize(_ image: GrayImage, name: String, pages: Bool = true) throws(TesseractError) -> [OCRPass] {
         let rotations = options.rotations.isEmpty ? [SpineRotation.clockwise270] : options.rotations
         let spineRotations = rotations.filter { $0 != .none }

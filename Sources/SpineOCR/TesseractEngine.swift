@@ -85,8 +85,8 @@ public final class TesseractEngine {
 
     /// Words with boxes and confidences; nil when Tesseract reports a failure. With a
     /// deadline, a pass cut short returns the words finished by then. `deadlineMilliseconds`
-    /// is wall time; `cpuMilliseconds` is this thread's CPU time, which a busy machine does not
-    /// shorten (the same words are read under load, only later).
+    /// is wall time; `cpuMilliseconds` is this thread's CPU time, which a busy machine stretches
+    /// far less.
     public func words(in image: GrayImage, deadlineMilliseconds: Int = 0, cpuMilliseconds: Int = 0,
                       pageSegmentationMode: Int? = nil) -> [OCRWord]? {
         guard image.width > 0, image.height > 0 else { return [] }

@@ -48,7 +48,7 @@ public struct TesseractOptions: Sendable, Hashable {
     /// Each whole-photo pass is cut after this many milliseconds of its thread's CPU time (0: no
     /// limit; a strip pass gets half), keeping the words read by then: a 5 MP spine turn takes
     /// 0.4–2.7 s on real shelves, the flat pass 0.3–0.9 s, but 6.5 s on a library photo full of
-    /// call-number labels. CPU time, not wall time: a busy machine reads the same words, later.
+    /// call-number labels. CPU time, not wall time, which a busy machine stretches far more.
     public var deadlineMilliseconds: Int
     /// Extra scales (pixel counts under the working size) at which the spine rotations are read
     /// again: one spine reads at one scale, its neighbour at another. With strips read on their
@@ -81,8 +81,8 @@ public struct TesseractOptions: Sendable, Hashable {
     /// Strips and extra-scale passes not started by the time the photo's passes have used this
     /// many milliseconds of CPU time in all are skipped (0: no limit); the whole-photo turns at
     /// the working size always run, first. 10 s: on real shelves only the densest photo loses
-    /// strips (0–6 of 51, CPU being dearer on a busy machine), the slowest photo takes about
-    /// 11 s CPU; 8 s lost 6 of 93 found spines.
+    /// strips (none to 23 of 51: a pass's CPU time grows with load too), the slowest photo about
+    /// 11 s CPU; 8 s lost 6 of 93 found spines (load 10).
     public var budgetMilliseconds = 10_000
     /// A strip reading's score is weighted by this when two readings of one place compete.
     public var stripScoreWeight: Double = 1
