@@ -12,8 +12,9 @@ import Vision
 //     [--no-strips] [--strip-variants PSM:MIN:MAX,...] [--strip-second CONF] [--strip-weight W] [--budget-ms N]
 //     [--no-split] [--keep-all] [--split PREFIX,...] [--strong D] [--gap D] [--agreed-strong D] [--no-join]
 // Environment: OCR_CACHE / OCR_PASSES (replay; passes 0, 1000000, i0, s, s64...), STRIPS_FILL=1 (read
-// the strips again into a cache), STRIP_DUMP=folder (the prepared strips as PNG), MATCH="text~alternative|text"
-// (match these readings and stop).
+// the strips again into a cache), STRIP_DUMP=folder (the prepared strips as PNG, and each photo with its
+// strips outlined; STRIP_DUMP_BOXES_ONLY=1: the outlines only), MATCH="text~alternative|text" (match these readings
+// and stop). A replay keeps only the passes of --rotations (--rotations 270,90: what the 0° pass adds).
 
 struct Labelled: Decodable {
     struct Book: Decodable { var title: String; var author: String? }
@@ -215,13 +216,29 @@ for set in sets {
                     : wanted.contains((pass.inverted ? "i" : "") + String(pass.pixels))
             }
         }
+        // Replayed passes are limited to --rotations (what a photo gives without the 0° pass, say).
+        if replaying { passes = passes.filter { options.rotations.contains($0.rotation) } }
         if !replaying { cache[photo.file] = passes }
         if let folder = ProcessInfo.processInfo.environment["STRIP_DUMP"] {
             let found = SpineStrips.strips(in: image)
             // The strips' boxes in the working image, for drawing them over the photo.
             let boxes = ["\(image.width) \(image.height)"] + found.map { "\($0.x0) \($0.y0) \($0.x1) \($0.y1)" }
             try boxes.joined(separator: "\n").write(toFile: "\(folder)/\(photo.file)-boxes.txt", atomically: true, encoding: .utf8)
-            for (number, strip) in found.enumerated() {
+            // The photo at half size with each strip's outline drawn (black, white inside).
+            var outlined = image.pixels
+            for strip in found {
+                for inset in 0..<4 {
+                    let value: UInt8 = inset < 2 ? 0 : 255
+                    let (x0, y0) = (strip.x0 + inset, strip.y0 + inset)
+                    let (x1, y1) = (max(x0, strip.x1 - 1 - inset), max(y0, strip.y1 - 1 - inset))
+                    for x in x0...x1 { outlined[y0 * image.width + x] = value; outlined[y1 * image.width + x] = value }
+                    for y in y0...y1 { outlined[y * image.width + x0] = value; outlined[y * image.width + x1] = value }
+                }
+            }
+            try ImageEncoder.pngData(GrayImage(width: image.width, height: image.height, pixels: outlined).downscaled(by: 2))
+                .write(to: URL(fileURLWithPath: "\(folder)/\(photo.file)-strips.png"))
+            // STRIP_DUMP_BOXES_ONLY=1: the outlines, not each prepared strip.
+            for (number, strip) in found.enumerated() where ProcessInfo.processInfo.environment["STRIP_DUMP_BOXES_ONLY"] != "1" {
                 for rotation in [SpineRotation.clockwise270, .clockwise90] {
                     for (index, variant) in options.stripVariants.enumerated() {
                         let png = try ImageEncoder.pngData(SpineStrips.prepared(image, strip: strip, rotation: rotation, across: variant.across,

@@ -103,10 +103,11 @@ public final class ShelfOCR: @unchecked Sendable {
     }
 
     /// Every pass's raw words (Tesseract's work: seconds of CPU), in parallel, one engine per
-    /// worker: first each spine strip found in the pixels (SpineStrips), then each rotation of
-    /// the working image, then the spine rotations again at each extra scale (Tesseract's
+    /// worker: first each rotation of the working image, then each spine strip found in the
+    /// pixels (SpineStrips), then the spine rotations again at each extra scale (Tesseract's
     /// reading of a spine changes with scale; the best one wins the merge). Once the photo's
-    /// budget is spent, remaining strips and extra scales are skipped.
+    /// passes have used the budget's CPU time, remaining strips and extra scales are skipped:
+    /// CPU time, not wall time, which a busy machine stretches far more.
     public func recognize(_ image: GrayImage, name: String, pages: Bool = true) throws(TesseractError) -> [OCRPass] {
         let rotations = options.rotations.isEmpty ? [SpineRotation.clockwise270] : options.rotations
         let spineRotations = rotations.filter { $0 != .none }
@@ -116,36 +117,39 @@ public final class ShelfOCR: @unchecked Sendable {
         // library photo); a smaller scale for it is a setting.
         let flat = ImageView(pixels: options.flatScalePixels < image.width * image.height ? options.flatScalePixels : 0, inverted: false)
         // The flat pass first: on library photos it is the longest, and the spine turns share the other core meanwhile.
-        let main = (rotations.filter { $0 == .none } + spineRotations)
-            .map { (rotation: $0, view: $0 == .none ? flat : ImageView(pixels: 0, inverted: false), optional: false) }
-        let jobs = !pages ? [] : main + extra.flatMap { view in spineRotations.map { (rotation: $0, view: view, optional: true) } }
-        let images = Dictionary(uniqueKeysWithValues: Set(jobs.map(\.view)).map { ($0, self.image(image, as: $0)) })
-        let strips = options.readsStrips && !spineRotations.isEmpty ? SpineStrips.strips(in: image) : []
-        let startedAt = DispatchTime.now().uptimeNanoseconds
+        let main: [Work] = !pages ? [] : (rotations.filter { $0 == .none } + spineRotations)
+            .map { .page($0, $0 == .none ? flat : ImageView(pixels: 0, inverted: false), optional: false) }
+        let strips: [Work] = (options.readsStrips && !spineRotations.isEmpty ? SpineStrips.strips(in: image) : []).map { .strip($0) }
+        let extras: [Work] = !pages ? [] : extra.flatMap { view in spineRotations.map { .page($0, view, optional: true) } }
+        let work = main + strips + extras
+        var views: Set<ImageView> = []
+        for case .page(_, let view, _) in work { views.insert(view) }
+        let images = Dictionary(uniqueKeysWithValues: views.map { ($0, self.image(image, as: $0)) })
         let budget = options.budgetMilliseconds
-        let overBudget: @Sendable () -> Bool = {
-            budget > 0 && Int((DispatchTime.now().uptimeNanoseconds - startedAt) / 1_000_000) > budget
-        }
-        let results = Mutex([[Result<OCRPass, TesseractError>]](repeating: [], count: jobs.count + strips.count))
-        DispatchQueue.concurrentPerform(iterations: jobs.count + strips.count) { index in
+        let spent = Mutex(0)
+        let overBudget: @Sendable () -> Bool = { budget > 0 && spent.withLock { $0 } > budget }
+        let results = Mutex([[Result<OCRPass, TesseractError>]](repeating: [], count: work.count))
+        DispatchQueue.concurrentPerform(iterations: work.count) { index in
             let outcome = pool.withEngine { started -> [Result<OCRPass, TesseractError>] in
                 guard case .success(let engine) = started else {
                     if case .failure(let error) = started { return [.failure(error)] }
                     return [.failure(.recognitionFailed(file: name, rotation: .none))]
                 }
-                if index < strips.count {
-                    return readStrip(strips[index], in: image, rotations: spineRotations, engine: engine,
-                                     overBudget: overBudget).map { .success($0) }
+                switch work[index] {
+                case .strip(let strip):
+                    return readStrip(strip, in: image, rotations: spineRotations, engine: engine, overBudget: overBudget,
+                                     spend: { milliseconds in spent.withLock { $0 += milliseconds } }).map { .success($0) }
+                case .page(let rotation, let view, let optional):
+                    if optional && overBudget() { return [] }
+                    let clock = ThreadClock()
+                    let turned = images[view]!.rotated(rotation.imagingRotation)
+                    let words = engine.words(in: turned, cpuMilliseconds: options.deadlineMilliseconds)
+                    let milliseconds = clock.milliseconds
+                    spent.withLock { $0 += milliseconds }
+                    guard let words else { return [.failure(.recognitionFailed(file: name, rotation: rotation))] }
+                    return [.success(OCRPass(rotation: rotation, pixels: view.pixels, inverted: view.inverted, words: words,
+                                             milliseconds: milliseconds))]
                 }
-                let (rotation, view, optional) = jobs[index - strips.count]
-                if optional && overBudget() { return [] }
-                let clock = ThreadClock()
-                let turned = images[view]!.rotated(rotation.imagingRotation)
-                guard let words = engine.words(in: turned, deadlineMilliseconds: options.deadlineMilliseconds) else {
-                    return [.failure(.recognitionFailed(file: name, rotation: rotation))]
-                }
-                return [.success(OCRPass(rotation: rotation, pixels: view.pixels, inverted: view.inverted, words: words,
-                                         milliseconds: clock.milliseconds))]
             }
             results.withLock { $0[index] = outcome }
         }
@@ -163,7 +167,7 @@ public final class ShelfOCR: @unchecked Sendable {
     /// confident and holds a dictionary word (`stripSecondDirectionBelow`); nothing once the
     /// photo's budget is spent.
     func readStrip(_ strip: Box, in image: GrayImage, rotations: [SpineRotation], engine: TesseractEngine,
-                   overBudget: @Sendable () -> Bool) -> [OCRPass] {
+                   overBudget: @Sendable () -> Bool, spend: (Int) -> Void = { _ in }) -> [OCRPass] {
         var passes: [OCRPass] = []
         for variant in options.stripVariants {
             for rotation in rotations {
@@ -172,16 +176,24 @@ public final class ShelfOCR: @unchecked Sendable {
                 let prepared = SpineStrips.prepared(image, strip: strip, rotation: rotation, across: variant.across,
                                                     opposite: variant.opposite, binarization: variant.binarization)
                 // A strip is small: half a page pass's deadline (none when that is off).
-                let words = engine.words(in: prepared, deadlineMilliseconds: options.deadlineMilliseconds / 2,
+                let words = engine.words(in: prepared, cpuMilliseconds: options.deadlineMilliseconds / 2,
                                          pageSegmentationMode: variant.pageSegmentationMode) ?? []
+                let milliseconds = clock.milliseconds
+                spend(milliseconds)
                 let pass = OCRPass(rotation: rotation, pixels: variant.across.upperBound, inverted: variant.opposite,
-                                   words: words, strip: strip, milliseconds: clock.milliseconds)
+                                   words: words, strip: strip, milliseconds: milliseconds)
                 passes.append(pass)
                 if let spine = stripSpine(pass), spine.confidence >= options.stripSecondDirectionBelow,
                    spine.words.contains(where: \.isDictionaryWord) { return passes }
             }
         }
         return passes
+    }
+
+    /// One unit of a photo's OCR: a whole-photo pass (skipped over budget when optional) or a strip.
+    enum Work {
+        case page(SpineRotation, ImageView, optional: Bool)
+        case strip(Box)
     }
 
     /// Which image a pass reads: the working image scaled (pixels > 0) and/or inverted.
@@ -326,9 +338,9 @@ public final class ShelfOCR: @unchecked Sendable {
 
 /// CPU time of the calling thread.
 struct ThreadClock {
-    private let start = ThreadClock.now()
-    var milliseconds: Int { Int((ThreadClock.now() - start) / 1_000_000) }
-    private static func now() -> UInt64 {
+    private let start = ThreadClock.nanoseconds()
+    var milliseconds: Int { Int((ThreadClock.nanoseconds() - start) / 1_000_000) }
+    static func nanoseconds() -> UInt64 {
         var spec = timespec()
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
         return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)

@@ -84,8 +84,11 @@ public final class TesseractEngine {
     }
 
     /// Words with boxes and confidences; nil when Tesseract reports a failure. With a
-    /// deadline, a pass cut short returns the words finished by then.
-    public func words(in image: GrayImage, deadlineMilliseconds: Int = 0, pageSegmentationMode: Int? = nil) -> [OCRWord]? {
+    /// deadline, a pass cut short returns the words finished by then. `deadlineMilliseconds`
+    /// is wall time; `cpuMilliseconds` is this thread's CPU time, which a busy machine stretches
+    /// far less.
+    public func words(in image: GrayImage, deadlineMilliseconds: Int = 0, cpuMilliseconds: Int = 0,
+                      pageSegmentationMode: Int? = nil) -> [OCRWord]? {
         guard image.width > 0, image.height > 0 else { return [] }
         TessBaseAPISetPageSegMode(handle, TessPageSegMode(rawValue: UInt32(clamping: max(0, min(13, pageSegmentationMode ?? defaultMode)))))
         return image.pixels.withUnsafeBufferPointer { buffer -> [OCRWord]? in
@@ -97,11 +100,23 @@ public final class TesseractEngine {
             let monitor = TessMonitorCreate()
             defer { TessMonitorDelete(monitor) }
             if deadlineMilliseconds > 0 { TessMonitorSetDeadlineMSecs(monitor, Int32(deadlineMilliseconds)) }
+            // Tesseract asks the cancel function after each word, on this thread.
+            var cpuDeadline = ThreadClock.nanoseconds() + UInt64(max(0, cpuMilliseconds)) * 1_000_000
+            if cpuMilliseconds > 0 {
+                TessMonitorSetCancelFunc(monitor) { deadline, _ in
+                    guard let deadline else { return false }
+                    return ThreadClock.nanoseconds() > deadline.load(as: UInt64.self)
+                }
+            }
             OpenMP.serializeOnThisThread()
-            guard TessBaseAPIRecognize(handle, monitor) == 0 else {
-                // Past the deadline Tesseract stops and reports failure, but the words it
+            let status = withUnsafeMutablePointer(to: &cpuDeadline) { deadline in
+                if cpuMilliseconds > 0 { TessMonitorSetCancelThis(monitor, deadline) }
+                return TessBaseAPIRecognize(handle, monitor)
+            }
+            guard status == 0 else {
+                // Past a deadline Tesseract stops and reports failure, but the words it
                 // finished are kept: a cut pass is bounded work, not an error.
-                return deadlineMilliseconds > 0 ? collectWords() : nil
+                return deadlineMilliseconds > 0 || cpuMilliseconds > 0 ? collectWords() : nil
             }
             return collectWords()
         }

@@ -45,9 +45,10 @@ public struct TesseractOptions: Sendable, Hashable {
     public var minimumReadingConfidence: Double
     /// Tesseract passes run at once (one TessBaseAPI each); 0 means one per core.
     public var workers: Int
-    /// Each whole-photo pass is cut after this many milliseconds (0: no limit), keeping the words
-    /// read by then: on a quiet 2-core machine a 5 MP spine turn takes 1–2.3 s, the flat pass of a
-    /// library photo full of call-number labels 7 s (the cut bounds such a photo to about 5 s).
+    /// Each whole-photo pass is cut after this many milliseconds of its thread's CPU time (0: no
+    /// limit; a strip pass gets half), keeping the words read by then: a 5 MP spine turn takes
+    /// 0.4–2.7 s on real shelves, the flat pass 0.3–0.9 s, but 6.5 s on a library photo full of
+    /// call-number labels. CPU time, not wall time, which a busy machine stretches far more.
     public var deadlineMilliseconds: Int
     /// Extra scales (pixel counts under the working size) at which the spine rotations are read
     /// again: one spine reads at one scale, its neighbour at another. With strips read on their
@@ -77,9 +78,12 @@ public struct TesseractOptions: Sendable, Hashable {
     public var splitsGroupsAtStrips = true
     /// Every reading is kept, even several of one place (for measuring what merging loses).
     public var keepsEveryReading = false
-    /// Strips and extra-scale passes still unread this many milliseconds after the photo's OCR
-    /// started are skipped (0: no limit); the whole-photo passes at the working size always run.
-    public var budgetMilliseconds = 4_000
+    /// Strips and extra-scale passes not started by the time the photo's passes have used this
+    /// many milliseconds of CPU time in all are skipped (0: no limit); the whole-photo turns at
+    /// the working size always run, first. 10 s: on real shelves only the densest photo loses
+    /// strips (none to 23 of 51: a pass's CPU time grows with load too), the slowest photo about
+    /// 11 s CPU; 8 s lost 6 of 93 found spines (load 10).
+    public var budgetMilliseconds = 10_000
     /// A strip reading's score is weighted by this when two readings of one place compete.
     public var stripScoreWeight: Double = 1
     /// Tesseract variables set on every engine (name → value), e.g. `thresholding_method`.
@@ -89,7 +93,7 @@ public struct TesseractOptions: Sendable, Hashable {
                 rotations: [SpineRotation] = [.clockwise270, .clockwise90, .none], dataPath: String? = nil,
                 maxPixels: Int = 100_000_000, workingPixels: Int = 5_000_000, workingLongSide: Int = 4000, minimumSide: Int = 64,
                 minimumWordConfidence: Double = 55, minimumReadingConfidence: Double = 62,
-                workers: Int = 0, deadlineMilliseconds: Int = 4_000) {
+                workers: Int = 0, deadlineMilliseconds: Int = 3_000) {
         self.languages = languages
         self.pageSegmentationMode = pageSegmentationMode
         self.rotations = rotations

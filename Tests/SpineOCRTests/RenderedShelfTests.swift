@@ -37,7 +37,7 @@ import Vision
         let manifest = try Self.manifest()
         let index = try Self.catalogue()
         let matcher = SpineMatcher()
-        // No wall-clock cuts: what is read must not depend on how busy the machine is.
+        // No cuts: every pass and strip is read.
         var options = TesseractOptions(deadlineMilliseconds: 0)
         options.budgetMilliseconds = 0
         let reader = try TesseractSpineReader(options: options)

@@ -117,7 +117,7 @@ import Vision
         let manifest = try RenderedShelfTests.manifest()
         let index = try RenderedShelfTests.catalogue()
         let matcher = SpineMatcher()
-        // No wall-clock cuts: on a loaded machine they would skip or cut strips, and this counts them.
+        // No cuts: this counts what strips read, all of them.
         var options = TesseractOptions(deadlineMilliseconds: 0)
         options.budgetMilliseconds = 0
         options.stripVariants = [StripVariant(pageSegmentationMode: 11, across: 32...64, binarization: binarization)]

@@ -1,0 +1,43 @@
+import Foundation
+import Imaging
+import Testing
+import TestSupport
+@testable import SpineOCR
+
+/// A photo's OCR work is bounded in CPU time (not wall time, which a busy machine stretches):
+/// a whole-photo pass is cut at its CPU deadline keeping the words read by then, and once the
+/// photo's passes have used the budget, strips and extra scales are skipped.
+@Suite struct WorkBudgetTests {
+    /// A rendered shelf (real JPEG bytes from scripts/generate-shelf-images) at a small working size.
+    func shelf(_ ocr: ShelfOCR) throws -> GrayImage {
+        let name = "shelf-01.jpg"
+        let data = try Data(contentsOf: RenderedShelfTests.folder.appendingPathComponent(name))
+        return try ocr.workingImage(ocr.decode(data: data, name: name), name: name)
+    }
+
+    @Test func aCPUDeadlineCutsAPassAndKeepsTheWordsReadByThen() throws {
+        let options = TesseractOptions(workingPixels: 1_500_000)
+        let ocr = try ShelfOCR(options: options)
+        let turned = try shelf(ocr).rotated(SpineRotation.clockwise270.imagingRotation)
+        let engine = try TesseractEngine(options: options)
+        let whole = try #require(engine.words(in: turned))
+        // One millisecond of CPU is spent before the first word is finished: the pass stops
+        // there, which is not a failure.
+        let cut = try #require(engine.words(in: turned, cpuMilliseconds: 1))
+        #expect(whole.count >= 10, "\(whole.map(\.text))")
+        #expect(cut.count < whole.count / 2, "cut pass read \(cut.count) of \(whole.count) words")
+    }
+
+    @Test func overBudgetAPhotoGetsItsWholePhotoPassesOnly() throws {
+        var options = TesseractOptions(workingPixels: 1_500_000, workers: 2, deadlineMilliseconds: 0)
+        // Spent as soon as the first pass ends; the whole-photo turns still all run (two
+        // workers: a strip is only taken after one of them has finished).
+        options.budgetMilliseconds = 1
+        let ocr = try ShelfOCR(options: options)
+        let image = try shelf(ocr)
+        #expect(!SpineStrips.strips(in: image).isEmpty, "the shelf has strips to skip")
+        let passes = try ocr.recognize(image, name: "shelf-01.jpg")
+        #expect(passes.allSatisfy { $0.strip == nil && $0.pixels == 0 }, "\(passes.map { ($0.rotation, $0.pixels, $0.strip) })")
+        #expect(Set(passes.map(\.rotation)) == Set(options.rotations))
+    }
+}
