@@ -172,37 +172,43 @@ enum RegionFinder {
     private static func accumulate(_ image: GrayImage, step: Int, cell: Int, columns: Int, rows: Int) -> [[Double]] {
         var sums = [[Double]](repeating: [Double](repeating: 0, count: columns * rows), count: 6)
         let width = image.width
-        var row6 = [Int](repeating: 0, count: columns * 6)
-        image.pixels.withUnsafeBufferPointer { p in
-            for cellY in 0..<rows {
-                for i in row6.indices { row6[i] = 0 }
-                var y = cellY * cell
-                while y < (cellY + 1) * cell {
-                    // Border rows and columns have no neighbour on one side: skipped.
-                    if y > 0, y < image.height - 1 {
-                        let row = y * width
-                        for cellX in 0..<columns {
-                            var xx = 0, yy = 0, xy = 0, sx = 0, sy = 0, size = 0
-                            var x = max(1, cellX * cell)
-                            let end = min(width - 1, (cellX + 1) * cell)
-                            while x < end {
-                                let i = row + x
-                                let gx = Int(p[i + 1]) - Int(p[i - 1])
-                                let gy = Int(p[i + width]) - Int(p[i - width])
-                                xx += gx * gx; yy += gy * gy; xy += gx * gy
-                                sx += gx; sy += gy; size += abs(gx) + abs(gy)
-                                x += step
+        var row6Storage = [Int](repeating: 0, count: columns * 6)
+        // Raw pointers: the per-cell sums are written six times per cell row, and an array's
+        // uniqueness and bounds checks there cost as much as the sampling.
+        row6Storage.withUnsafeMutableBufferPointer { row6 in
+            image.pixels.withUnsafeBufferPointer { p in
+                for cellY in 0..<rows {
+                    for i in row6.indices { row6[i] = 0 }
+                    var y = cellY * cell
+                    while y < (cellY + 1) * cell {
+                        // Border rows and columns have no neighbour on one side: skipped.
+                        if y > 0, y < image.height - 1 {
+                            let row = y * width
+                            for cellX in 0..<columns {
+                                var xx = 0, yy = 0, xy = 0, sx = 0, sy = 0, size = 0
+                                var x = max(1, cellX * cell)
+                                let end = min(width - 1, (cellX + 1) * cell)
+                                while x < end {
+                                    let i = row + x
+                                    // Wrapping arithmetic: 8-bit differences cannot overflow,
+                                    // and overflow checks would stop the loop from vectorising.
+                                    let gx = Int(p[i + 1]) &- Int(p[i - 1])
+                                    let gy = Int(p[i + width]) &- Int(p[i - width])
+                                    xx &+= gx &* gx; yy &+= gy &* gy; xy &+= gx &* gy
+                                    sx &+= gx; sy &+= gy; size &+= abs(gx) &+ abs(gy)
+                                    x &+= step
+                                }
+                                let base = cellX * 6
+                                row6[base] += xx; row6[base + 1] += yy; row6[base + 2] += xy
+                                row6[base + 3] += sx; row6[base + 4] += sy; row6[base + 5] += size
                             }
-                            let base = cellX * 6
-                            row6[base] += xx; row6[base + 1] += yy; row6[base + 2] += xy
-                            row6[base + 3] += sx; row6[base + 4] += sy; row6[base + 5] += size
                         }
+                        y += step
                     }
-                    y += step
-                }
-                for cellX in 0..<columns {
-                    let index = cellY * columns + cellX, base = cellX * 6
-                    for k in 0..<6 { sums[k][index] = Double(row6[base + k]) }
+                    for cellX in 0..<columns {
+                        let index = cellY * columns + cellX, base = cellX * 6
+                        for k in 0..<6 { sums[k][index] = Double(row6[base + k]) }
+                    }
                 }
             }
         }

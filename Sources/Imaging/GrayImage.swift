@@ -82,6 +82,9 @@ public struct GrayImage: Sendable, Hashable {
         return GrayImage(width: outputWidth, height: outputHeight, pixels: output)
     }
 
+    /// Side of the square tiles a quarter turn is copied in.
+    static let transformTile = 64
+
     /// Every output pixel `(x, y)` is read from `origin + x * stepX + y * stepY` in the source.
     func transformed(by orientation: ImageOrientation) -> GrayImage {
         if orientation == .up { return self }
@@ -98,19 +101,28 @@ public struct GrayImage: Sendable, Hashable {
         case .rightMirrored: ((h - 1) * w + w - 1, -w, -1)
         case .left: (w - 1, w, -1)
         }
-        var output = [UInt8](repeating: 0, count: pixels.count)
-        pixels.withUnsafeBufferPointer { source in
-            output.withUnsafeMutableBufferPointer { destination in
-                var index = 0
-                for y in 0..<outputHeight {
-                    var sourceIndex = origin + y * stepY
-                    for _ in 0..<outputWidth {
-                        destination[index] = source[sourceIndex]
-                        sourceIndex += stepX
-                        index += 1
+        // In tiles: a quarter turn walks the source down its columns, and row by row over a
+        // whole 12 MP photo every read was a cache (and TLB) miss, ~70 ms; tile by tile the
+        // source rows a tile touches stay in cache.
+        let tile = swapsAxes ? Self.transformTile : max(outputWidth, 1)
+        let output = [UInt8](unsafeUninitializedCapacity: pixels.count) { destination, count in
+            pixels.withUnsafeBufferPointer { source in
+                guard let from = source.baseAddress, let to = destination.baseAddress else { return }
+                for tileY in stride(from: 0, to: outputHeight, by: tile) {
+                    for tileX in stride(from: 0, to: outputWidth, by: tile) {
+                        let tileWidth = min(tile, outputWidth - tileX)
+                        for y in tileY..<min(tileY + tile, outputHeight) {
+                            var sourceIndex = origin + y * stepY + tileX * stepX
+                            let row = to + y * outputWidth + tileX
+                            for x in 0..<tileWidth {
+                                row[x] = from[sourceIndex]
+                                sourceIndex += stepX
+                            }
+                        }
                     }
                 }
             }
+            count = pixels.count
         }
         return GrayImage(width: outputWidth, height: outputHeight, pixels: output)
     }

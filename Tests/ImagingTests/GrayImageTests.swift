@@ -38,6 +38,35 @@ import Testing
         #expect(upright.pixels == expectation.pixels)
     }
 
+    /// Images wider and taller than a copy tile (and not multiples of it) turn as the
+    /// 3×2 one does: every pixel lands where the orientation's definition puts it.
+    @Test(arguments: 2...8)
+    func exifOrientationIsAppliedAcrossTiles(_ orientation: Int) {
+        let width = GrayImage.transformTile * 2 + 13, height = GrayImage.transformTile + 7
+        let pixels = (0..<width * height).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ $0 / width &* 7) }
+        let stored = GrayImage(width: width, height: height, pixels: pixels)
+        let upright = stored.applyingEXIFOrientation(orientation)
+        let swaps = orientation >= 5
+        #expect(upright.width == (swaps ? height : width) && upright.height == (swaps ? width : height))
+        var mismatches = 0
+        for y in 0..<upright.height {
+            for x in 0..<upright.width {
+                // Where the stored pixel shown at upright (x, y) sits, by the EXIF definitions.
+                let (sx, sy): (Int, Int) = switch orientation {
+                case 2: (width - 1 - x, y)
+                case 3: (width - 1 - x, height - 1 - y)
+                case 4: (x, height - 1 - y)
+                case 5: (y, x)
+                case 6: (y, height - 1 - x)
+                case 7: (width - 1 - y, height - 1 - x)
+                default: (width - 1 - y, x)
+                }
+                if upright.pixels[y * upright.width + x] != pixels[sy * width + sx] { mismatches += 1 }
+            }
+        }
+        #expect(mismatches == 0)
+    }
+
     @Test func outOfRangeOrientationLeavesTheImageAlone() {
         #expect(image.applyingEXIFOrientation(0) == image)
         #expect(image.applyingEXIFOrientation(9) == image)
