@@ -10,7 +10,7 @@ import Vision
 // medium share, seconds per photo. Usage:
 //   SpineOCRBenchmark CATALOGUE.csv NAME=LABELS.json... [--verbose] [--rotations 270,90,0] [--pixels N] [--psm N]
 //     [--no-strips] [--strip-variants PSM:MIN:MAX,...] [--strip-second CONF] [--strip-weight W] [--budget-ms N]
-//     [--no-split] [--keep-all] [--split PREFIX,...] [--strong D] [--gap D] [--agreed-strong D] [--no-join]
+//     [--no-split] [--keep-all] [--split PREFIX,...] [--strong D] [--gap D] [--agreed-strong D] [--no-join] [--no-neighbour-join]
 // Environment: OCR_CACHE / OCR_PASSES (replay; passes 0, 1000000, i0, s, s64...), STRIPS_FILL=1 (read
 // the strips again into a cache), STRIP_DUMP=folder (the prepared strips as PNG, and each photo with its
 // strips outlined; STRIP_DUMP_BOXES_ONLY=1: the outlines only), MATCH="text~alternative|text" (match these readings
@@ -82,6 +82,9 @@ if let value = takeOption("--strip-variants") {
 }
 if let value = takeOption("--strip-weight"), let weight = Double(value) { options.stripScoreWeight = weight }
 if let value = takeOption("--strip-second"), let confidence = Double(value) { options.stripSecondDirectionBelow = confidence }
+// --no-neighbour-join: author-alone readings are not tried with the reading beside them.
+let neighbourJoins = !arguments.contains("--no-neighbour-join")
+arguments.removeAll { $0 == "--no-neighbour-join" }
 if arguments.contains("--no-split") { options.splitsGroupsAtStrips = false; arguments.removeAll { $0 == "--no-split" } }
 if arguments.contains("--keep-all") { options.keepsEveryReading = true; arguments.removeAll { $0 == "--keep-all" } }
 if let value = takeOption("--budget-ms"), let milliseconds = Int(value) { options.budgetMilliseconds = milliseconds }
@@ -259,8 +262,8 @@ for set in sets {
         cpuPage += pageMilliseconds; cpuStrip += stripMilliseconds
         var lines: [String] = []
         let readings = TesseractSpineReader.readings(of: spines)
-        for (spine, reading) in zip(spines, readings) {
-            let result = matcher.match(reading, index: index)
+        let results = neighbourJoins ? matcher.matchShelf(readings, index: index) : readings.map { matcher.match($0, index: index) }
+        for (spine, result) in zip(spines, results) {
             if result.ambiguous { ambiguous += 1 }
             var verdict = result.decision == .none ? "none [\(result.reason ?? "")]" : "none"
             if let book = result.best, result.decision != .none {

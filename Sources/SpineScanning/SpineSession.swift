@@ -210,6 +210,13 @@ public final class SpineSession: Sendable {
                 addNext()
             }
         }
+        // An author read apart from its title: the two tried as one reading (a few per photo).
+        let joins = SpineMatcher.neighbourJoins(readings, readings.indices.map { matches[$0] })
+        var results: [SpineMatch] = []
+        for join in joins { results.append(await matcher.match(join.joined, sources: sources)) }
+        for (index, match) in SpineMatcher.acceptedJoins(joins, results, matches: readings.indices.map { matches[$0] }) {
+            matches[index] = match
+        }
         return matches
     }
 

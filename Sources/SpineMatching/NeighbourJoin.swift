@@ -1,0 +1,99 @@
+import Foundation
+import Vision
+
+/// OCR's spine grouping often puts one spine's author and its title into two neighbouring
+/// readings ("MEYER" beside "the host STEPHENTE"). A reading refused as an author alone is tried
+/// joined to a neighbour that matched nothing or only for review; the join is matched by the
+/// usual rules and kept only when its book is by that author and it is a better answer than the
+/// neighbour's own.
+extension SpineMatcher {
+    /// An author-alone reading and the neighbour it may belong to, as one reading.
+    public struct NeighbourJoin: Sendable, Hashable {
+        /// Indices into the photo's readings.
+        public var author: Int
+        public var title: Int
+        /// The author reading's text, the title reading's after it.
+        public var authorText: String
+        public var joined: SpineReading
+    }
+
+    /// The joins worth trying for one photo's readings (in shelf order) and their matches.
+    public static func neighbourJoins(_ readings: [SpineReading], _ matches: [SpineMatch?]) -> [NeighbourJoin] {
+        var joins: [NeighbourJoin] = []
+        for (number, match) in matches.enumerated() where Self.isAuthorAlone(match) {
+            for other in [number - 1, number + 1] where readings.indices.contains(other) {
+                // A neighbour settled by an earlier run (no match now) is left alone.
+                guard let own = matches[other], !Self.isAuthorAlone(own), own.decision != .strong,
+                      !readings[other].unreadable, Self.adjacent(readings[number], readings[other]) else { continue }
+                let author = readings[number].text
+                let title = readings[other]
+                let joined = SpineReading(text: title.text + " " + author, position: title.position,
+                                          confidence: min(title.confidence ?? 1, readings[number].confidence ?? 1),
+                                          alternatives: title.alternatives.map { $0 + " " + author })
+                joins.append(NeighbourJoin(author: number, title: other, authorText: author, joined: joined))
+            }
+        }
+        return joins
+    }
+
+    /// Which joins stand: the joined match names a book whose author the author reading holds,
+    /// and beats the title reading's own match. An author reading that two neighbours would both
+    /// take is left alone (it may belong to either), and so is a title two authors would take.
+    public static func acceptedJoins(_ joins: [NeighbourJoin], _ results: [SpineMatch], matches: [SpineMatch?]) -> [Int: SpineMatch] {
+        var kept: [(join: NeighbourJoin, match: SpineMatch)] = []
+        for (join, result) in zip(joins, results) {
+            guard result.decision != .none, let book = result.best, !result.ambiguous,
+                  namesAuthor(join.authorText, of: book) else { continue }
+            if let own = matches[join.title], own.decision != .none {
+                let better = (result.decision == .strong && own.decision != .strong)
+                    || (result.decision == own.decision && result.distance < own.distance && own.best?.workKey == book.workKey)
+                guard better else { continue }
+                // A title read for review as one book does not become another through a neighbour.
+                guard own.best?.workKey == book.workKey else { continue }
+            }
+            kept.append((join, result))
+        }
+        var accepted: [Int: SpineMatch] = [:]
+        for entry in kept {
+            let authorTakenTwice = kept.filter { $0.join.author == entry.join.author }.count > 1
+            let titleTakenTwice = kept.filter { $0.join.title == entry.join.title }.count > 1
+            guard !authorTakenTwice, !titleTakenTwice else { continue }
+            var match = entry.match
+            match.matchedText = entry.join.joined.text
+            accepted[entry.join.title] = match
+        }
+        return accepted
+    }
+
+    /// Readings of one photo matched against the index, author-alone readings joined to a neighbour.
+    public func matchShelf(_ readings: [SpineReading], index: WorkIndex) -> [SpineMatch] {
+        var matches = readings.map { match($0, index: index) }
+        let joins = Self.neighbourJoins(readings, matches)
+        let results = joins.map { match($0.joined, index: index) }
+        for (title, match) in Self.acceptedJoins(joins, results, matches: matches) {
+            matches[title] = match
+        }
+        return matches
+    }
+
+    static func isAuthorAlone(_ match: SpineMatch?) -> Bool {
+        match?.decision == MatchDecision.none && match?.reason == "an author's name, not a title"
+    }
+
+    /// Neighbours in shelf order: the reader's positions one apart, or no positions given.
+    static func adjacent(_ a: SpineReading, _ b: SpineReading) -> Bool {
+        guard let first = a.position, let second = b.position else { return true }
+        return abs(first - second) == 1
+    }
+
+    /// The author reading holds a surname of the book's authors (a letter off for 5+ letters).
+    static func namesAuthor(_ authorText: String, of book: MatchCandidate) -> Bool {
+        let read = TextNormalizer.tokens(authorText)
+        let surnames = book.authors.compactMap { AuthorName.words($0).last }
+        return read.contains { word in
+            surnames.contains { surname in
+                word == surname || (word.utf8.count >= 5 && Similarity.wordSimilarity(word, surname) >= 0.8)
+            }
+        }
+    }
+}
