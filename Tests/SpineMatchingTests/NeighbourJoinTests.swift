@@ -1,5 +1,5 @@
 import Foundation
-import SpineMatching
+@testable import SpineMatching
 import Testing
 import Vision
 
@@ -83,5 +83,38 @@ import Vision
         let matches = SpineMatcher().matchShelf(readings, index: Self.catalogue)
         #expect(matches[0].decision == .medium)
         #expect(SpineMatcher.neighbourJoins(readings, matches).isEmpty)
+    }
+
+    /// The acceptance rules on their own, with the matcher's answers given: whatever the matcher
+    /// makes of a joined reading, a join stands only for a book by the author read beside the
+    /// title, and only for the book the title alone pointed at.
+    @Test func aJoinStandsOnlyForTheAuthorsBookAndTheTitlesOwnBook() {
+        let readings = [SpineReading(text: "Die Laughing", position: 0, confidence: 0.9),
+                        SpineReading(text: "Lee Child", position: 1, confidence: 0.9)]
+        let books = ["trying": Self.book("trying", "Die Trying (Jack Reacher, #2)", "Lee Child"),
+                     "host": Self.book("host", "The Host (The Host, #1)", "Stephenie Meyer"),
+                     "dying": Self.book("dying", "Die Laughing", "Carl Comic")]
+        func candidate(_ key: String) -> MatchCandidate { books[key]! }
+        func answer(_ key: String?, _ decision: MatchDecision, _ reading: SpineReading, _ distance: Double = 0.1) -> SpineMatch {
+            SpineMatch(reading: reading, decision: decision, distance: distance, best: key.map(candidate))
+        }
+        let authorAlone = SpineMatch(reading: readings[1], decision: .none, distance: 1, best: nil,
+                                     reason: "an author's name, not a title")
+        let unmatchedTitle = answer(nil, .none, readings[0], 1)
+        let joins = SpineMatcher.neighbourJoins(readings, [unmatchedTitle, authorAlone])
+        #expect(joins.count == 1)
+        // Strong for one of Child's books: kept.
+        let child = SpineMatcher.acceptedJoins(joins, [answer("trying", .strong, joins[0].joined)],
+                                               matches: [unmatchedTitle, authorAlone])
+        #expect(child[0]?.best?.workKey == "trying")
+        // Strong for Meyer's book beside "Lee Child": the name read is not its author's.
+        let meyer = SpineMatcher.acceptedJoins(joins, [answer("host", .strong, joins[0].joined)],
+                                               matches: [unmatchedTitle, authorAlone])
+        #expect(meyer.isEmpty)
+        // The title alone was for review as Die Laughing: a strong Die Trying through the join is not taken.
+        let forReview = answer("dying", .medium, readings[0], 0.3)
+        let other = SpineMatcher.acceptedJoins(joins, [answer("trying", .strong, joins[0].joined)],
+                                               matches: [forReview, authorAlone])
+        #expect(other.isEmpty)
     }
 }
