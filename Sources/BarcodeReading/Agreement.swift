@@ -43,7 +43,8 @@ struct Agreement {
 
     /// Adds one attempt's valid main codes (add-ons travel with them).
     /// `sharpened`: the attempt scanned a sharpened copy (its lines alone do not confirm).
-    mutating func record(_ detection: Detection, attempt: String, sharpened: Bool = false) {
+    mutating func record(_ detection: Detection, attempt label: String, sharpened: Bool = false) {
+        let attempt = Agreement.family(of: label)
         if let index = sightings.firstIndex(where: { $0.detection.identity == detection.identity }) {
             sightings[index].attempts.insert(attempt)
             sightings[index].quality = max(sightings[index].quality, detection.quality)
@@ -63,6 +64,14 @@ struct Agreement {
                                       plainQuality: sharpened ? 0 : detection.quality,
                                       readBothWays: detection.readBothWays))
         }
+    }
+
+    /// Copies made alike but turned a few degrees apart see the same softened bars: they
+    /// misread alike (1 for 7, 8 for 2; on traps printed with a wrong check digit, the two
+    /// turns of one doubled copy "confirmed" 12 misreads between them), so they count as one attempt.
+    static func family(of attempt: String) -> String {
+        guard let turn = attempt.range(of: ", turned ") else { return attempt }
+        return String(attempt[..<turn.lowerBound]) + ", turned"
     }
 
     /// What would be reported now.

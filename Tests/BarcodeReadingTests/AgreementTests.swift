@@ -24,6 +24,19 @@ import Testing
         #expect(agreement.verdict.codes.map(\.text) == ["9780306406157"])
     }
 
+    @Test func twoTurnsOfOneCopyAreOneAttempt() {
+        // The doubled copy turned -6° and +6° misread a soft symbol alike: together they confirm nothing.
+        var agreement = Agreement()
+        agreement.record(read(.ean13, "9781061206099", quality: 2), attempt: "doubled, turned -6°")
+        agreement.record(read(.ean13, "9781061206099", quality: 3), attempt: "doubled, turned 6°")
+        #expect(agreement.verdict.codes.isEmpty)
+        #expect(agreement.verdict.unconfirmed == 1)
+        // Another kind of copy agreeing does confirm.
+        agreement.record(read(.ean13, "9781061206099", quality: 1), attempt: "equalised")
+        #expect(agreement.verdict.codes.map(\.text) == ["9781061206099"])
+        #expect(Agreement.family(of: "region 2, level") == "region 2, level")
+    }
+
     @Test func aShortCodeNeedsManyLinesEvenWhenRepeated() {
         var agreement = Agreement()
         agreement.record(read(.upcE, "02212166", quality: 4), attempt: "full size")
