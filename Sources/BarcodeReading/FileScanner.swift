@@ -148,8 +148,9 @@ public final class FileScanner {
             }
             // Below 1/2 scale, the regions have had the full pixels where the edges are:
             // whole 12 MP scans and tricks (~0.3 s) are for thorough effort only.
-            // Soft codes zbar's edges miss, fitted in the regions found (`ModelDecoder`).
-            if attempts.runModel(on: regions, scale: 1, crop: { RegionReading.crop($0, from: full, outputWidth: 600) }) {
+            // Soft codes zbar's edges miss, fitted in the regions found (`ModelDecoder`);
+            // not at fast effort, like every pass after the first.
+            if options.thorough, attempts.runModel(on: regions, scale: 1, crop: { RegionReading.crop($0, from: full, outputWidth: 600) }) {
                 return finish(&attempts)
             }
             guard options.effort == .thorough else { return finish(&attempts) }

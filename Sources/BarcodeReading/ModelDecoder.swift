@@ -55,10 +55,7 @@ enum ModelDecoder {
         var blur = 0
 
         var text: String { digits.map(String.init).joined() }
-        var checkDigitHolds: Bool {
-            let sum = digits.prefix(12).enumerated().reduce(0) { $0 + $1.element * ($1.offset % 2 == 0 ? 1 : 3) }
-            return (10 - sum % 10) % 10 == digits[12]
-        }
+        var checkDigitHolds: Bool { CheckDigit.gs1(digits.prefix(12).map(UInt8.init)) == digits[12] }
         var isClear: Bool {
             fit >= ModelDecoder.minimumFit && worstDigit >= ModelDecoder.minimumDigitFit && margin >= ModelDecoder.minimumMargin && checkDigitHolds
         }

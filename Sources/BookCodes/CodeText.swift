@@ -78,9 +78,9 @@ struct CodeText {
 }
 
 /// Check digit arithmetic shared by every code.
-enum CheckDigit {
+public enum CheckDigit {
     /// GS1 mod-10: weights 3, 1, 3, … from the rightmost body digit.
-    static func gs1<C: BidirectionalCollection<UInt8>>(_ body: C) -> UInt8 {
+    public static func gs1<C: BidirectionalCollection<UInt8>>(_ body: C) -> UInt8 {
         var sum = 0
         for (offset, digit) in body.reversed().enumerated() {
             sum += Int(digit) * (offset.isMultiple(of: 2) ? 3 : 1)

@@ -158,27 +158,10 @@ public final class WorkIndex: CandidateSource, @unchecked Sendable {
         var near = Set(deletions[word] ?? [])
         for variant in Self.deletionVariants(word) {
             if postings[variant] != nil { near.insert(variant) }
-            for known in deletions[variant] ?? [] where Self.oneEditApart(read, Array(known.utf8)) { near.insert(known) }
+            for known in deletions[variant] ?? [] where Similarity.levenshtein(read, Array(known.utf8), limit: 1) <= 1 { near.insert(known) }
         }
         near.remove(word)
         return near.sorted()
-    }
-
-    static func oneEditApart(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        let (short, long) = a.count <= b.count ? (a, b) : (b, a)
-        guard long.count - short.count <= 1 else { return false }
-        var i = 0, j = 0, edits = 0
-        while i < short.count, j < long.count {
-            if short[i] == long[j] {
-                i += 1; j += 1
-                continue
-            }
-            edits += 1
-            if edits > 1 { return false }
-            if short.count == long.count { i += 1 }
-            j += 1
-        }
-        return edits + (long.count - j) - (short.count - i) <= 1
     }
 
     public func candidates(for query: CandidateQuery, limit: Int) -> [PreparedCandidate] {

@@ -76,8 +76,11 @@ extension SpineMatcher {
         return matches
     }
 
+    /// Why a reading holding only an author's name matched nothing (what the join looks for).
+    static let authorAloneReason = "an author's name, not a title"
+
     static func isAuthorAlone(_ match: SpineMatch?) -> Bool {
-        match?.decision == MatchDecision.none && match?.reason == "an author's name, not a title"
+        match?.decision == MatchDecision.none && match?.reason == authorAloneReason
     }
 
     /// Neighbours in shelf order: the reader's positions one apart, or no positions given.

@@ -228,7 +228,7 @@ public struct SpineMatcher: Sendable {
         // title match elsewhere ("The Lost Child of Philomena Lee") is chance.
         let onlyAName = authorOnly && !reading.hasSeparateTitle && (ranked.first.map { $0.0 > thresholds.strong } ?? true)
         guard !onlyAName, let (distance, best, mayAgree) = ranked.first, distance <= thresholds.medium else {
-            let reason = authorOnly ? "an author's name, not a title" : (vetoes > 0 ? "author or volume differs" : "no candidate close enough")
+            let reason = authorOnly ? Self.authorAloneReason : (vetoes > 0 ? "author or volume differs" : "no candidate close enough")
             return (SpineMatch(reading: reading.reading, decision: .none, distance: ranked.first?.0 ?? 1,
                                best: nil, runnerUpDistance: nil, reason: reason), nil, false)
         }

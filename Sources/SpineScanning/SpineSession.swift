@@ -211,10 +211,11 @@ public final class SpineSession: Sendable {
             }
         }
         // An author read apart from its title: the two tried as one reading (a few per photo).
-        let joins = SpineMatcher.neighbourJoins(readings, readings.indices.map { matches[$0] })
+        let inShelfOrder = readings.indices.map { matches[$0] }
+        let joins = SpineMatcher.neighbourJoins(readings, inShelfOrder)
         var results: [SpineMatch] = []
         for join in joins { results.append(await matcher.match(join.joined, sources: sources)) }
-        for (index, match) in SpineMatcher.acceptedJoins(joins, results, matches: readings.indices.map { matches[$0] }) {
+        for (index, match) in SpineMatcher.acceptedJoins(joins, results, matches: inShelfOrder) {
             matches[index] = match
         }
         return matches
