@@ -59,7 +59,8 @@ public final class LiveFrameDecoder: FrameDecoder {
     public func decode(_ frame: Frame) -> DecodedFrame.Outcome {
         do {
             let reading = try reader.read(fileAt: frame.url)
-            return .read(reading.codes + reading.rejected, ambiguities: reading.ambiguities)
+            return .read(reading.codes + reading.rejected, ambiguities: reading.ambiguities,
+                         unconfirmed: reading.unconfirmed)
         } catch {
             return .unreadable(reason: error.description)
         }

@@ -74,8 +74,9 @@ public enum ReadCode: Sendable, Hashable {
 public struct DecodedFrame: Sendable {
     public enum Outcome: Sendable {
         /// Valid and rejected detections alike; stage "confirm" sorts them. `ambiguities`:
-        /// places where two different valid codes were read and neither was reported.
-        case read([Detection], ambiguities: Int = 0)
+        /// places where two different valid codes were read and neither was reported;
+        /// `unconfirmed`: valid codes read once, too weakly to report.
+        case read([Detection], ambiguities: Int = 0, unconfirmed: Int = 0)
         case unreadable(reason: String)
         /// Never decoded: newer frames were waiting (watch only).
         case dropped
@@ -83,7 +84,8 @@ public struct DecodedFrame: Sendable {
         public init(_ scan: Result<FileScanResult, ImageError>) {
             switch scan {
             case .failure(let error): self = .unreadable(reason: error.description)
-            case .success(let scan): self = .read(scan.codes + scan.rejected, ambiguities: scan.ambiguities)
+            case .success(let scan):
+                self = .read(scan.codes + scan.rejected, ambiguities: scan.ambiguities, unconfirmed: scan.unconfirmed)
             }
         }
     }

@@ -133,10 +133,11 @@ public final class SessionPipeline {
         switch decoded.outcome {
         case .dropped: return .notRead(.dropped)
         case .unreadable(let reason): return .notRead(.unreadable(reason: reason))
-        case .read(let detections, let ambiguities):
+        case .read(let detections, let ambiguities, let unconfirmed):
             let codes = ReadCode.confirmed(from: detections)
             record.countFrame()
             record.countAmbiguities(ambiguities)
+            record.countUnconfirmed(unconfirmed)
             record.countCodes(codes.filter { $0.debounceKey != nil }.count)
             return .codes(codes)
         }

@@ -123,10 +123,13 @@ struct DecodeTally {
     var unreadable = 0
     /// Places where different valid codes were read and none was reported.
     var ambiguities = 0
+    /// Valid codes read once, too weakly to report.
+    var unconfirmed = 0
 
     mutating func record(_ scan: FileScanResult) {
         files += 1
         ambiguities += scan.ambiguities
+        unconfirmed += scan.unconfirmed
         codes += scan.codes.count
         rejected += scan.rejected.count
         if !scan.codes.isEmpty { filesWithCodes += 1 }
@@ -144,6 +147,7 @@ struct DecodeTally {
         if unreadable > 0 { notes.append("\(unreadable) unreadable") }
         if rejected > 0 { notes.append("\(rejected) rejected") }
         if ambiguities > 0 { notes.append("\(ambiguities) ambiguous, not reported") }
+        if unconfirmed > 0 { notes.append("\(unconfirmed) unconfirmed, not reported") }
         if !notes.isEmpty { line += " (" + notes.joined(separator: ", ") + ")" }
         return line + String(format: " in %.2f s", seconds)
     }
@@ -182,6 +186,13 @@ struct DecodeOutput {
             case .json: try? JSONLines.write(AmbiguityRecord(file: file, ambiguities: scan.ambiguities))
             case .text, .raw:
                 Console.error("\(file): \(scan.ambiguities) place(s) read as different valid codes; none reported")
+            }
+        }
+        if scan.unconfirmed > 0 {
+            switch mode {
+            case .json: try? JSONLines.write(UnconfirmedRecord(file: file, unconfirmed: scan.unconfirmed))
+            case .text, .raw:
+                Console.error("\(file): \(scan.unconfirmed) code(s) read too weakly to confirm; not reported (a sharper or closer photo may read them)")
             }
         }
         // Every file is accounted for in --json, a file without a code too.
@@ -251,6 +262,14 @@ struct AmbiguityRecord: Encodable {
     let ambiguities: Int
 }
 
+/// A file where valid codes were read once, too weakly to report: `{"file", "unconfirmed"}`.
+struct UnconfirmedRecord: Encodable {
+    var schema = JSONSchema.version
+    var event = "unconfirmed"
+    let file: String
+    let unconfirmed: Int
+}
+
 /// A readable file with no barcode in it.
 struct NoCodeRecord: Encodable {
     var schema = JSONSchema.version
@@ -269,6 +288,7 @@ struct DecodeSummaryRecord: Encodable {
     var rejected: Int
     var unreadable: Int
     var ambiguous: Int
+    var unconfirmed: Int
 
     init(_ tally: DecodeTally) {
         files = tally.files + tally.unreadable
@@ -278,6 +298,7 @@ struct DecodeSummaryRecord: Encodable {
         rejected = tally.rejected
         unreadable = tally.unreadable
         ambiguous = tally.ambiguities
+        unconfirmed = tally.unconfirmed
     }
 }
 

@@ -198,6 +198,7 @@ extension SessionSummary {
         if t.nonBook > 0 { other.append("\(t.nonBook) non-book code\(t.nonBook == 1 ? "" : "s")") }
         if t.rejected > 0 { other.append("\(t.rejected) code\(t.rejected == 1 ? "" : "s") rejected") }
         if t.ambiguous > 0 { other.append("\(t.ambiguous) ambiguous, not reported") }
+        if t.unconfirmed > 0 { other.append("\(t.unconfirmed) unconfirmed, not reported") }
         if t.debounced > 0 { other.append("\(t.debounced) repeat\(t.debounced == 1 ? "" : "s") skipped") }
         if t.noCode > 0 { other.append("\(t.noCode) frame\(t.noCode == 1 ? "" : "s") without a barcode") }
         if t.dropped > 0 { other.append("\(t.dropped) stale frame\(t.dropped == 1 ? "" : "s") dropped") }
