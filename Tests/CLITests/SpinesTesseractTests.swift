@@ -27,6 +27,13 @@ import TestSupport
 
         let human = try await harness.run("spines", "--offline", "--dry-run", photo.path)
         #expect(human.stderr.contains("reading spines with tesseract:eng:psm11:270,90,0"), "\(human.stderr)")
+        // Nothing left the machine and no model was paid: the summary says so, and a reading
+        // that found no book carries no distance to a book it does not name.
+        // (the second run finds the photo's readings cached)
+        #expect(human.stderr.contains("1 photo (0 read here, 1 from cache)"), "\(human.stderr)")
+        #expect(!human.stderr.contains("tokens"), "\(human.stderr)")
+        #expect(!human.stdout.contains("[none"), "\(human.stdout)")
+        #expect(human.stdout.contains("→ - No Match"), "\(human.stdout)")
     }
 
     @Test func tesseractSettingsComeFromTheVisionSection() async throws {

@@ -136,7 +136,7 @@ struct SpinesCommand: AsyncParsableCommand {
             }
         }
         let interrupt = InterruptMonitor.process
-        let output = SpineOutput(json: json, quiet: quiet)
+        let output = SpineOutput(json: json, quiet: quiet, readsLocally: !(reader is VisionReader))
         if !json, !quiet { Console.error("rapidscan: reading spines with \(Self.describe(reader))") }
         let progress = !json && !quiet && StandardStream.standardError.isTerminal
         // Ctrl-C cancels the request in flight (a model may take minutes); what was settled
@@ -202,6 +202,8 @@ struct SpinesCommand: AsyncParsableCommand {
 struct SpineOutput {
     let json: Bool
     let quiet: Bool
+    /// Local OCR: no photo is sent anywhere, so the summary does not say "sent".
+    var readsLocally = false
 
     struct Line: Encodable {
         var schema = JSONSchema.version
@@ -265,7 +267,8 @@ struct SpineOutput {
         guard !quiet else { return }
         let read = "\"\(event.reading ?? "")\""
         let book = event.title.map { "\($0)\(event.authors.map { " — " + $0.joined(separator: ", ") } ?? "")" } ?? ""
-        let decision = event.decision.map { "\($0.rawValue) \(String(format: "%.2f", event.distance ?? 1))" } ?? ""
+        // Nothing was close: a distance to no candidate says nothing.
+        let decision = event.decision.flatMap { $0 == .none ? nil : "\($0.rawValue) \(String(format: "%.2f", event.distance ?? 1))" }
         let status: String = switch event.kind {
         case .added: event.dryRun ? "Would Add" : "Added to Library"
         case .alreadyOwned: "Already in Library"
@@ -275,7 +278,7 @@ struct SpineOutput {
         case .queued: "Queued"
         case .failed: "Failed"
         }
-        Console.out("\(event.file): \(read) → \(book.isEmpty ? "-" : book) [\(decision)] \(status)\(event.reason.map { " (\($0))" } ?? "")")
+        Console.out("\(event.file): \(read) → \(book.isEmpty ? "-" : book)\(decision.map { " [\($0)]" } ?? "") \(status)\(event.reason.map { " (\($0))" } ?? "")")
     }
 
     func write(_ summary: SpineSummary) {
@@ -289,10 +292,12 @@ struct SpineOutput {
                 interrupted: summary.interrupted, time: Date()))
             return
         }
-        var line = "\(summary.photos) photos (\(summary.sent) sent, \(summary.fromCache) from cache), \(summary.readings) spines: "
+        var line = "\(summary.photos) photo\(summary.photos == 1 ? "" : "s") (\(summary.sent) \(readsLocally ? "read here" : "sent"), \(summary.fromCache) from cache), \(summary.readings) spines: "
         line += "\(summary.count(.added)) added, \(summary.count(.alreadyOwned)) already owned, \(summary.count(.review)) to review, "
         line += "\(summary.count(.unmatched)) unmatched, \(summary.count(.libraryFull)) library full, \(summary.count(.queued)) queued, "
-        line += "\(summary.count(.failed)) failed, \(summary.unreadableSpines) unreadable; tokens \(summary.usage.input) in, \(summary.usage.output) out"
+        line += "\(summary.count(.failed)) failed, \(summary.unreadableSpines) unreadable"
+        // Local OCR spends no tokens.
+        if summary.usage.input + summary.usage.output > 0 { line += "; tokens \(summary.usage.input) in, \(summary.usage.output) out" }
         if summary.truncated > 0 { line += "; \(summary.truncated) replies cut by the token limit (raise maxTokens)" }
         if let reason = summary.stopReason { line += "\nstopped: \(reason); \(summary.notSent.count) photos not sent stay queued (run again later)" }
         Console.error(line)
