@@ -56,6 +56,27 @@ import TestSupport
         }
     }
 
+    /// A code photographed at an angle or on a curve: modules up to ~18% wider at one end
+    /// (keystone). The straight model's digits drift off the bars by a module in the middle;
+    /// the stretched one reads them. Printed with a wrong check digit, the same is refused.
+    @Test func readsKeystonedCodesAndRefusesTheirMisprints() {
+        var read = 0, wrong: [String] = []
+        for index in 0..<10 {
+            let code = generatedISBN(48_611 * index + 5).digits
+            let stretch = (index % 2 == 0 ? 1.0 : -1.0) * (0.1 + 0.02 * Double(index % 5))
+            switch ModelDecoder.read(Self.keystoned(code, module: 2.2, stretch: stretch, sigma: 1.0, seed: UInt64(index))) {
+            case .read(let text, _): if text == code { read += 1 } else { wrong.append(text) }
+            case .refused, .nothing: break
+            }
+            let last = code.last!.wholeNumberValue!
+            let broken = String(code.dropLast()) + String((last + 3) % 10)
+            let misprint = Self.keystoned(broken, module: 2.2, stretch: stretch, sigma: 1.0, seed: UInt64(index))
+            #expect(!Self.isRead(ModelDecoder.read(misprint)), "\(broken) stretched \(stretch)")
+        }
+        #expect(wrong.isEmpty, "\(wrong)")
+        #expect(read >= 7, "read \(read) of 10")
+    }
+
     /// Pale, flat paper or a grating of even bars: nothing code-like is reported.
     @Test func readsNothingFromEvenStripes() {
         let width = 320, height = 40
@@ -86,7 +107,8 @@ import TestSupport
     }
 
     /// zxing's upca-2 set: small, soft photos where zbar fails. Codes the model reads are
-    /// the photo's own (it read 3 of the 12 zbar misses on 23 Nov; the floor leaves margin).
+    /// the photo's own (it read 3 of the 12 zbar misses on 23 Nov, 6 once it allowed for
+    /// keystone; the floor leaves margin).
     @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func readsSoftRealPhotosAndNoWrongCode() async throws {
         let folder = try SharedFiles.requireImage("barcodes")
         let rows = try manifestRows(folder.appendingPathComponent("manifest.tsv")).filter {
@@ -103,7 +125,8 @@ import TestSupport
         }
         #expect(rows.count == 52)
         #expect(wrong.isEmpty, "\(wrong)")
-        #expect(byModel >= 2)
+        print("model fit read \(byModel) of the upca-2 photos")
+        #expect(byModel >= 4)
     }
 
     static func reads(_ image: GrayImage, as code: String) -> Bool {
@@ -114,10 +137,36 @@ import TestSupport
         if case .read = outcome { true } else { false }
     }
 
+    /// A code whose modules widen steadily along it (`ModelDecoder.position`'s `stretch`),
+    /// `module` pixels wide in its middle, 12 quiet modules each side, then made soft.
+    static func keystoned(_ digits: String, module: Double, stretch: Double, sigma: Double, seed: UInt64) -> GrayImage {
+        let bars = EAN13Rendering.modules(digits)
+        let quiet = 12.0, width = Int(((Double(bars.count) + 2 * quiet) * module).rounded(.up)), height = 48
+        // Module index at `u` pixels: the inverse of `position` (a quadratic in the module).
+        func moduleAt(_ u: Double) -> Double {
+            let d = (u - quiet * module) / module, a = stretch / Double(2 * bars.count), b = 1 - stretch / 2
+            return abs(a) < 1e-12 ? d : (-b + (b * b + 4 * a * d).squareRoot()) / (2 * a)
+        }
+        var row = [UInt8](repeating: 255, count: width)
+        for x in 0..<width {
+            var dark = 0
+            for k in 0..<8 {
+                let m = moduleAt(Double(x) + (Double(k) + 0.5) / 8)
+                if m >= 0, m < Double(bars.count), bars[Int(m)] { dark += 1 }
+            }
+            row[x] = UInt8(255 - dark * 255 / 8)
+        }
+        let sharp = GrayImage(width: width, height: height, pixels: Array((0..<height).map { _ in row }.joined()))
+        return blurred(sharp, sigma: sigma, seed: seed)
+    }
+
     /// A rendered code, each row blurred by a Gaussian of `sigma` pixels across the bars,
     /// with ±6 grey levels of noise per pixel.
     static func soft(_ digits: String, module: Double, phase: Double, sigma: Double, seed: UInt64) -> GrayImage {
-        let sharp = EAN13Rendering.image(digits, module: module, phase: phase, barHeight: 48)
+        blurred(EAN13Rendering.image(digits, module: module, phase: phase, barHeight: 48), sigma: sigma, seed: seed)
+    }
+
+    static func blurred(_ sharp: GrayImage, sigma: Double, seed: UInt64) -> GrayImage {
         let radius = Int((3 * sigma).rounded(.up))
         let kernel = (-radius...radius).map { exp(-Double($0 * $0) / (2 * sigma * sigma)) }
         let total = kernel.reduce(0, +)
