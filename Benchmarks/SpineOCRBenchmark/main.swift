@@ -10,7 +10,7 @@ import Vision
 // medium share, seconds per photo. Usage:
 //   SpineOCRBenchmark CATALOGUE.csv NAME=LABELS.json... [--verbose] [--rotations 270,90,0] [--pixels N] [--psm N]
 //     [--no-strips] [--strip-variants PSM:MIN:MAX,...] [--strip-second CONF] [--strip-weight W] [--budget-ms N]
-//     [--no-split] [--keep-all] [--split PREFIX,...] [--strong D] [--gap D] [--agreed-strong D] [--no-join] [--no-neighbour-join]
+//     [--no-split] [--keep-all] [--split PREFIX,...] [--losses] [--strong D] [--gap D] [--agreed-strong D] [--no-join] [--no-neighbour-join]
 // Environment: OCR_CACHE / OCR_PASSES (replay; passes 0, 1000000, i0, s, s64...), STRIPS_FILL=1 (read
 // the strips again into a cache), STRIP_DUMP=folder (the prepared strips as PNG, and each photo with its
 // strips outlined; STRIP_DUMP_BOXES_ONLY=1: the outlines only), MATCH="text~alternative|text" (match these readings
