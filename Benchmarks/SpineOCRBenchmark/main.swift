@@ -10,7 +10,7 @@ import Vision
 // medium share, seconds per photo. Usage:
 //   SpineOCRBenchmark CATALOGUE.csv NAME=LABELS.json... [--verbose] [--rotations 270,90,0] [--pixels N] [--psm N]
 //     [--no-strips] [--strip-variants PSM:MIN:MAX,...] [--strip-second CONF] [--strip-weight W] [--budget-ms N]
-//     [--no-split] [--keep-all] [--split PREFIX,...] [--strong D] [--gap D] [--agreed-strong D] [--no-join] [--no-neighbour-join]
+//     [--no-split] [--keep-all] [--split PREFIX,...] [--losses] [--strong D] [--gap D] [--agreed-strong D] [--no-join] [--no-neighbour-join]
 // Environment: OCR_CACHE / OCR_PASSES (replay; passes 0, 1000000, i0, s, s64...), STRIPS_FILL=1 (read
 // the strips again into a cache), STRIP_DUMP=folder (the prepared strips as PNG, and each photo with its
 // strips outlined; STRIP_DUMP_BOXES_ONLY=1: the outlines only), MATCH="text~alternative|text" (match these readings
@@ -98,6 +98,12 @@ if let value = takeOption("--gap"), let distance = Double(value) { thresholds.ga
 let joins = !arguments.contains("--no-join")
 arguments.removeAll { $0 == "--no-join" }
 let splitPrefixes = takeOption("--split")?.split(separator: ",").map(String.init) ?? []
+// --losses: each labelled Latin-script book of the split's photos (the tuning half; all photos without
+// --split) classed: found strong / found medium / no text (no reading holds a word of it) / no candidate
+// (its words were read, the reading found no book) / refused (the reading's closest book is it) /
+// other book (the reading's closest book is another).
+let showsLosses = arguments.contains("--losses")
+arguments.removeAll { $0 == "--losses" }
 // PROBE="a.png,b.png": each image read at several page segmentation modes (PROBE_PSM="6,7"; to see why
 // a strip reads badly), before the catalogue is loaded.
 if let probe = ProcessInfo.processInfo.environment["PROBE"] {
@@ -201,6 +207,7 @@ for set in sets {
     var seconds = 0.0, readingsTotal = 0, cpuPage = 0, cpuStrip = 0, ambiguousTotal = 0
     // Per half (in the split, not in it): found, labelled, Latin-script, wrong.
     var halves = [[0, 0, 0, 0], [0, 0, 0, 0]]
+    var lossCounts: [String: Int] = [:]
     for photo in set.photos {
         let data = try Data(contentsOf: set.folder.appendingPathComponent(photo.file))
         let start = Date()
@@ -283,6 +290,13 @@ for set in sets {
             lines.append(String(format: "    [%d %3d°%@ %2.0f] %@  -> %@", spine.row, spine.rotation.degrees, spine.fromStrip ? "s" : " ", spine.confidence, spine.text, verdict))
             for alternative in spine.alternatives { lines.append("        | \(alternative)") }
         }
+        if showsLosses, splitPrefixes.isEmpty || splitPrefixes.contains(where: { photo.file.hasPrefix($0) }) {
+            let classes = lossClasses(photo.books, spines: spines, results: results, passes: passes)
+            for (book, verdict) in classes {
+                lossCounts[String(verdict.prefix { $0 != "{" }).trimmingCharacters(in: .whitespaces), default: 0] += 1
+                print("    LOSS \(verdict): \(book.title) / \(book.author ?? "-")")
+            }
+        }
         let latin = photo.books.filter { $0.title.unicodeScalars.contains { $0.isASCII && CharacterSet.letters.contains($0) } }.count
         let half = splitPrefixes.contains { photo.file.hasPrefix($0) } ? 0 : 1
         for (slot, value) in [found, photo.books.count, latin, wrong].enumerated() { halves[half][slot] += value }
@@ -299,6 +313,9 @@ for set in sets {
                  100 * Double(foundTotal) / Double(max(1, latinTotal)), latinTotal, wrongTotal,
                  100 * Double(mediumTotal) / Double(matched), strongTotal, mediumTotal, ambiguousTotal, seconds / Double(set.photos.count),
                  seconds / Double(max(1, readingsTotal))))
+    if showsLosses {
+        print("\(set.name) losses: " + lossCounts.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+    }
     if !splitPrefixes.isEmpty {
         for (name, half) in zip(["split", "rest"], halves) {
             print(String(format: "%@ %@: found %d/%d (%.1f%%; %.1f%% of %d Latin-script), wrong %d", set.name, name, half[0], half[1],
@@ -308,6 +325,55 @@ for set in sets {
     print(String(format: "%@: OCR CPU %.2f s/photo (pages %.2f + strips %.2f)", set.name,
                  Double(cpuPage + cpuStrip) / 1000 / Double(set.photos.count), Double(cpuPage) / 1000 / Double(set.photos.count),
                  Double(cpuStrip) / 1000 / Double(set.photos.count)))
+}
+/// Words of a book worth looking for in OCR text: title words of four letters or more, the authors' surnames.
+func lossWords(_ book: Labelled.Book) -> [String] {
+    let stop: Set<String> = ["with", "from", "their", "theory", "introduction", "edition", "and", "the"]
+    let title = TextNormalizer.tokens(book.title).filter { $0.count >= 4 && !stop.contains($0) }
+    let authors = (book.author ?? "").split(whereSeparator: { $0 == "," || $0 == "&" })
+        .compactMap { TextNormalizer.tokens(String($0)).last }.filter { $0.count >= 3 }
+    return title + authors
+}
+func editDistance(_ a: [Character], _ b: [Character]) -> Int {
+    var previous = Array(0...b.count)
+    for (i, x) in a.enumerated() {
+        var current = [i + 1]
+        for (j, y) in b.enumerated() { current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1))) }
+        previous = current
+    }
+    return previous[b.count]
+}
+func holds(_ text: String, _ words: [String]) -> Bool {
+    let read = TextNormalizer.tokens(text)
+    return words.contains { word in
+        read.contains { editDistance(Array($0), Array(word)) <= (word.count >= 6 ? 1 : 0) }
+            || (word.count >= 6 && read.joined().contains(word))
+    }
+}
+func lossClasses(_ books: [Labelled.Book], spines: [OCRSpine], results: [SpineMatch], passes: [OCRPass]) -> [(Labelled.Book, String)] {
+    let latinBooks = books.filter { $0.title.unicodeScalars.contains { $0.isASCII && CharacterSet.letters.contains($0) } }
+    // Each match found once: a book on the shelf twice needs two matches.
+    var open = results.filter { $0.decision != .none && $0.best != nil }
+    return latinBooks.map { book in
+        if let index = open.firstIndex(where: { key($0.best!.title) == key(book.title) }) {
+            let decision = open.remove(at: index).decision
+            return (book, decision == .strong ? "found strong" : "found medium")
+        }
+        let words = lossWords(book)
+        // A spine matched to another book of this shelf is that book's, whatever words it shares with this one.
+        let shelf = Set(books.map { key($0.title) })
+        let holding = zip(spines, results).filter { spine, result in
+            !(result.decision != .none && result.best.map { shelf.contains(key($0.title)) } == true)
+                && ([spine.text] + spine.alternatives).contains { holds($0, words) }
+        }
+        guard !holding.isEmpty else {
+            // Read by some pass but dropped or merged away before the matcher.
+            let raw = passes.flatMap(\.words).filter { holds($0.text, words) }.map { "\($0.text):\(Int($0.confidence))" }
+            return (book, raw.isEmpty ? "no text" : "read, not kept" + (verbose ? " {\(Set(raw).sorted().joined(separator: " "))}" : ""))
+        }
+        if holding.contains(where: { $0.1.best.map { key($0.title) } == key(book.title) }) { return (book, "refused") }
+        return (book, "no candidate" + (verbose ? " {\(holding.map { $0.0.text }.joined(separator: " | "))}" : ""))
+    }
 }
 if let cachePath, !replaying || ProcessInfo.processInfo.environment["STRIPS_FILL"] == "1" {
     try JSONEncoder().encode(cache).write(to: URL(fileURLWithPath: cachePath))

@@ -5,7 +5,9 @@ import Vision
 /// readings ("MEYER" beside "the host STEPHENTE"). A reading refused as an author alone is tried
 /// joined to a neighbour that matched nothing or only for review; the join is matched by the
 /// usual rules and kept only when its book is by that author and it is a better answer than the
-/// neighbour's own.
+/// neighbour's own. Likewise a title cut in two ("TWISTRD TALE" above "FICTIONAL" on a book
+/// lying flat): two neighbours that each matched nothing are tried joined, and the join stands
+/// only when its book's title holds a word of each.
 extension SpineMatcher {
     /// An author-alone reading and the neighbour it may belong to, as one reading.
     public struct NeighbourJoin: Sendable, Hashable {
@@ -15,6 +17,8 @@ extension SpineMatcher {
         /// The author reading's text, the title reading's after it.
         public var authorText: String
         public var joined: SpineReading
+        /// `author` is no author but the rest of a title `title` holds the start of.
+        public var titleFragment = false
     }
 
     /// The joins worth trying for one photo's readings (in shelf order) and their matches.
@@ -33,6 +37,15 @@ extension SpineMatcher {
                 joins.append(NeighbourJoin(author: number, title: other, authorText: author, joined: joined))
             }
         }
+        for number in matches.indices.dropLast() where Self.isUnmatchedText(matches[number]) && Self.isUnmatchedText(matches[number + 1])
+            && !readings[number].unreadable && !readings[number + 1].unreadable && Self.adjacent(readings[number], readings[number + 1]) {
+            let (first, second) = (readings[number], readings[number + 1])
+            // Either may hold the title's start: both orders are read.
+            let joined = SpineReading(text: first.text + " " + second.text, position: first.position,
+                                      confidence: min(first.confidence ?? 1, second.confidence ?? 1),
+                                      alternatives: [second.text + " " + first.text])
+            joins.append(NeighbourJoin(author: number + 1, title: number, authorText: second.text, joined: joined, titleFragment: true))
+        }
         return joins
     }
 
@@ -42,8 +55,14 @@ extension SpineMatcher {
     public static func acceptedJoins(_ joins: [NeighbourJoin], _ results: [SpineMatch], matches: [SpineMatch?]) -> [Int: SpineMatch] {
         var kept: [(join: NeighbourJoin, match: SpineMatch)] = []
         for (join, result) in zip(joins, results) {
-            guard result.decision != .none, let book = result.best, !result.ambiguous,
-                  namesAuthor(join.authorText, of: book) else { continue }
+            guard result.decision != .none, let book = result.best, !result.ambiguous else { continue }
+            if join.titleFragment {
+                guard let first = matches[join.title]?.reading.text,
+                      holdsTitleWord(first, of: book), holdsTitleWord(join.authorText, of: book) else { continue }
+                kept.append((join, result))
+                continue
+            }
+            guard namesAuthor(join.authorText, of: book) else { continue }
             if let own = matches[join.title], own.decision != .none {
                 let better = (result.decision == .strong && own.decision != .strong)
                     || (result.decision == own.decision && result.distance < own.distance && own.best?.workKey == book.workKey)
@@ -55,9 +74,10 @@ extension SpineMatcher {
         }
         var accepted: [Int: SpineMatch] = [:]
         for entry in kept {
-            let authorTakenTwice = kept.filter { $0.join.author == entry.join.author }.count > 1
-            let titleTakenTwice = kept.filter { $0.join.title == entry.join.title }.count > 1
-            guard !authorTakenTwice, !titleTakenTwice else { continue }
+            // A reading two joins would take (as author, title or fragment) may belong to either.
+            let places = [entry.join.author, entry.join.title]
+            let takenTwice = kept.filter { !Set([$0.join.author, $0.join.title]).isDisjoint(with: places) }.count > 1
+            guard !takenTwice else { continue }
             var match = entry.match
             match.matchedText = entry.join.joined.text
             accepted[entry.join.title] = match
@@ -81,6 +101,20 @@ extension SpineMatcher {
 
     static func isAuthorAlone(_ match: SpineMatch?) -> Bool {
         match?.decision == MatchDecision.none && match?.reason == authorAloneReason
+    }
+
+    /// A reading that matched nothing for want of a close book (not an author alone, a call
+    /// number or a publisher): it may be part of a title.
+    static func isUnmatchedText(_ match: SpineMatch?) -> Bool {
+        match?.decision == MatchDecision.none && match?.reason == "no candidate close enough"
+    }
+
+    /// The text holds a word of four letters or more of the book's title (a letter off for 5+).
+    static func holdsTitleWord(_ text: String, of book: MatchCandidate) -> Bool {
+        let title = TextNormalizer.tokens(book.title).filter { $0.utf8.count >= 4 }
+        return TextNormalizer.tokens(text).contains { word in
+            word.utf8.count >= 4 && title.contains { word == $0 || (word.utf8.count >= 5 && Similarity.wordSimilarity(word, $0) >= 0.8) }
+        }
     }
 
     /// Neighbours in shelf order: the reader's positions one apart, or no positions given.

@@ -117,4 +117,57 @@ import Vision
                                                matches: [forReview, authorAlone])
         #expect(other.isEmpty)
     }
+
+    /// A book lying flat: its title's lines read as two neighbouring readings that match nothing alone.
+    static let flat = WorkIndex([
+        book("twisted", "Twisted Tales of Fictional Fun and Games", "Ann Author"),
+        book("tale", "A Tale of Two Cities", "Charles Dickens"),
+        book("fiction", "Fictional Lives", "Carl Writer"),
+    ])
+
+    @Test func aTitleCutInTwoIsReadJoined() {
+        let readings = ["TWISTRD TALE", "FICTIONAL FUN"].enumerated().map { SpineReading(text: $1, position: $0, confidence: 0.9) }
+        let alone = readings.map { SpineMatcher().match($0, index: Self.flat) }
+        #expect(alone.allSatisfy { $0.decision == .none })
+        let matches = SpineMatcher().matchShelf(readings, index: Self.flat)
+        #expect(matches[0].best?.workKey == "twisted")
+        #expect(matches[0].decision != .none)
+        #expect(matches[0].matchedText == "TWISTRD TALE FICTIONAL FUN")
+        // The second line is not a second book.
+        #expect(matches[1].decision == .none)
+        // Read the other way round (the lower line first) the join still finds it.
+        let reversed = SpineMatcher().matchShelf(Array(readings.reversed()).enumerated().map {
+            SpineReading(text: $1.text, position: $0, confidence: 0.9)
+        }, index: Self.flat)
+        #expect(reversed[0].best?.workKey == "twisted")
+    }
+
+    /// Whatever the matcher makes of two joined fragments, the join stands only for a book whose
+    /// title holds a word of each, and not when a fragment could go with either neighbour.
+    @Test func aFragmentJoinStandsOnlyForATitleHoldingBothParts() {
+        let readings = ["TWISTRD TALE", "FICTIONAL", "LIVES"].enumerated().map { SpineReading(text: $1, position: $0, confidence: 0.9) }
+        let unmatched = readings.map { SpineMatch(reading: $0, decision: .none, distance: 1, reason: "no candidate close enough") }
+        let joins = SpineMatcher.neighbourJoins(readings, unmatched)
+        #expect(joins.count == 2)
+        #expect(joins.allSatisfy { $0.titleFragment })
+        func answer(_ title: String, _ join: SpineMatcher.NeighbourJoin) -> SpineMatch {
+            SpineMatch(reading: join.joined, decision: .strong, distance: 0.1,
+                       best: Self.book(title, title, "Ann Author"))
+        }
+        // Only the first join names a book: one holding words of both parts is taken...
+        let none = SpineMatch(reading: joins[1].joined, decision: .none, distance: 1)
+        let taken = SpineMatcher.acceptedJoins(joins, [answer("Twisted Tales: Fictional Fun", joins[0]), none], matches: unmatched)
+        #expect(taken[0]?.best?.title == "Twisted Tales: Fictional Fun")
+        // ...one holding words of only one part is not.
+        let half = SpineMatcher.acceptedJoins(joins, [answer("Twisted Tales", joins[0]), none], matches: unmatched)
+        #expect(half.isEmpty)
+        // "FICTIONAL" would go with either neighbour: neither join stands.
+        let both = SpineMatcher.acceptedJoins(joins, [answer("Twisted Tales: Fictional Fun", joins[0]),
+                                                      answer("Fictional Lives", joins[1])], matches: unmatched)
+        #expect(both.isEmpty)
+        // A neighbour refused as a call number is no fragment.
+        var refused = unmatched
+        refused[1].reason = "a call number, not a title"
+        #expect(SpineMatcher.neighbourJoins(readings, refused).isEmpty)
+    }
 }
