@@ -42,6 +42,9 @@ public struct SpineMatcher: Sendable {
         /// Strong below this distance when two or more of a spine's readings match the book
         /// (and it is `gap` ahead, and no reading names another book).
         public var agreedStrong: Double = 0.22
+        /// Medium below this, not `medium`, for a reading the reader was unsure of (its
+        /// confidence under `minimumConfidence`): a chance word is seldom this close to a title.
+        public var unsureMedium: Double = 0.25
         public init() {}
     }
 
@@ -227,7 +230,9 @@ public struct SpineMatcher: Sendable {
         // OCR text that is just some candidate's author ("Lee Child") names no title: a loose
         // title match elsewhere ("The Lost Child of Philomena Lee") is chance.
         let onlyAName = authorOnly && !reading.hasSeparateTitle && (ranked.first.map { $0.0 > thresholds.strong } ?? true)
-        guard !onlyAName, let (distance, best, mayAgree) = ranked.first, distance <= thresholds.medium else {
+        let unsure = reading.reading.confidence.map { $0 < thresholds.minimumConfidence } ?? false
+        guard !onlyAName, let (distance, best, mayAgree) = ranked.first,
+              distance <= (unsure ? min(thresholds.unsureMedium, thresholds.medium) : thresholds.medium) else {
             let reason = authorOnly ? Self.authorAloneReason : (vetoes > 0 ? "author or volume differs" : "no candidate close enough")
             return (SpineMatch(reading: reading.reading, decision: .none, distance: ranked.first?.0 ?? 1,
                                best: nil, runnerUpDistance: nil, reason: reason), nil, false)

@@ -19,6 +19,9 @@ public struct OCRSpine: Sendable, Hashable {
     /// What other passes (turns, scales, strip variants) read at this place, best first:
     /// the matcher weighs them all, and two naming different books keep the spine from strong.
     public var alternatives: [String] = []
+    /// Made only of words Tesseract was unsure of (`SpineNoise.WordVerdict.unsure`): read only
+    /// where no surer reading is, and never more than a suggestion.
+    public var isUnsure = false
 
     public var text: String { words.map(\.text).joined(separator: " ") }
 
@@ -242,8 +245,10 @@ public final class ShelfOCR: @unchecked Sendable {
     /// A strip pass's words → its one spine (the strip's box), noise dropped; nil when nothing is left.
     func stripSpine(_ pass: OCRPass) -> OCRSpine? {
         guard let strip = pass.strip else { return nil }
-        let kept = pass.words.filter { SpineNoise.keeps($0, minimumConfidence: options.minimumWordConfidence) }
-        guard var spine = spine(of: kept, box: { _ in strip }) else { return nil }
+        let verdicts = pass.words.map { SpineNoise.verdict($0, minimumConfidence: options.minimumWordConfidence) }
+        let kept = zip(pass.words, verdicts).filter { $1 == .kept }.map(\.0)
+        guard var spine = spine(of: kept, box: { _ in strip })
+                ?? unsureSpine(of: zip(pass.words, verdicts).filter { $1 != .dropped }.map(\.0), box: { _ in strip }) else { return nil }
         spine.rotation = pass.rotation
         spine.fromStrip = true
         return spine
@@ -252,17 +257,38 @@ public final class ShelfOCR: @unchecked Sendable {
     /// One pass's words → spines with their boxes in the photo, noise dropped.
     func spines(in words: [OCRWord], turned: GrayImage, rotation: SpineRotation,
                 photoWidth: Int, photoHeight: Int, stripOf: ((Box) -> Int?)? = nil) -> [OCRSpine] {
-        let kept = words.filter { SpineNoise.keeps($0, minimumConfidence: options.minimumWordConfidence) }
-        var groups = SpineGrouping.spines(
-            kept, edgeBetween: { EdgeDetector.hasEdge(in: turned, between: $0, and: $1) },
-            edgeAcross: { EdgeDetector.hasEdge(in: turned, leftOf: $1, rightOf: $0) })
-        if let stripOf {
-            groups = groups.flatMap { SpineGrouping.split($0, by: stripOf) }
+        let verdicts = words.map { SpineNoise.verdict($0, minimumConfidence: options.minimumWordConfidence) }
+        let place = { rotation.boxInPhoto($0, photoWidth: photoWidth, photoHeight: photoHeight) }
+        func groups(of verdict: SpineNoise.WordVerdict) -> [[OCRWord]] {
+            var groups = SpineGrouping.spines(
+                zip(words, verdicts).filter { $1 == verdict }.map(\.0),
+                edgeBetween: { EdgeDetector.hasEdge(in: turned, between: $0, and: $1) },
+                edgeAcross: { EdgeDetector.hasEdge(in: turned, leftOf: $1, rightOf: $0) })
+            if let stripOf {
+                groups = groups.flatMap { SpineGrouping.split($0, by: stripOf) }
+            }
+            return groups
         }
-        return groups.compactMap { group in
-            spine(of: group) { rotation.boxInPhoto($0, photoWidth: photoWidth, photoHeight: photoHeight) }
-                .map { var spine = $0; spine.rotation = rotation; return spine }
-        }
+        // A group too unsure as a whole ("INSURGENT", a dictionary word, at 7) is read as unsure.
+        let sure = groups(of: .kept).compactMap { spine(of: $0, box: place) ?? unsureSpine(of: $0, box: place) }
+        let unsure = groups(of: .unsure).compactMap { unsureSpine(of: $0, box: place) }
+        return (sure + unsure).map { var spine = $0; spine.rotation = rotation; return spine }
+    }
+
+    /// Words Tesseract was unsure of as one spine: no confidence floor, but a word of seven
+    /// letters or more among them. Chance words are short: on real shelves unsure readings of
+    /// five and six letters ("pines", "THIEF") suggested wrong books, the longer ones
+    /// ("INSURGENT" at 7, "REPLICA" at 48) the books on the spines.
+    static let unsureWordLetters = 7
+
+    func unsureSpine(of group: [OCRWord], box place: (Box) -> Box) -> OCRSpine? {
+        let words = group.filter { !SpineNoise.isImprint($0.text) && SpineNoise.looksLikeAWord($0.text) }
+        guard !words.isEmpty, words.contains(where: { $0.text.filter(\.isLetter).count >= Self.unsureWordLetters }) else { return nil }
+        let confidence = words.reduce(0) { $0 + $1.confidence } / Double(words.count)
+        let box = words.dropFirst().reduce(words[0].box) { $0.union($1.box) }
+        var spine = OCRSpine(words: words, box: place(box), rotation: .none, confidence: confidence)
+        spine.isUnsure = true
+        return spine
     }
 
     /// A group of words as one spine: imprints dropped; nil when too little or too unsure is left.
@@ -286,7 +312,10 @@ public final class ShelfOCR: @unchecked Sendable {
         var kept: [OCRSpine] = []
         var seen: [Set<String>] = []
         let weighted = { (spine: OCRSpine) in spine.score * (spine.fromStrip ? stripWeight : 1) }
-        for candidate in candidates.sorted(by: { weighted($0) > weighted($1) }) {
+        // Sure readings first: an unsure one stands only where none is, and is no alternative
+        // to one (a chance word naming another book would keep a sure match from strong).
+        let ranked = candidates.sorted { $0.isUnsure != $1.isUnsure ? !$0.isUnsure : weighted($0) > weighted($1) }
+        for candidate in ranked {
             let overlaps = kept.indices.map { index -> Double in
                 let overlap = Double(candidate.box.intersection(kept[index].box))
                 return overlap / Double(max(1, min(candidate.box.area, kept[index].box.area)))
@@ -297,6 +326,7 @@ public final class ShelfOCR: @unchecked Sendable {
                 continue
             }
             let key = Self.wordsKey(candidate.text)
+            if candidate.isUnsure && !kept[place].isUnsure { continue }
             if kept[place].alternatives.count < maximumAlternatives, !key.isEmpty, !seen[place].contains(key) {
                 kept[place].alternatives.append(candidate.text)
                 seen[place].insert(key)

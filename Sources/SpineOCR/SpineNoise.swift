@@ -14,6 +14,39 @@ public enum SpineNoise {
 
     /// Whether a word is kept. `minimumConfidence` applies to non-dictionary words.
     static func keeps(_ word: OCRWord, minimumConfidence: Double) -> Bool {
+        verdict(word, minimumConfidence: minimumConfidence) == .kept
+    }
+
+    /// What becomes of a word: kept, dropped, or kept aside as *unsure*.
+    enum WordVerdict { case kept, unsure, dropped }
+
+    /// Tesseract is often unsure of display lettering it reads right ("INSURGENT" at 7,
+    /// "roar" at 12 on real shelves): a word that passes every other rule and looks like a
+    /// word is not thrown away for its confidence alone, but kept aside as unsure
+    /// (`ShelfOCR` reads it only where nothing surer was read, and only ever as a suggestion).
+    static func verdict(_ word: OCRWord, minimumConfidence: Double) -> WordVerdict {
+        guard passesShape(word) else { return .dropped }
+        if word.confidence < minimumConfidence && !word.isDictionaryWord {
+            return looksLikeAWord(word.text) ? .unsure : .dropped
+        }
+        return .kept
+    }
+
+    /// Letters only, four or more, vowels and consonants, no letter three times running:
+    /// what texture and upside-down text seldom give.
+    static func looksLikeAWord(_ text: String) -> Bool {
+        let letters = Array(text.lowercased().filter(\.isLetter))
+        guard letters.count >= 4, !text.contains(where: \.isNumber) else { return false }
+        let vowels = letters.filter { "aeiouyàáâäèéêëìíîïòóôöùúûü".contains($0) }.count
+        guard vowels > 0, vowels < letters.count else { return false }
+        for index in 2..<letters.count where letters[index] == letters[index - 1] && letters[index] == letters[index - 2] {
+            return false
+        }
+        return true
+    }
+
+    /// Every rule but the confidence floor.
+    private static func passesShape(_ word: OCRWord) -> Bool {
         let text = word.text
         let letters = text.unicodeScalars.filter { CharacterSet.letters.contains($0) }.count
         let digits = text.unicodeScalars.filter { CharacterSet.decimalDigits.contains($0) }.count
@@ -27,8 +60,6 @@ public enum SpineNoise {
         // Call numbers and shelf labels: letters glued to digits ("TU5", "PS3545", "QA76.9"),
         // cutter numbers (".C90", ".B13"), classification decimals.
         if isCallNumberPart(text) { return false }
-        // Garbage reads of a text upside down or of wood grain: unsure and not a word.
-        if word.confidence < minimumConfidence && !word.isDictionaryWord { return false }
         if letters >= 4 && !word.isDictionaryWord && !hasVowel(text) { return false }
         return true
     }

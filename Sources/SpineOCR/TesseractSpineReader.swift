@@ -36,7 +36,8 @@ public struct TesseractSpineReader: SpineReader {
     /// One reading per spine, its other readings as alternatives.
     public static func readings(of spines: [OCRSpine]) -> [SpineReading] {
         spines.enumerated().map { index, spine in
-            SpineReading(text: spine.text, position: index, confidence: (spine.confidence / 100).clamped01,
+            // An unsure reading's confidence is halved under the matcher's floor: never strong.
+            SpineReading(text: spine.text, position: index, confidence: (spine.confidence / 100 * (spine.isUnsure ? 0.5 : 1)).clamped01,
                          alternatives: spine.alternatives)
         }
     }

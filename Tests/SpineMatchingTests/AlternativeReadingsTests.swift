@@ -30,6 +30,17 @@ import Vision
         #expect(!m.ambiguous)
     }
 
+    @Test func anUnsureReadingIsOnlyEverACloseSuggestion() {
+        // Sure, the title read exactly is strong; unsure, the same text is a suggestion.
+        #expect(match(SpineReading(text: "THE ROAD CORMAC McCARTHY", confidence: 0.9)).decision == .strong)
+        let unsure = match(SpineReading(text: "THE ROAD CORMAC McCARTHY", confidence: 0.2))
+        #expect(unsure.decision == .medium && unsure.best?.workKey == "road")
+        // A looser match a sure reading would still suggest is nothing from an unsure one.
+        let loose = "LONG ROAD"   // a part of "Long Road to Mercy", distance 0.33
+        #expect(match(SpineReading(text: loose, confidence: 0.9)).decision == .medium)
+        #expect(match(SpineReading(text: loose, confidence: 0.2)).decision == .none)
+    }
+
     @Test func readingsNamingDifferentBooksAreNeverStrong() {
         // Each reading alone is a strong match; together they cannot both be this spine.
         #expect(match(SpineReading(text: "DUNE FRANK HERBERT", confidence: 0.9)).decision == .strong)

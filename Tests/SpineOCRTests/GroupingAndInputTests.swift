@@ -96,6 +96,39 @@ import Vision
         #expect(SpineNoise.isImprint("PENGUIN") && SpineNoise.isImprint("Picador") && !SpineNoise.isImprint("Dune"))
     }
 
+    @Test func lowConfidenceWordsThatLookLikeWordsAreKeptAsideAsUnsure() {
+        func verdict(_ text: String, _ confidence: Double) -> SpineNoise.WordVerdict {
+            SpineNoise.verdict(OCRWord(text: text, confidence: confidence, box: Box(x0: 0, y0: 0, x1: 1, y1: 1),
+                                       isDictionaryWord: false, line: 0), minimumConfidence: 55)
+        }
+        #expect(verdict("INSURGENT", 7) == .unsure)
+        #expect(verdict("REPLICA:", 48) == .unsure)
+        #expect(verdict("INSURGENT", 90) == .kept)
+        // Texture and upside-down text: no vowel, only vowels, a letter three times, too short, digits.
+        for junk in ["Wkrthz", "eeee", "Aeiou", "Goooal", "ee", "v7", "Th1s"] { #expect(verdict(junk, 20) == .dropped, "\(junk)") }
+    }
+
+    @Test func anUnsureReadingStandsOnlyWhereNothingSurerWasRead() throws {
+        let ocr = try ShelfOCR()
+        let box = Box(x0: 0, y0: 0, x1: 300, y1: 40)
+        func unsure(_ text: String, _ confidence: Double) -> OCRWord {
+            OCRWord(text: text, confidence: confidence, box: box, isDictionaryWord: false, line: 0)
+        }
+        // Only long words make an unsure reading: chance words are short.
+        #expect(ocr.unsureSpine(of: [unsure("THIEF", 20)], box: { $0 }) == nil)
+        let insurgent = try #require(ocr.unsureSpine(of: [unsure("INSURGENT", 7), unsure("x", 3)], box: { $0 }))
+        #expect(insurgent.isUnsure && insurgent.text == "INSURGENT")
+        // Beside a sure reading of the same place it is neither kept nor an alternative (a chance
+        // word naming another book would keep the sure match from strong); alone it stands.
+        let sure = OCRSpine(words: [word("Divergent", x: 0, y: 0)], box: box, rotation: .clockwise270, confidence: 90)
+        let merged = ShelfOCR.merged([insurgent, sure])
+        #expect(merged.map(\.text) == ["Divergent"] && merged[0].alternatives.isEmpty)
+        #expect(ShelfOCR.merged([insurgent]).map(\.text) == ["INSURGENT"])
+        // The matcher is told: its confidence stays under the floor for strong.
+        let reading = try #require(TesseractSpineReader.readings(of: [insurgent]).first)
+        #expect((reading.confidence ?? 1) < 0.5)
+    }
+
     @Test func dictionaryWordsAreRealWordsOfFourLettersOrMore() throws {
         // The LSTM's own flag marks junk too; short strings pass Tesseract's dictionary test.
         let engine = try TesseractEngine(options: TesseractOptions())
