@@ -24,11 +24,15 @@ extension SpineMatcher {
     /// The joins worth trying for one photo's readings (in shelf order) and their matches.
     public static func neighbourJoins(_ readings: [SpineReading], _ matches: [SpineMatch?]) -> [NeighbourJoin] {
         var joins: [NeighbourJoin] = []
-        for (number, match) in matches.enumerated() where Self.isAuthorAlone(match) {
-            for other in [number - 1, number + 1] where readings.indices.contains(other) {
+        // A reading its reader was unsure of is matched alone, and is nobody's neighbour:
+        // neighbours are the sure readings on either side, past any unsure one between.
+        let sure = readings.indices.filter { !Self.isUnsure(readings[$0]) }
+        let skipped = Set(readings.filter(Self.isUnsure).compactMap(\.position))
+        for (rank, number) in sure.enumerated() where Self.isAuthorAlone(matches[number]) {
+            for other in [rank - 1, rank + 1].filter(sure.indices.contains).map({ sure[$0] }) {
                 // A neighbour settled by an earlier run (no match now) is left alone.
                 guard let own = matches[other], !Self.isAuthorAlone(own), own.decision != .strong,
-                      !readings[other].unreadable, Self.adjacent(readings[number], readings[other]) else { continue }
+                      !readings[other].unreadable, Self.adjacent(readings[number], readings[other], skipping: skipped) else { continue }
                 let author = readings[number].text
                 let title = readings[other]
                 let joined = SpineReading(text: title.text + " " + author, position: title.position,
@@ -37,14 +41,14 @@ extension SpineMatcher {
                 joins.append(NeighbourJoin(author: number, title: other, authorText: author, joined: joined))
             }
         }
-        for number in matches.indices.dropLast() where Self.isUnmatchedText(matches[number]) && Self.isUnmatchedText(matches[number + 1])
-            && !readings[number].unreadable && !readings[number + 1].unreadable && Self.adjacent(readings[number], readings[number + 1]) {
-            let (first, second) = (readings[number], readings[number + 1])
+        for (number, next) in zip(sure, sure.dropFirst()) where Self.isUnmatchedText(matches[number]) && Self.isUnmatchedText(matches[next])
+            && !readings[number].unreadable && !readings[next].unreadable && Self.adjacent(readings[number], readings[next], skipping: skipped) {
+            let (first, second) = (readings[number], readings[next])
             // Either may hold the title's start: both orders are read.
             let joined = SpineReading(text: first.text + " " + second.text, position: first.position,
                                       confidence: min(first.confidence ?? 1, second.confidence ?? 1),
                                       alternatives: [second.text + " " + first.text])
-            joins.append(NeighbourJoin(author: number + 1, title: number, authorText: second.text, joined: joined, titleFragment: true))
+            joins.append(NeighbourJoin(author: next, title: number, authorText: second.text, joined: joined, titleFragment: true))
         }
         return joins
     }
@@ -117,10 +121,16 @@ extension SpineMatcher {
         }
     }
 
-    /// Neighbours in shelf order: the reader's positions one apart, or no positions given.
-    static func adjacent(_ a: SpineReading, _ b: SpineReading) -> Bool {
-        guard let first = a.position, let second = b.position else { return true }
-        return abs(first - second) == 1
+    /// A reading its reader was unsure of (OCR's unsure words).
+    static func isUnsure(_ reading: SpineReading) -> Bool {
+        (reading.confidence ?? 1) < SpineMatcher.Thresholds().minimumConfidence
+    }
+
+    /// Neighbours in shelf order: the reader's positions one apart (or only `skipping`
+    /// positions between them), or no positions given.
+    static func adjacent(_ a: SpineReading, _ b: SpineReading, skipping: Set<Int> = []) -> Bool {
+        guard let first = a.position, let second = b.position, first != second else { return a.position == nil || b.position == nil }
+        return (min(first, second) + 1..<max(first, second)).allSatisfy(skipping.contains)
     }
 
     /// The author reading holds a surname of the book's authors (a letter off for 5+ letters).

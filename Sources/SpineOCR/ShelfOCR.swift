@@ -342,7 +342,31 @@ public final class ShelfOCR: @unchecked Sendable {
 
     /// Rows: spines sorted by their vertical centre, cut where two neighbours' centres lie
     /// more than half a typical spine's height apart; rows top to bottom, spines left to right.
+    /// Unsure readings (odd boxes, often texture) do not shape the rows: each joins the row
+    /// whose centre is nearest.
     static func ordered(_ spines: [OCRSpine]) -> [OCRSpine] {
+        let sure = spines.filter { !$0.isUnsure }
+        guard !sure.isEmpty else { return numbered(rows(of: spines)) }
+        var rows = rows(of: sure)
+        let centres = rows.map { row in row.reduce(0) { $0 + $1.box.centerY } / Double(row.count) }
+        for spine in spines where spine.isUnsure {
+            let nearest = centres.indices.min { abs(centres[$0] - spine.box.centerY) < abs(centres[$1] - spine.box.centerY) }!
+            rows[nearest].append(spine)
+        }
+        return numbered(rows)
+    }
+
+    private static func numbered(_ rows: [[OCRSpine]]) -> [OCRSpine] {
+        rows.enumerated().flatMap { rowIndex, row in
+            row.sorted { $0.box.x0 < $1.box.x0 }.map { spine -> OCRSpine in
+                var spine = spine
+                spine.row = rowIndex
+                return spine
+            }
+        }
+    }
+
+    private static func rows(of spines: [OCRSpine]) -> [[OCRSpine]] {
         guard !spines.isEmpty else { return [] }
         let heights = spines.map(\.box.height).sorted()
         let typical = Double(heights[heights.count / 2])
@@ -356,13 +380,7 @@ public final class ShelfOCR: @unchecked Sendable {
             }
             previous = spine.box.centerY
         }
-        return rows.enumerated().flatMap { rowIndex, row in
-            row.sorted { $0.box.x0 < $1.box.x0 }.map { spine -> OCRSpine in
-                var spine = spine
-                spine.row = rowIndex
-                return spine
-            }
-        }
+        return rows
     }
 }
 

@@ -45,6 +45,22 @@ import Vision
         #expect(before[1].best?.workKey == "jingo")
     }
 
+    @Test func anUnsureReadingBetweenIsNobodysNeighbour() {
+        // OCR's unsure words (confidence halved, under the floor) read between the title and its
+        // author: the two are still neighbours, and the unsure reading joins neither.
+        let readings = [SpineReading(text: "Die Trying", position: 0, confidence: 0.9),
+                        SpineReading(text: "PERSUADER", position: 1, confidence: 0.2),
+                        SpineReading(text: "Lee Child", position: 2, confidence: 0.9)]
+        let matches = SpineMatcher().matchShelf(readings, index: Self.catalogue)
+        #expect(matches[0].decision == .strong && matches[0].matchedText == "Die Trying Lee Child")
+        #expect(matches[1].decision == .medium && matches[1].best?.workKey == "persuader" && matches[1].matchedText == nil)
+        // A sure reading between still parts them.
+        var parted = readings
+        parted[1].confidence = 0.9
+        parted[1].text = "XQZW"
+        #expect(SpineMatcher().matchShelf(parted, index: Self.catalogue)[0].decision == .medium)
+    }
+
     @Test func anAuthorBesideAnotherAuthorsBookIsNotJoined() {
         // "The Host" is Meyer's: Lee Child beside it neither makes it strong nor makes it one of his.
         let alone = shelf(["the host STEPHENTE"])
