@@ -59,6 +59,9 @@ public struct SpineSummary: Sendable, Hashable {
     public var truncated = 0
     /// Spines the reader saw but could not read (reported, not counted as unmatched).
     public var unreadableSpines = 0
+    /// Readings the reader was unsure of (OCR's unsure words) that matched nothing: texture
+    /// and lettering read wrong, counted but not reported one by one.
+    public var unsureUnmatched = 0
     /// Photos not sent because the run stopped (exhausted quota, missing key): still queued.
     public var notSent: [String] = []
     public var stopReason: String?
@@ -186,6 +189,10 @@ public final class SpineSession: Sendable {
                     summary.readings += 1
                     var event = settle(reading, index: index, file: file, hash: hash, record: records[index], match: matches[index])
                     event.cached = cached
+                    if event.kind == .unmatched, !reading.unreadable, (reading.confidence ?? 1) < matcher.thresholds.minimumConfidence {
+                        summary.unsureUnmatched += 1
+                        continue
+                    }
                     send(event)
                 }
             }

@@ -32,6 +32,22 @@ import Vision
         return (events, catalogue)
     }
 
+    @Test func anUnsureReadingThatMatchedNothingIsCountedNotShown() async throws {
+        let photo = FileManager.default.temporaryDirectory.appendingPathComponent("spine-session-\(UUID().uuidString).jpg")
+        try Data("not really a photo".utf8).write(to: photo)
+        defer { try? FileManager.default.removeItem(at: photo) }
+        let readings = [SpineReading(text: "ameneneaom", confidence: 0.2),        // unsure texture: counted only
+                        SpineReading(text: "qwzx vvrt", confidence: 0.9),          // sure, unmatched: shown
+                        SpineReading(text: "THE GREAT GATSBY", confidence: 0.2)]   // unsure, close to a title: review
+        let session = SpineSession(catalogue: try Catalogue.inMemory(), reader: FixedReader(readings: readings),
+                                   sources: [Self.works], dryRun: true)
+        var events: [SpineEvent] = []
+        let summary = await session.run(files: [photo.path]) { events.append($0) }
+        #expect(events.map(\.reading) == ["qwzx vvrt", "THE GREAT GATSBY"])
+        #expect(events.map(\.kind) == [.unmatched, .review])
+        #expect(summary.unsureUnmatched == 1 && summary.readings == 3)
+    }
+
     @Test func theAlternativeThatMatchedIsTheReadingShown() async throws {
         let spine = SpineReading(text: "plomanem sHEE", confidence: 0.7, alternatives: ["iii rnrn", "THE GREAT GATSBY FITZGERALD"])
         let (events, _) = try await run([spine], dryRun: true)

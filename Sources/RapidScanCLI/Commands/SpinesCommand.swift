@@ -245,6 +245,7 @@ struct SpineOutput {
         var outputTokens: Int
         var truncated: Int
         var unreadableSpines: Int
+        var unsureUnmatched: Int
         var notSent: [String]
         var stopReason: String?
         var interrupted: Bool
@@ -288,7 +289,7 @@ struct SpineOutput {
                 added: summary.count(.added), alreadyOwned: summary.count(.alreadyOwned), review: summary.count(.review),
                 unmatched: summary.count(.unmatched), libraryFull: summary.count(.libraryFull), queued: summary.count(.queued),
                 failed: summary.count(.failed), inputTokens: summary.usage.input, outputTokens: summary.usage.output,
-                truncated: summary.truncated, unreadableSpines: summary.unreadableSpines, notSent: summary.notSent, stopReason: summary.stopReason,
+                truncated: summary.truncated, unreadableSpines: summary.unreadableSpines, unsureUnmatched: summary.unsureUnmatched, notSent: summary.notSent, stopReason: summary.stopReason,
                 interrupted: summary.interrupted, time: Date()))
             return
         }
@@ -296,6 +297,7 @@ struct SpineOutput {
         line += "\(summary.count(.added)) added, \(summary.count(.alreadyOwned)) already owned, \(summary.count(.review)) to review, "
         line += "\(summary.count(.unmatched)) unmatched, \(summary.count(.libraryFull)) library full, \(summary.count(.queued)) queued, "
         line += "\(summary.count(.failed)) failed, \(summary.unreadableSpines) unreadable"
+        if summary.unsureUnmatched > 0 { line += ", \(summary.unsureUnmatched) unsure readings matched nothing (not shown)" }
         // Local OCR spends no tokens.
         if summary.usage.input + summary.usage.output > 0 { line += "; tokens \(summary.usage.input) in, \(summary.usage.output) out" }
         if summary.truncated > 0 { line += "; \(summary.truncated) replies cut by the token limit (raise maxTokens)" }
