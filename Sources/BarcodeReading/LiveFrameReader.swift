@@ -24,6 +24,8 @@ public final class LiveFrameReader {
         public var unconfirmed: Int
         /// Places where different valid codes were read and none won: reported as nothing.
         public var ambiguities: Int
+        /// Codes read and confirmed whose digits the pixels contradict (`PixelCheck`): reported as nothing.
+        public var contradicted = 0
         /// The passes run, in order ("1/2 size", "place 1", "confirming crop"…).
         public var passes: [String]
         public var warnings: [String]
@@ -60,7 +62,10 @@ public final class LiveFrameReader {
         var log = LiveAttempts(reader: reader)
         log.warnings += loaded.warnings
         let full = loaded.image
-        guard coarseFirst, max(full.width, full.height) >= Self.coarseMinimumLongSide else { return log.readWhole(full) }
+        guard coarseFirst, max(full.width, full.height) >= Self.coarseMinimumLongSide else {
+            log.readWhole(full)
+            return log.checked(against: full)
+        }
         // Every other line of the half size: a quarter of the full frame's cost, and a
         // webcam code there is still crossed by many lines at ≥ 1 px per module.
         log.scan(full.downscaled(by: 2), scale: 2, label: "1/2 size", density: 2)
@@ -72,7 +77,7 @@ public final class LiveFrameReader {
             log.scan(crop, scale: 1, label: "place \(number + 1)", density: 2, origin: (place.x, place.y))
         }
         if !log.settled { log.confirm(in: full) }
-        return log.reading
+        return log.checked(against: full)
     }
 }
 
@@ -91,9 +96,14 @@ private struct LiveAttempts {
     }
 
     /// Scans the whole image once, then gives doubtful reads their second look.
-    mutating func readWhole(_ image: GrayImage) -> LiveFrameReader.Reading {
+    mutating func readWhole(_ image: GrayImage) {
         scan(image, scale: 1, label: "full size", density: 2)
         if !settled { confirm(in: image) }
+    }
+
+    /// The reading, once the codes it would report are checked against the frame's pixels.
+    mutating func checked(against image: GrayImage) -> LiveFrameReader.Reading {
+        agreement.checkAgainstPixels(image)
         return reading
     }
 
@@ -171,7 +181,8 @@ private struct LiveAttempts {
         let verdict = agreement.verdict
         return LiveFrameReader.Reading(
             codes: verdict.orderedCodes, rejected: verdict.unpaired(rejected),
-            unconfirmed: verdict.unconfirmed, ambiguities: verdict.ambiguities, passes: passes, warnings: warnings)
+            unconfirmed: verdict.unconfirmed, ambiguities: verdict.ambiguities, contradicted: verdict.contradicted,
+            passes: passes, warnings: warnings)
     }
 }
 
