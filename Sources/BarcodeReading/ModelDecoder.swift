@@ -120,10 +120,11 @@ enum ModelDecoder {
     }
 
     /// The best-fitting reading of one line of darkness values, either way round.
-    static func bestReading(_ line: [Double], modules: ClosedRange<Double>? = nil) -> Reading? {
+    /// `candidates`: how many of the best places the shared modules fit are refined.
+    static func bestReading(_ line: [Double], modules: ClosedRange<Double>? = nil, candidates: Int = 3) -> Reading? {
         var best: Reading?
         let reversedLine = Array(line.reversed())
-        for candidate in coarseCandidates(line, modules: modules) {
+        for candidate in coarseCandidates(line, modules: modules, keep: candidates) {
             // The shared modules read the same either way round: the code's direction is
             // the one its digits fit.
             let mirroredStart = Double(line.count) - candidate.start - Double(BarPatterns.moduleCount) * candidate.module

@@ -14,8 +14,8 @@ import Imaging
 /// model cannot find (too soft, too small, odd print) is not refused: no finding, no verdict.
 enum PixelCheck {
     enum Verdict: Equatable {
-        /// Digit `digit` (1–13, in the code's order; 0: the left half's parity, which gives
-        /// the first digit) fits another pattern better than the claimed one by `lead`.
+        /// Digit `digit` (1–13, in the code's order; the first is the left half's parity
+        /// pattern) fits another pattern better than the claimed one by `lead`.
         case contradicted(digit: Int, lead: Double)
         /// Found, and no digit clearly beaten: `lead` is the largest lead of another pattern.
         case consistent(lead: Double)
@@ -29,7 +29,7 @@ enum PixelCheck {
     /// (real photos, phone and webcam sets, small codes, degradations: ~1,400 checks) never
     /// lost by more than 0.0 on all bands at once, while single bands of a real photo lost by
     /// up to 1.4 (smudges, print flaws, rows past the bars).
-    static let contradictingLead = Double(ProcessInfo.processInfo.environment["RAPIDSCAN_PIXEL_LEAD"] ?? "") ?? 0.12
+    static let contradictingLead = 0.12
     /// The code counts as found only when the model's own best reading there explains the
     /// bars this well (mean correlation): traps' fitted 0.96–0.98; real photos whose digits a
     /// model fitting 0.81–0.93 "contradicted" on a band or two were read right.
@@ -50,18 +50,20 @@ enum PixelCheck {
     /// Checks `detection` (its box in `image`'s pixels times `scale`) against `image`.
     static func check(_ detection: Detection, in image: GrayImage, scale: Int = 1) -> Verdict {
         guard let claimed = digits(of: detection) else { return .notFound }
-        guard let crop = upright(detection.bounds, in: image, scale: scale) else {
-            if tracing { FileHandle.standardError.write(Data("pixelcheck \(detection.text) not located, box \(detection.bounds) angle \(String(describing: barDirection(around: (Double(detection.bounds.x), Double(detection.bounds.y), Double(detection.bounds.width), Double(detection.bounds.height)), in: image)))\n".utf8)) }
-            return .notFound
-        }
-        if tracing { FileHandle.standardError.write(Data("pixelcheck-box \(detection.text) \(detection.bounds) image \(image.width)x\(image.height)\n".utf8)) }
-        return check(claimed, on: crop.image, codeWidth: crop.codeWidth)
+        return check(claimed, in: looks(detection.bounds, in: image, scale: scale))
     }
 
-    /// The code around zbar's box, cut upright (bars vertical).
-    /// zbar's box runs between the ends of the scan lines that read the code: across the
-    /// bars it spans the code, along them the lines (all within the bars).
-    static func upright(_ bounds: BoundingBox, in image: GrayImage, scale: Int) -> (image: GrayImage, codeWidth: ClosedRange<Double>)? {
+    /// One upright crop of the code's surroundings (bars vertical) and how wide the code
+    /// may be in it, in crop pixels.
+    struct Look {
+        var image: GrayImage
+        var codeWidth: ClosedRange<Double>
+    }
+
+    /// Where to look for the code around zbar's box, likeliest first. zbar's box runs
+    /// between the ends of the scan lines that read the code: across the bars it usually
+    /// spans the code, along them the lines (all within the bars).
+    static func looks(_ bounds: BoundingBox, in image: GrayImage, scale: Int) -> [Look] {
         let s = Double(scale)
         let box = (x: Double(bounds.x) / s, y: Double(bounds.y) / s, width: Double(bounds.width) / s, height: Double(bounds.height) / s)
         // zbar scans rows and columns: without a clear direction, a wide box was read along rows.
@@ -70,34 +72,47 @@ enum PixelCheck {
         // Projections of the box on the directions across and along the bars.
         let measured = box.width * c + box.height * si
         let spanAlong = box.width * si + box.height * c
-        // How wide the code can be, and how far it can reach from the box's centre. The box
-        // can be part of the code only (the strongest read's lines may have ended at the
-        // centre guard): up to twice as wide, reaching 1.5 box widths from its centre; a little
-        // less than the box when it is a turned code's (its corners add the lines' length).
-        // Lines that all ended at one end or at the centre guard leave a box as thin as a line
-        // across the bars: the code is then at least as wide as the lines are long (bars are
-        // shorter than the code is wide), and they may have crossed only part of the bars.
-        let widths: ClosedRange<Double>, reach: Double
-        if measured >= spanAlong * 0.3 {
-            widths = measured * 0.7...measured * 2.1
-            reach = measured * 1.6
-        } else {
-            widths = spanAlong...spanAlong * 4
-            reach = widths.upperBound
+        func look(widths: ClosedRange<Double>, reach: Double, lines: Double) -> Look? {
+            guard widths.lowerBound >= 20 else { return nil }
+            // ≥ 2 samples per module of the narrowest code (fewer if the crop would be too wide):
+            // sampled straight from the pixels, no bar is skipped, and the bands average the rows' noise.
+            let smallestModule = widths.lowerBound / Double(BarPatterns.moduleCount)
+            let across = 2 * reach + 20 * smallestModule
+            let step = max(0.5, smallestModule / 2, across / 1600)
+            let along = min(max(lines, 12 * step), widths.lowerBound * 0.4)
+            let width = Int((across / step).rounded(.up)), height = max(ModelDecoder.bands * 2, Int((along / step).rounded()))
+            guard width * height <= 1_000_000 else { return nil }
+            let crop = image.sampled(centreX: box.x + box.width / 2, centreY: box.y + box.height / 2, angle: angle,
+                                     width: width, height: height, step: step)
+            return Look(image: crop, codeWidth: widths.lowerBound / step...widths.upperBound / step + 4)
         }
-        guard widths.lowerBound >= 20 else { return nil }
-        // At ≥ 2 px per module for the narrowest code (fewer when the crop would be too wide).
-        let smallestModule = widths.lowerBound / Double(BarPatterns.moduleCount)
-        let across = 2 * reach + 16 * smallestModule
-        let step = max(0.5, smallestModule / 2, across / 1600)
-        let along = min(max(spanAlong, 12 * step), widths.lowerBound * 0.4)
-        let width = Int((across / step).rounded(.up)), height = max(ModelDecoder.bands * 2, Int((along / step).rounded()))
-        guard width * height <= 1_000_000 else { return nil }
-        let mapping = RegionMapping(centreX: box.x + box.width / 2, centreY: box.y + box.height / 2, angle: angle,
-                                    step: step, width: width, height: height)
-        guard let crop = RegionReading.crop(mapping, from: image) else { return nil }
-        let codeWidth = (widths.lowerBound / step)...(widths.upperBound / step + 4)
-        return (crop.image, codeWidth)
+        guard measured >= spanAlong * 0.3 else {
+            // Lines that all ended at one end or at the centre guard leave a box as thin as a
+            // line across the bars: the code is then at least as wide as the lines are long
+            // (bars are shorter than the code is wide), and they may have crossed only part of
+            // the bars; it reaches its whole width from the box.
+            return [look(widths: spanAlong...spanAlong * 4, reach: spanAlong * 4, lines: spanAlong)].compactMap { $0 }
+        }
+        // Likeliest: the box spans the code. The box of a turned code is the box around the
+        // turned rectangle of the code's width and the lines' length: both solved for, except
+        // near 45° where they mix (then the lines add up to 0.8 of the width).
+        let mix = c * c - si * si
+        let likely: ClosedRange<Double>, lines: Double
+        if abs(mix) >= 0.3 {
+            let width = (box.width * c - box.height * si) / mix
+            lines = max(1, (box.height * c - box.width * si) / mix)
+            likely = width * 0.85...width * 1.15
+        } else {
+            likely = measured / 1.8...measured * 1.05
+            lines = measured / 3
+        }
+        // Else part of it (the strongest read's lines may have ended at the centre guard): up
+        // to twice as wide, reaching 1.5 box widths from its centre; or a little less than
+        // the box (a turned code's, its corners adding the lines' length).
+        return [
+            likely.lowerBound > 0 ? look(widths: likely, reach: likely.upperBound * 0.6, lines: lines) : nil,
+            look(widths: measured * 0.7...measured * 2.1, reach: measured * 1.6, lines: min(lines, spanAlong)),
+        ].compactMap { $0 }
     }
 
     /// The direction across the bars (radians, the gradients' dominant one) inside the box,
@@ -137,34 +152,34 @@ enum PixelCheck {
         return angle
     }
 
-    /// The verdict on an upright crop of the code.
-    static func check(_ claimed: [Int], on crop: GrayImage, codeWidth: ClosedRange<Double>) -> Verdict {
-        guard crop.height >= ModelDecoder.bands else { return .notFound }
-        let (bands, mean) = ModelDecoder.bandLines(crop)
-        let modules = codeWidth.lowerBound / Double(BarPatterns.moduleCount)...codeWidth.upperBound / Double(BarPatterns.moduleCount)
-        // Where the code is: the shared modules (guards, quiet zones, each digit's ends) and
-        // the best digits, either way round.
-        guard let free = ModelDecoder.bestReading(mean, modules: modules) else {
-            if tracing {
-                FileHandle.standardError.write(Data("pixelcheck \(claimed) no reading, crop \(crop.width)x\(crop.height) modules \(modules)\n".utf8))
-                try? (Data("P5\n\(crop.width) \(crop.height)\n255\n".utf8) + Data(crop.pixels)).write(to: URL(fileURLWithPath: "/tmp/pc-\(claimed.map(String.init).joined()).pgm"))
+    /// The verdict on the code, from the first look where the model's own reading fits well.
+    static func check(_ claimed: [Int], in looks: [Look]) -> Verdict {
+        var found: (free: ModelDecoder.Reading, bands: [[Double]], mean: [Double])?
+        for look in looks where look.image.height >= ModelDecoder.bands {
+            let (bands, mean) = ModelDecoder.bandLines(look.image)
+            let modules = look.codeWidth.lowerBound / Double(BarPatterns.moduleCount)...look.codeWidth.upperBound / Double(BarPatterns.moduleCount)
+            // The shared modules (guards, quiet zones, each digit's ends), then the best digits:
+            // at the place they fit best, else at the next two (refining costs most).
+            if let reading = ModelDecoder.bestReading(mean, modules: modules, candidates: 1), reading.fit >= minimumFit {
+                found = (reading, bands, mean)
+                break
             }
-            return .notFound
-        }
-        // The claimed digits at the geometry and blur that fit them best, both ways round.
-        var best: Fit?
-        let reversedMean = Array(mean.reversed())
-        let mirroredStart = Double(mean.count) - free.start - Double(BarPatterns.moduleCount) * free.module
-        let freeStart = free.reversed ? mirroredStart : free.start
-        for (line, start, stretch, reversed) in [(mean, freeStart, free.reversed ? -free.stretch : free.stretch, false),
-                                                 (reversedMean, Double(mean.count) - freeStart - Double(BarPatterns.moduleCount) * free.module,
-                                                  free.reversed ? free.stretch : -free.stretch, true)] {
-            if var fit = bestFit(claimed, line: line, start: start, module: free.module, stretch: stretch), fit.fit > best?.fit ?? -2 {
-                fit.reversed = reversed
-                best = fit
+            if let reading = ModelDecoder.bestReading(mean, modules: modules), reading.fit >= minimumFit {
+                found = (reading, bands, mean)
+                break
             }
         }
-        guard let fit = best, free.fit >= minimumFit else { trace(claimed, free: free, fit: best, bands: []); return .notFound }
+        guard let (free, bands, mean) = found else { return .notFound }
+        // The claimed digits at the geometry (near the model's) and blur that fit them best,
+        // read the way the model's reading runs (a code that fits this well has one way).
+        let line = free.reversed ? Array(mean.reversed()) : mean
+        guard var fit = bestFit(claimed, line: line, start: free.start, module: free.module, stretch: free.stretch,
+                                blurs: [free.blur]) else { return .notFound }
+        if let blurred = bestFit(claimed, line: line, start: fit.start, module: fit.module, stretch: fit.stretch,
+                                 moduleSteps: 0, startSteps: 0), blurred.fit > fit.fit {
+            fit = blurred
+        }
+        fit.reversed = free.reversed
         // Each band at that geometry (a little drift allowed): a contradiction must be the
         // same digit's on every band, not a smudge's or a print flaw's on some.
         var bandLeads: [Double] = []
@@ -175,7 +190,6 @@ enum PixelCheck {
                 bandLeads.append(bandFit.leads[fit.digit])
             }
         }
-        trace(claimed, free: free, fit: fit, bands: bandLeads)
         // A band the code does not reach (flat: past the bars' ends) has no say.
         if fit.lead >= contradictingLead, bandLeads.count > bands.count / 2, bandLeads.allSatisfy({ $0 >= contradictingLead }) {
             return .contradicted(digit: fit.digit, lead: fit.lead)
@@ -253,16 +267,6 @@ enum PixelCheck {
         leads[1] = (otherParity - totals[claimed[0]]) / 6
         return (total / 12, leads)
     }
-
-    /// Development trace (RAPIDSCAN_TRACE_PIXEL_CHECK=1): what the check saw, on stderr.
-    static let tracing = ProcessInfo.processInfo.environment["RAPIDSCAN_TRACE_PIXEL_CHECK"] != nil
-    static func trace(_ claimed: [Int], free: ModelDecoder.Reading, fit: Fit?, bands: [Double]) {
-        guard tracing else { return }
-        let text = claimed.map(String.init).joined()
-        let f = fit.map { String(format: "fit %.3f digit %d lead %.3f blur %d", $0.fit, $0.digit, $0.lead, $0.blur) } ?? "no fit"
-        let b = bands.map { String(format: "%.2f", $0) }.joined(separator: " ")
-        FileHandle.standardError.write(Data("pixelcheck \(text) free \(free.text) \(String(format: "%.3f", free.fit)) \(f) bands \(b)\n".utf8))
-    }
 }
 
 extension AttemptLog {
@@ -283,7 +287,6 @@ extension Agreement {
             checked.insert(code.identity)
             guard let sighting = sightings.first(where: { $0.detection.identity == code.identity }),
                   !sighting.attempts.contains(Agreement.modelFitAttempt) else { continue }
-            if PixelCheck.tracing { FileHandle.standardError.write(Data("pixelcheck-attempts \(sighting.attempts.sorted())\n".utf8)) }
             if case .contradicted = PixelCheck.check(sighting.detection, in: image, scale: scale) {
                 refuse(code.identity)
             }
