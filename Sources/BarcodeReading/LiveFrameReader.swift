@@ -36,6 +36,11 @@ public final class LiveFrameReader {
     /// Scan a half-size copy first; false: the whole frame at full size (the benchmark's baseline).
     public let coarseFirst: Bool
     private let reader: BarcodeReader
+    /// Codes the pixels of a recent frame bore out (`PixelCheck`), newest last: a webcam sees
+    /// one book for many frames, and the same digits need no second check (~4 ms a frame).
+    /// A misread is other digits, and is checked.
+    private var borneOut: [String] = []
+    static let borneOutMemory = 8
 
     /// Frames with a long side of at least this are scanned at half size first: the half
     /// (640 px) still has a webcam book barcode at ≥ 1 px per module.
@@ -64,7 +69,7 @@ public final class LiveFrameReader {
         let full = loaded.image
         guard coarseFirst, max(full.width, full.height) >= Self.coarseMinimumLongSide else {
             log.readWhole(full)
-            return log.checked(against: full)
+            return checked(&log, against: full)
         }
         // Every other line of the half size: a quarter of the full frame's cost, and a
         // webcam code there is still crossed by many lines at ≥ 1 px per module.
@@ -77,7 +82,19 @@ public final class LiveFrameReader {
             log.scan(crop, scale: 1, label: "place \(number + 1)", density: 2, origin: (place.x, place.y))
         }
         if !log.settled { log.confirm(in: full) }
-        return log.checked(against: full)
+        return checked(&log, against: full)
+    }
+
+    /// The frame's reading once the codes it would report are checked against its pixels
+    /// (but for those a recent frame bore out).
+    private func checked(_ log: inout LiveAttempts, against image: GrayImage) -> Reading {
+        log.agreement.checked.formUnion(borneOut)
+        for identity in log.agreement.checkAgainstPixels(image) {
+            borneOut.removeAll { $0 == identity }
+            borneOut.append(identity)
+        }
+        if borneOut.count > Self.borneOutMemory { borneOut.removeFirst(borneOut.count - Self.borneOutMemory) }
+        return log.reading
     }
 }
 
@@ -101,11 +118,6 @@ private struct LiveAttempts {
         if !settled { confirm(in: image) }
     }
 
-    /// The reading, once the codes it would report are checked against the frame's pixels.
-    mutating func checked(against image: GrayImage) -> LiveFrameReader.Reading {
-        agreement.checkAgainstPixels(image)
-        return reading
-    }
 
     /// `origin`: where `image` sits in the frame, after scaling.
     mutating func scan(_ image: GrayImage, scale: Int, label: String, density: Int, origin: (x: Int, y: Int) = (0, 0)) {

@@ -281,15 +281,21 @@ extension AttemptLog {
 extension Agreement {
     /// Checks the codes the verdict would report that were not checked yet (zbar's reads;
     /// the model's own readings need no second look by the model), refusing the contradicted.
-    /// `scale`: file pixels per pixel of `image`.
-    mutating func checkAgainstPixels(_ image: GrayImage, scale: Int = 1) {
+    /// `scale`: file pixels per pixel of `image`. Returns the codes the pixels bore out
+    /// (found, no digit contradicted).
+    @discardableResult
+    mutating func checkAgainstPixels(_ image: GrayImage, scale: Int = 1) -> [String] {
+        var borneOut: [String] = []
         for code in verdict.codes where !checked.contains(code.identity) {
             checked.insert(code.identity)
             guard let sighting = sightings.first(where: { $0.detection.identity == code.identity }),
                   !sighting.attempts.contains(Agreement.modelFitAttempt) else { continue }
-            if case .contradicted = PixelCheck.check(sighting.detection, in: image, scale: scale) {
-                refuse(code.identity)
+            switch PixelCheck.check(sighting.detection, in: image, scale: scale) {
+            case .contradicted: refuse(code.identity)
+            case .consistent: borneOut.append(code.identity)
+            case .notFound: break
             }
         }
+        return borneOut
     }
 }
