@@ -34,14 +34,6 @@ struct RegionReading {
         guard width >= 40, height >= 8, width * height <= 2_000_000 else { return nil }
         let mapping = RegionMapping(centreX: region.centreX, centreY: region.centreY, angle: region.angle,
                                     step: step, width: width, height: height)
-        return crop(mapping, from: full)
-    }
-
-    /// The upright crop `mapping` describes, sampled from `full` (from a box-reduced copy of
-    /// its surroundings when output pixels are ≥ 2 source pixels apart).
-    static func crop(_ mapping: RegionMapping, from full: GrayImage) -> Crop? {
-        let (width, height, step) = (mapping.width, mapping.height, mapping.step)
-        let region = (centreX: mapping.centreX, centreY: mapping.centreY, angle: mapping.angle)
         let factor = step >= 4 ? 4 : step >= 2 ? 2 : 1
         guard factor > 1 else {
             let image = full.sampled(centreX: region.centreX, centreY: region.centreY, angle: region.angle,
