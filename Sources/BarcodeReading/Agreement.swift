@@ -15,6 +15,8 @@ struct Agreement {
     static let dominance = 4
     /// A doubtful read's second look covers at least this many file pixels around zbar's box.
     static let secondLookReach = 48
+    /// The attempt `ModelDecoder`'s readings are recorded under.
+    static let modelFitAttempt = "model fit"
 
     /// One code's reads over the attempts, in the file's coordinates.
     struct Sighting {
@@ -40,6 +42,12 @@ struct Agreement {
     }
 
     private(set) var sightings: [Sighting] = []
+    /// Codes whose digits the pixels contradict (`PixelCheck`), by identity: never reported.
+    private(set) var contradicted: Set<String> = []
+    /// Codes already checked against the pixels, by identity.
+    var checked: Set<String> = []
+
+    mutating func refuse(_ identity: String) { contradicted.insert(identity) }
 
     /// Adds one attempt's valid main codes (add-ons travel with them).
     /// `sharpened`: the attempt scanned a sharpened copy (its lines alone do not confirm).
@@ -83,6 +91,8 @@ struct Agreement {
         var unconfirmed = 0
         /// Shorter codes read inside a longer one's box (a UPC-E inside a UPC-A).
         var shadows = 0
+        /// Codes whose digits the pixels contradict (`PixelCheck`).
+        var contradicted = 0
 
         /// Top to bottom, then left to right: zbar's order is not stable between scans; position is.
         var orderedCodes: [Detection] { codes.sorted { ($0.bounds.y, $0.bounds.x) < ($1.bounds.y, $1.bounds.x) } }
@@ -107,6 +117,11 @@ struct Agreement {
                 dropped.insert(short)
                 verdict.shadows += 1
             }
+        }
+        // A code the pixels contradict is out (it still casts its shadows: those bars are there).
+        for index in sightings.indices where contradicted.contains(sightings[index].detection.identity) {
+            dropped.insert(index)
+            verdict.contradicted += 1
         }
         // Then contradictions: different codes of one kind at one place.
         var ambiguous = Set<Int>()

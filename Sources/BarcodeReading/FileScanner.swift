@@ -63,11 +63,15 @@ public struct FileScanResult: Sendable, Hashable {
     /// Barcode-like patches the model-fitting reader (`ModelDecoder`) would not read: its
     /// bands disagreed, or a digit or the check digit was in doubt. Reported as nothing.
     public var modelRefusals: Int
+    /// EAN-13/UPC-A codes zbar read and confirmed whose digits the pixels contradict (a
+    /// digit's pattern clearly beaten by another's there, `PixelCheck`): reported as nothing.
+    public var contradicted: Int
 
     public init(codes: [Detection], rejected: [Detection], imageWidth: Int, imageHeight: Int,
                 warnings: [String] = [], attempt: String? = nil, ambiguities: Int = 0, unconfirmed: Int = 0,
-                shadows: Int = 0, modelRefusals: Int = 0) {
+                shadows: Int = 0, modelRefusals: Int = 0, contradicted: Int = 0) {
         self.modelRefusals = modelRefusals
+        self.contradicted = contradicted
         self.ambiguities = ambiguities
         self.unconfirmed = unconfirmed
         self.shadows = shadows
@@ -121,10 +125,11 @@ public final class FileScanner {
         let loaded = try ImageLoader.load(contentsOf: url, options: loadOptions)
         let full = loaded.image
         let firstScale = Self.firstPassScale(longSide: max(full.width, full.height))
-        var attempts = AttemptLog(reader: reader)
+        var attempts = AttemptLog(reader: reader, pixels: full)
         var sources: [(image: GrayImage, scale: Int)] = [(full, 1)]
         func finish(_ attempts: inout AttemptLog) -> FileScanResult {
             attempts.confirm(using: sources)
+            _ = attempts.reportable()
             return attempts.result(for: loaded)
         }
         var regions: [CandidateRegion] = []
@@ -230,6 +235,8 @@ public final class FileScanner {
 /// Detections gathered over the attempts on one file, in the file's pixel coordinates.
 struct AttemptLog {
     let reader: BarcodeReader
+    /// The file's pixels, where confirmed codes are checked (`PixelCheck`).
+    let pixels: GrayImage
     var agreement = Agreement()
     var rejected: [Detection] = []
     var warnings: [String] = []
@@ -255,7 +262,7 @@ struct AttemptLog {
                 rejected.append(detection)
             }
         }
-        let found = !agreement.verdict.codes.isEmpty
+        let found = reportable()
         if found, successfulAttempt == nil { successfulAttempt = label }
         return found
     }
@@ -271,7 +278,7 @@ struct AttemptLog {
         if effort == .thorough { variants += [("level, coarser", width * 0.6, false), ("level, finer", width * 1.6, false)] }
         var readIn = [Set<String>](repeating: [], count: regions.count)
         for (round, variant) in variants.enumerated() {
-            if round > 0, !agreement.verdict.codes.isEmpty { break }
+            if round > 0, reportable() { break }
             for (number, region) in regions.enumerated() {
                 if agreement.sightings.contains(where: { readIn[number].contains($0.detection.identity) && $0.isConfirmed }) {
                     continue
@@ -288,7 +295,7 @@ struct AttemptLog {
                 }
             }
         }
-        let found = !agreement.verdict.codes.isEmpty
+        let found = reportable()
         if found, successfulAttempt == nil { successfulAttempt = "regions" }
         return found
     }
@@ -346,7 +353,7 @@ struct AttemptLog {
             imageWidth: loaded.originalWidth, imageHeight: loaded.originalHeight,
             warnings: loaded.warnings + warnings, attempt: successfulAttempt,
             ambiguities: verdict.ambiguities, unconfirmed: verdict.unconfirmed,
-            shadows: verdict.shadows + shadowsRefused, modelRefusals: modelRefusals)
+            shadows: verdict.shadows + shadowsRefused, modelRefusals: modelRefusals, contradicted: verdict.contradicted)
     }
 }
 

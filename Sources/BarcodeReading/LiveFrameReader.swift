@@ -24,6 +24,8 @@ public final class LiveFrameReader {
         public var unconfirmed: Int
         /// Places where different valid codes were read and none won: reported as nothing.
         public var ambiguities: Int
+        /// Codes read and confirmed whose digits the pixels contradict (`PixelCheck`): reported as nothing.
+        public var contradicted = 0
         /// The passes run, in order ("1/2 size", "place 1", "confirming crop"…).
         public var passes: [String]
         public var warnings: [String]
@@ -34,6 +36,11 @@ public final class LiveFrameReader {
     /// Scan a half-size copy first; false: the whole frame at full size (the benchmark's baseline).
     public let coarseFirst: Bool
     private let reader: BarcodeReader
+    /// Codes the pixels of a recent frame bore out (`PixelCheck`), newest last: a webcam sees
+    /// one book for many frames, and the same digits need no second check (~4 ms a frame).
+    /// A misread is other digits, and is checked.
+    private var borneOut: [String] = []
+    static let borneOutMemory = 8
 
     /// Frames with a long side of at least this are scanned at half size first: the half
     /// (640 px) still has a webcam book barcode at ≥ 1 px per module.
@@ -60,7 +67,10 @@ public final class LiveFrameReader {
         var log = LiveAttempts(reader: reader)
         log.warnings += loaded.warnings
         let full = loaded.image
-        guard coarseFirst, max(full.width, full.height) >= Self.coarseMinimumLongSide else { return log.readWhole(full) }
+        guard coarseFirst, max(full.width, full.height) >= Self.coarseMinimumLongSide else {
+            log.readWhole(full)
+            return checked(&log, against: full)
+        }
         // Every other line of the half size: a quarter of the full frame's cost, and a
         // webcam code there is still crossed by many lines at ≥ 1 px per module.
         log.scan(full.downscaled(by: 2), scale: 2, label: "1/2 size", density: 2)
@@ -72,6 +82,18 @@ public final class LiveFrameReader {
             log.scan(crop, scale: 1, label: "place \(number + 1)", density: 2, origin: (place.x, place.y))
         }
         if !log.settled { log.confirm(in: full) }
+        return checked(&log, against: full)
+    }
+
+    /// The frame's reading once the codes it would report are checked against its pixels
+    /// (but for those a recent frame bore out).
+    private func checked(_ log: inout LiveAttempts, against image: GrayImage) -> Reading {
+        log.agreement.checked.formUnion(borneOut)
+        for identity in log.agreement.checkAgainstPixels(image) {
+            borneOut.removeAll { $0 == identity }
+            borneOut.append(identity)
+        }
+        if borneOut.count > Self.borneOutMemory { borneOut.removeFirst(borneOut.count - Self.borneOutMemory) }
         return log.reading
     }
 }
@@ -91,11 +113,11 @@ private struct LiveAttempts {
     }
 
     /// Scans the whole image once, then gives doubtful reads their second look.
-    mutating func readWhole(_ image: GrayImage) -> LiveFrameReader.Reading {
+    mutating func readWhole(_ image: GrayImage) {
         scan(image, scale: 1, label: "full size", density: 2)
         if !settled { confirm(in: image) }
-        return reading
     }
+
 
     /// `origin`: where `image` sits in the frame, after scaling.
     mutating func scan(_ image: GrayImage, scale: Int, label: String, density: Int, origin: (x: Int, y: Int) = (0, 0)) {
@@ -171,7 +193,8 @@ private struct LiveAttempts {
         let verdict = agreement.verdict
         return LiveFrameReader.Reading(
             codes: verdict.orderedCodes, rejected: verdict.unpaired(rejected),
-            unconfirmed: verdict.unconfirmed, ambiguities: verdict.ambiguities, passes: passes, warnings: warnings)
+            unconfirmed: verdict.unconfirmed, ambiguities: verdict.ambiguities, contradicted: verdict.contradicted,
+            passes: passes, warnings: warnings)
     }
 }
 

@@ -85,17 +85,7 @@ enum ModelDecoder {
     /// `codeWidth`: how wide the code may be, in crop pixels, when its patch says so.
     static func read(_ crop: GrayImage, codeWidth: ClosedRange<Double>? = nil) -> Outcome {
         guard crop.width >= 100, crop.height >= bands else { return .nothing }
-        let rowsPerBand = crop.height / bands
-        var lines: [[Double]] = []
-        for band in 0..<bands {
-            var line = [Double](repeating: 0, count: crop.width)
-            for y in band * rowsPerBand..<(band + 1) * rowsPerBand {
-                let row = y * crop.width
-                for x in 0..<crop.width { line[x] += Double(crop.pixels[row + x]) }
-            }
-            lines.append(line.map { 255 - $0 / Double(rowsPerBand) })   // darkness: bars high
-        }
-        let mean = (0..<crop.width).map { x in lines.reduce(0) { $0 + $1[x] } / Double(bands) }
+        let (lines, mean) = bandLines(crop)
         let modules = codeWidth.map { $0.lowerBound / Double(BarPatterns.moduleCount)...$0.upperBound / Double(BarPatterns.moduleCount) }
         guard let whole = bestReading(mean, modules: modules) else { return .nothing }
         var clear: [String: Int] = [:]
@@ -113,11 +103,28 @@ enum ModelDecoder {
         return .read(text, bands: count)
     }
 
+    /// The crop's rows averaged in `bands` bands, as darkness (bars high), and their mean.
+    static func bandLines(_ crop: GrayImage) -> (bands: [[Double]], mean: [Double]) {
+        let rowsPerBand = crop.height / bands
+        var lines: [[Double]] = []
+        for band in 0..<bands {
+            var line = [Double](repeating: 0, count: crop.width)
+            for y in band * rowsPerBand..<(band + 1) * rowsPerBand {
+                let row = y * crop.width
+                for x in 0..<crop.width { line[x] += Double(crop.pixels[row + x]) }
+            }
+            lines.append(line.map { 255 - $0 / Double(rowsPerBand) })
+        }
+        let mean = (0..<crop.width).map { x in lines.reduce(0) { $0 + $1[x] } / Double(bands) }
+        return (lines, mean)
+    }
+
     /// The best-fitting reading of one line of darkness values, either way round.
-    static func bestReading(_ line: [Double], modules: ClosedRange<Double>? = nil) -> Reading? {
+    /// `candidates`: how many of the best places the shared modules fit are refined.
+    static func bestReading(_ line: [Double], modules: ClosedRange<Double>? = nil, candidates: Int = 3) -> Reading? {
         var best: Reading?
         let reversedLine = Array(line.reversed())
-        for candidate in coarseCandidates(line, modules: modules) {
+        for candidate in coarseCandidates(line, modules: modules, keep: candidates) {
             // The shared modules read the same either way round: the code's direction is
             // the one its digits fit.
             let mirroredStart = Double(line.count) - candidate.start - Double(BarPatterns.moduleCount) * candidate.module
@@ -332,6 +339,48 @@ enum ModelDecoder {
 
     /// The best digits at one geometry and blur, or nil when the code runs off the line.
     static func reading(_ line: [Double], start: Double, module: Double, blur: Int, stretch: Double = 0) -> Reading? {
+        guard let flat = scores(line, start: start, module: module, blur: blur, stretch: stretch) else { return nil }
+        // Right half: each digit's best.
+        var digits = [Int](repeating: 0, count: 13)
+        var total = 0.0, margin = Double.infinity, worst = Double.infinity
+        for position in 6..<12 {
+            let (digit, best, second) = top2(flat, from: position * 30 + 20, count: 10)
+            digits[position + 1] = digit
+            total += best
+            worst = min(worst, best)
+            margin = min(margin, best - second)
+        }
+        // Left half: each digit's best over both parities; the parity pattern that fits
+        // best gives the first digit.
+        var bestOf = [Double](repeating: 0, count: 12)   // [position * 2 + set]
+        for position in 0..<6 {
+            let (_, best, second) = top2(flat, from: position * 30, count: 20)
+            margin = min(margin, best - second)
+            for set in 0...1 { bestOf[position * 2 + set] = top2(flat, from: position * 30 + set * 10, count: 10).best }
+        }
+        var parityTotals = [Double](repeating: 0, count: 10)
+        for (first, parity) in BarPatterns.parities.enumerated() {
+            for position in 0..<6 { parityTotals[first] += bestOf[position * 2 + (parity[position] ? 1 : 0)] }
+        }
+        let (first, bestParity, secondParity) = top2(parityTotals, from: 0, count: 10)
+        margin = min(margin, bestParity - secondParity)
+        digits[0] = first
+        for position in 0..<6 {
+            let set = BarPatterns.parities[first][position] ? 1 : 0
+            let (digit, best, _) = top2(flat, from: position * 30 + set * 10, count: 10)
+            digits[position + 1] = digit
+            worst = min(worst, best)
+        }
+        total += bestParity
+        return Reading(digits: digits, fit: total / 12, worstDigit: worst, margin: margin, start: start, module: module,
+                       stretch: stretch, blur: blur)
+    }
+
+    /// Each digit window's correlation with every pattern at one geometry and blur:
+    /// `[position * 30 + set * 10 + digit]` (set 0 = L, 1 = G, 2 = R; the left half's
+    /// windows have sets 0–1, the right half's set 2, the rest −1). Nil when the code runs
+    /// off the line or a window is flat.
+    static func scores(_ line: [Double], start: Double, module: Double, blur: Int, stretch: Double = 0) -> [Double]? {
         guard position(-1, start: start, module: module, stretch: stretch) >= 0,
               position(Double(BarPatterns.moduleCount + 1), start: start, module: module, stretch: stretch) < Double(line.count - 1)
         else { return nil }
@@ -372,41 +421,7 @@ enum ModelDecoder {
                 }
             }
         }
-        guard ok else { return nil }
-        // Right half: each digit's best.
-        var digits = [Int](repeating: 0, count: 13)
-        var total = 0.0, margin = Double.infinity, worst = Double.infinity
-        for position in 6..<12 {
-            let (digit, best, second) = top2(flat, from: position * 30 + 20, count: 10)
-            digits[position + 1] = digit
-            total += best
-            worst = min(worst, best)
-            margin = min(margin, best - second)
-        }
-        // Left half: each digit's best over both parities; the parity pattern that fits
-        // best gives the first digit.
-        var bestOf = [Double](repeating: 0, count: 12)   // [position * 2 + set]
-        for position in 0..<6 {
-            let (_, best, second) = top2(flat, from: position * 30, count: 20)
-            margin = min(margin, best - second)
-            for set in 0...1 { bestOf[position * 2 + set] = top2(flat, from: position * 30 + set * 10, count: 10).best }
-        }
-        var parityTotals = [Double](repeating: 0, count: 10)
-        for (first, parity) in BarPatterns.parities.enumerated() {
-            for position in 0..<6 { parityTotals[first] += bestOf[position * 2 + (parity[position] ? 1 : 0)] }
-        }
-        let (first, bestParity, secondParity) = top2(parityTotals, from: 0, count: 10)
-        margin = min(margin, bestParity - secondParity)
-        digits[0] = first
-        for position in 0..<6 {
-            let set = BarPatterns.parities[first][position] ? 1 : 0
-            let (digit, best, _) = top2(flat, from: position * 30 + set * 10, count: 10)
-            digits[position + 1] = digit
-            worst = min(worst, best)
-        }
-        total += bestParity
-        return Reading(digits: digits, fit: total / 12, worstDigit: worst, margin: margin, start: start, module: module,
-                       stretch: stretch, blur: blur)
+        return ok ? flat : nil
     }
 
     /// The index (from `from`) and value of the largest of `count` values, and the second largest.

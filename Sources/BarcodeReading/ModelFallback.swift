@@ -23,7 +23,7 @@ extension AttemptLog {
                                                                                  height: crop.image.height)).scaled(by: scale))
                 detection.readBothWays = true
                 if detection.isValid {
-                    agreement.record(detection, attempt: "model fit")
+                    agreement.record(detection, attempt: Agreement.modelFitAttempt)
                 } else {
                     modelRefusals += 1
                 }
@@ -33,8 +33,8 @@ extension AttemptLog {
                 break
             }
         }
-        let found = !agreement.verdict.codes.isEmpty
-        if found, successfulAttempt == nil { successfulAttempt = "model fit" }
+        let found = reportable()
+        if found, successfulAttempt == nil { successfulAttempt = Agreement.modelFitAttempt }
         return found
     }
 }

@@ -60,7 +60,7 @@ public final class LiveFrameDecoder: FrameDecoder {
         do {
             let reading = try reader.read(fileAt: frame.url)
             return .read(reading.codes + reading.rejected, ambiguities: reading.ambiguities,
-                         unconfirmed: reading.unconfirmed)
+                         unconfirmed: reading.unconfirmed, contradicted: reading.contradicted)
         } catch {
             return .unreadable(reason: error.description)
         }

@@ -75,8 +75,9 @@ public struct DecodedFrame: Sendable {
     public enum Outcome: Sendable {
         /// Valid and rejected detections alike; stage "confirm" sorts them. `ambiguities`:
         /// places where two different valid codes were read and neither was reported;
-        /// `unconfirmed`: valid codes read once, too weakly to report.
-        case read([Detection], ambiguities: Int = 0, unconfirmed: Int = 0)
+        /// `unconfirmed`: valid codes read once, too weakly to report; `contradicted`: codes
+        /// read and confirmed whose digits the pixels contradict.
+        case read([Detection], ambiguities: Int = 0, unconfirmed: Int = 0, contradicted: Int = 0)
         case unreadable(reason: String)
         /// Never decoded: newer frames were waiting (watch only).
         case dropped
@@ -85,7 +86,8 @@ public struct DecodedFrame: Sendable {
             switch scan {
             case .failure(let error): self = .unreadable(reason: error.description)
             case .success(let scan):
-                self = .read(scan.codes + scan.rejected, ambiguities: scan.ambiguities, unconfirmed: scan.unconfirmed)
+                self = .read(scan.codes + scan.rejected, ambiguities: scan.ambiguities, unconfirmed: scan.unconfirmed,
+                             contradicted: scan.contradicted)
             }
         }
     }

@@ -133,11 +133,12 @@ public final class SessionPipeline {
         switch decoded.outcome {
         case .dropped: return .notRead(.dropped)
         case .unreadable(let reason): return .notRead(.unreadable(reason: reason))
-        case .read(let detections, let ambiguities, let unconfirmed):
+        case .read(let detections, let ambiguities, let unconfirmed, let contradicted):
             let codes = ReadCode.confirmed(from: detections)
             record.countFrame()
             record.countAmbiguities(ambiguities)
             record.countUnconfirmed(unconfirmed)
+            record.countContradicted(contradicted)
             record.countCodes(codes.filter { $0.debounceKey != nil }.count)
             return .codes(codes)
         }

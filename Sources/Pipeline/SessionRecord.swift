@@ -42,6 +42,8 @@ public struct SessionRecord: Sendable {
         public var ambiguous = 0
         /// Valid codes read once, too weakly to report (a retake usually reads them).
         public var unconfirmed = 0
+        /// Codes read and confirmed whose digits the pixels contradict (a misread refused).
+        public var contradicted = 0
         public var debounced = 0
         public var unreadable = 0
         public var dropped = 0
@@ -81,6 +83,7 @@ public struct SessionRecord: Sendable {
     public mutating func countCodes(_ n: Int) { totals.codes += n }
     public mutating func countAmbiguities(_ n: Int) { totals.ambiguous += n }
     public mutating func countUnconfirmed(_ n: Int) { totals.unconfirmed += n }
+    public mutating func countContradicted(_ n: Int) { totals.contradicted += n }
     public mutating func countAlreadyProcessed(_ n: Int = 1) { totals.alreadyProcessed += n }
 
     /// A book code was accepted and is being looked up: shows "Adding…" until `finish`.

@@ -49,12 +49,12 @@ import Testing
     }
 
     /// Places the reader would not report (two different valid codes at one place, a code
-    /// read once too weakly) are counted in the session's totals, so `scan`'s summary says what it refused.
+    /// read once too weakly, a code whose digits the pixels contradict) are counted in the session's totals, so `scan`'s summary says what it refused.
     @Test func ambiguousPlacesAreCountedNotReported() async throws {
         try await withTemporaryDirectory { directory in
             let catalogue = try Catalogue.inMemory()
             for name in ["a.jpg", "b.jpg"] { try Data("x".utf8).write(to: directory.appendingPathComponent(name)) }
-            let decoder = FakeDecoder(outcomes: ["a.jpg": .read([], ambiguities: 2), "b.jpg": .read([], unconfirmed: 1)])
+            let decoder = FakeDecoder(outcomes: ["a.jpg": .read([], ambiguities: 2), "b.jpg": .read([], unconfirmed: 1, contradicted: 1)])
             let output = CollectingOutput()
             let pipeline = SessionPipeline.offline(catalogue, output: output)
             let summary = await ScanSession(options: .init(paths: [directory]), catalogue: catalogue, decoder: decoder)
@@ -62,6 +62,7 @@ import Testing
             #expect(summary.totals.frames == 2)
             #expect(summary.totals.ambiguous == 2)
             #expect(summary.totals.unconfirmed == 1)
+            #expect(summary.totals.contradicted == 1)
             #expect(summary.totals.codes == 0)
         }
     }

@@ -85,6 +85,18 @@ import Testing
         #expect(summary.humanLines.first?.hasPrefix("Interrupted after 1 frame") == true)
     }
 
+    /// Codes the reader refused because the pixels contradict their digits are said in the
+    /// summary, in words and JSON, as unconfirmed ones are.
+    @Test func summaryCountsContradictedReads() throws {
+        var record = SessionRecord()
+        record.countFrame()
+        record.countContradicted(2)
+        let summary = SessionSummary(record: record, elapsed: 1, interrupted: false)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(JSONLinesOutput.line(for: summary).text.utf8)) as? [String: Any])
+        #expect(object["contradicted"] as? Int == 2)
+        #expect(summary.humanLines.contains { $0.contains("2 contradicted by the pixels, not reported") })
+    }
+
     @Test func toastsUseTheSeedsWording() {
         let book = ScannedBook(isbn13: isbn)
         #expect(event(.added(ScannedBook(isbn13: isbn, title: "Dune"))).toast == ("Added to Library", "Dune"))

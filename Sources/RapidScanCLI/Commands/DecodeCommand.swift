@@ -125,11 +125,14 @@ struct DecodeTally {
     var ambiguities = 0
     /// Valid codes read once, too weakly to report.
     var unconfirmed = 0
+    /// Codes read and confirmed whose digits the pixels contradict.
+    var contradicted = 0
 
     mutating func record(_ scan: FileScanResult) {
         files += 1
         ambiguities += scan.ambiguities
         unconfirmed += scan.unconfirmed
+        contradicted += scan.contradicted
         codes += scan.codes.count
         rejected += scan.rejected.count
         if !scan.codes.isEmpty { filesWithCodes += 1 }
@@ -148,6 +151,7 @@ struct DecodeTally {
         if rejected > 0 { notes.append("\(rejected) rejected") }
         if ambiguities > 0 { notes.append("\(ambiguities) ambiguous, not reported") }
         if unconfirmed > 0 { notes.append("\(unconfirmed) unconfirmed, not reported") }
+        if contradicted > 0 { notes.append("\(contradicted) contradicted by the pixels, not reported") }
         if !notes.isEmpty { line += " (" + notes.joined(separator: ", ") + ")" }
         return line + String(format: " in %.2f s", seconds)
     }
@@ -193,6 +197,13 @@ struct DecodeOutput {
             case .json: try? JSONLines.write(UnconfirmedRecord(file: file, unconfirmed: scan.unconfirmed))
             case .text, .raw:
                 Console.error("\(file): \(scan.unconfirmed) code(s) read too weakly to confirm; not reported (a sharper or closer photo may read them)")
+            }
+        }
+        if scan.contradicted > 0 {
+            switch mode {
+            case .json: try? JSONLines.write(ContradictedRecord(file: file, contradicted: scan.contradicted))
+            case .text, .raw:
+                Console.error("\(file): \(scan.contradicted) code(s) read whose digits the bars contradict; not reported (a sharper photo may read them)")
             }
         }
         // Every file is accounted for in --json, a file without a code too.
@@ -270,6 +281,14 @@ struct UnconfirmedRecord: Encodable {
     let unconfirmed: Int
 }
 
+/// A file where codes were read whose digits the bars contradict: `{"file", "contradicted"}`.
+struct ContradictedRecord: Encodable {
+    var schema = JSONSchema.version
+    var event = "contradicted"
+    let file: String
+    let contradicted: Int
+}
+
 /// A readable file with no barcode in it.
 struct NoCodeRecord: Encodable {
     var schema = JSONSchema.version
@@ -289,6 +308,7 @@ struct DecodeSummaryRecord: Encodable {
     var unreadable: Int
     var ambiguous: Int
     var unconfirmed: Int
+    var contradicted: Int
 
     init(_ tally: DecodeTally) {
         files = tally.files + tally.unreadable
@@ -299,6 +319,7 @@ struct DecodeSummaryRecord: Encodable {
         unreadable = tally.unreadable
         ambiguous = tally.ambiguities
         unconfirmed = tally.unconfirmed
+        contradicted = tally.contradicted
     }
 }
 

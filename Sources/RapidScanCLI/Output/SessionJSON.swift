@@ -66,7 +66,7 @@ final class JSONLinesOutput: EventOutput {
             ("frames", t.frames), ("codes", t.codes), ("added", t.added), ("alreadyOwned", t.alreadyOwned),
             ("notFound", t.notFound), ("libraryFull", t.libraryFull), ("queued", t.queued),
             ("nonBook", t.nonBook), ("rejected", t.rejected), ("ambiguous", t.ambiguous),
-            ("unconfirmed", t.unconfirmed), ("debounced", t.debounced),
+            ("unconfirmed", t.unconfirmed), ("contradicted", t.contradicted), ("debounced", t.debounced),
             ("unreadable", t.unreadable), ("noCode", t.noCode), ("dropped", t.dropped),
             ("failed", t.failed), ("alreadyProcessed", t.alreadyProcessed),
         ]

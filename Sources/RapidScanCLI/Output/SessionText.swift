@@ -199,6 +199,7 @@ extension SessionSummary {
         if t.rejected > 0 { other.append("\(t.rejected) code\(t.rejected == 1 ? "" : "s") rejected") }
         if t.ambiguous > 0 { other.append("\(t.ambiguous) ambiguous, not reported") }
         if t.unconfirmed > 0 { other.append("\(t.unconfirmed) unconfirmed, not reported") }
+        if t.contradicted > 0 { other.append("\(t.contradicted) contradicted by the pixels, not reported") }
         if t.debounced > 0 { other.append("\(t.debounced) repeat\(t.debounced == 1 ? "" : "s") skipped") }
         if t.noCode > 0 { other.append("\(t.noCode) frame\(t.noCode == 1 ? "" : "s") without a barcode") }
         if t.dropped > 0 { other.append("\(t.dropped) stale frame\(t.dropped == 1 ? "" : "s") dropped") }
