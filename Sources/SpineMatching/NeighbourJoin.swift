@@ -22,12 +22,13 @@ extension SpineMatcher {
     }
 
     /// The joins worth trying for one photo's readings (in shelf order) and their matches.
-    public static func neighbourJoins(_ readings: [SpineReading], _ matches: [SpineMatch?]) -> [NeighbourJoin] {
+    public static func neighbourJoins(_ readings: [SpineReading], _ matches: [SpineMatch?],
+                                      thresholds: Thresholds = Thresholds()) -> [NeighbourJoin] {
         var joins: [NeighbourJoin] = []
         // A reading its reader was unsure of is matched alone, and is nobody's neighbour:
         // neighbours are the sure readings on either side, past any unsure one between.
-        let sure = readings.indices.filter { !Self.isUnsure(readings[$0]) }
-        let skipped = Set(readings.filter(Self.isUnsure).compactMap(\.position))
+        let sure = readings.indices.filter { !thresholds.isUnsure(readings[$0]) }
+        let skipped = Set(readings.filter(thresholds.isUnsure).compactMap(\.position))
         for (rank, number) in sure.enumerated() where Self.isAuthorAlone(matches[number]) {
             for other in [rank - 1, rank + 1].filter(sure.indices.contains).map({ sure[$0] }) {
                 // A neighbour settled by an earlier run (no match now) is left alone.
@@ -92,7 +93,7 @@ extension SpineMatcher {
     /// Readings of one photo matched against the index, author-alone readings joined to a neighbour.
     public func matchShelf(_ readings: [SpineReading], index: WorkIndex) -> [SpineMatch] {
         var matches = readings.map { match($0, index: index) }
-        let joins = Self.neighbourJoins(readings, matches)
+        let joins = Self.neighbourJoins(readings, matches, thresholds: thresholds)
         let results = joins.map { match($0.joined, index: index) }
         for (title, match) in Self.acceptedJoins(joins, results, matches: matches) {
             matches[title] = match
@@ -121,15 +122,11 @@ extension SpineMatcher {
         }
     }
 
-    /// A reading its reader was unsure of (OCR's unsure words).
-    static func isUnsure(_ reading: SpineReading) -> Bool {
-        (reading.confidence ?? 1) < SpineMatcher.Thresholds().minimumConfidence
-    }
-
     /// Neighbours in shelf order: the reader's positions one apart (or only `skipping`
     /// positions between them), or no positions given.
     static func adjacent(_ a: SpineReading, _ b: SpineReading, skipping: Set<Int> = []) -> Bool {
-        guard let first = a.position, let second = b.position, first != second else { return a.position == nil || b.position == nil }
+        guard let first = a.position, let second = b.position else { return true }
+        guard first != second else { return false }
         return (min(first, second) + 1..<max(first, second)).allSatisfy(skipping.contains)
     }
 

@@ -46,6 +46,12 @@ public struct SpineMatcher: Sendable {
         /// confidence under `minimumConfidence`): a chance word is seldom this close to a title.
         public var unsureMedium: Double = 0.25
         public init() {}
+
+        /// The reader was unsure of this reading (a confidence under `minimumConfidence`):
+        /// never strong, suggested only within `unsureMedium`, matched alone (no neighbour joins).
+        public func isUnsure(_ reading: SpineReading) -> Bool {
+            (reading.confidence ?? 1) < minimumConfidence
+        }
     }
 
     public var thresholds: Thresholds
@@ -230,9 +236,8 @@ public struct SpineMatcher: Sendable {
         // OCR text that is just some candidate's author ("Lee Child") names no title: a loose
         // title match elsewhere ("The Lost Child of Philomena Lee") is chance.
         let onlyAName = authorOnly && !reading.hasSeparateTitle && (ranked.first.map { $0.0 > thresholds.strong } ?? true)
-        let unsure = reading.reading.confidence.map { $0 < thresholds.minimumConfidence } ?? false
-        guard !onlyAName, let (distance, best, mayAgree) = ranked.first,
-              distance <= (unsure ? min(thresholds.unsureMedium, thresholds.medium) : thresholds.medium) else {
+        let medium = thresholds.isUnsure(reading.reading) ? min(thresholds.unsureMedium, thresholds.medium) : thresholds.medium
+        guard !onlyAName, let (distance, best, mayAgree) = ranked.first, distance <= medium else {
             let reason = authorOnly ? Self.authorAloneReason : (vetoes > 0 ? "author or volume differs" : "no candidate close enough")
             return (SpineMatch(reading: reading.reading, decision: .none, distance: ranked.first?.0 ?? 1,
                                best: nil, runnerUpDistance: nil, reason: reason), nil, false)
@@ -251,7 +256,7 @@ public struct SpineMatcher: Sendable {
             return (.medium, "distance \(String(format: "%.2f", match.distance)) is over \(strongBelow)")
         } else if let runnerUp = match.runnerUpDistance, runnerUp - match.distance < thresholds.gap {
             return (.medium, "too close to another book")
-        } else if let confidence = match.reading.confidence, confidence < thresholds.minimumConfidence {
+        } else if thresholds.isUnsure(match.reading) {
             return (.medium, "the reader was unsure")
         } else if match.best?.isbn13 == nil {
             return (.medium, "no ISBN to add")

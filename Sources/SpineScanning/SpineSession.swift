@@ -189,7 +189,7 @@ public final class SpineSession: Sendable {
                     summary.readings += 1
                     var event = settle(reading, index: index, file: file, hash: hash, record: records[index], match: matches[index])
                     event.cached = cached
-                    if event.kind == .unmatched, !reading.unreadable, (reading.confidence ?? 1) < matcher.thresholds.minimumConfidence {
+                    if event.kind == .unmatched, !reading.unreadable, matcher.thresholds.isUnsure(reading) {
                         summary.unsureUnmatched += 1
                         continue
                     }
@@ -219,7 +219,7 @@ public final class SpineSession: Sendable {
         }
         // An author read apart from its title: the two tried as one reading (a few per photo).
         let inShelfOrder = readings.indices.map { matches[$0] }
-        let joins = SpineMatcher.neighbourJoins(readings, inShelfOrder)
+        let joins = SpineMatcher.neighbourJoins(readings, inShelfOrder, thresholds: matcher.thresholds)
         var results: [SpineMatch] = []
         for join in joins { results.append(await matcher.match(join.joined, sources: sources)) }
         for (index, match) in SpineMatcher.acceptedJoins(joins, results, matches: inShelfOrder) {
