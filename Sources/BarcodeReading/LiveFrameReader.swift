@@ -118,7 +118,6 @@ private struct LiveAttempts {
         if !settled { confirm(in: image) }
     }
 
-
     /// `origin`: where `image` sits in the frame, after scaling.
     mutating func scan(_ image: GrayImage, scale: Int, label: String, density: Int, origin: (x: Int, y: Int) = (0, 0)) {
         if reader.density != density { try? reader.setDensity(density) }

@@ -352,17 +352,11 @@ enum ModelDecoder {
         }
         // Left half: each digit's best over both parities; the parity pattern that fits
         // best gives the first digit.
-        var bestOf = [Double](repeating: 0, count: 12)   // [position * 2 + set]
         for position in 0..<6 {
             let (_, best, second) = top2(flat, from: position * 30, count: 20)
             margin = min(margin, best - second)
-            for set in 0...1 { bestOf[position * 2 + set] = top2(flat, from: position * 30 + set * 10, count: 10).best }
         }
-        var parityTotals = [Double](repeating: 0, count: 10)
-        for (first, parity) in BarPatterns.parities.enumerated() {
-            for position in 0..<6 { parityTotals[first] += bestOf[position * 2 + (parity[position] ? 1 : 0)] }
-        }
-        let (first, bestParity, secondParity) = top2(parityTotals, from: 0, count: 10)
+        let (first, bestParity, secondParity) = top2(parityTotals(flat), from: 0, count: 10)
         margin = min(margin, bestParity - secondParity)
         digits[0] = first
         for position in 0..<6 {
@@ -374,6 +368,20 @@ enum ModelDecoder {
         total += bestParity
         return Reading(digits: digits, fit: total / 12, worstDigit: worst, margin: margin, start: start, module: module,
                        stretch: stretch, blur: blur)
+    }
+
+    /// For each first digit, how well its parity pattern fits the left half: the sum over the
+    /// six left digits of the best digit in the set (L or G) the pattern gives that position.
+    static func parityTotals(_ scores: [Double]) -> [Double] {
+        var bestOf = [Double](repeating: 0, count: 12)   // [position * 2 + set], once: this runs per geometry tried
+        for position in 0..<6 {
+            for set in 0...1 { bestOf[position * 2 + set] = top2(scores, from: position * 30 + set * 10, count: 10).best }
+        }
+        var totals = [Double](repeating: 0, count: 10)
+        for (first, parity) in BarPatterns.parities.enumerated() {
+            for position in 0..<6 { totals[first] += bestOf[position * 2 + (parity[position] ? 1 : 0)] }
+        }
+        return totals
     }
 
     /// Each digit window's correlation with every pattern at one geometry and blur:

@@ -256,14 +256,7 @@ enum PixelCheck {
         }
         // The parity as a whole: the first digit another parity pattern would give, each
         // left digit at its best in that pattern's sets, per digit.
-        var bestOf = [Double](repeating: 0, count: 12)
-        for position in 0..<6 {
-            for set in 0...1 { bestOf[position * 2 + set] = ModelDecoder.top2(scores, from: position * 30 + set * 10, count: 10).best }
-        }
-        var totals = [Double](repeating: 0, count: 10)
-        for (first, pattern) in BarPatterns.parities.enumerated() {
-            for position in 0..<6 { totals[first] += bestOf[position * 2 + (pattern[position] ? 1 : 0)] }
-        }
+        let totals = ModelDecoder.parityTotals(scores)
         let otherParity = (0..<10).filter { $0 != claimed[0] }.map { totals[$0] }.max()!
         leads[1] = (otherParity - totals[claimed[0]]) / 6
         return (total / 12, leads)
