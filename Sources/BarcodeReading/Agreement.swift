@@ -94,9 +94,6 @@ struct Agreement {
         /// Codes whose digits the pixels contradict (`PixelCheck`).
         var contradicted = 0
 
-        /// Top to bottom, then left to right: zbar's order is not stable between scans; position is.
-        var orderedCodes: [Detection] { codes.sorted { ($0.bounds.y, $0.bounds.x) < ($1.bounds.y, $1.bounds.x) } }
-
         /// `rejected` without the add-ons that one of the codes carries (read alone in one
         /// attempt and beside their code in another: no rejection).
         func unpaired(_ rejected: [Detection]) -> [Detection] {

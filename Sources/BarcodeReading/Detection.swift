@@ -127,6 +127,11 @@ extension BoundingBox {
     }
 }
 
+extension Sequence<Detection> {
+    /// Top to bottom, then left to right: zbar's order is not stable between scans; position is.
+    var inReadingOrder: [Detection] { sorted { ($0.bounds.y, $0.bounds.x) < ($1.bounds.y, $1.bounds.x) } }
+}
+
 extension Detection {
     /// This detection, read in a pass image, moved to the file's pixels: the pass image was
     /// a crop at `origin` (file pixels) of an image `scale`× smaller than the file, then

@@ -4,12 +4,13 @@ import Imaging
 
 /// How hard to look at an image that does not read at once.
 public enum ScanEffort: String, Sendable, Hashable, CaseIterable {
-    /// Reduced and full-size scans only; on large photos three regions, plain, then 1/4
-    /// and 1/2 of the whole image.
+    /// Reduced and full-size scans only; on large photos three regions and two of the 1/4
+    /// image, plain, then 1/4 and (every other line) 1/2 of the whole image.
     case fast
     /// Then contrast, sharpening and reduced copies, and on small images (≤ 0.25 MP) the
     /// small-code passes: doubled and sharpened, equalised, doubled and turned ±6° (the
-    /// default). On large photos five regions, plain, sharpened, then finer and sharpened.
+    /// default). On large photos five regions and two of the 1/4 image, plain, sharpened,
+    /// then finer and sharpened, then `ModelDecoder` on them, then 1/4 of the whole image.
     /// Last, when nothing is confirmed, `ModelDecoder` on the barcode-like patches.
     case normal
     /// Then every scan line of those, and the small-code passes (plus plain doubled and
@@ -90,13 +91,14 @@ public struct FileScanResult: Sendable, Hashable {
 /// patches of strong, parallel edges on a sparse grid of the full image (~5 ms for 12 MP),
 /// and each is cropped from the full pixels, turned so its bars stand upright, and scanned
 /// along its rows (`runRegions`): a few small crops, at any angle, instead of whole images
-/// at every scale. When no region gives a confirmed code, the whole image at 1/4 and 1/2
-/// (codes the grid missed); full size and the tricks below only at thorough effort.
-/// Smaller images are scanned whole, reduced first, then full size; when nothing valid
-/// was found, a contrast-stretched and sharpened copy and reduced copies, then the
-/// small-code passes. (zbar scans rows and columns both, so quarter turns add nothing.)
-/// At normal effort and above, when nothing is confirmed, the barcode-like patches are
-/// read last by `ModelDecoder`, which fits EAN-13/UPC-A bar patterns to soft codes.
+/// at every scale. When no region gives a confirmed code, the same on the 1/4 image's
+/// grid (large or soft codes), still cropped from the full pixels; then, at normal effort
+/// and above, `ModelDecoder` (EAN-13/UPC-A bar patterns fitted to soft codes) on all those
+/// regions; then the whole image at 1/4 and 1/2; full size and the tricks below only at
+/// thorough effort. Smaller images are scanned whole, reduced first, then full size; when
+/// nothing valid was found, a contrast-stretched and sharpened copy and reduced copies,
+/// then the small-code passes, and last `ModelDecoder` on the barcode-like patches.
+/// (zbar scans rows and columns both, so quarter turns add nothing.)
 public final class FileScanner {
     public let options: ScanOptions
     private let reader: BarcodeReader
@@ -121,7 +123,10 @@ public final class FileScanner {
     public func scan(fileAt url: URL) throws(ImageError) -> FileScanResult {
         // Decoded at full size: a large photo is searched coarse-to-fine (regions found on a
         // sparse grid, read from the full pixels), a small one scanned whole.
-        let loadOptions = ImageLoadOptions(maxPixels: options.maxPixels, jpegScale: .full, rawFormat: options.rawFormat)
+        // Not turned upright: codes read at any angle, and turning 12 MP cost 8–13 ms of the
+        // ~30 a photo takes when its code reads at once; where codes are is mapped instead.
+        let loadOptions = ImageLoadOptions(maxPixels: options.maxPixels, jpegScale: .full, applyOrientation: false,
+                                           rawFormat: options.rawFormat)
         let loaded = try ImageLoader.load(contentsOf: url, options: loadOptions)
         let full = loaded.image
         let firstScale = Self.firstPassScale(longSide: max(full.width, full.height))
@@ -140,22 +145,36 @@ public final class FileScanner {
         // Whole images: reduced first, then finer scales down to the pixels in the file.
         let half = firstScale > 1 ? full.downscaled(by: 2) : full
         let first = firstScale == 4 ? half.downscaled(by: 2) : half
+        if firstScale > 1 {
+            // Bars wider than the fine grid's cells (a large code, or a soft one) leave its
+            // cells flat; on the reduced image they are a patch again, read from the full pixels.
+            let coarse = RegionFinder.find(in: first, limit: Self.coarseRegionLimit)
+                .map { $0.scaled(by: Double(firstScale)) }
+                .filter { new in !regions.contains { $0.holds(centreOf: new) } }
+            if attempts.runRegions(coarse, in: full, effort: options.effort, numberedFrom: regions.count + 1) {
+                return finish(&attempts)
+            }
+            regions += coarse
+        }
+        // Soft codes zbar's edges miss, fitted in the regions found (`ModelDecoder`); not at
+        // fast effort. Before the whole-image scans: on the hard phone photos those read
+        // nothing the regions had not, and the model read 18 of 140.
+        if firstScale > 1, options.thorough,
+           attempts.runModel(on: regions, scale: 1, crop: { RegionReading.crop($0, from: full, outputWidth: 600) }) {
+            return finish(&attempts)
+        }
         sources.append((first, firstScale))
         if attempts.run(first, scale: firstScale, label: firstScale == 1 ? "full size" : "1/\(firstScale) scale") {
             return finish(&attempts)
         }
         if firstScale > 1 {
-            // Every other line: what the regions missed is a level code of some size, and on
-            // the hard phone set this reads as much as every line at 3/4 of the cost. Lone
-            // add-ons are not kept from it: on a grating of 12 MP it read an EAN-2 "97".
+            // Below 1/4 scale the regions have had the full pixels where the edges are: on 200
+            // hard phone photos, after them and the model, the 1/2 scan (every other line,
+            // ~26 ms) read nothing more. Fast effort, which has no model, still runs it; whole
+            // 12 MP scans and the tricks (~0.3 s) are for thorough effort only.
+            guard options.effort != .normal else { return finish(&attempts) }
+            // Lone add-ons are not kept from it: on a grating of 12 MP it read an EAN-2 "97".
             if firstScale == 4, attempts.run(half, scale: 2, label: "1/2 scale", density: 2, keepRejected: false) {
-                return finish(&attempts)
-            }
-            // Below 1/2 scale, the regions have had the full pixels where the edges are:
-            // whole 12 MP scans and tricks (~0.3 s) are for thorough effort only.
-            // Soft codes zbar's edges miss, fitted in the regions found (`ModelDecoder`);
-            // not at fast effort, like every pass after the first.
-            if options.thorough, attempts.runModel(on: regions, scale: 1, crop: { RegionReading.crop($0, from: full, outputWidth: 600) }) {
                 return finish(&attempts)
             }
             guard options.effort == .thorough else { return finish(&attempts) }
@@ -230,6 +249,8 @@ public final class FileScanner {
 
     /// Candidate regions read per large photo, by effort.
     static let regionLimit: [ScanEffort: Int] = [.fast: 3, .normal: 5, .thorough: 10]
+    /// Candidate regions found on the reduced image, besides those of the full one.
+    static let coarseRegionLimit = 2
 }
 
 /// Detections gathered over the attempts on one file, in the file's pixel coordinates.
@@ -271,7 +292,8 @@ struct AttemptLog {
     /// region plainly first, then (when no code is confirmed yet) sharpened, then finer (a
     /// code smaller than its patch suggests); a region stops once one of its codes is
     /// confirmed. True once a confirmed, uncontradicted code stands.
-    mutating func runRegions(_ regions: [CandidateRegion], in full: GrayImage, effort: ScanEffort) -> Bool {
+    mutating func runRegions(_ regions: [CandidateRegion], in full: GrayImage, effort: ScanEffort,
+                             numberedFrom firstNumber: Int = 1) -> Bool {
         let width = RegionReading.cropWidth
         var variants: [(label: String, width: Double, sharpen: Bool)] = [("level", width, false)]
         if effort != .fast { variants += [("level, sharpened", width, true), ("level, finer, sharpened", width * 1.6, true)] }
@@ -285,7 +307,7 @@ struct AttemptLog {
                 }
                 guard let crop = RegionReading.crop(region, from: full, outputWidth: variant.width) else { continue }
                 let image = variant.sharpen ? crop.image.sharpened(radius: 2, amount: 2) : crop.image
-                let label = "region \(number + 1), \(variant.label)"
+                let label = "region \(number + firstNumber), \(variant.label)"
                 // Symbols that fail validation are not kept: in a crop of bars an add-on
                 // alone is far more likely part of the main code than print.
                 for var detection in reader.scanRows(image, refusingShadows: &shadowsRefused) where detection.isValid {
@@ -348,8 +370,16 @@ struct AttemptLog {
 
     func result(for loaded: LoadedImage) -> FileScanResult {
         let verdict = agreement.verdict
+        func upright(_ detection: Detection) -> Detection {
+            var turned = detection
+            let b = detection.bounds
+            let rect = loaded.uprightRect(x: b.x, y: b.y, width: b.width, height: b.height)
+            turned.bounds = BoundingBox(x: rect.x, y: rect.y, width: rect.width, height: rect.height)
+            return turned
+        }
         return FileScanResult(
-            codes: verdict.orderedCodes, rejected: verdict.unpaired(rejected),
+            codes: verdict.codes.map(upright).inReadingOrder,
+            rejected: verdict.unpaired(rejected).map(upright),
             imageWidth: loaded.originalWidth, imageHeight: loaded.originalHeight,
             warnings: loaded.warnings + warnings, attempt: successfulAttempt,
             ambiguities: verdict.ambiguities, unconfirmed: verdict.unconfirmed,

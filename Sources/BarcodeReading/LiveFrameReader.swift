@@ -191,7 +191,7 @@ private struct LiveAttempts {
     var reading: LiveFrameReader.Reading {
         let verdict = agreement.verdict
         return LiveFrameReader.Reading(
-            codes: verdict.orderedCodes, rejected: verdict.unpaired(rejected),
+            codes: verdict.codes.inReadingOrder, rejected: verdict.unpaired(rejected),
             unconfirmed: verdict.unconfirmed, ambiguities: verdict.ambiguities, contradicted: verdict.contradicted,
             passes: passes, warnings: warnings)
     }

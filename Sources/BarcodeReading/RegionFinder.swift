@@ -14,6 +14,19 @@ struct CandidateRegion: Sendable, Hashable {
     /// Grid cells in the patch, and how strongly and consistently they are edged.
     var cells: Int
     var score: Double
+
+    /// The region as found on an image `factor`× smaller, in the larger image's pixels.
+    func scaled(by factor: Double) -> CandidateRegion {
+        CandidateRegion(centreX: centreX * factor, centreY: centreY * factor, angle: angle,
+                        length: length * factor, height: height * factor, cells: cells, score: score)
+    }
+
+    /// Whether `other`'s centre lies inside this region's turned box.
+    func holds(centreOf other: CandidateRegion) -> Bool {
+        let dx = other.centreX - centreX, dy = other.centreY - centreY
+        let u = dx * cos(angle) + dy * sin(angle), v = -dx * sin(angle) + dy * cos(angle)
+        return abs(u) <= length / 2 && abs(v) <= height / 2
+    }
 }
 
 /// Finds barcode-like patches on a coarse grid: a barcode is a patch of many strong,

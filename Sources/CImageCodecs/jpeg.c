@@ -139,6 +139,36 @@ unsigned long long rs_jpeg_decode_memory(const unsigned char *data, size_t size,
     return needed;
 }
 
+void rs_jpeg_output_size(const unsigned char *data, size_t size, const rs_jpeg_decode_options *options,
+                         int *width, int *height) {
+    *width = 0;
+    *height = 0;
+    struct jpeg_decompress_struct cinfo;
+    rs_jpeg_error error;
+    rs_jpeg_install_error(&error, NULL, NULL, NULL);
+    cinfo.err = &error.manager;
+    if (setjmp(error.jump)) {
+        jpeg_destroy_decompress(&cinfo);
+        *width = 0;
+        *height = 0;
+        return;
+    }
+    jpeg_create_decompress(&cinfo);
+    jpeg_mem_src(&cinfo, data, (unsigned long)size);
+    jpeg_read_header(&cinfo, TRUE);
+    int denominator = options->scale_denominator;
+    if ((denominator == 1 || denominator == 2 || denominator == 4 || denominator == 8) &&
+        (unsigned long long)cinfo.image_width * cinfo.image_height <= options->max_pixels) {
+        denominator = rs_jpeg_choose_scale(&cinfo, options, denominator);
+        if (rs_jpeg_memory_needed(&cinfo, denominator) <= rs_jpeg_memory_allowed(size, options)) {
+            // libjpeg's own rounding of scaled output (jdiv_round_up).
+            *width = (int)((cinfo.image_width + denominator - 1) / denominator);
+            *height = (int)((cinfo.image_height + denominator - 1) / denominator);
+        }
+    }
+    jpeg_destroy_decompress(&cinfo);
+}
+
 rs_status rs_jpeg_decode(const unsigned char *data, size_t size,
                          const rs_jpeg_decode_options *options, rs_gray_image *out) {
     memset(out, 0, sizeof *out);
@@ -155,9 +185,11 @@ rs_status rs_jpeg_decode(const unsigned char *data, size_t size,
     unsigned char *volatile cmyk_row = NULL;
     rs_jpeg_install_error(&error, out->message, out->warnings, &out->warning_count);
     cinfo.err = &error.manager;
+    // Set before libjpeg can fail, read after longjmp: whether `pixels` is ours to free.
+    volatile int own_pixels = 1;
     if (setjmp(error.jump)) {
         jpeg_destroy_decompress(&cinfo);
-        free(pixels);
+        if (own_pixels) free(pixels);
         free(cmyk_row);
         return error.truncated ? RS_ERROR_TRUNCATED : RS_ERROR_CORRUPT;
     }
@@ -197,11 +229,12 @@ rs_status rs_jpeg_decode(const unsigned char *data, size_t size,
     }
     jpeg_start_decompress(&cinfo);
     size_t width = cinfo.output_width, height = cinfo.output_height;
-    pixels = malloc(width * height > 0 ? width * height : 1);
+    own_pixels = !(options->destination && width * height > 0 && width * height == options->destination_capacity);
+    pixels = own_pixels ? malloc(width * height > 0 ? width * height : 1) : options->destination;
     if (cmyk) cmyk_row = malloc(width * 4);
     if (pixels == NULL || (cmyk && cmyk_row == NULL)) {
         jpeg_destroy_decompress(&cinfo);
-        free(pixels);
+        if (own_pixels) free(pixels);
         free(cmyk_row);
         rs_copy_message(out->message, RS_MESSAGE_CAPACITY, "not enough memory for the decoded image");
         return RS_ERROR_NO_MEMORY;
@@ -224,7 +257,7 @@ rs_status rs_jpeg_decode(const unsigned char *data, size_t size,
     jpeg_destroy_decompress(&cinfo);
     free(cmyk_row);
     if (error.truncated) {
-        free(pixels);
+        if (own_pixels) free(pixels);
         rs_copy_message(out->message, RS_MESSAGE_CAPACITY, "Premature end of JPEG file");
         return RS_ERROR_TRUNCATED;
     }

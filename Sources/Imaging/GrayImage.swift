@@ -157,4 +157,33 @@ enum ImageOrientation: Int, Sendable, CaseIterable {
     init?(exifValue: Int) { self.init(rawValue: exifValue) }
 
     var swapsAxes: Bool { rawValue >= 5 }
+
+    /// Where the stored pixel (`x`, `y`) of a `width`×`height` image lands once turned.
+    func place(_ x: Int, _ y: Int, width w: Int, height h: Int) -> (x: Int, y: Int) {
+        switch self {
+        case .up: (x, y)
+        case .upMirrored: (w - 1 - x, y)
+        case .down: (w - 1 - x, h - 1 - y)
+        case .downMirrored: (x, h - 1 - y)
+        case .leftMirrored: (y, x)
+        case .right: (h - 1 - y, x)
+        case .rightMirrored: (h - 1 - y, w - 1 - x)
+        case .left: (y, w - 1 - x)
+        }
+    }
+}
+
+extension LoadedImage {
+    /// The rectangle `x..<x+width`, `y..<y+height` of `image` as it lies in the upright
+    /// photo: for images loaded with `applyOrientation: false` (a reader that finds codes
+    /// at any angle need not turn 12 MP first), to report where things are as seen.
+    /// Unchanged when the orientation was applied, or there was none.
+    public func uprightRect(x: Int, y: Int, width: Int, height: Int) -> (x: Int, y: Int, width: Int, height: Int) {
+        guard image.width > 0, image.height > 0, width > 0, height > 0,
+              !orientationApplied, let orientation = ImageOrientation(exifValue: exifOrientation), orientation != .up
+        else { return (x, y, width, height) }
+        let a = orientation.place(x, y, width: image.width, height: image.height)
+        let b = orientation.place(x + width - 1, y + height - 1, width: image.width, height: image.height)
+        return (min(a.x, b.x), min(a.y, b.y), abs(a.x - b.x) + 1, abs(a.y - b.y) + 1)
+    }
 }

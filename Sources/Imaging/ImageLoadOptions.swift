@@ -88,6 +88,8 @@ public struct LoadedImage: Sendable {
     public var warnings: [String]
     /// The DCT scale the JPEG was decoded at (`.full` for other formats).
     public var scale: JPEGScale
+    /// True once `exifOrientation` has been applied to `image` (`applyOrientation`).
+    public internal(set) var orientationApplied = false
 
     public init(image: GrayImage, format: ImageFormat, originalWidth: Int, originalHeight: Int,
                 exifOrientation: Int = 1, warnings: [String] = [], scale: JPEGScale = .full) {

@@ -63,6 +63,7 @@ public enum ImageLoader {
             var loaded = try decodeStored(bytes, name: name, options: options)
             if options.applyOrientation, loaded.exifOrientation != 1 {
                 loaded.image = loaded.image.applyingEXIFOrientation(loaded.exifOrientation)
+                loaded.orientationApplied = true
             }
             return loaded
         }

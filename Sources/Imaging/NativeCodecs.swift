@@ -61,10 +61,28 @@ enum NativeCodecs {
             min_output_long_side: Int32(clamping: max(minimumLongSide ?? 0, 0)),
             max_output_pixels: UInt64(max(targetPixels ?? 0, 0)),
             max_pixels: UInt64(max(maxPixels, 0)),
-            fast: fast ? 1 : 0, memory_floor: 0)
-        return decode { output in
-            rs_jpeg_decode(bytes.assumingMemoryBound(to: UInt8.self).baseAddress, bytes.count, &options, output)
+            fast: fast ? 1 : 0, memory_floor: 0, destination: nil, destination_capacity: 0)
+        let data = bytes.assumingMemoryBound(to: UInt8.self).baseAddress
+        var width: Int32 = 0, height: Int32 = 0
+        rs_jpeg_output_size(data, bytes.count, &options, &width, &height)
+        let capacity = Int(width) * Int(height)
+        guard capacity > 0 else {
+            return decode { output in rs_jpeg_decode(data, bytes.count, &options, output) }
         }
+        // Straight into the array's storage: copying 12 MP out of C memory cost a memmove
+        // and, in a fresh process, ~3,000 page faults of a second buffer.
+        var output = rs_gray_image()
+        var status = RS_ERROR_CORRUPT
+        var filled = false
+        let pixels = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
+            options.destination = buffer.baseAddress
+            options.destination_capacity = capacity
+            status = rs_jpeg_decode(data, bytes.count, &options, &output)
+            filled = status == RS_OK && output.pixels == buffer.baseAddress
+            count = filled ? capacity : 0
+        }
+        if filled { output.pixels = nil }   // the array's, not C's to free
+        return result(of: status, output, pixels: filled ? pixels : nil)
     }
 
     /// Bytes `decodeJPEG` would allocate for these bytes at this scale (0: header unreadable).
@@ -73,7 +91,8 @@ enum NativeCodecs {
         var options = rs_jpeg_decode_options(
             scale_denominator: Int32(scale.rawValue),
             min_output_long_side: Int32(clamping: max(minimumLongSide ?? 0, 0)),
-            max_output_pixels: UInt64(max(targetPixels ?? 0, 0)), max_pixels: 0, fast: 0, memory_floor: 0)
+            max_output_pixels: UInt64(max(targetPixels ?? 0, 0)), max_pixels: 0, fast: 0, memory_floor: 0,
+            destination: nil, destination_capacity: 0)
         return Int(clamping: rs_jpeg_decode_memory(bytes.assumingMemoryBound(to: UInt8.self).baseAddress,
                                                    bytes.count, &options))
     }
@@ -90,16 +109,23 @@ enum NativeCodecs {
         -> Result<NativeDecodeResult, NativeDecodeFailure> {
         var output = rs_gray_image()
         let status = call(&output)
+        return result(of: status, output, pixels: nil)
+    }
+
+    /// The decode's outcome; `pixels` when they were decoded into a Swift array, else C's
+    /// buffer is copied, and freed either way.
+    private static func result(of status: rs_status, _ output: rs_gray_image, pixels decoded: [UInt8]?)
+        -> Result<NativeDecodeResult, NativeDecodeFailure> {
         defer { rs_free(output.pixels) }
-        guard status == RS_OK, let pixels = output.pixels else {
+        let width = Int(output.width), height = Int(output.height)
+        let pixels: [UInt8]? = decoded ?? output.pixels.map { Array(UnsafeBufferPointer(start: $0, count: width * height)) }
+        guard status == RS_OK, let pixels else {
             return .failure(NativeDecodeFailure(
                 status: status == RS_OK ? RS_ERROR_CORRUPT : status,
                 message: string(fromCharacters: output.message),
                 sourceWidth: Int(output.source_width), sourceHeight: Int(output.source_height)))
         }
-        let width = Int(output.width), height = Int(output.height)
-        let image = GrayImage(width: width, height: height,
-                              pixels: Array(UnsafeBufferPointer(start: pixels, count: width * height)))
+        let image = GrayImage(width: width, height: height, pixels: pixels)
         let warnings = string(fromCharacters: output.warnings)
         return .success(NativeDecodeResult(
             image: image,

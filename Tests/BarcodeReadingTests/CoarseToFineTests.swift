@@ -71,6 +71,34 @@ import TestSupport
         #expect(box.x == 498 && box.y == 320 && box.width == 2 && box.height == 20, "\(box)")
     }
 
+    /// A large, soft code (a small photo enlarged): its edges spread over many pixels, so
+    /// the full image's grid cells see faint gradients only and find nothing; on the reduced
+    /// image the code is a patch of bars again, and that region, read from the full pixels,
+    /// gives the code before any whole-image scan.
+    @Test(arguments: [(module: 3.0, sigma: 1.6), (module: 2.5, sigma: 1.4)])
+    func aLargeSoftCodeIsFoundOnTheReducedImage(_ form: (module: Double, sigma: Double)) throws {
+        let code = generatedISBN(13)
+        let small = EAN13Rendering.image(code.digits, module: form.module, phase: 0.3, barHeight: Int(50 * form.module))
+        // Dim print in poor light: 80 grey levels from bar to space.
+        let dim = ModelDecoderTests.blurred(small, sigma: form.sigma, seed: 5).mapped((0...255).map { UInt8(90 + $0 * 80 / 255) })
+        let turned = dim.upscaled2x().upscaled2x().skewed(degrees: 20)
+        var image = Self.scene(code.digits, module: 1, degrees: 0, width: 4000, height: 3000, cx: -5000, cy: -5000)
+        var pixels = image.pixels
+        let x0 = 2000 - turned.width / 2, y0 = 1500 - turned.height / 2
+        for y in 0..<turned.height { for x in 0..<turned.width { pixels[(y0 + y) * image.width + x0 + x] = turned[x, y] } }
+        image = GrayImage(width: image.width, height: image.height, pixels: pixels)
+        #expect(RegionFinder.find(in: image, limit: FileScanner.regionLimit[.normal]!).isEmpty)
+        let directory = try makeTemporaryDirectory(prefix: "rapidscan-coarse")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("soft.pgm")
+        try EAN13Rendering.pgm(image).write(to: url)
+        let result = try FileScanner().scan(fileAt: url)
+        #expect(result.codes.map(\.text) == [code.digits])
+        #expect(result.attempt == "regions")
+        let box = try #require(result.codes.first?.bounds)
+        #expect(abs(box.midX - 2000) < 300 && abs(box.midY - 1500) < 300, "\(box)")
+    }
+
     /// A 4.3 MP photo with a code at 33° that no whole-image scan reads straight: the region
     /// pass reads it, and only it.
     @Test func aLargePhotoIsReadThroughItsRegions() throws {

@@ -67,6 +67,29 @@ import Testing
         #expect(mismatches == 0)
     }
 
+    /// A reader that works on the stored pixels reports places as the viewer sees them: a
+    /// rectangle of the stored image holds the same pixels as its upright rectangle does
+    /// in the turned image; once the turn is applied the rectangle is left alone.
+    @Test(arguments: 1...8)
+    func storedRectanglesMapToWhereTheTurnPutsThem(_ orientation: Int) {
+        let width = 7, height = 5
+        let stored = GrayImage(width: width, height: height, pixels: (0..<width * height).map { UInt8($0) })
+        let upright = stored.applyingEXIFOrientation(orientation)
+        var loaded = LoadedImage(image: stored, format: .jpeg, originalWidth: width, originalHeight: height,
+                                 exifOrientation: orientation)
+        for (x, y, w, h) in [(1, 2, 3, 2), (0, 0, 1, 1), (6, 4, 1, 1), (0, 0, 7, 5), (5, 0, 2, 4)] {
+            let rect = loaded.uprightRect(x: x, y: y, width: w, height: h)
+            var inStored: [UInt8] = [], inUpright: [UInt8] = []
+            for row in y..<y + h { for column in x..<x + w { inStored.append(stored[column, row]) } }
+            for row in rect.y..<rect.y + rect.height {
+                for column in rect.x..<rect.x + rect.width { inUpright.append(upright[column, row]) }
+            }
+            #expect(inStored.sorted() == inUpright.sorted(), "orientation \(orientation), \((x, y, w, h)) -> \(rect)")
+        }
+        loaded.orientationApplied = true
+        #expect(loaded.uprightRect(x: 1, y: 2, width: 3, height: 2) == (1, 2, 3, 2))
+    }
+
     @Test func outOfRangeOrientationLeavesTheImageAlone() {
         #expect(image.applyingEXIFOrientation(0) == image)
         #expect(image.applyingEXIFOrientation(9) == image)

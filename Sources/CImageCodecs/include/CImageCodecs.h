@@ -41,6 +41,8 @@ typedef struct rs_jpeg_decode_options {
     unsigned long long max_pixels;      // checked against the stored size before decoding
     int fast;                           // JDCT_IFAST and no fancy upsampling
     unsigned long long memory_floor;    // decode memory always allowed (0: RS_JPEG_MEMORY_FLOOR)
+    unsigned char *destination;         // when not NULL and it holds the output exactly: decode into it
+    size_t destination_capacity;        // (then out->pixels is destination, not to be freed)
 } rs_jpeg_decode_options;
 
 // Decode memory (output pixels, plus every DCT coefficient for progressive files) is
@@ -53,6 +55,11 @@ typedef struct rs_jpeg_decode_options {
 // unreadable), so callers can share a budget between threads before decoding.
 unsigned long long rs_jpeg_decode_memory(const unsigned char *data, size_t size,
                                          const rs_jpeg_decode_options *options);
+
+// The output size rs_jpeg_decode would produce, so callers can hand it a buffer; 0×0 when it
+// would refuse the file (header unreadable, over max_pixels, implausible memory).
+void rs_jpeg_output_size(const unsigned char *data, size_t size, const rs_jpeg_decode_options *options,
+                         int *width, int *height);
 
 rs_status rs_jpeg_decode(const unsigned char *data, size_t size,
                          const rs_jpeg_decode_options *options, rs_gray_image *out);
