@@ -82,6 +82,20 @@ import TestSupport
 
     /// zbar's box can be as thin as a line across the bars (every line ended at the same
     /// end, or at the centre guard): the code is still found around it.
+    /// The rule, on the leads of a real case (a large, soft trap in a 12 MP scene: zbar read
+    /// 7 as 1, the model read the 7): beaten on the mean and on five bands of six is a
+    /// contradiction only when the model's own reading disagrees too; on every band it is
+    /// one anyway; a digit not beaten on the mean never is, whatever the bands or the model.
+    @Test func aDigitBeatenOnTheMeanIsContradictedWhenTheModelReadsAnother() {
+        let bands = [0.13, 0.15, 0.18, 0.11, 0.14, 0.16]
+        #expect(PixelCheck.contradicts(lead: 0.19, bandLeads: bands, bands: 6, modelAgrees: false))
+        #expect(!PixelCheck.contradicts(lead: 0.19, bandLeads: bands, bands: 6, modelAgrees: true))
+        #expect(PixelCheck.contradicts(lead: 0.19, bandLeads: bands.map { max($0, 0.12) }, bands: 6, modelAgrees: true))
+        // Half the bands past the bars' ends: too few to speak for the code.
+        #expect(!PixelCheck.contradicts(lead: 0.19, bandLeads: [0.2, 0.2, 0.2], bands: 6, modelAgrees: true))
+        #expect(!PixelCheck.contradicts(lead: 0.05, bandLeads: [0.4, 0.4, 0.4, 0.4, 0.4, 0.4], bands: 6, modelAgrees: false))
+    }
+
     @Test func findsTheCodeFromAThinBox() {
         let trap = Self.traps[0]
         // Bars as tall as a printed code's (~0.7 of its width), the lines over most of them.
