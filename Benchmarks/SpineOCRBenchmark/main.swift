@@ -8,7 +8,7 @@ import Vision
 // Reads every shelf of a labelled set with Tesseract and compares the readings with the
 // labels: spines found (recall), wrong books (a strong match to a book not on that shelf),
 // medium share, seconds per photo. Usage:
-//   SpineOCRBenchmark CATALOGUE.csv NAME=LABELS.json... [--verbose] [--rotations 270,90,0] [--pixels N] [--psm N]
+//   SpineOCRBenchmark CATALOGUE.csv NAME=LABELS.json... [--verbose] [--rotations 270,90,0] [--pixels N] [--psm N] [--languages eng+spa]
 //     [--no-strips] [--strip-variants PSM:MIN:MAX,...] [--strip-second CONF] [--strip-weight W] [--budget-ms N]
 //     [--no-split] [--keep-all] [--split PREFIX,...] [--losses] [--strong D] [--gap D] [--agreed-strong D] [--no-join] [--no-neighbour-join]
 // Environment: OCR_CACHE / OCR_PASSES (replay; passes 0, 1000000, i0, s, s64...), STRIPS_FILL=1 (read
@@ -60,6 +60,7 @@ if let value = takeOption("--rotations") {
     options.rotations = value.split(separator: ",").compactMap { Int($0).flatMap(SpineRotation.init(rawValue:)) }
 }
 if let value = takeOption("--pixels"), let pixels = Int(value) { options.workingPixels = pixels }
+if let value = takeOption("--languages") { options.languages = value.split(separator: "+").map(String.init) }
 if let value = takeOption("--flat-pixels"), let pixels = Int(value) { options.flatScalePixels = pixels }
 if let value = takeOption("--inverted-pixels") { options.invertedScalePixels = value.split(separator: ",").compactMap { Int($0) } }
 if let value = takeOption("--extra-pixels") { options.extraScalePixels = value.split(separator: ",").compactMap { Int($0) } }
@@ -109,13 +110,46 @@ arguments.removeAll { $0 == "--losses" }
 if let probe = ProcessInfo.processInfo.environment["PROBE"] {
     let engine = try TesseractEngine(options: options)
     for path in probe.split(separator: ",") {
-        let image = try ImageLoader.load(contentsOf: URL(fileURLWithPath: String(path))).image
+        let loaded = try ImageLoader.load(contentsOf: URL(fileURLWithPath: String(path))).image
+        // PROBE_VARIANT=x2 (twice the size) or sharp (unsharp mask): neither read a stylised title on 25 Nov.
+        let variant = ProcessInfo.processInfo.environment["PROBE_VARIANT"] ?? ""
+        var image = loaded
+        if variant == "x2" { image = probeDoubled(image) }
+        if variant == "sharp" { image = probeSharpened(image) }
         for mode in (ProcessInfo.processInfo.environment["PROBE_PSM"] ?? "6,7,11,13").split(separator: ",").compactMap({ Int($0) }) {
             let words = engine.words(in: image, pageSegmentationMode: mode) ?? []
             print(path.split(separator: "/").last!, image.width, image.height, "psm", mode, words.map { "\($0.text):\(Int($0.confidence))" }.joined(separator: " "))
         }
     }
     exit(0)
+}
+/// Twice the size, bilinear (probing only).
+func probeDoubled(_ image: GrayImage) -> GrayImage {
+    let (w, h) = (image.width * 2, image.height * 2)
+    var out = [UInt8](repeating: 0, count: w * h)
+    for y in 0..<h {
+        let sy = max(0, min(Double(image.height - 1), (Double(y) + 0.5) / 2 - 0.5)); let y0 = Int(sy), y1 = min(image.height - 1, y0 + 1), fy = sy - Double(y0)
+        for x in 0..<w {
+            let sx = max(0, min(Double(image.width - 1), (Double(x) + 0.5) / 2 - 0.5)); let x0 = Int(sx), x1 = min(image.width - 1, x0 + 1), fx = sx - Double(x0)
+            let p = { (xx: Int, yy: Int) in Double(image.pixels[yy * image.width + xx]) }
+            out[y * w + x] = UInt8(max(0, min(255, (p(x0, y0) * (1 - fx) + p(x1, y0) * fx) * (1 - fy) + (p(x0, y1) * (1 - fx) + p(x1, y1) * fx) * fy)))
+        }
+    }
+    return GrayImage(width: w, height: h, pixels: out)
+}
+/// Unsharp mask: twice the pixel minus its 5×5 box mean (probing only).
+func probeSharpened(_ image: GrayImage) -> GrayImage {
+    var out = image.pixels
+    for y in 0..<image.height {
+        for x in 0..<image.width {
+            var sum = 0, count = 0
+            for yy in max(0, y - 2)...min(image.height - 1, y + 2) {
+                for xx in max(0, x - 2)...min(image.width - 1, x + 2) { sum += Int(image.pixels[yy * image.width + xx]); count += 1 }
+            }
+            out[y * image.width + x] = UInt8(max(0, min(255, 2 * Int(image.pixels[y * image.width + x]) - sum / count)))
+        }
+    }
+    return GrayImage(width: image.width, height: image.height, pixels: out)
 }
 guard arguments.count >= 2 else {
     FileHandle.standardError.write(Data("usage: SpineOCRBenchmark CATALOGUE.csv NAME=LABELS.json...\n".utf8))

@@ -299,7 +299,7 @@ public struct SpineMatcher: Sendable {
             while let last = remaining.last, ReadingFilters.imprints.contains(last), !candidate.parts.full.contains(last) {
                 remaining.removeLast()
             }
-            if foundSurname, !remaining.isEmpty, remaining.count < readTitle.full.count {
+            if foundSurname, !remaining.allSatisfy({ Self.isScrap($0, of: candidate) }), remaining.count < readTitle.full.count {
                 let titleHasThem = readTitle.full.filter { isName($0, names) }.allSatisfy { candidate.parts.full.contains($0) }
                 if !titleHasThem {
                     readTitle.full = remaining
@@ -309,9 +309,11 @@ public struct SpineMatcher: Sendable {
             }
         }
         // A title that is only the candidate's author's name is no title match.
-        if readTitle.full.count <= 4, !readTitle.full.isEmpty {
+        // OCR scraps beside the name ("James vv. Loewen", "OL William Shakespeare") leave it a name.
+        let named = readTitle.full.filter { !Self.isScrap($0, of: candidate) }
+        if named.count <= 4, !named.isEmpty {
             let names = Set(candidate.authorWords.flatMap { $0 })
-            if readTitle.full.allSatisfy({ names.contains($0) }), readTitle.full != candidate.parts.full {
+            if named.allSatisfy({ names.contains($0) }), readTitle.full != candidate.parts.full {
                 return .authorOnly
             }
         }
@@ -387,6 +389,11 @@ public struct SpineMatcher: Sendable {
         // Nor a volume whose number, printed in its title, no reading holds: the next volume reads the same.
         let settled = partialRun || (candidateSignificant <= 1 && authorDistance > 0) || volumeUnread
         return .distance(partialRun ? max(distance, thresholds.strong + 0.01) : distance, mayAgree: !settled)
+    }
+
+    /// A word of one or two letters that is no word of the candidate's title: OCR's scraps.
+    static func isScrap(_ word: String, of candidate: PreparedCandidate) -> Bool {
+        word.count <= 2 && !candidate.parts.full.contains(word)
     }
 
     func candidateSignificantWords(_ candidate: PreparedCandidate) -> [String] {

@@ -300,7 +300,9 @@ public final class ShelfOCR: @unchecked Sendable {
         // Upside-down and texture garbage: unsure overall and no dictionary word.
         guard confidence >= options.minimumReadingConfidence || words.contains(where: \.isDictionaryWord)
         else { return nil }
-        guard confidence >= options.minimumWordConfidence else { return nil }
+        // Two dictionary words of 5+ letters are seldom chance ("HUNGER" at 65, "GAMES" at 33).
+        guard confidence >= options.minimumWordConfidence
+                || words.filter({ $0.isDictionaryWord && $0.text.filter(\.isLetter).count >= 5 }).count >= 2 else { return nil }
         let box = words.dropFirst().reduce(words[0].box) { $0.union($1.box) }
         return OCRSpine(words: words, box: place(box), rotation: .none, confidence: confidence)
     }

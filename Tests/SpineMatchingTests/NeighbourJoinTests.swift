@@ -45,6 +45,17 @@ import Vision
         #expect(before[1].best?.workKey == "jingo")
     }
 
+    @Test func anAuthorWithOCRScrapsBesideItIsStillAnAuthorAlone() {
+        // Rendered shelf: "James vv. Loewen" beside "Lies viy reacner Me".
+        let matches = shelf(["Die Trying", "Lee vv. Child"])
+        #expect(matches[1].decision == .none && matches[1].reason == SpineMatcher.authorAloneReason)
+        #expect(matches[0].decision == .strong && matches[0].matchedText == "Die Trying Lee vv. Child")
+        // A two-letter word of the title is no scrap: "It" beside its author is a title.
+        let it = WorkIndex([Self.book("it", "It", "Stephen King"), Self.book("carrie", "Carrie", "Stephen King")])
+        let read = SpineMatcher().match(SpineReading(text: "It Stephen King", confidence: 0.9), index: it)
+        #expect(read.decision == .strong && read.best?.workKey == "it")
+    }
+
     @Test func anUnsureReadingBetweenIsNobodysNeighbour() {
         // OCR's unsure words (confidence halved, under the floor) read between the title and its
         // author: the two are still neighbours, and the unsure reading joins neither.

@@ -129,6 +129,19 @@ import Vision
         #expect((reading.confidence ?? 1) < 0.5)
     }
 
+    @Test func anUnsureGroupOfTwoLongDictionaryWordsIsKept() throws {
+        let ocr = try ShelfOCR()
+        func read(_ text: String, _ confidence: Double, dictionary: Bool) -> OCRWord {
+            OCRWord(text: text, confidence: confidence, box: Box(x0: 0, y0: 0, x1: 100, y1: 30), isDictionaryWord: dictionary, line: 0)
+        }
+        // A real strip: "HUNGER" at 65, "GAMES" at 33; the mean (49) is under the floor.
+        let kept = try #require(ocr.spine(of: [read("HUNGER", 65, dictionary: true), read("GAMES", 33, dictionary: true)], box: { $0 }))
+        #expect(kept.text == "HUNGER GAMES" && kept.confidence < 50)
+        // Chance words Tesseract's dictionary takes are short ("hell thin"), or come alone.
+        #expect(ocr.spine(of: [read("hell", 17, dictionary: true), read("thin", 17, dictionary: true)], box: { $0 }) == nil)
+        #expect(ocr.spine(of: [read("Graph", 40, dictionary: true), read("Ulicny", 20, dictionary: false)], box: { $0 }) == nil)
+    }
+
     @Test func dictionaryWordsAreRealWordsOfFourLettersOrMore() throws {
         // The LSTM's own flag marks junk too; short strings pass Tesseract's dictionary test.
         let engine = try TesseractEngine(options: TesseractOptions())
