@@ -1,7 +1,5 @@
 #include "CImageCodecs.h"
 #include "common.h"
-#include <stdint.h>
-#include <sys/mman.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -171,14 +169,6 @@ void rs_jpeg_output_size(const unsigned char *data, size_t size, const rs_jpeg_d
     jpeg_destroy_decompress(&cinfo);
 }
 
-// Fresh memory for a 12 MP image is ~3,000 page faults (several ms in a VM); in 2 MB pages, six.
-static void rs_advise_huge_pages(void *pointer, size_t size) {
-    const uintptr_t huge = 2u << 20;
-    uintptr_t start = ((uintptr_t)pointer + huge - 1) & ~(huge - 1);
-    uintptr_t end = ((uintptr_t)pointer + size) & ~(huge - 1);
-    if (pointer != NULL && end > start) madvise((void *)start, end - start, MADV_HUGEPAGE);
-}
-
 rs_status rs_jpeg_decode(const unsigned char *data, size_t size,
                          const rs_jpeg_decode_options *options, rs_gray_image *out) {
     memset(out, 0, sizeof *out);
@@ -241,7 +231,6 @@ rs_status rs_jpeg_decode(const unsigned char *data, size_t size,
     size_t width = cinfo.output_width, height = cinfo.output_height;
     own_pixels = !(options->destination && width * height > 0 && width * height == options->destination_capacity);
     pixels = own_pixels ? malloc(width * height > 0 ? width * height : 1) : options->destination;
-    rs_advise_huge_pages(pixels, width * height);
     if (cmyk) cmyk_row = malloc(width * 4);
     if (pixels == NULL || (cmyk && cmyk_row == NULL)) {
         jpeg_destroy_decompress(&cinfo);
