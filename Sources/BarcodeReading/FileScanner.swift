@@ -150,7 +150,7 @@ public final class FileScanner {
             // cells flat; on the reduced image they are a patch again, read from the full pixels.
             let coarse = RegionFinder.find(in: first, limit: Self.coarseRegionLimit)
                 .map { $0.scaled(by: Double(firstScale)) }
-                .filter { new in !regions.contains { $0.holds(centreOf: new) } }
+                .filter { new in !regions.contains { $0.covers(new) } }
             if attempts.runRegions(coarse, in: full, effort: options.effort, numberedFrom: regions.count + 1) {
                 return finish(&attempts)
             }

@@ -60,6 +60,24 @@ import TestSupport
         #expect(RegionFinder.find(in: GrayImage(width: 800, height: 600, pixels: edge)).isEmpty)
     }
 
+    /// A region found on the reduced image is read unless a fine one already covered it: one
+    /// about as long around its centre, not a piece of it (the real case: a 260 px patch of a
+    /// 1,100 px soft code, whose crop could not hold the code).
+    @Test func aCoarseRegionIsReadUnlessAFineOneCoveredIt() {
+        let coarse = CandidateRegion(centreX: 1693, centreY: 1379, angle: 3.1, length: 1101, height: 1005, cells: 40, score: 9)
+        let piece = CandidateRegion(centreX: 1819, centreY: 1538, angle: 3.1, length: 262, height: 420, cells: 12, score: 5)
+        var whole = coarse
+        whole.centreX += 40
+        whole.length = 900
+        let elsewhere = CandidateRegion(centreX: 400, centreY: 300, angle: 3.1, length: 1200, height: 900, cells: 40, score: 9)
+        #expect(!piece.covers(coarse))
+        #expect(whole.covers(coarse))
+        #expect(!elsewhere.covers(coarse))
+        // Scaled from the reduced image: centre and size grow, the direction stays.
+        let scaled = piece.scaled(by: 4)
+        #expect(scaled.centreX == 1819 * 4 && scaled.length == 262 * 4 && scaled.angle == piece.angle)
+    }
+
     @Test func aCropMapsItsBoxBackToTheImage() {
         // A crop centred at (500, 300), turned 90°, 2 image pixels per crop pixel.
         let mapping = RegionMapping(centreX: 500, centreY: 300, angle: .pi / 2, step: 2, width: 100, height: 40)
