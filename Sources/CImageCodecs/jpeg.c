@@ -119,28 +119,11 @@ static unsigned long long rs_jpeg_memory_allowed(size_t size, const rs_jpeg_deco
     return plausible > floor ? plausible : floor;
 }
 
-unsigned long long rs_jpeg_decode_memory(const unsigned char *data, size_t size,
-                                         const rs_jpeg_decode_options *options) {
-    struct jpeg_decompress_struct cinfo;
-    rs_jpeg_error error;
-    rs_jpeg_install_error(&error, NULL, NULL, NULL);
-    cinfo.err = &error.manager;
-    if (setjmp(error.jump)) {
-        jpeg_destroy_decompress(&cinfo);
-        return 0;
-    }
-    jpeg_create_decompress(&cinfo);
-    jpeg_mem_src(&cinfo, data, (unsigned long)size);
-    jpeg_read_header(&cinfo, TRUE);
-    int denominator = options->scale_denominator;
-    if (denominator != 1 && denominator != 2 && denominator != 4 && denominator != 8) denominator = 1;
-    unsigned long long needed = rs_jpeg_memory_needed(&cinfo, rs_jpeg_choose_scale(&cinfo, options, denominator));
-    jpeg_destroy_decompress(&cinfo);
-    return needed;
-}
-
-void rs_jpeg_output_size(const unsigned char *data, size_t size, const rs_jpeg_decode_options *options,
-                         int *width, int *height) {
+// From the header alone: the decode memory at the scale the options pick, and the output
+// size when rs_jpeg_decode would go ahead (within max_pixels and the plausible memory).
+static void rs_jpeg_plan(const unsigned char *data, size_t size, const rs_jpeg_decode_options *options,
+                         unsigned long long *memory, int *width, int *height) {
+    *memory = 0;
     *width = 0;
     *height = 0;
     struct jpeg_decompress_struct cinfo;
@@ -149,6 +132,7 @@ void rs_jpeg_output_size(const unsigned char *data, size_t size, const rs_jpeg_d
     cinfo.err = &error.manager;
     if (setjmp(error.jump)) {
         jpeg_destroy_decompress(&cinfo);
+        *memory = 0;
         *width = 0;
         *height = 0;
         return;
@@ -157,16 +141,30 @@ void rs_jpeg_output_size(const unsigned char *data, size_t size, const rs_jpeg_d
     jpeg_mem_src(&cinfo, data, (unsigned long)size);
     jpeg_read_header(&cinfo, TRUE);
     int denominator = options->scale_denominator;
-    if ((denominator == 1 || denominator == 2 || denominator == 4 || denominator == 8) &&
-        (unsigned long long)cinfo.image_width * cinfo.image_height <= options->max_pixels) {
-        denominator = rs_jpeg_choose_scale(&cinfo, options, denominator);
-        if (rs_jpeg_memory_needed(&cinfo, denominator) <= rs_jpeg_memory_allowed(size, options)) {
-            // libjpeg's own rounding of scaled output (jdiv_round_up).
-            *width = (int)((cinfo.image_width + denominator - 1) / denominator);
-            *height = (int)((cinfo.image_height + denominator - 1) / denominator);
-        }
+    int valid = denominator == 1 || denominator == 2 || denominator == 4 || denominator == 8;
+    denominator = rs_jpeg_choose_scale(&cinfo, options, valid ? denominator : 1);
+    *memory = rs_jpeg_memory_needed(&cinfo, denominator);
+    if (valid && (unsigned long long)cinfo.image_width * cinfo.image_height <= options->max_pixels &&
+        *memory <= rs_jpeg_memory_allowed(size, options)) {
+        // libjpeg's own rounding of scaled output (jdiv_round_up).
+        *width = (int)((cinfo.image_width + denominator - 1) / denominator);
+        *height = (int)((cinfo.image_height + denominator - 1) / denominator);
     }
     jpeg_destroy_decompress(&cinfo);
+}
+
+unsigned long long rs_jpeg_decode_memory(const unsigned char *data, size_t size,
+                                         const rs_jpeg_decode_options *options) {
+    unsigned long long memory;
+    int width, height;
+    rs_jpeg_plan(data, size, options, &memory, &width, &height);
+    return memory;
+}
+
+void rs_jpeg_output_size(const unsigned char *data, size_t size, const rs_jpeg_decode_options *options,
+                         int *width, int *height) {
+    unsigned long long memory;
+    rs_jpeg_plan(data, size, options, &memory, width, height);
 }
 
 rs_status rs_jpeg_decode(const unsigned char *data, size_t size,

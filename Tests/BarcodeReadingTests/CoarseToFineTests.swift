@@ -106,15 +106,7 @@ import TestSupport
         for y in 0..<turned.height { for x in 0..<turned.width { pixels[(y0 + y) * image.width + x0 + x] = turned[x, y] } }
         image = GrayImage(width: image.width, height: image.height, pixels: pixels)
         #expect(RegionFinder.find(in: image, limit: FileScanner.regionLimit[.normal]!).isEmpty)
-        let directory = try makeTemporaryDirectory(prefix: "rapidscan-coarse")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("soft.pgm")
-        try EAN13Rendering.pgm(image).write(to: url)
-        let result = try FileScanner().scan(fileAt: url)
-        #expect(result.codes.map(\.text) == [code.digits])
-        #expect(result.attempt == "regions")
-        let box = try #require(result.codes.first?.bounds)
-        #expect(abs(box.midX - 2000) < 300 && abs(box.midY - 1500) < 300, "\(box)")
+        try Self.expectReadThroughRegions(image, code: code.digits, at: (2000, 1500), within: 300)
     }
 
     /// A 4.3 MP photo with a code at 33° that no whole-image scan reads straight: the region
@@ -122,14 +114,21 @@ import TestSupport
     @Test func aLargePhotoIsReadThroughItsRegions() throws {
         let code = generatedISBN(11)
         let image = Self.scene(code.digits, module: 2.2, degrees: 33, cx: 900, cy: 1100)
+        try Self.expectReadThroughRegions(image, code: code.digits, at: (900, 1100), within: 150)
+    }
+
+    /// `image`, written as a file and scanned, gives `code` alone, read by the region pass,
+    /// its box centred within `within` pixels of `centre`.
+    static func expectReadThroughRegions(_ image: GrayImage, code: String, at centre: (x: Int, y: Int), within: Int,
+                                         sourceLocation: SourceLocation = #_sourceLocation) throws {
         let directory = try makeTemporaryDirectory(prefix: "rapidscan-coarse")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("turned.pgm")
+        let url = directory.appendingPathComponent("photo.pgm")
         try EAN13Rendering.pgm(image).write(to: url)
         let result = try FileScanner().scan(fileAt: url)
-        #expect(result.codes.map(\.text) == [code.digits])
-        #expect(result.attempt == "regions")
-        let box = try #require(result.codes.first?.bounds)
-        #expect(abs(box.midX - 900) < 150 && abs(box.midY - 1100) < 150, "\(box)")
+        #expect(result.codes.map(\.text) == [code], sourceLocation: sourceLocation)
+        #expect(result.attempt == "regions", sourceLocation: sourceLocation)
+        let box = try #require(result.codes.first?.bounds, sourceLocation: sourceLocation)
+        #expect(abs(box.midX - centre.x) < within && abs(box.midY - centre.y) < within, "\(box)", sourceLocation: sourceLocation)
     }
 }
