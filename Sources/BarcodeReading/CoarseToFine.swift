@@ -59,6 +59,38 @@ struct RegionReading {
     }
 }
 
+extension RegionReading {
+    /// Modules an add-on needs past a code's last bar: a gap of up to 12, an EAN-5's 47,
+    /// and a quiet zone.
+    static let addOnReach = 66.0
+
+    /// Pixels per module an add-on needs in a crop: zbar read the codes of the hard phone
+    /// photos at ~2.5 but none of their EAN-5s there (zbarimg read five at full size).
+    static let addOnModule = 4.0
+
+    /// Where to look again for `detection`'s add-on (a main EAN-13/UPC-A read in `crop`
+    /// without one) when the crop was too coarse for an add-on or could not hold one on
+    /// either side of the code: the code's place as a region twice as long (its crop then
+    /// reaches 1.2 code widths past each end), and the output width that gives
+    /// `addOnModule` pixels per module.
+    static func addOnLook(for detection: Detection, in crop: Crop, region: CandidateRegion)
+        -> (region: CandidateRegion, outputWidth: Double)? {
+        guard detection.addOn == nil, [.ean13, .isbn13, .upcA].contains(detection.symbology) else { return nil }
+        let b = detection.bounds
+        let module = Double(b.width) / Double(BarPatterns.moduleCount)
+        let room = addOnReach * module
+        guard module > 0, module < addOnModule * 0.9 || Double(b.x) < room || Double(crop.image.width - b.maxX) < room
+        else { return nil }
+        let centre = crop.mapping.point(Double(b.x) + Double(b.width) / 2, Double(crop.image.height) / 2)
+        let step = crop.mapping.step * min(1, module / addOnModule)
+        let look = CandidateRegion(centreX: centre.x, centreY: centre.y, angle: region.angle,
+                                   length: Double(b.width) * crop.mapping.step * 1.7, height: region.height,
+                                   cells: 0, score: 0)
+        // As `crop` sizes it: twice the length and a margin, at `step` image pixels a pixel.
+        return (look, min((look.length * 2 + 64) / step, 3000))
+    }
+}
+
 /// From a region crop's pixels back to the full image's: the crop's centre is the region's
 /// centre, its x axis along `angle`, `step` full-image pixels per crop pixel.
 struct RegionMapping: Sendable, Hashable {

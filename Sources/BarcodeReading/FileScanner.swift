@@ -299,6 +299,7 @@ struct AttemptLog {
         if effort != .fast { variants += [("level, sharpened", width, true), ("level, finer, sharpened", width * 1.6, true)] }
         if effort == .thorough { variants += [("level, coarser", width * 0.6, false), ("level, finer", width * 1.6, false)] }
         var readIn = [Set<String>](repeating: [], count: regions.count)
+        var addOnLooks: [String: (region: CandidateRegion, outputWidth: Double)] = [:]
         for (round, variant) in variants.enumerated() {
             if round > 0, reportable() { break }
             for (number, region) in regions.enumerated() {
@@ -311,15 +312,34 @@ struct AttemptLog {
                 // Symbols that fail validation are not kept: in a crop of bars an add-on
                 // alone is far more likely part of the main code than print.
                 for var detection in reader.scanRows(image, refusingShadows: &shadowsRefused) where detection.isValid {
+                    if let look = RegionReading.addOnLook(for: detection, in: crop, region: region) {
+                        addOnLooks[detection.identity] = addOnLooks[detection.identity] ?? look
+                    }
                     detection.bounds = crop.mapping.apply(detection.bounds)
                     agreement.record(detection, attempt: label, sharpened: variant.sharpen)
                     readIn[number].insert(detection.identity)
                 }
             }
         }
+        readAddOns(addOnLooks, in: full)
         let found = reportable()
         if found, successfulAttempt == nil { successfulAttempt = "regions" }
         return found
+    }
+
+    /// Confirmed codes read from a crop too narrow to hold their add-on, without one: the
+    /// same place again, wide enough for an EAN-2/EAN-5 on either side, at the same scale.
+    mutating func readAddOns(_ looks: [String: (region: CandidateRegion, outputWidth: Double)], in full: GrayImage) {
+        for sighting in agreement.sightings where sighting.isConfirmed && sighting.detection.addOn == nil {
+            guard let look = looks[sighting.detection.identity],
+                  let crop = RegionReading.crop(look.region, from: full, outputWidth: look.outputWidth)
+            else { continue }
+            for var detection in reader.scanRows(crop.image, refusingShadows: &shadowsRefused)
+            where detection.isValid && detection.identity == sighting.detection.identity && detection.addOn != nil {
+                detection.bounds = crop.mapping.apply(detection.bounds)
+                agreement.record(detection, attempt: "region, add-on look")
+            }
+        }
     }
 
     /// Codes read once by few scan lines get a second look at their region, in other

@@ -78,6 +78,38 @@ import TestSupport
         #expect(scaled.centreX == 1819 * 4 && scaled.length == 262 * 4 && scaled.angle == piece.angle)
     }
 
+    /// An EAN-13 read from a region crop without an add-on is looked at again only where an
+    /// add-on could have been missed: the crop too coarse for one (zbar read the hard photos'
+    /// codes at ~2.5 px per module, their EAN-5s not), or too narrow to hold one beside the
+    /// code. The look is centred on the code, at ~4 px per module.
+    @Test func anAddOnIsLookedForOnlyWhereTheCropCouldHaveMissedIt() throws {
+        let mapping = RegionMapping(centreX: 2000, centreY: 1500, angle: 0.3, step: 2.5, width: 800, height: 120)
+        let crop = RegionReading.Crop(image: GrayImage(width: 800, height: 120, pixels: [UInt8](repeating: 200, count: 96_000)),
+                                      mapping: mapping)
+        let region = CandidateRegion(centreX: 2000, centreY: 1500, angle: 0.3, length: 600, height: 300, cells: 30, score: 9)
+        func code(x: Int, width: Int, addOn: Bool = false, symbology: Symbology = .ean13) -> Detection {
+            Detection(symbology: symbology, text: "9780306406157", quality: 40,
+                      bounds: BoundingBox(x: x, y: 0, width: width, height: 120),
+                      addOn: addOn ? try? AddOn(validating: "51299", as: .ean5) : nil)
+        }
+        // 2.5 px per module: too coarse. The look keeps the code's centre, at 4 px per module.
+        let coarse = try #require(RegionReading.addOnLook(for: code(x: 280, width: 238), in: crop, region: region))
+        let centre = mapping.point(280 + 119, 60)
+        #expect(abs(coarse.region.centreX - centre.x) < 1e-9 && abs(coarse.region.centreY - centre.y) < 1e-9)
+        #expect(coarse.region.angle == region.angle)
+        let lookStep = (coarse.region.length * 2 + 64) / coarse.outputWidth
+        #expect(abs(238 * 2.5 / 95 / lookStep - RegionReading.addOnModule) < 0.01)
+        // 4 px per module with room on both sides (a finer crop): nothing to look for.
+        let wide = RegionReading.Crop(image: GrayImage(width: 1600, height: 120, pixels: [UInt8](repeating: 200, count: 192_000)),
+                                      mapping: RegionMapping(centreX: 2000, centreY: 1500, angle: 0.3, step: 1.25, width: 1600, height: 120))
+        #expect(RegionReading.addOnLook(for: code(x: 600, width: 380), in: wide, region: region) == nil)
+        // 4 px per module near the crop's edge: the add-on may lie past it.
+        #expect(RegionReading.addOnLook(for: code(x: 1100, width: 380), in: wide, region: region) != nil)
+        // An add-on already read, or a code that has none.
+        #expect(RegionReading.addOnLook(for: code(x: 280, width: 238, addOn: true), in: crop, region: region) == nil)
+        #expect(RegionReading.addOnLook(for: code(x: 280, width: 238, symbology: .ean8), in: crop, region: region) == nil)
+    }
+
     @Test func aCropMapsItsBoxBackToTheImage() {
         // A crop centred at (500, 300), turned 90°, 2 image pixels per crop pixel.
         let mapping = RegionMapping(centreX: 500, centreY: 300, angle: .pi / 2, step: 2, width: 100, height: 40)
