@@ -119,10 +119,8 @@ static unsigned long long rs_jpeg_memory_allowed(size_t size, const rs_jpeg_deco
     return plausible > floor ? plausible : floor;
 }
 
-// From the header alone: the decode memory at the scale the options pick, and the output
-// size when rs_jpeg_decode would go ahead (within max_pixels and the plausible memory).
-static void rs_jpeg_plan(const unsigned char *data, size_t size, const rs_jpeg_decode_options *options,
-                         unsigned long long *memory, int *width, int *height) {
+void rs_jpeg_plan(const unsigned char *data, size_t size, const rs_jpeg_decode_options *options,
+                  unsigned long long *memory, int *width, int *height) {
     *memory = 0;
     *width = 0;
     *height = 0;
@@ -151,20 +149,6 @@ static void rs_jpeg_plan(const unsigned char *data, size_t size, const rs_jpeg_d
         *height = (int)((cinfo.image_height + denominator - 1) / denominator);
     }
     jpeg_destroy_decompress(&cinfo);
-}
-
-unsigned long long rs_jpeg_decode_memory(const unsigned char *data, size_t size,
-                                         const rs_jpeg_decode_options *options) {
-    unsigned long long memory;
-    int width, height;
-    rs_jpeg_plan(data, size, options, &memory, &width, &height);
-    return memory;
-}
-
-void rs_jpeg_output_size(const unsigned char *data, size_t size, const rs_jpeg_decode_options *options,
-                         int *width, int *height) {
-    unsigned long long memory;
-    rs_jpeg_plan(data, size, options, &memory, width, height);
 }
 
 rs_status rs_jpeg_decode(const unsigned char *data, size_t size,

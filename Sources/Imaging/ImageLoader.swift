@@ -79,14 +79,12 @@ public enum ImageLoader {
             return try native(NativeCodecs.decodePNG(bytes, maxPixels: options.maxPixels), format: .png, name: name, options: options)
         case .decodable(.jpeg):
             // Threads share one decode-memory budget; the codec refuses what no budget could hold.
-            let memory = NativeCodecs.decodeMemory(of: bytes, scale: options.jpegScale,
-                                                   minimumLongSide: options.jpegMinimumLongSide,
-                                                   targetPixels: options.jpegTargetPixels)
-            let decoded = DecodeMemoryBudget.shared.withReservation(memory) {
-                NativeCodecs.decodeJPEG(bytes, scale: options.jpegScale,
-                                        minimumLongSide: options.jpegMinimumLongSide,
-                                        targetPixels: options.jpegTargetPixels,
-                                        maxPixels: options.maxPixels, fast: options.fastJPEGDecoding)
+            let jpeg = NativeCodecs.jpegOptions(scale: options.jpegScale, minimumLongSide: options.jpegMinimumLongSide,
+                                                targetPixels: options.jpegTargetPixels, maxPixels: options.maxPixels,
+                                                fast: options.fastJPEGDecoding)
+            let plan = NativeCodecs.planJPEG(bytes, options: jpeg)
+            let decoded = DecodeMemoryBudget.shared.withReservation(plan.memory) {
+                NativeCodecs.decodeJPEG(bytes, options: jpeg, plan: plan)
             }
             return try native(decoded, format: .jpeg, name: name, options: options)
         case .decodable(.webp):

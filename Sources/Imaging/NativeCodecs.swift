@@ -54,18 +54,38 @@ enum JPEGColorModel: CaseIterable {
 
 /// The only place that touches the C codecs' pointers.
 enum NativeCodecs {
-    static func decodeJPEG(_ bytes: UnsafeRawBufferPointer, scale: JPEGScale, minimumLongSide: Int?, targetPixels: Int?,
-                           maxPixels: Int, fast: Bool) -> Result<NativeDecodeResult, NativeDecodeFailure> {
-        var options = rs_jpeg_decode_options(
+    /// The libjpeg options for a load's settings.
+    static func jpegOptions(scale: JPEGScale, minimumLongSide: Int? = nil, targetPixels: Int? = nil,
+                            maxPixels: Int = 0, fast: Bool = false) -> rs_jpeg_decode_options {
+        rs_jpeg_decode_options(
             scale_denominator: Int32(scale.rawValue),
             min_output_long_side: Int32(clamping: max(minimumLongSide ?? 0, 0)),
             max_output_pixels: UInt64(max(targetPixels ?? 0, 0)),
             max_pixels: UInt64(max(maxPixels, 0)),
             fast: fast ? 1 : 0, memory_floor: 0, destination: nil, destination_capacity: 0)
-        let data = bytes.assumingMemoryBound(to: UInt8.self).baseAddress
+    }
+
+    /// What a JPEG's header promises at these options: the bytes `decodeJPEG` would allocate
+    /// (0: header unreadable) and its output size (0 when the decode would refuse the file).
+    struct JPEGPlan {
+        var memory: Int
+        var pixels: Int
+    }
+
+    static func planJPEG(_ bytes: UnsafeRawBufferPointer, options: rs_jpeg_decode_options) -> JPEGPlan {
+        var options = options
+        var memory: UInt64 = 0
         var width: Int32 = 0, height: Int32 = 0
-        rs_jpeg_output_size(data, bytes.count, &options, &width, &height)
-        let capacity = Int(width) * Int(height)
+        rs_jpeg_plan(bytes.assumingMemoryBound(to: UInt8.self).baseAddress, bytes.count, &options, &memory, &width, &height)
+        return JPEGPlan(memory: Int(clamping: memory), pixels: Int(width) * Int(height))
+    }
+
+    /// Decodes with `options`; `plan` (from `planJPEG` with the same options) sizes the output.
+    static func decodeJPEG(_ bytes: UnsafeRawBufferPointer, options: rs_jpeg_decode_options, plan: JPEGPlan)
+        -> Result<NativeDecodeResult, NativeDecodeFailure> {
+        var options = options
+        let data = bytes.assumingMemoryBound(to: UInt8.self).baseAddress
+        let capacity = plan.pixels
         guard capacity > 0 else {
             return decode { output in rs_jpeg_decode(data, bytes.count, &options, output) }
         }
@@ -83,18 +103,6 @@ enum NativeCodecs {
         }
         if filled { output.pixels = nil }   // the array's, not C's to free
         return result(of: status, output, pixels: filled ? pixels : nil)
-    }
-
-    /// Bytes `decodeJPEG` would allocate for these bytes at this scale (0: header unreadable).
-    static func decodeMemory(of bytes: UnsafeRawBufferPointer, scale: JPEGScale, minimumLongSide: Int? = nil,
-                             targetPixels: Int? = nil) -> Int {
-        var options = rs_jpeg_decode_options(
-            scale_denominator: Int32(scale.rawValue),
-            min_output_long_side: Int32(clamping: max(minimumLongSide ?? 0, 0)),
-            max_output_pixels: UInt64(max(targetPixels ?? 0, 0)), max_pixels: 0, fast: 0, memory_floor: 0,
-            destination: nil, destination_capacity: 0)
-        return Int(clamping: rs_jpeg_decode_memory(bytes.assumingMemoryBound(to: UInt8.self).baseAddress,
-                                                   bytes.count, &options))
     }
 
     static func decodePNG(_ bytes: UnsafeRawBufferPointer, maxPixels: Int)

@@ -51,15 +51,12 @@ typedef struct rs_jpeg_decode_options {
 #define RS_JPEG_MEMORY_FLOOR (64ULL << 20)
 #define RS_JPEG_BYTES_PER_FILE_BYTE 256ULL
 
-// The memory rs_jpeg_decode would use for this file at these options (0 when the header is
-// unreadable), so callers can share a budget between threads before decoding.
-unsigned long long rs_jpeg_decode_memory(const unsigned char *data, size_t size,
-                                         const rs_jpeg_decode_options *options);
-
-// The output size rs_jpeg_decode would produce, so callers can hand it a buffer; 0×0 when it
-// would refuse the file (header unreadable, over max_pixels, implausible memory).
-void rs_jpeg_output_size(const unsigned char *data, size_t size, const rs_jpeg_decode_options *options,
-                         int *width, int *height);
+// From the header alone, so callers can share a memory budget between threads and hand the
+// decode a buffer: the memory rs_jpeg_decode would use at these options (0 when the header is
+// unreadable), and its output size (0×0 when it would refuse the file: header unreadable,
+// over max_pixels, implausible memory).
+void rs_jpeg_plan(const unsigned char *data, size_t size, const rs_jpeg_decode_options *options,
+                  unsigned long long *memory, int *width, int *height);
 
 rs_status rs_jpeg_decode(const unsigned char *data, size_t size,
                          const rs_jpeg_decode_options *options, rs_gray_image *out);
