@@ -285,8 +285,7 @@ public final class ShelfOCR: @unchecked Sendable {
         let words = group.filter { !SpineNoise.isImprint($0.text) && SpineNoise.looksLikeAWord($0.text) }
         guard !words.isEmpty, words.contains(where: { $0.text.filter(\.isLetter).count >= Self.unsureWordLetters }) else { return nil }
         let confidence = words.reduce(0) { $0 + $1.confidence } / Double(words.count)
-        let box = words.dropFirst().reduce(words[0].box) { $0.union($1.box) }
-        var spine = OCRSpine(words: words, box: place(box), rotation: .none, confidence: confidence)
+        var spine = OCRSpine(words: words, box: place(words.enclosingBox), rotation: .none, confidence: confidence)
         spine.isUnsure = true
         return spine
     }
@@ -301,10 +300,11 @@ public final class ShelfOCR: @unchecked Sendable {
         guard confidence >= options.minimumReadingConfidence || words.contains(where: \.isDictionaryWord)
         else { return nil }
         // Two dictionary words of 5+ letters are seldom chance ("HUNGER" at 65, "GAMES" at 33).
+        // Such a group keeps its mean: under 50 the matcher only suggests it. (Marked unsure
+        // instead, it lost both books it found: an unsure reading yields its place to a sure one.)
         guard confidence >= options.minimumWordConfidence
                 || words.filter({ $0.isDictionaryWord && $0.text.filter(\.isLetter).count >= 5 }).count >= 2 else { return nil }
-        let box = words.dropFirst().reduce(words[0].box) { $0.union($1.box) }
-        return OCRSpine(words: words, box: place(box), rotation: .none, confidence: confidence)
+        return OCRSpine(words: words, box: place(words.enclosingBox), rotation: .none, confidence: confidence)
     }
 
     /// A spine read in two rotations counts once: the better reading of a place wins, and the

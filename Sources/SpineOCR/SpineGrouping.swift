@@ -103,11 +103,15 @@ public enum SpineGrouping {
     /// under half a text height, they overlap along the spine, and the pixels show no edge.
     static func joins(_ upper: [OCRWord], _ lower: [OCRWord], edgeBetween: EdgeTest?) -> Bool {
         guard let edgeBetween else { return false }
-        let a = upper.dropFirst().reduce(upper[0].box) { $0.union($1.box) }
-        let b = lower.dropFirst().reduce(lower[0].box) { $0.union($1.box) }
+        let a = upper.enclosingBox, b = lower.enclosingBox
         let height = min(a.height, b.height)
         let gap = b.y0 - a.y1
         guard Double(gap) < 0.5 * Double(height), min(a.x1, b.x1) - max(a.x0, b.x0) > 0 else { return false }
         return !edgeBetween(a, b)
     }
+}
+
+extension Array where Element == OCRWord {
+    /// The box around the words' boxes (the array not empty).
+    var enclosingBox: Box { dropFirst().reduce(self[0].box) { $0.union($1.box) } }
 }
