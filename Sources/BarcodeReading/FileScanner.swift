@@ -158,9 +158,12 @@ public final class FileScanner {
         }
         // Soft codes zbar's edges miss, fitted in the regions found (`ModelDecoder`); not at
         // fast effort. Before the whole-image scans: on the hard phone photos those read
-        // nothing the regions had not, and the model read 18 of 140.
+        // nothing the regions had not, and the model read 18 of 140. Its crops are twice as
+        // fine as zbar's (~4 px per module when the code is its patch's length): at 600 px a
+        // blurred code an add-on's patch had lengthened fell to ~1.8 px per module; widths of
+        // 900–1600 read 94–98 of 140 unseen hard photos, 1200 the most.
         if firstScale > 1, options.thorough,
-           attempts.runModel(on: regions, scale: 1, crop: { RegionReading.crop($0, from: full, outputWidth: 600) }) {
+           attempts.runModel(on: regions, scale: 1, crop: { RegionReading.crop($0, from: full, outputWidth: 1200) }) {
             return finish(&attempts)
         }
         sources.append((first, firstScale))

@@ -12,9 +12,11 @@ extension AttemptLog {
         for region in regions {
             guard let crop = crop(region) else { continue }
             // A patch covers the bars that stayed sharp and coherent: a soft code's patch can
-            // be half the code, and a code with its add-on is a patch of 1.3 codes.
+            // be half the code, and a code with its add-on is one patch of up to 1.7 codes
+            // (95 modules, a gap, 47, and a cell of margin each end): at 0.6 the codes of
+            // such patches fell outside the widths tried.
             let patch = region.length / crop.mapping.step
-            switch ModelDecoder.read(crop.image, codeWidth: patch * 0.6...patch * 2 + 24) {
+            switch ModelDecoder.read(crop.image, codeWidth: patch * 0.45...patch * 2 + 24) {
             case .read(let text, _):
                 let upc = text.hasPrefix("0")
                 var detection = Detection(symbology: upc ? .upcA : .ean13, text: upc ? String(text.dropFirst()) : text,

@@ -141,6 +141,47 @@ import TestSupport
         try Self.expectReadThroughRegions(image, code: code.digits, at: (2000, 1500), within: 300)
     }
 
+    /// A soft code (σ ≈ 0.75 module, past zbar) with an add-on beside it: the two are one
+    /// patch, ~1.6 codes long, and the model must look for a code narrower than 0.6 of it,
+    /// at enough pixels per module (its crop at 600 px gave ~1.8, and it read nothing).
+    @Test func aSoftCodeWithItsAddOnIsReadByTheModel() throws {
+        let code = generatedISBN(29)
+        let module = 4.0
+        let sharp = EAN13Rendering.image(code.digits, module: module, phase: 0.3, barHeight: 260)
+        // 47 modules of add-on-like bars, 12 modules past the code's last bar (its quiet zone).
+        var pixels = [UInt8](repeating: 255, count: 0)
+        let extra = Int(59 * module)
+        let width = sharp.width + extra
+        var state: UInt64 = 7
+        let addOn: [Bool] = (0..<47).map { index in
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return index < 4 ? [true, false, true, true][index] : (state >> 40) % 2 == 0
+        }
+        for y in 0..<sharp.height {
+            pixels += sharp.pixels[y * sharp.width..<(y + 1) * sharp.width]
+            for x in 0..<extra {
+                let m = Int(Double(x) / module)
+                let bar = y >= 6 && y < sharp.height - 6 && m < 47 && addOn[m]
+                pixels.append(bar ? 0 : 255)
+            }
+        }
+        let labelled = GrayImage(width: width, height: sharp.height, pixels: pixels)
+        let soft = ModelDecoderTests.blurred(labelled, sigma: 0.75 * module, seed: 3)
+        let turned = soft.skewed(degrees: 25)
+        var image = Self.scene(code.digits, module: 1, degrees: 0, width: 4000, height: 3000, cx: -5000, cy: -5000)
+        var scene = image.pixels
+        let x0 = 1400 - turned.width / 2, y0 = 1700 - turned.height / 2
+        for y in 0..<turned.height { for x in 0..<turned.width { scene[(y0 + y) * image.width + x0 + x] = turned[x, y] } }
+        image = GrayImage(width: image.width, height: image.height, pixels: scene)
+        let directory = try makeTemporaryDirectory(prefix: "rapidscan-soft-addon")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("photo.pgm")
+        try EAN13Rendering.pgm(image).write(to: url)
+        let result = try FileScanner().scan(fileAt: url)
+        #expect(result.codes.map(\.text) == [code.digits])
+        #expect(result.attempt == Agreement.modelFitAttempt)
+    }
+
     /// A 4.3 MP photo with a code at 33° that no whole-image scan reads straight: the region
     /// pass reads it, and only it.
     @Test func aLargePhotoIsReadThroughItsRegions() throws {
