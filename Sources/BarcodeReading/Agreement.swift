@@ -27,6 +27,9 @@ struct Agreement {
         var plainQuality: Int
         /// Whether any read had lines running each way (`Detection.readBothWays`).
         var readBothWays: Bool
+        /// The box around all its reads' boxes: where the pixels are checked when the
+        /// strongest read's box (a few lines' worth, from a second look) holds too little.
+        var extent: BoundingBox
 
         /// Read both ways, and by enough lines of a plain copy or by two attempts. A
         /// sharpened copy's lines do not confirm on their own: blurred bars sharpened can
@@ -58,6 +61,7 @@ struct Agreement {
             sightings[index].quality = max(sightings[index].quality, detection.quality)
             if !sharpened { sightings[index].plainQuality = max(sightings[index].plainQuality, detection.quality) }
             sightings[index].readBothWays = sightings[index].readBothWays || detection.readBothWays
+            sightings[index].extent = sightings[index].extent.union(detection.bounds)
             if sightings[index].detection.addOn == nil, detection.addOn != nil {
                 sightings[index].detection.addOn = detection.addOn
             }
@@ -70,7 +74,7 @@ struct Agreement {
         } else {
             sightings.append(Sighting(detection: detection, attempts: [attempt], quality: detection.quality,
                                       plainQuality: sharpened ? 0 : detection.quality,
-                                      readBothWays: detection.readBothWays))
+                                      readBothWays: detection.readBothWays, extent: detection.bounds))
         }
     }
 

@@ -146,3 +146,11 @@ extension Detection {
         return moved
     }
 }
+
+extension BoundingBox {
+    /// The smallest box holding both.
+    func union(_ other: BoundingBox) -> BoundingBox {
+        let x0 = min(x, other.x), y0 = min(y, other.y)
+        return BoundingBox(x: x0, y: y0, width: max(maxX, other.maxX) - x0, height: max(maxY, other.maxY) - y0)
+    }
+}

@@ -201,9 +201,4 @@ private extension BoundingBox {
     func intersects(_ other: BoundingBox) -> Bool {
         x < other.maxX && other.x < maxX && y < other.maxY && other.y < maxY
     }
-
-    func union(_ other: BoundingBox) -> BoundingBox {
-        let x0 = min(x, other.x), y0 = min(y, other.y)
-        return BoundingBox(x: x0, y: y0, width: max(maxX, other.maxX) - x0, height: max(maxY, other.maxY) - y0)
-    }
 }

@@ -96,6 +96,17 @@ import TestSupport
         #expect(!PixelCheck.contradicts(lead: 0.05, bandLeads: [0.4, 0.4, 0.4, 0.4, 0.4, 0.4], bands: 6, modelAgrees: false))
     }
 
+    /// The model's own reading refutes the claim only when it fits clearly better (the
+    /// turned trap: 0.967 against the claimed digits' best 0.943), and names the first
+    /// digit where they differ; a near tie (codes read right: at most 0.009) does not.
+    @Test func aClearlyBetterModelReadingRefutesTheClaim() {
+        let claimed = "9783785472811".compactMap(\.wholeNumberValue)
+        let model = "9783785472877".compactMap(\.wholeNumberValue)
+        #expect(PixelCheck.outfitted(claimed, fit: 0.943, by: model, fit: 0.967) == 12)
+        #expect(PixelCheck.outfitted(claimed, fit: 0.943, by: model, fit: 0.952) == nil)
+        #expect(PixelCheck.outfitted(claimed, fit: 0.9, by: claimed, fit: 0.99) == nil)
+    }
+
     @Test func findsTheCodeFromAThinBox() {
         let trap = Self.traps[0]
         // Bars as tall as a printed code's (~0.7 of its width), the lines over most of them.
