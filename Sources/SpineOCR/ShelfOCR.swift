@@ -167,8 +167,8 @@ public final class ShelfOCR: @unchecked Sendable {
     }
 
     /// One strip read in each variant and spine direction, in order, until one reading is
-    /// confident and holds a dictionary word (`stripSecondDirectionBelow`); nothing once the
-    /// photo's budget is spent.
+    /// confident and holds a dictionary word (`stripSecondDirectionBelow`); then, when no
+    /// reading is sure, once as it stands (`readUpright`); nothing once the photo's budget is spent.
     func readStrip(_ strip: SpineStrip, in image: GrayImage, rotations: [SpineRotation], engine: TesseractEngine,
                    overBudget: @Sendable () -> Bool, spend: (Int) -> Void = { _ in }) -> [OCRPass] {
         var passes: [OCRPass] = []
@@ -190,8 +190,36 @@ public final class ShelfOCR: @unchecked Sendable {
                    spine.words.contains(where: \.isDictionaryWord) { return passes }
             }
         }
+        // Nothing sure read turned either way: letters stacked upright, or words across the spine.
+        if !overBudget(), !passes.contains(where: { stripSpine($0).map { !$0.isUnsure } ?? false }),
+           let pass = readUpright(strip, in: image, engine: engine) {
+            spend(pass.milliseconds ?? 0)
+            passes.append(pass)
+        }
         return passes
     }
+
+    /// A strip read as it stands (0°): its stacked upright letters set side by side in a line
+    /// and read as one word, or, without them, the strip read as sparse text when it is wide
+    /// enough to hold a word across it ("ONE / OF US / IS / LYING"). Nil when neither applies.
+    func readUpright(_ strip: SpineStrip, in image: GrayImage, engine: TesseractEngine) -> OCRPass? {
+        let clock = ThreadClock()
+        let words: [OCRWord]
+        if options.readsStackedLetters, let line = StackedLetters.line(image, strip: strip) {
+            // One word (PSM 8): as a line (PSM 7) "FEARLESS" read at confidence 0, as a word at 89.
+            words = engine.words(in: line, cpuMilliseconds: options.deadlineMilliseconds / 2, pageSegmentationMode: 8) ?? []
+        } else if options.readsUnreadStripsUpright, strip.box.width >= Self.uprightStripWidth {
+            let upright = SpineStrips.darkOnLight(SpineStrips.straightened(image, strip: strip, inset: max(1, strip.box.width / 20)))
+            words = engine.words(in: upright.padded(by: 10, value: 255), cpuMilliseconds: options.deadlineMilliseconds / 2,
+                                 pageSegmentationMode: options.uprightStripMode) ?? []
+        } else {
+            return nil
+        }
+        return OCRPass(rotation: .none, words: words, strip: strip.box, milliseconds: clock.milliseconds)
+    }
+
+    /// Narrower strips hold no word across them at the working size.
+    static let uprightStripWidth = 48
 
     /// One unit of a photo's OCR: a whole-photo pass (skipped over budget when optional) or a strip.
     enum Work {

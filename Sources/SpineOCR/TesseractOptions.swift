@@ -76,6 +76,15 @@ public struct TesseractOptions: Sendable, Hashable {
     /// found upright and then leaned found 103 of 199 spines, sides searched along leans 96–101,
     /// upright sides 104 (most spines there lean 1–3°, which the ±1 column already allows).
     public var stripsFollowLean = false
+    /// A strip no turn read a sure word from, holding a column of upright letters one under
+    /// another (StackedLetters), is read once more with its letters set side by side in a line
+    /// ("ERAGON", "FEARLESS": two spines on real shelves, nothing wrong).
+    public var readsStackedLetters = true
+    /// Such a strip without stacked letters is read as it stands (0°, `uprightStripMode`):
+    /// words across a wide spine ("ONE / OF US / IS / LYING": one spine on real shelves; PSM 6
+    /// read none, the photo's own 0° pass none).
+    public var readsUnreadStripsUpright = true
+    public var uprightStripMode = 11
     /// A strip read this confidently, with a dictionary word, is not read again (in the other
     /// direction or the next variant).
     public var stripSecondDirectionBelow: Double = 80
