@@ -122,7 +122,7 @@ public final class ShelfOCR: @unchecked Sendable {
         // The flat pass first: on library photos it is the longest, and the spine turns share the other core meanwhile.
         let main: [Work] = !pages ? [] : (rotations.filter { $0 == .none } + spineRotations)
             .map { .page($0, $0 == .none ? flat : ImageView(pixels: 0, inverted: false), optional: false) }
-        let strips: [Work] = (options.readsStrips && !spineRotations.isEmpty ? SpineStrips.strips(in: image) : []).map { .strip($0) }
+        let strips: [Work] = (options.readsStrips && !spineRotations.isEmpty ? SpineStrips.spineStrips(in: image, followsLean: options.stripsFollowLean) : []).map { .strip($0) }
         let extras: [Work] = !pages ? [] : extra.flatMap { view in spineRotations.map { .page($0, view, optional: true) } }
         let work = main + strips + extras
         var views: Set<ImageView> = []
@@ -167,9 +167,9 @@ public final class ShelfOCR: @unchecked Sendable {
     }
 
     /// One strip read in each variant and spine direction, in order, until one reading is
-    /// confident and holds a dictionary word (`stripSecondDirectionBelow`); nothing once the
-    /// photo's budget is spent.
-    func readStrip(_ strip: Box, in image: GrayImage, rotations: [SpineRotation], engine: TesseractEngine,
+    /// confident and holds a dictionary word (`stripSecondDirectionBelow`); then, when no
+    /// reading is sure, once as it stands (`readUpright`); nothing once the photo's budget is spent.
+    func readStrip(_ strip: SpineStrip, in image: GrayImage, rotations: [SpineRotation], engine: TesseractEngine,
                    overBudget: @Sendable () -> Bool, spend: (Int) -> Void = { _ in }) -> [OCRPass] {
         var passes: [OCRPass] = []
         for variant in options.stripVariants {
@@ -184,19 +184,47 @@ public final class ShelfOCR: @unchecked Sendable {
                 let milliseconds = clock.milliseconds
                 spend(milliseconds)
                 let pass = OCRPass(rotation: rotation, pixels: variant.across.upperBound, inverted: variant.opposite,
-                                   words: words, strip: strip, milliseconds: milliseconds)
+                                   words: words, strip: strip.box, milliseconds: milliseconds)
                 passes.append(pass)
                 if let spine = stripSpine(pass), spine.confidence >= options.stripSecondDirectionBelow,
                    spine.words.contains(where: \.isDictionaryWord) { return passes }
             }
         }
+        // Nothing sure read turned either way: letters stacked upright, or words across the spine.
+        if !overBudget(), !passes.contains(where: { stripSpine($0).map { !$0.isUnsure } ?? false }),
+           let pass = readUpright(strip, in: image, engine: engine) {
+            spend(pass.milliseconds ?? 0)
+            passes.append(pass)
+        }
         return passes
     }
+
+    /// A strip read as it stands (0°): its stacked upright letters set side by side in a line
+    /// and read as one word, or, without them, the strip read as sparse text when it is wide
+    /// enough to hold a word across it ("ONE / OF US / IS / LYING"). Nil when neither applies.
+    func readUpright(_ strip: SpineStrip, in image: GrayImage, engine: TesseractEngine) -> OCRPass? {
+        let clock = ThreadClock()
+        let words: [OCRWord]
+        if options.readsStackedLetters, let line = StackedLetters.line(image, strip: strip) {
+            // One word (PSM 8): as a line (PSM 7) "FEARLESS" read at confidence 0, as a word at 89.
+            words = engine.words(in: line, cpuMilliseconds: options.deadlineMilliseconds / 2, pageSegmentationMode: 8) ?? []
+        } else if options.readsUnreadStripsUpright, strip.box.width >= Self.uprightStripWidth {
+            let upright = SpineStrips.darkOnLight(SpineStrips.straightened(image, strip: strip, inset: max(1, strip.box.width / 20)))
+            words = engine.words(in: upright.padded(by: 10, value: 255), cpuMilliseconds: options.deadlineMilliseconds / 2,
+                                 pageSegmentationMode: options.uprightStripMode) ?? []
+        } else {
+            return nil
+        }
+        return OCRPass(rotation: .none, words: words, strip: strip.box, milliseconds: clock.milliseconds)
+    }
+
+    /// Narrower strips hold no word across them at the working size.
+    static let uprightStripWidth = 48
 
     /// One unit of a photo's OCR: a whole-photo pass (skipped over budget when optional) or a strip.
     enum Work {
         case page(SpineRotation, ImageView, optional: Bool)
-        case strip(Box)
+        case strip(SpineStrip)
     }
 
     /// Which image a pass reads: the working image scaled (pixels > 0) and/or inverted.
@@ -218,7 +246,7 @@ public final class ShelfOCR: @unchecked Sendable {
         }
         // Spine sides found in the pixels cut page-pass groups that straddle them.
         let strips = options.splitsGroupsAtStrips && passes.contains(where: { $0.strip == nil && $0.rotation != .none })
-            ? SpineStrips.strips(in: image) : []
+            ? SpineStrips.spineStrips(in: image, followsLean: options.stripsFollowLean) : []
         for pass in passes where pass.strip == nil {
             let read = images[pass.view] ?? self.image(image, as: pass.view)
             images[pass.view] = read
@@ -227,8 +255,7 @@ public final class ShelfOCR: @unchecked Sendable {
             let stripOf = { (box: Box) -> Int? in
                 guard pass.rotation != .none else { return nil }
                 let inPhoto = pass.rotation.boxInPhoto(box, photoWidth: read.width, photoHeight: read.height).scaled(by: factor)
-                return strips.firstIndex { $0.x0 <= Int(inPhoto.centerX) && Int(inPhoto.centerX) < $0.x1
-                    && $0.y0 <= Int(inPhoto.centerY) && Int(inPhoto.centerY) < $0.y1 }
+                return strips.firstIndex { $0.contains(x: inPhoto.centerX, y: inPhoto.centerY) }
             }
             candidates += spines(in: pass.words, turned: turned, rotation: pass.rotation,
                                  photoWidth: read.width, photoHeight: read.height, stripOf: strips.isEmpty ? nil : stripOf).map { spine in

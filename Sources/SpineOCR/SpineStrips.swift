@@ -7,8 +7,24 @@ import Imaging
 /// one spine), which finds text that page-level OCR of the whole photo misses and never
 /// merges two spines' words.
 public enum SpineStrips {
-    /// Strips in `image`'s coordinates, row by row, left to right.
-    public static func strips(in image: GrayImage) -> [Box] {
+    /// Strips in `image`'s coordinates, row by row, left to right: each strip's box at the
+    /// middle of its row (`SpineStrip.box`).
+    public static func strips(in image: GrayImage, followsLean: Bool = false) -> [Box] {
+        spineStrips(in: image, followsLean: followsLean).map(\.box)
+    }
+
+    /// The sides may lean at most this far (x per y, about 9°); the lean is searched in steps
+    /// that move a side's ends by one column of the downscaled image.
+    static let maximumLean = 0.16
+    /// A lean is taken only when its line holds this much more of the row's height in edge
+    /// than the upright column does: upright spines keep upright sides.
+    static let leanGain = 0.08
+    /// A leaning side must run through this share of the row (upright ones need less).
+    static let leaningSideShare = 0.65
+
+    /// Strips row by row, left to right, each between two spine sides that may lean (upright
+    /// only, without `followsLean`).
+    public static func spineStrips(in image: GrayImage, followsLean: Bool = false) -> [SpineStrip] {
         let factor = max(1, Int((Double(max(image.width, image.height)) / 1400).rounded()))
         let small = image.downscaled(by: factor)
         let (width, height) = (small.width, small.height)
@@ -28,21 +44,47 @@ public enum SpineStrips {
                 }
             }
         }
-        var strips: [Box] = []
+        var strips: [SpineStrip] = []
         for (y0, y1) in rows(vertical, width: width, height: height) {
             let rowHeight = y1 - y0
-            // Per column, the share of the row's lines with a vertical edge there (±1 column:
-            // spines lean a little).
-            var share = [Double](repeating: 0, count: width)
+            let middle = Double(y0 + y1 - 1) / 2
+            // Per line through the row (its x at the row's middle, its lean), the share of the
+            // row's lines with a vertical edge on it (±1 column). A leaning spine's side is a
+            // leaning line: read upright, a leaning title is cut by a box's side.
+            let step = 2 / Double(max(1, rowHeight))
+            let steps = followsLean ? Int(maximumLean / step) : 0
+            let leans = (-steps...steps).map { Double($0) * step }
+            var counts = [[Double]](repeating: [Double](repeating: 0, count: width), count: leans.count)
             for y in y0..<y1 {
                 let row = y * width
-                for x in 1..<width - 1 where vertical[row + x - 1] | vertical[row + x] | vertical[row + x + 1] != 0 {
-                    share[x] += 1
+                let edges = (1..<width - 1).filter { vertical[row + $0 - 1] | vertical[row + $0] | vertical[row + $0 + 1] != 0 }
+                for (index, lean) in leans.enumerated() {
+                    let shift = Int(((Double(y) - middle) * lean).rounded())
+                    counts[index].withUnsafeMutableBufferPointer { line in
+                        for x in edges {
+                            let at = x - shift
+                            if at >= 0 && at < width { line[at] += 1 }
+                        }
+                    }
                 }
             }
-            share = smoothed(share.map { $0 / Double(rowHeight) }, window: 3)
+            let shares = counts.map { smoothed($0.map { $0 / Double(rowHeight) }, window: 3) }
+            let upright = shares[steps]
+            // A column's share is its upright one, or a leaning line's through it when that is
+            // clearly longer and runs through much of the row: letters and texture line up
+            // along some lean by chance, but seldom along half the row.
+            var share = upright
+            var lean = [Double](repeating: 0, count: width)
+            for index in leans.indices where index != steps {
+                for x in 0..<width where shares[index][x] > share[x] && shares[index][x] >= upright[x] + leanGain
+                    && shares[index][x] >= leaningSideShare {
+                    share[x] = shares[index][x]
+                    lean[x] = leans[index]
+                }
+            }
             let minimumWidth = max(4, rowHeight * 25 / 1000)
-            let median = share.sorted()[width / 2]
+            // The threshold from the upright columns (a maximum over leans would raise the median).
+            let median = upright.sorted()[width / 2]
             let threshold = max(0.14, 1.6 * median)
             var edges: [Int] = [0]
             for x in 0..<width where share[x] > threshold {
@@ -53,14 +95,28 @@ public enum SpineStrips {
             if width - edges[edges.count - 1] >= minimumWidth { edges.append(width) } else { edges[edges.count - 1] = width }
             let widths = zip(edges, edges.dropFirst()).map { $1 - $0 }.sorted()
             let typical = widths[widths.count / 2]
+            let top = Double(y0) - middle, bottom = Double(y1) - middle
             for (left, right) in zip(edges, edges.dropFirst()) {
                 let stripWidth = right - left
                 // Wider than half the row's height: a face-out cover or a gap, not a spine; much
                 // wider than the row's typical spine: several spines whose sides were missed.
                 guard stripWidth >= minimumWidth, stripWidth * 2 <= rowHeight,
                       widths.count < 5 || Double(stripWidth) <= 2.5 * Double(typical) else { continue }
-                strips.append(Box(x0: left * factor, y0: y0 * factor, x1: min(image.width, right * factor),
-                                  y1: min(image.height, y1 * factor)))
+                var (leftX, leftLean) = (left, left < width ? lean[left] : 0)
+                var (rightX, rightLean) = (right, right < width ? lean[right] : 0)
+                // Sides that would meet within the row: upright ones.
+                if Double(rightX - leftX) + min(top * (rightLean - leftLean), bottom * (rightLean - leftLean)) < Double(minimumWidth) {
+                    (leftX, leftLean, rightX, rightLean) = (left, 0, right, 0)
+                }
+                let scale = Double(factor)
+                func x(_ column: Int, _ lean: Double, _ at: Double) -> Int {
+                    min(image.width, max(0, Int(((Double(column) + at * lean) * scale).rounded())))
+                }
+                strips.append(SpineStrip(y0: y0 * factor, y1: min(image.height, y1 * factor),
+                                         leftTop: x(leftX, leftLean, top), leftBottom: x(leftX, leftLean, bottom),
+                                         rightTop: x(rightX, rightLean, top), rightBottom: x(rightX, rightLean, bottom),
+                                         box: Box(x0: leftX * factor, y0: y0 * factor, x1: min(image.width, rightX * factor),
+                                                  y1: min(image.height, y1 * factor))))
             }
         }
         return strips
@@ -132,10 +188,34 @@ public enum SpineStrips {
     /// and white here by a local threshold, the dark edges along the strip's sides cleared.
     public static func prepared(_ image: GrayImage, strip: Box, rotation: SpineRotation, across targetRange: ClosedRange<Int> = 40...110,
                                 opposite: Bool = false, binarization: StripBinarization = .tesseract) -> GrayImage {
+        prepared(image, strip: SpineStrip(strip), rotation: rotation, across: targetRange, opposite: opposite, binarization: binarization)
+    }
+
+    /// The same for a strip whose sides may lean: its pixels are first sheared upright.
+    public static func prepared(_ image: GrayImage, strip: SpineStrip, rotation: SpineRotation, across targetRange: ClosedRange<Int> = 40...110,
+                                opposite: Bool = false, binarization: StripBinarization = .tesseract) -> GrayImage {
         // A few pixels in from the edges: the neighbours' sides are not this spine's text.
-        let inset = max(1, strip.width / 20)
-        let x0 = strip.x0 + inset, x1 = max(x0 + 1, strip.x1 - inset)
-        let crop = image.cropped(x: x0, y: strip.y0, width: x1 - x0, height: strip.height)
+        let crop = straightened(image, strip: strip, inset: max(1, strip.box.width / 20))
+        var turned = darkOnLight(crop, opposite: opposite).rotated(rotation.imagingRotation)
+        // Across the strip is now the turned image's height.
+        let across = turned.height
+        let target = min(max(across, targetRange.lowerBound), targetRange.upperBound)
+        if target != across {
+            let pixels = Int(Double(turned.width * turned.height) * pow2(Double(target) / Double(across)))
+            turned = turned.scaled(toPixels: pixels, maxLongSide: 100_000).image
+        }
+        if binarization == .sauvola {
+            // A window as wide as the strip: a letter's surroundings, not the whole spine. Ink
+            // along a side for more than 1.5 strip widths is the spine's edge, not a letter.
+            turned = turned.sauvolaBinarized(radius: max(7, turned.height / 2))
+                .clearingInkAlongTopAndBottom(longerThan: turned.height * 3 / 2)
+        }
+        return turned.padded(by: 10, value: 255)
+    }
+
+    /// Contrast stretched (2nd to 98th percentile), dark text on light: a negative when the Otsu
+    /// split says the light pixels are the few, i.e. the text (`opposite`: the other way).
+    static func darkOnLight(_ crop: GrayImage, opposite: Bool = false) -> GrayImage {
         let histogram = crop.histogram
         let total = crop.width * crop.height
         func percentile(_ share: Double) -> Int {
@@ -154,21 +234,34 @@ public enum SpineStrips {
             let stretched = UInt8(max(0, min(255, (value - low) * 255 / (high - low))))
             return invert ? 255 - stretched : stretched
         }
-        var turned = crop.mapped(table).rotated(rotation.imagingRotation)
-        // Across the strip is now the turned image's height.
-        let across = turned.height
-        let target = min(max(across, targetRange.lowerBound), targetRange.upperBound)
-        if target != across {
-            let pixels = Int(Double(turned.width * turned.height) * pow2(Double(target) / Double(across)))
-            turned = turned.scaled(toPixels: pixels, maxLongSide: 100_000).image
+        return crop.mapped(table)
+    }
+
+    /// The strip's pixels `inset` in from each side, each line of the photo sampled between the
+    /// sides where they cross it (linear between columns), so a leaning spine stands upright.
+    static func straightened(_ image: GrayImage, strip: SpineStrip, inset: Int) -> GrayImage {
+        let y0 = max(0, strip.y0), y1 = min(image.height, strip.y1)
+        guard !strip.isUpright, y1 > y0 else {
+            let x0 = strip.box.x0 + inset, x1 = max(x0 + 1, strip.box.x1 - inset)
+            return image.cropped(x: x0, y: strip.y0, width: x1 - x0, height: strip.height)
         }
-        if binarization == .sauvola {
-            // A window as wide as the strip: a letter's surroundings, not the whole spine. Ink
-            // along a side for more than 1.5 strip widths is the spine's edge, not a letter.
-            turned = turned.sauvolaBinarized(radius: max(7, turned.height / 2))
-                .clearingInkAlongTopAndBottom(longerThan: turned.height * 3 / 2)
+        let width = max(1, strip.box.width - 2 * inset), height = y1 - y0
+        var pixels = [UInt8](repeating: 0, count: width * height)
+        image.pixels.withUnsafeBufferPointer { source in
+            for y in y0..<y1 {
+                let at = (Double(y) + 0.5 - Double(strip.y0)) / Double(strip.height)
+                let left = strip.left(at: at) + Double(inset), right = strip.right(at: at) - Double(inset)
+                let stride = (right - left) / Double(width)
+                let line = y * image.width, output = (y - y0) * width
+                for column in 0..<width {
+                    let x = min(Double(image.width - 1), max(0, left + (Double(column) + 0.5) * stride - 0.5))
+                    let lower = Int(x), upper = min(image.width - 1, lower + 1), weight = x - Double(lower)
+                    let value = Double(source[line + lower]) * (1 - weight) + Double(source[line + upper]) * weight
+                    pixels[output + column] = UInt8(value.rounded())
+                }
+            }
         }
-        return turned.padded(by: 10, value: 255)
+        return GrayImage(width: width, height: height, pixels: pixels)
     }
 
     private static func pow2(_ value: Double) -> Double { value * value }
@@ -187,5 +280,39 @@ public enum SpineStrips {
             if between > best { best = between; split = value }
         }
         return split
+    }
+}
+
+/// A spine strip: a shelf row's band between two spine sides, each a straight line that may
+/// lean (its x where it meets the band's top and bottom).
+public struct SpineStrip: Sendable, Hashable {
+    public var y0: Int, y1: Int
+    public var leftTop: Int, leftBottom: Int, rightTop: Int, rightBottom: Int
+    /// The strip where it crosses the middle of its row: a leaning strip's place on the shelf
+    /// (its enclosing box would overlap the neighbours').
+    public var box: Box
+
+    public init(y0: Int, y1: Int, leftTop: Int, leftBottom: Int, rightTop: Int, rightBottom: Int, box: Box) {
+        self.y0 = y0; self.y1 = y1
+        self.leftTop = leftTop; self.leftBottom = leftBottom; self.rightTop = rightTop; self.rightBottom = rightBottom
+        self.box = box
+    }
+
+    /// An upright strip: the box.
+    public init(_ box: Box) {
+        self.init(y0: box.y0, y1: box.y1, leftTop: box.x0, leftBottom: box.x0, rightTop: box.x1, rightBottom: box.x1, box: box)
+    }
+
+    public var height: Int { y1 - y0 }
+    public var isUpright: Bool { leftTop == leftBottom && rightTop == rightBottom }
+    /// The sides' x at `at` of the way down (0 top, 1 bottom).
+    func left(at: Double) -> Double { Double(leftTop) + at * Double(leftBottom - leftTop) }
+    func right(at: Double) -> Double { Double(rightTop) + at * Double(rightBottom - rightTop) }
+
+    /// The point lies between the sides, within the band.
+    public func contains(x: Double, y: Double) -> Bool {
+        guard Double(y0) <= y, y < Double(y1) else { return false }
+        let at = (y - Double(y0)) / Double(max(1, height))
+        return left(at: at) <= x && x < right(at: at)
     }
 }

@@ -71,6 +71,20 @@ public struct TesseractOptions: Sendable, Hashable {
     /// PSM 6 both on gray had found 86 for 3.8 s (cuts off).
     public var stripVariants: [StripVariant] = [StripVariant(pageSegmentationMode: 11, across: 32...64),
                                                 StripVariant(pageSegmentationMode: 11, across: 32...64, binarization: .sauvola)]
+    /// Strip sides follow a spine's lean (SpineStrips.spineStrips): a leaning spine's title,
+    /// which an upright box's side would cut, stays in one strip. Off: on real shelves sides
+    /// found upright and then leaned found 103 of 199 spines, sides searched along leans 96–101,
+    /// upright sides 104 (most spines there lean 1–3°, which the ±1 column already allows).
+    public var stripsFollowLean = false
+    /// A strip no turn read a sure word from, holding a column of upright letters one under
+    /// another (StackedLetters), is read once more with its letters set side by side in a line
+    /// ("ERAGON", "FEARLESS": two spines on real shelves, nothing wrong).
+    public var readsStackedLetters = true
+    /// Such a strip without stacked letters is read as it stands (0°, `uprightStripMode`):
+    /// words across a wide spine ("ONE / OF US / IS / LYING": one spine on real shelves; PSM 6
+    /// read none, the photo's own 0° pass none).
+    public var readsUnreadStripsUpright = true
+    public var uprightStripMode = 11
     /// A strip read this confidently, with a dictionary word, is not read again (in the other
     /// direction or the next variant).
     public var stripSecondDirectionBelow: Double = 80

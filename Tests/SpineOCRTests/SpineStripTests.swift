@@ -51,6 +51,76 @@ import Vision
         #expect(strips.allSatisfy { $0.width < 100 })
     }
 
+    /// Spines leaning one pixel in ten rows (6°): 60 px over the row, more than most spines'
+    /// width apart, so an upright box's side runs through the next spine's title.
+    func leaningShelf(widths: [Int], grays: [UInt8], lean: Double) -> GrayImage {
+        let (width, height) = (1200, 800)
+        var pixels = [UInt8](repeating: 40, count: width * height)
+        var state: UInt32 = 11
+        for y in 100..<700 {
+            var x0 = 80 + Int((Double(y) - 400) * lean)
+            for (index, spineWidth) in widths.enumerated() {
+                for x in max(0, x0)..<min(width, x0 + spineWidth) {
+                    state = state &* 1_103_515_245 &+ 12345
+                    pixels[y * width + x] = UInt8(clamping: Int(grays[index % grays.count]) + Int(state >> 29) - 4)
+                }
+                x0 += spineWidth
+            }
+        }
+        return GrayImage(width: width, height: height, pixels: pixels)
+    }
+
+    @Test(arguments: [0.1, -0.1]) func stripSidesFollowALean(_ lean: Double) {
+        let widths = [70, 55, 90, 62, 75, 58, 84, 66, 72, 60]
+        let image = leaningShelf(widths: widths, grays: [200, 90, 150, 60, 230, 120], lean: lean)
+        var sides: [Int] = [80]
+        for width in widths { sides.append(sides.last! + width) }
+        let side = { (index: Int, y: Double) in Double(sides[index]) + (y - 400) * lean }
+        for followsLean in [true, false] {
+            let strips = SpineStrips.spineStrips(in: image, followsLean: followsLean)
+            // Upright boxes cross the leaning sides at the row's ends; leaning strips do not.
+            var crossing: [String] = []
+            for strip in strips {
+                for (at, y) in [(0.0, Double(strip.y0) + 30), (1.0, Double(strip.y1) - 30)] {
+                    let fraction = (y - Double(strip.y0)) / Double(strip.height)
+                    let left = strip.left(at: fraction), right = strip.right(at: fraction)
+                    let inside = sides.indices.filter { side($0, y) > left + 6 && side($0, y) < right - 6 }
+                    if !inside.isEmpty { crossing.append("\(strip.box.x0)..<\(strip.box.x1) at \(at): \(inside)") }
+                }
+            }
+            if followsLean {
+                #expect(strips.count >= widths.count - 2, "\(strips.map { ($0.box.x0, $0.box.x1, $0.leftTop, $0.leftBottom) })")
+                #expect(crossing.isEmpty, "\(crossing)")
+                #expect(strips.filter { !$0.isUpright }.count >= widths.count - 2)
+            } else {
+                // Upright, the sides are missed (one wide strip) or cut through.
+                #expect(strips.count < widths.count - 2 || !crossing.isEmpty, "upright boxes fit leaning spines")
+            }
+        }
+    }
+
+    @Test func aLeaningStripIsStraightenedBeforeItIsTurned() {
+        // A spine leaning 40 px over 400 rows with a dark mark along its axis: straightened
+        // and turned 270°, the mark lies along one band across the strip, not slanting through it.
+        var pixels = [UInt8](repeating: 30, count: 200 * 400)
+        for y in 0..<400 {
+            let shift = y / 10
+            for x in 60 + shift..<120 + shift { pixels[y * 200 + x] = 220 }
+            for x in 86 + shift..<94 + shift where y > 40 && y < 360 { pixels[y * 200 + x] = 20 }
+        }
+        let image = GrayImage(width: 200, height: 400, pixels: pixels)
+        let strip = SpineStrip(y0: 0, y1: 400, leftTop: 60, leftBottom: 100, rightTop: 120, rightBottom: 160,
+                               box: Box(x0: 80, y0: 0, x1: 140, y1: 400))
+        let turned = SpineStrips.prepared(image, strip: strip, rotation: .clockwise270, across: 60...60)
+        // Rows of the turned strip (across the spine) holding the mark, over its middle half.
+        let columns = turned.width / 4..<turned.width * 3 / 4
+        let markRows = (0..<turned.height).filter { row in columns.filter { turned[$0, row] < 100 }.count > columns.count * 9 / 10 }
+        #expect(!markRows.isEmpty && markRows.max()! - markRows.min()! <= 12, "\(markRows)")
+        let upright = SpineStrips.prepared(image, strip: Box(x0: 80, y0: 0, x1: 140, y1: 400), rotation: .clockwise270, across: 60...60)
+        let uprightRows = (0..<upright.height).filter { row in columns.filter { upright[$0, row] < 100 }.count > columns.count * 9 / 10 }
+        #expect(uprightRows.isEmpty, "the upright box's mark slants: \(uprightRows)")
+    }
+
     @Test func aPhotoWithoutSpinesHasNoStrips() {
         // Smooth gradient: no long straight edges.
         let pixels = (0..<(1200 * 800)).map { UInt8(($0 % 1200) / 6) }
