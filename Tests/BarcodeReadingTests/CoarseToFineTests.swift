@@ -191,6 +191,21 @@ import TestSupport
         try Self.expectReadThroughRegions(image, code: code.digits, at: (330, 230), within: 60)
     }
 
+    /// A webcam frame (1280×720) of a book held at a slant, its code turned 45°: `watch`'s
+    /// reader finds nothing at half size or in the frame's upright boxes, and reads it from
+    /// its patch turned upright.
+    @Test func aWebcamFrameOfATurnedCodeIsReadUpright() throws {
+        let code = generatedISBN(37)
+        let image = Self.scene(code.digits, module: 2.5, degrees: 45, width: 1280, height: 720, cx: 700, cy: 360)
+        let directory = try makeTemporaryDirectory(prefix: "rapidscan-live-turned")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("frame.pgm")
+        try EAN13Rendering.pgm(image).write(to: url)
+        let reading = try LiveFrameReader().read(fileAt: url)
+        #expect(reading.codes.map(\.text) == [code.digits])
+        #expect(reading.passes.contains("turned place 1"), "\(reading.passes)")
+    }
+
     /// The real photos' EAN-13s and UPC-As turned 30° or 60°, where zbar's rows and columns
     /// cross the bars slantwise: read through their regions about as well as upright, and
     /// never a wrong code. (Turned 20–70° and 110–160° at random, the real photos read 203 of
