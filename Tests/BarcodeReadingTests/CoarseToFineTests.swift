@@ -173,11 +173,7 @@ import TestSupport
         let x0 = 1400 - turned.width / 2, y0 = 1700 - turned.height / 2
         for y in 0..<turned.height { for x in 0..<turned.width { scene[(y0 + y) * image.width + x0 + x] = turned[x, y] } }
         image = GrayImage(width: image.width, height: image.height, pixels: scene)
-        let directory = try makeTemporaryDirectory(prefix: "rapidscan-soft-addon")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("photo.pgm")
-        try EAN13Rendering.pgm(image).write(to: url)
-        let result = try FileScanner().scan(fileAt: url)
+        let result = try Self.withFile(image) { try FileScanner().scan(fileAt: $0) }
         #expect(result.codes.map(\.text) == [code.digits])
         #expect(result.attempt == Agreement.modelFitAttempt)
     }
@@ -197,11 +193,7 @@ import TestSupport
     @Test func aWebcamFrameOfATurnedCodeIsReadUpright() throws {
         let code = generatedISBN(37)
         let image = Self.scene(code.digits, module: 2.5, degrees: 45, width: 1280, height: 720, cx: 700, cy: 360)
-        let directory = try makeTemporaryDirectory(prefix: "rapidscan-live-turned")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("frame.pgm")
-        try EAN13Rendering.pgm(image).write(to: url)
-        let reading = try LiveFrameReader().read(fileAt: url)
+        let reading = try Self.withFile(image) { try LiveFrameReader().read(fileAt: $0) }
         #expect(reading.codes.map(\.text) == [code.digits])
         #expect(reading.passes.contains("turned place 1"), "\(reading.passes)")
     }
@@ -252,14 +244,19 @@ import TestSupport
     /// its box centred within `within` pixels of `centre`.
     static func expectReadThroughRegions(_ image: GrayImage, code: String, at centre: (x: Int, y: Int), within: Int,
                                          sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let directory = try makeTemporaryDirectory(prefix: "rapidscan-coarse")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("photo.pgm")
-        try EAN13Rendering.pgm(image).write(to: url)
-        let result = try FileScanner().scan(fileAt: url)
+        let result = try withFile(image) { try FileScanner().scan(fileAt: $0) }
         #expect(result.codes.map(\.text) == [code], sourceLocation: sourceLocation)
         #expect(result.attempt == "regions", sourceLocation: sourceLocation)
         let box = try #require(result.codes.first?.bounds, sourceLocation: sourceLocation)
         #expect(abs(box.midX - centre.x) < within && abs(box.midY - centre.y) < within, "\(box)", sourceLocation: sourceLocation)
+    }
+
+    /// `body` given `image` written as a binary PGM file in a temporary folder (removed after).
+    static func withFile<T>(_ image: GrayImage, _ body: (URL) throws -> T) throws -> T {
+        let directory = try makeTemporaryDirectory(prefix: "rapidscan-coarse")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("photo.pgm")
+        try EAN13Rendering.pgm(image).write(to: url)
+        return try body(url)
     }
 }
