@@ -178,13 +178,13 @@ public final class FileScanner {
         // the axes the whole scan has seen the same bars: a region's upsampled copy would add
         // only a second chance for a blur misread (one trap of 960 "confirmed" that way).
         if firstScale == 1, options.thorough {
-            let fine = max(full.width, full.height) <= 600
-            regions = RegionFinder.find(in: full, step: fine ? 1 : 2, cell: fine ? 8 : 16, limit: 3)
-                .filter { abs(sin(2 * $0.angle)) >= 0.5 }
+            regions = Self.patches(in: full)
             // Their sharpened forms too: plain crops only read 88 of 111 turned real photos, not
             // 98 (but a sharpened crop and the sharpened whole-image trick "confirmed" one blur
             // misread between them on 960 turned traps: `bench-misread-traps --turned`).
-            if attempts.runRegions(regions, in: full, effort: options.effort) { return finish(&attempts) }
+            if attempts.runRegions(regions.filter(\.isTurnedOffAxes), in: full, effort: options.effort) {
+                return finish(&attempts)
+            }
         }
         if firstScale > 1 {
             // Below 1/4 scale the regions have had the full pixels where the edges are: on 200
@@ -253,12 +253,18 @@ public final class FileScanner {
                 }
             }
         }
-        // Last, soft codes zbar's edges miss, fitted to the pixels (`ModelDecoder`), on a
-        // finer grid for small images (a 240 px photo's code is ~150 px wide).
-        let fine = max(base.width, base.height) <= 600
-        let patches = RegionFinder.find(in: base, step: fine ? 1 : 2, cell: fine ? 8 : 16, limit: 3)
+        // Last, soft codes zbar's edges miss, fitted to the pixels (`ModelDecoder`): the
+        // small photo's patches found above (base is then the photo itself), or a reduced one's.
+        let patches = baseScale == 1 ? regions : Self.patches(in: base)
         _ = attempts.runModel(on: patches, scale: baseScale) { RegionReading.modelCrop($0, from: base) }
         return finish(&attempts)
+    }
+
+    /// A small image's barcode-like patches, on a finer grid the smaller it is (a 240 px
+    /// photo's code is ~150 px wide).
+    static func patches(in image: GrayImage) -> [CandidateRegion] {
+        let fine = max(image.width, image.height) <= 600
+        return RegionFinder.find(in: image, step: fine ? 1 : 2, cell: fine ? 8 : 16, limit: 3)
     }
 
     /// The DCT/box scale (1, 2 or 4) whose image still has a long side of `firstPassLongSide`.

@@ -87,7 +87,7 @@ public final class LiveFrameReader {
         // cross its bars too slantwise, so its patch is read upright, as `FileScanner` reads
         // a small photo's. Only while nothing is confirmed: ~1 ms a crop.
         if log.agreement.verdict.codes.isEmpty {
-            log.readTurned(regions.filter { abs(sin(2 * $0.angle)) >= 0.5 }, in: full)
+            log.readTurned(regions.filter(\.isTurnedOffAxes), in: full)
         }
         if !log.settled { log.confirm(in: full) }
         return checked(&log, against: full)

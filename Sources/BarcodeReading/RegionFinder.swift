@@ -15,6 +15,10 @@ struct CandidateRegion: Sendable, Hashable {
     var cells: Int
     var score: Double
 
+    /// Its bars turned 15–75° off the image's axes: zbar's rows and columns cross them too
+    /// slantwise to span the code, so only a crop turned upright reads it.
+    var isTurnedOffAxes: Bool { abs(sin(2 * angle)) >= 0.5 }
+
     /// The region as found on an image `factor`× smaller, in the larger image's pixels.
     func scaled(by factor: Double) -> CandidateRegion {
         CandidateRegion(centreX: centreX * factor, centreY: centreY * factor, angle: angle,
