@@ -203,14 +203,16 @@ public final class ShelfOCR: @unchecked Sendable {
     /// and read as one word, or, without them, the strip read as sparse text when it is wide
     /// enough to hold a word across it ("ONE / OF US / IS / LYING"). Nil when neither applies.
     func readUpright(_ strip: SpineStrip, in image: GrayImage, engine: TesseractEngine) -> OCRPass? {
+        let readsAcross = options.readsUnreadStripsUpright && strip.box.width >= Self.uprightStripWidth
+        guard options.readsStackedLetters || readsAcross else { return nil }
         let clock = ThreadClock()
         let words: [OCRWord]
-        if options.readsStackedLetters, let line = StackedLetters.line(image, strip: strip) {
+        let standing = SpineStrips.standing(image, strip: strip)
+        if options.readsStackedLetters, let line = StackedLetters.line(in: standing) {
             // One word (PSM 8): as a line (PSM 7) "FEARLESS" read at confidence 0, as a word at 89.
             words = engine.words(in: line, cpuMilliseconds: options.deadlineMilliseconds / 2, pageSegmentationMode: 8) ?? []
-        } else if options.readsUnreadStripsUpright, strip.box.width >= Self.uprightStripWidth {
-            let upright = SpineStrips.darkOnLight(SpineStrips.straightened(image, strip: strip, inset: max(1, strip.box.width / 20)))
-            words = engine.words(in: upright.padded(by: 10, value: 255), cpuMilliseconds: options.deadlineMilliseconds / 2,
+        } else if readsAcross {
+            words = engine.words(in: standing.padded(by: 10, value: 255), cpuMilliseconds: options.deadlineMilliseconds / 2,
                                  pageSegmentationMode: options.uprightStripMode) ?? []
         } else {
             return nil

@@ -194,8 +194,7 @@ public enum SpineStrips {
     /// The same for a strip whose sides may lean: its pixels are first sheared upright.
     public static func prepared(_ image: GrayImage, strip: SpineStrip, rotation: SpineRotation, across targetRange: ClosedRange<Int> = 40...110,
                                 opposite: Bool = false, binarization: StripBinarization = .tesseract) -> GrayImage {
-        // A few pixels in from the edges: the neighbours' sides are not this spine's text.
-        let crop = straightened(image, strip: strip, inset: max(1, strip.box.width / 20))
+        let crop = straightened(image, strip: strip, inset: strip.sideInset)
         var turned = darkOnLight(crop, opposite: opposite).rotated(rotation.imagingRotation)
         // Across the strip is now the turned image's height.
         let across = turned.height
@@ -235,6 +234,11 @@ public enum SpineStrips {
             return invert ? 255 - stretched : stretched
         }
         return crop.mapped(table)
+    }
+
+    /// The strip as it stands (not turned), `sideInset` in from its sides, dark text on light.
+    static func standing(_ image: GrayImage, strip: SpineStrip) -> GrayImage {
+        darkOnLight(straightened(image, strip: strip, inset: strip.sideInset))
     }
 
     /// The strip's pixels `inset` in from each side, each line of the photo sampled between the
@@ -304,6 +308,8 @@ public struct SpineStrip: Sendable, Hashable {
     }
 
     public var height: Int { y1 - y0 }
+    /// A few pixels in from the sides: the neighbours' sides are not this spine's text.
+    var sideInset: Int { max(1, box.width / 20) }
     public var isUpright: Bool { leftTop == leftBottom && rightTop == rightBottom }
     /// The sides' x at `at` of the way down (0 top, 1 bottom).
     func left(at: Double) -> Double { Double(leftTop) + at * Double(leftBottom - leftTop) }

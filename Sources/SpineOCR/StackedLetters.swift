@@ -14,7 +14,11 @@ enum StackedLetters {
     /// The strip's stacked letters as one line of dark text on light, letters about
     /// `letterHeight` px tall; nil when the strip holds no column of `minimumLetters` or more.
     static func line(_ image: GrayImage, strip: SpineStrip, letterHeight: Int = 48, minimumLetters: Int = 4) -> GrayImage? {
-        let crop = SpineStrips.darkOnLight(SpineStrips.straightened(image, strip: strip, inset: max(1, strip.box.width / 20)))
+        line(in: SpineStrips.standing(image, strip: strip), letterHeight: letterHeight, minimumLetters: minimumLetters)
+    }
+
+    /// The same from the strip as it stands (`SpineStrips.standing`).
+    static func line(in crop: GrayImage, letterHeight: Int = 48, minimumLetters: Int = 4) -> GrayImage? {
         guard crop.width >= 12, crop.height >= 4 * crop.width / 2 else { return nil }
         let letters = column(in: crop, minimumLetters: minimumLetters)
         guard !letters.isEmpty else { return nil }
