@@ -194,41 +194,54 @@ enum ModelDecoder {
         let offsetsByStretch = stretches.map { stretch in
             knownModules.map { Int((position(Double($0.module) + 0.5, start: 0, module: 1, stretch: stretch) * Double(perModule)).rounded()) }
         }
-        var grid: [Double] = []
+        // Samples as Float about the line's mean (exact enough for a correlation, and eight
+        // starts a step in SIMD: a quarter of the time of one Double start at a time).
+        let lineMean = line.reduce(0, +) / max(1, width)
+        var grid: [Float] = [], squares: [Float] = []
+        let weights = centred.map { Float($0) }
+        let lanes = 8
         line.withUnsafeBufferPointer { line in
-            centred.withUnsafeBufferPointer { centred in
-                var module = smallest
-                while module <= largest {
-                    let step = module / Double(perModule)
-                    let count = Int((width - 1) / step) + 1
-                    grid.removeAll(keepingCapacity: true)
-                    for k in 0..<count { grid.append(sample(line, at: Double(k) * step)) }
-                    let first = quietModules * perModule
-                    let last = Int((width - Double(BarPatterns.moduleCount + quietModules) * module - 1) / step)
-                    grid.withUnsafeBufferPointer { grid in
-                        for (stretchIndex, stretch) in stretches.enumerated() {
-                            let offsets = offsetsByStretch[stretchIndex]
-                            guard first <= last, first + offsets.min()! >= 0, last + offsets.max()! < count else { continue }
-                            offsets.withUnsafeBufferPointer { offsets in
-                                for k in first...last {
-                                    // The template's values sum to 0: the line's mean drops out of the dot product.
-                                    var sum = 0.0, squares = 0.0, dot = 0.0
-                                    for i in 0..<offsets.count {
-                                        let v = grid[k + offsets[i]]
-                                        sum += v; squares += v * v; dot += v * centred[i]
-                                    }
-                                    let variance = squares - sum * sum / n
-                                    if variance > 1e-9 {
-                                        let score = dot / (variance.squareRoot() * normT)
-                                        if score >= minimumShape { found.append((Double(k) * step, module, stretch, score)) }
-                                    }
+            var module = smallest
+            while module <= largest {
+                let step = module / Double(perModule)
+                let count = Int((width - 1) / step) + 1
+                grid.removeAll(keepingCapacity: true)
+                for k in 0..<count { grid.append(Float(sample(line, at: Double(k) * step) - lineMean)) }
+                // Loads of a last partial group of starts stay inside the arrays.
+                grid.append(contentsOf: repeatElement(0, count: lanes))
+                squares.removeAll(keepingCapacity: true)
+                squares.append(contentsOf: grid.lazy.map { $0 * $0 })
+                let first = quietModules * perModule
+                let last = Int((width - Double(BarPatterns.moduleCount + quietModules) * module - 1) / step)
+                for (stretchIndex, stretch) in stretches.enumerated() {
+                    let offsets = offsetsByStretch[stretchIndex]
+                    guard first <= last, first + offsets.min()! >= 0, last + offsets.max()! < count else { continue }
+                    grid.withUnsafeBytes { grid in
+                        squares.withUnsafeBytes { squares in
+                            var k = first
+                            while k <= last {
+                                var sum = SIMD8<Float>(), squareSum = SIMD8<Float>(), dot = SIMD8<Float>()
+                                for (offset, weight) in zip(offsets, weights) {
+                                    let at = (k + offset) * MemoryLayout<Float>.stride
+                                    let v = grid.loadUnaligned(fromByteOffset: at, as: SIMD8<Float>.self)
+                                    sum += v
+                                    squareSum += squares.loadUnaligned(fromByteOffset: at, as: SIMD8<Float>.self)
+                                    dot += v * weight
                                 }
+                                for lane in 0..<min(lanes, last - k + 1) {
+                                    // The template's values sum to 0: the line's mean drops out of the dot product.
+                                    let variance = Double(squareSum[lane]) - Double(sum[lane]) * Double(sum[lane]) / n
+                                    guard variance > 1e-6 else { continue }
+                                    let score = Double(dot[lane]) / (variance.squareRoot() * normT)
+                                    if score >= minimumShape { found.append((Double(k + lane) * step, module, stretch, score)) }
+                                }
+                                k += lanes
                             }
                         }
                     }
-                    // The refinement reaches ±1.5%: 2% steps miss nothing.
-                    module *= 1.02
                 }
+                // The refinement reaches ±1.5%: 2% steps miss nothing.
+                module *= 1.02
             }
         }
         found.sort { $0.score > $1.score }
