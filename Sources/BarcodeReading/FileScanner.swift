@@ -325,13 +325,18 @@ struct AttemptLog {
         if effort == .thorough { variants += [("level, coarser", width * 0.6, false), ("level, finer", width * 1.6, false)] }
         var readIn = [Set<String>](repeating: [], count: regions.count)
         var addOnLooks: [String: (region: CandidateRegion, outputWidth: Double)] = [:]
+        // A region's crop at one width, made once for its plain and sharpened scans.
+        var crops: [Int: (width: Double, crop: RegionReading.Crop?)] = [:]
         for (round, variant) in variants.enumerated() {
             if round > 0, reportable() { break }
             for (number, region) in regions.enumerated() {
                 if agreement.sightings.contains(where: { readIn[number].contains($0.detection.identity) && $0.isConfirmed }) {
                     continue
                 }
-                guard let crop = RegionReading.crop(region, from: full, outputWidth: variant.width) else { continue }
+                if crops[number]?.width != variant.width {
+                    crops[number] = (variant.width, RegionReading.crop(region, from: full, outputWidth: variant.width))
+                }
+                guard let crop = crops[number]?.crop else { continue }
                 let image = variant.sharpen ? crop.image.sharpened(radius: 2, amount: 2) : crop.image
                 let label = "region \(number + firstNumber), \(variant.label)"
                 // Symbols that fail validation are not kept: in a crop of bars an add-on
