@@ -231,7 +231,9 @@ enum ModelDecoder {
                                 for lane in 0..<min(lanes, last - k + 1) {
                                     // The template's values sum to 0: the line's mean drops out of the dot product.
                                     let variance = Double(squareSum[lane]) - Double(sum[lane]) * Double(sum[lane]) / n
-                                    guard variance > 1e-6 else { continue }
+                                    // Flat (under 1 gray level of spread): no bars, and Float's
+                                    // rounding would make a score of nothing.
+                                    guard variance > n else { continue }
                                     let score = Double(dot[lane]) / (variance.squareRoot() * normT)
                                     if score >= minimumShape { found.append((Double(k + lane) * step, module, stretch, score)) }
                                 }

@@ -11,33 +11,50 @@ extension AttemptLog {
     mutating func runModel(on regions: [CandidateRegion], scale: Int, crop: (CandidateRegion) -> RegionReading.Crop?) -> Bool {
         for region in regions {
             guard let crop = crop(region) else { continue }
-            // A patch covers the bars that stayed sharp and coherent: a soft code's patch can
-            // be half the code, and a code with its add-on is one patch of up to 1.7 codes
-            // (95 modules, a gap, 47, and a cell of margin each end): at 0.6 the codes of
-            // such patches fell outside the widths tried.
-            let patch = region.length / crop.mapping.step
-            switch ModelDecoder.read(crop.image, codeWidth: patch * 0.45...patch * 2 + 24) {
-            case .read(let text, _):
-                let upc = text.hasPrefix("0")
-                var detection = Detection(symbology: upc ? .upcA : .ean13, text: upc ? String(text.dropFirst()) : text,
-                                          quality: Agreement.confirmingQuality,
-                                          bounds: crop.mapping.apply(BoundingBox(x: 0, y: 0, width: crop.image.width,
-                                                                                 height: crop.image.height)).scaled(by: scale))
-                detection.readBothWays = true
-                if detection.isValid {
-                    agreement.record(detection, attempt: Agreement.modelFitAttempt)
-                } else {
-                    modelRefusals += 1
-                }
-            case .refused:
-                modelRefusals += 1
-            case .nothing:
-                break
+            switch ModelDecoder.read(crop, of: region, scale: scale) {
+            case .code(let detection): agreement.record(detection, attempt: Agreement.modelFitAttempt)
+            case .refused: modelRefusals += 1
+            case .nothing: break
             }
         }
         let found = reportable()
         if found, successfulAttempt == nil { successfulAttempt = Agreement.modelFitAttempt }
         return found
+    }
+}
+
+extension ModelDecoder {
+    /// What the model made of a region's upright crop.
+    enum RegionOutcome {
+        /// A valid EAN-13/UPC-A, at the crop's place (file pixels), with bands agreeing as its scan lines.
+        case code(Detection)
+        /// Fitted but not read: bands disagreeing, a digit or the check digit in doubt.
+        case refused
+        case nothing
+    }
+
+    /// `region`'s crop read by the model. `scale`: file pixels per pixel of the image the
+    /// region was found in.
+    static func read(_ crop: RegionReading.Crop, of region: CandidateRegion, scale: Int) -> RegionOutcome {
+        // A patch covers the bars that stayed sharp and coherent: a soft code's patch can
+        // be half the code, and a code with its add-on is one patch of up to 1.7 codes
+        // (95 modules, a gap, 47, and a cell of margin each end): at 0.6 the codes of
+        // such patches fell outside the widths tried.
+        let patch = region.length / crop.mapping.step
+        switch read(crop.image, codeWidth: patch * 0.45...patch * 2 + 24) {
+        case .read(let text, _):
+            let upc = text.hasPrefix("0")
+            var detection = Detection(symbology: upc ? .upcA : .ean13, text: upc ? String(text.dropFirst()) : text,
+                                      quality: Agreement.confirmingQuality,
+                                      bounds: crop.mapping.apply(BoundingBox(x: 0, y: 0, width: crop.image.width,
+                                                                             height: crop.image.height)).scaled(by: scale))
+            detection.readBothWays = true
+            return detection.isValid ? .code(detection) : .refused
+        case .refused:
+            return .refused
+        case .nothing:
+            return .nothing
+        }
     }
 }
 
