@@ -199,15 +199,17 @@ import TestSupport
     }
 
     /// A webcam seldom focuses on the book: a soft code (σ ≈ 0.75 module, past zbar's edges)
-    /// is read by the model while nothing else is confirmed, as `FileScanner`'s last resort.
-    @Test func aSoftCodeInAWebcamFrameIsReadByTheModel() throws {
+    /// is read by the model while nothing else is confirmed, as `FileScanner`'s last resort,
+    /// in an HD frame (scanned at half size first) as in a 640×480 one (scanned whole).
+    @Test(arguments: [(1280, 720), (640, 480)])
+    func aSoftCodeInAWebcamFrameIsReadByTheModel(width: Int, height: Int) throws {
         let code = generatedISBN(41)
         let module = 2.5
         let sharp = EAN13Rendering.image(code.digits, module: module, phase: 0.3, barHeight: Int(50 * module))
         let soft = ModelDecoderTests.blurred(sharp, sigma: 0.75 * module, seed: 5).skewed(degrees: 10)
-        var image = Self.scene(code.digits, module: 1, degrees: 0, width: 1280, height: 720, cx: -5000, cy: -5000)
+        var image = Self.scene(code.digits, module: 1, degrees: 0, width: width, height: height, cx: -5000, cy: -5000)
         var pixels = image.pixels
-        let x0 = 620 - soft.width / 2, y0 = 380 - soft.height / 2
+        let x0 = width / 2 - soft.width / 2, y0 = height / 2 - soft.height / 2
         for y in 0..<soft.height { for x in 0..<soft.width { pixels[(y0 + y) * image.width + x0 + x] = soft[x, y] } }
         image = GrayImage(width: image.width, height: image.height, pixels: pixels)
         let reading = try Self.withFile(image) { try LiveFrameReader().read(fileAt: $0) }
