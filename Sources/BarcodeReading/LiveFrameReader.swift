@@ -95,7 +95,8 @@ public final class LiveFrameReader {
         let regions = RegionFinder.find(in: full, limit: LiveFrameReader.maximumPlaces + log.agreement.verdict.codes.count)
         for (number, place) in log.places(in: full, regions: regions).enumerated() {
             guard let crop = full.cropped(to: place) else { continue }
-            log.scan(crop, scale: 1, label: "place \(number + 1)", density: 2, origin: (place.x, place.y))
+            // The crop starts inside the frame: a place reaching past its edge would shift every box read there.
+            log.scan(crop, scale: 1, label: "place \(number + 1)", density: 2, origin: (max(0, place.x), max(0, place.y)))
         }
         // A code turned well off the axes (a book held at a slant): zbar's rows and columns
         // cross its bars too slantwise, so its patch is read upright, as `FileScanner` reads

@@ -198,6 +198,20 @@ import TestSupport
         #expect(reading.passes.contains("turned place 1"), "\(reading.passes)")
     }
 
+    /// A code too fine for the half-size pass, by the frame's left edge, is read in its place
+    /// at full size: its box where the code is (the place reached past the edge, and boxes
+    /// read there were shifted by that much: the pixel check then looked beside the code).
+    @Test func aWebcamCodeByTheFramesEdgeKeepsItsPlace() throws {
+        let code = generatedISBN(43)
+        let image = Self.scene(code.digits, module: 1.5, degrees: 0, width: 1280, height: 720, cx: 95, cy: 400)
+        let reading = try Self.withFile(image) { try LiveFrameReader().read(fileAt: $0) }
+        let read = try #require(reading.codes.first, "\(reading.passes)")
+        #expect(read.text == code.digits)
+        #expect(reading.passes.contains("place 1"), "\(reading.passes)")
+        let centreX = read.bounds.x + read.bounds.width / 2, centreY = read.bounds.y + read.bounds.height / 2
+        #expect(abs(centreX - 95) <= 15 && abs(centreY - 400) <= 15, "\(read.bounds)")
+    }
+
     /// A webcam seldom focuses on the book: a soft code (σ ≈ 0.75 module, past zbar's edges)
     /// is read by the model while nothing else is confirmed, as `FileScanner`'s last resort,
     /// in an HD frame (scanned at half size first) as in a 640×480 one (scanned whole).
