@@ -48,7 +48,7 @@ struct RegionReading {
         let x1 = min(full.width, Int(corners.map(\.x).max()!) + 2 * factor)
         let y1 = min(full.height, Int(corners.map(\.y).max()!) + 2 * factor)
         guard x1 - x0 >= 2 * factor, y1 - y0 >= 2 * factor,
-              let surroundings = full.cropped(to: BoundingBox(x: x0, y: y0, width: x1 - x0, height: y1 - y0))
+              let surroundings = full.cropped(to: BoundingBox(x: x0, y: y0, width: x1 - x0, height: y1 - y0))?.image
         else { return nil }
         var reduced = surroundings.downscaled(by: 2)
         if factor == 4 { reduced = reduced.downscaled(by: 2) }

@@ -385,8 +385,8 @@ struct AttemptLog {
         for sighting in doubtful {
             let whole = sighting.detection.bounds.grownToHoldCode(minimumReach: Agreement.secondLookReach * scale)
             let region = BoundingBox(x: whole.x / scale, y: whole.y / scale, width: whole.width / scale, height: whole.height / scale)
-            guard let crop = image.cropped(to: region) else { continue }
-            let origin = (x: max(0, region.x) * scale, y: max(0, region.y) * scale)
+            guard let (crop, x, y) = image.cropped(to: region) else { continue }
+            let origin = (x: x * scale, y: y * scale)
             let index = agreement.sightings.firstIndex { $0.detection.identity == sighting.detection.identity }
             // (label, image, its size relative to the crop as up/down factors)
             var variants: [(String, () -> GrayImage, up: Int, down: Int, sharpened: Bool)] = [

@@ -65,10 +65,12 @@ extension GrayImage {
 }
 
 extension GrayImage {
-    /// The pixels inside `box`, clipped to the image; nil when nothing is left.
-    func cropped(to box: BoundingBox) -> GrayImage? {
+    /// The pixels inside `box`, clipped to the image, and where they start in it (what is
+    /// read in the crop maps back by that, not by `box`, which may reach past the edge);
+    /// nil when nothing is left.
+    func cropped(to box: BoundingBox) -> (image: GrayImage, x: Int, y: Int)? {
         let crop = cropped(x: box.x, y: box.y, width: box.width, height: box.height)
-        return crop.width > 0 && crop.height > 0 ? crop : nil
+        return crop.width > 0 && crop.height > 0 ? (crop, max(0, box.x), max(0, box.y)) : nil
     }
 
     /// Twice the size, bilinear: thin bars (under ~2 px per module) get edges zbar can place.

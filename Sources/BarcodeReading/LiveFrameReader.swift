@@ -76,13 +76,8 @@ public final class LiveFrameReader {
         let full = loaded.image
         guard coarseFirst, max(full.width, full.height) >= Self.coarseMinimumLongSide else {
             log.readWhole(full)
-            if coarseFirst, log.agreement.verdict.codes.isEmpty {
-                let patches = FileScanner.patches(in: full)
-                log.readTurned(patches.filter(\.isTurnedOffAxes), in: full)
-                if log.agreement.verdict.codes.isEmpty {
-                    log.readByModel(patches.prefix(Self.maximumModelPlaces), in: full)
-                }
-                if !log.settled { log.confirm(in: full) }
+            if coarseFirst, log.readPatchesWhileUnread(FileScanner.patches(in: full), in: full), !log.settled {
+                log.confirm(in: full)
             }
             return checked(&log, against: full)
         }
@@ -94,21 +89,10 @@ public final class LiveFrameReader {
         // fine for the half size).
         let regions = RegionFinder.find(in: full, limit: LiveFrameReader.maximumPlaces + log.agreement.verdict.codes.count)
         for (number, place) in log.places(in: full, regions: regions).enumerated() {
-            guard let crop = full.cropped(to: place) else { continue }
-            // The crop starts inside the frame: a place reaching past its edge would shift every box read there.
-            log.scan(crop, scale: 1, label: "place \(number + 1)", density: 2, origin: (max(0, place.x), max(0, place.y)))
+            guard let (crop, x, y) = full.cropped(to: place) else { continue }
+            log.scan(crop, scale: 1, label: "place \(number + 1)", density: 2, origin: (x, y))
         }
-        // A code turned well off the axes (a book held at a slant): zbar's rows and columns
-        // cross its bars too slantwise, so its patch is read upright, as `FileScanner` reads
-        // a small photo's. Only while nothing is confirmed: ~1 ms a crop.
-        if log.agreement.verdict.codes.isEmpty {
-            log.readTurned(regions.filter(\.isTurnedOffAxes), in: full)
-        }
-        // A soft code (a webcam's focus is seldom on the book) that zbar's edges miss, fitted
-        // to the pixels by `ModelDecoder`, as `FileScanner`'s last resort: still nothing confirmed.
-        if log.agreement.verdict.codes.isEmpty {
-            log.readByModel(regions.prefix(LiveFrameReader.maximumModelPlaces), in: full)
-        }
+        _ = log.readPatchesWhileUnread(regions, in: full)
         if !log.settled { log.confirm(in: full) }
         return checked(&log, against: full)
     }
@@ -141,6 +125,18 @@ private struct LiveAttempts {
     var settled: Bool {
         let verdict = agreement.verdict
         return !verdict.codes.isEmpty && verdict.unconfirmed == 0 && verdict.ambiguities == 0
+    }
+
+    /// While nothing is confirmed: the patches of codes turned well off the axes (a book held
+    /// at a slant: zbar's rows and columns cross its bars too slantwise) read upright, as
+    /// `FileScanner` reads a small photo's (~1 ms a crop); then, still nothing, a soft code
+    /// (a webcam's focus is seldom on the book) fitted by `ModelDecoder` on the strongest
+    /// patches, as `FileScanner`'s last resort. True when it ran.
+    mutating func readPatchesWhileUnread(_ patches: [CandidateRegion], in full: GrayImage) -> Bool {
+        guard agreement.verdict.codes.isEmpty else { return false }
+        readTurned(patches.filter(\.isTurnedOffAxes), in: full)
+        if agreement.verdict.codes.isEmpty { readByModel(patches.prefix(LiveFrameReader.maximumModelPlaces), in: full) }
+        return true
     }
 
     /// Each region cropped upright from the frame and scanned along its rows (plain: a
@@ -230,8 +226,8 @@ private struct LiveAttempts {
         if reader.density != 1 { try? reader.setDensity(1) }
         for sighting in places {
             let region = sighting.detection.bounds.grownToHoldCode(minimumReach: Agreement.secondLookReach)
-            guard let crop = image.cropped(to: region) else { continue }
-            let origin = (x: max(0, region.x), y: max(0, region.y))
+            guard let (crop, x, y) = image.cropped(to: region) else { continue }
+            let origin = (x: x, y: y)
             for (label, variant, up) in [("confirming crop", crop, 1), ("confirming crop doubled", crop.upscaled2x(), 2)] {
                 passes.append(label)
                 for detection in reader.scan(variant, refusingShadows: &shadowsRefused) where detection.isValid {
