@@ -49,8 +49,12 @@ struct Agreement {
     private(set) var contradicted: Set<String> = []
     /// Codes already checked against the pixels, by identity.
     var checked: Set<String> = []
+    /// Codes whose confirmation no longer counts (read only across bars turned well off the
+    /// axes, which the pixel check could not find and an upright read did not repeat): unconfirmed.
+    private(set) var doubted: Set<String> = []
 
     mutating func refuse(_ identity: String) { contradicted.insert(identity) }
+    mutating func doubt(_ identity: String) { doubted.insert(identity) }
 
     /// Adds one attempt's valid main codes (add-ons travel with them).
     /// `sharpened`: the attempt scanned a sharpened copy (its lines alone do not confirm).
@@ -123,6 +127,11 @@ struct Agreement {
         for index in sightings.indices where contradicted.contains(sightings[index].detection.identity) {
             dropped.insert(index)
             verdict.contradicted += 1
+        }
+        // A code whose confirmation was doubted stands against no other read of its place.
+        for index in sightings.indices where !dropped.contains(index) && doubted.contains(sightings[index].detection.identity) {
+            dropped.insert(index)
+            verdict.unconfirmed += 1
         }
         // Then contradictions: different codes of one kind at one place.
         var ambiguous = Set<Int>()

@@ -76,10 +76,12 @@ public final class LiveFrameReader {
         let full = loaded.image
         guard coarseFirst, max(full.width, full.height) >= Self.coarseMinimumLongSide else {
             log.readWhole(full)
-            if coarseFirst, log.readPatchesWhileUnread(FileScanner.patches(in: full), in: full), !log.settled {
+            guard coarseFirst else { return checked(&log, against: full, regions: []) }
+            let patches = FileScanner.patches(in: full)
+            if log.readPatchesWhileUnread(patches, in: full), !log.settled {
                 log.confirm(in: full)
             }
-            return checked(&log, against: full)
+            return checked(&log, against: full, regions: patches)
         }
         // Every other line of the half size: a quarter of the full frame's cost, and a
         // webcam code there is still crossed by many lines at ≥ 1 px per module.
@@ -94,24 +96,28 @@ public final class LiveFrameReader {
         }
         _ = log.readPatchesWhileUnread(regions, in: full)
         if !log.settled { log.confirm(in: full) }
-        return checked(&log, against: full)
+        return checked(&log, against: full, regions: regions)
     }
 
     /// The frame's reading once the codes it would report are checked against its pixels
-    /// (but for those a recent frame bore out).
-    private func checked(_ log: inout LiveAttempts, against image: GrayImage) -> Reading {
+    /// (but for those a recent frame bore out), and those the pixel check could not find
+    /// on bars turned well off the axes read once more upright (`regions`: the frame's patches).
+    private func checked(_ log: inout LiveAttempts, against image: GrayImage, regions: [CandidateRegion]) -> Reading {
+        let trusted = Set(borneOut)
         log.agreement.checked.formUnion(borneOut)
-        for identity in log.agreement.checkAgainstPixels(image) {
+        let bornOutNow = log.agreement.checkAgainstPixels(image)
+        for identity in bornOutNow {
             borneOut.removeAll { $0 == identity }
             borneOut.append(identity)
         }
+        log.readUprightWhereUnchecked(regions, in: image, trusted: trusted.union(bornOutNow))
         if borneOut.count > Self.borneOutMemory { borneOut.removeFirst(borneOut.count - Self.borneOutMemory) }
         return log.reading
     }
 }
 
 /// One frame's passes and what they read, in the full frame's pixel coordinates.
-private struct LiveAttempts {
+struct LiveAttempts {
     let reader: BarcodeReader
     var agreement = Agreement()
     var rejected: [Detection] = []
@@ -139,12 +145,34 @@ private struct LiveAttempts {
         return true
     }
 
+    /// zbar's rows cross bars turned 15–75° off the axes slantwise, each line a stretched
+    /// cut of the code, and on a soft code can repeat one misread on many lines (a trap
+    /// turned ~50°, 1 of 1,260 webcam-size traps, read alike by 8 lines of a place's crop).
+    /// A code read only so, which the pixel check could not find, counts only if the patch
+    /// cropped upright reads it too.
+    mutating func readUprightWhereUnchecked(_ regions: [CandidateRegion], in full: GrayImage, trusted: Set<String>) {
+        for code in agreement.verdict.codes where !trusted.contains(code.identity) {
+            guard let sighting = agreement.sightings.first(where: { $0.detection.identity == code.identity }),
+                  !sighting.attempts.contains(where: Self.readsUpright) else { continue }
+            let (x, y) = (Double(code.bounds.x) + Double(code.bounds.width) / 2, Double(code.bounds.y) + Double(code.bounds.height) / 2)
+            guard let region = regions.first(where: { $0.isTurnedOffAxes && $0.holds(x: x, y: y) }) else { continue }
+            readTurned([region], in: full, label: "upright check")
+            let repeated = agreement.sightings.first { $0.detection.identity == code.identity }?.attempts.contains("upright check") ?? false
+            if !repeated { agreement.doubt(code.identity) }
+        }
+    }
+
+    /// Attempts that read a code along its own bars' direction: a patch turned upright, or the model fitted to it.
+    static func readsUpright(_ attempt: String) -> Bool {
+        attempt.hasPrefix("turned place") || attempt == "upright check" || attempt == Agreement.modelFitAttempt
+    }
+
     /// Each region cropped upright from the frame and scanned along its rows (plain: a
     /// live frame has no time for sharpened copies).
-    mutating func readTurned(_ regions: [CandidateRegion], in full: GrayImage) {
+    mutating func readTurned(_ regions: [CandidateRegion], in full: GrayImage, label given: String? = nil) {
         for (number, region) in regions.prefix(LiveFrameReader.maximumPlaces).enumerated() {
             guard let crop = RegionReading.crop(region, from: full, outputWidth: RegionReading.cropWidth) else { continue }
-            let label = "turned place \(number + 1)"
+            let label = given ?? "turned place \(number + 1)"
             passes.append(label)
             for var detection in reader.scanRows(crop.image, refusingShadows: &shadowsRefused) where detection.isValid {
                 detection.bounds = crop.mapping.apply(detection.bounds)

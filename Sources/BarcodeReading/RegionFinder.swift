@@ -25,14 +25,19 @@ struct CandidateRegion: Sendable, Hashable {
                         length: length * factor, height: height * factor, cells: cells, score: score)
     }
 
+    /// Whether the point lies inside the region's turned box.
+    func holds(x: Double, y: Double) -> Bool {
+        let dx = x - centreX, dy = y - centreY
+        let u = dx * cos(angle) + dy * sin(angle), v = -dx * sin(angle) + dy * cos(angle)
+        return abs(u) <= length / 2 && abs(v) <= height / 2
+    }
+
     /// Whether reading this region has read `other` too: `other`'s centre lies inside this
     /// region's turned box, and this one is about as long across the bars. A shorter one
     /// (a piece of a large code whose middle bars kept their edges) gave a crop too narrow
     /// for the whole code.
     func covers(_ other: CandidateRegion) -> Bool {
-        let dx = other.centreX - centreX, dy = other.centreY - centreY
-        let u = dx * cos(angle) + dy * sin(angle), v = -dx * sin(angle) + dy * cos(angle)
-        return abs(u) <= length / 2 && abs(v) <= height / 2 && length >= other.length * 0.6
+        holds(x: other.centreX, y: other.centreY) && length >= other.length * 0.6
     }
 }
 

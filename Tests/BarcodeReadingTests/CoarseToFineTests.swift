@@ -212,6 +212,36 @@ import TestSupport
         #expect(abs(centreX - 95) <= 15 && abs(centreY - 400) <= 15, "\(read.bounds)")
     }
 
+    /// zbar's rows cross bars turned well off the axes slantwise and, on a soft code, can
+    /// repeat one misread on many lines (a trap turned ~50°: 8 lines of a place's crop alike).
+    /// Such a read, which the pixel check cannot find, counts only if the patch read upright
+    /// repeats it: here a misread recorded over a turned code is doubted, the code the
+    /// upright read finds stands, and a code the upright read repeats keeps its confirmation.
+    @Test func aReadAcrossTurnedBarsCountsOnlyIfItsPatchReadUprightRepeatsIt() throws {
+        let code = generatedISBN(47), misread = generatedISBN(1047)
+        let image = Self.scene(code.digits, module: 2.5, degrees: 50, width: 1280, height: 720, cx: 640, cy: 360)
+        let regions = RegionFinder.find(in: image)
+        #expect(regions.first?.isTurnedOffAxes == true, "\(regions)")
+        let box = BoundingBox(x: 610, y: 330, width: 60, height: 60)
+        func attempts(recording text: String) throws -> LiveAttempts {
+            var attempts = LiveAttempts(reader: try BarcodeReader(density: 2))
+            attempts.agreement.record(Detection(symbology: .ean13, text: text, quality: 8, bounds: box), attempt: "place 1")
+            #expect(attempts.agreement.verdict.codes.map(\.text) == [text])
+            return attempts
+        }
+        var misreadAttempts = try attempts(recording: misread.digits)
+        misreadAttempts.readUprightWhereUnchecked(regions, in: image, trusted: [])
+        #expect(misreadAttempts.agreement.verdict.codes.map(\.text) == [code.digits], "\(misreadAttempts.passes)")
+        #expect(misreadAttempts.agreement.verdict.unconfirmed == 1)
+        var codeAttempts = try attempts(recording: code.digits)
+        codeAttempts.readUprightWhereUnchecked(regions, in: image, trusted: [])
+        #expect(codeAttempts.agreement.verdict.codes.map(\.text) == [code.digits])
+        // A code the pixels bore out (here, or in a recent frame) needs no upright read.
+        var trustedAttempts = try attempts(recording: misread.digits)
+        trustedAttempts.readUprightWhereUnchecked(regions, in: image, trusted: ["EAN-13:" + misread.digits])
+        #expect(trustedAttempts.passes.isEmpty)
+    }
+
     /// A webcam seldom focuses on the book: a soft code (σ ≈ 0.75 module, past zbar's edges)
     /// is read by the model while nothing else is confirmed, as `FileScanner`'s last resort,
     /// in an HD frame (scanned at half size first) as in a 640×480 one (scanned whole).
