@@ -71,14 +71,14 @@ while let value = takeOption("--set") {
 if let value = takeOption("--deadline-ms"), let milliseconds = Int(value) { options.deadlineMilliseconds = milliseconds }
 if let value = takeOption("--psm"), let mode = Int(value) { options.pageSegmentationMode = mode }
 if arguments.contains("--no-strips") { options.readsStrips = false; arguments.removeAll { $0 == "--no-strips" } }
-// --strip-variants 11:32:64,6:40:110:o,11:64:110:s (o: the opposite polarity, s: Sauvola binarised here)
+// --strip-variants 11:32:64,6:40:110:o,11:64:110:s (o: the opposite polarity, s: Sauvola binarised here, n: contrast normalised here)
 if let value = takeOption("--strip-variants") {
     options.stripVariants = value.split(separator: ",").compactMap { item in
         let parts = item.split(separator: ":")
         let numbers = parts.compactMap { Int($0) }
         return numbers.count == 3 ? StripVariant(pageSegmentationMode: numbers[0], across: numbers[1]...numbers[2],
                                                  opposite: parts.contains("o"),
-                                                 binarization: parts.contains("s") ? .sauvola : .tesseract) : nil
+                                                 binarization: parts.contains("s") ? .sauvola : parts.contains("n") ? .normalized : .tesseract) : nil
     }
 }
 if let value = takeOption("--strip-weight"), let weight = Double(value) { options.stripScoreWeight = weight }

@@ -209,6 +209,11 @@ public enum SpineStrips {
             turned = turned.sauvolaBinarized(radius: max(7, turned.height / 2))
                 .clearingInkAlongTopAndBottom(longerThan: turned.height * 3 / 2)
         }
+        if binarization == .normalized {
+            // A window a third of the strip wide: a letter and the spine around it. Flat parts
+            // (deviation under 24) are not blown up into a texture Tesseract takes for letters.
+            turned = turned.contrastNormalized(radius: max(7, turned.height / 3), minimumDeviation: 24)
+        }
         return turned.padded(by: 10, value: 255)
     }
 

@@ -28,6 +28,22 @@ import Imaging
         }
     }
 
+    /// After normalising, one threshold (128) splits both grounds' strokes from their ground:
+    /// the right strokes are lighter than the left ground, and are still ink.
+    @Test func contrastNormalizingLetsOneThresholdSplitBothGrounds() {
+        let image = twoGrounds()
+        let normalized = image.contrastNormalized(radius: 15)
+        for (x, y) in [(10, 30), (50, 20), (130, 30), (170, 40)] {
+            #expect(normalized[x, y] < 100, "stroke at \(x),\(y) (gray \(image[x, y])) is \(normalized[x, y])")
+        }
+        for (x, y) in [(4, 30), (55, 25), (124, 30), (165, 35)] {
+            #expect(normalized[x, y] > 150, "ground at \(x),\(y) (gray \(image[x, y])) is \(normalized[x, y])")
+        }
+        // A flat image stays mid-gray: no noise blown up into ink (the deviation floor).
+        let flat = GrayImage(width: 50, height: 20, pixels: (0..<1000).map { UInt8(70 + $0 % 3) })
+        #expect(flat.contrastNormalized(radius: 8).pixels.allSatisfy { abs(Int($0) - 128) < 20 })
+    }
+
     @Test func aFlatImageIsAllPaper() {
         let flat = GrayImage(width: 50, height: 20, pixels: [UInt8](repeating: 70, count: 1000))
         #expect(flat.sauvolaBinarized(radius: 8).pixels.allSatisfy { $0 == 255 })
