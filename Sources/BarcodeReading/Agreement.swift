@@ -82,6 +82,37 @@ struct Agreement {
         }
     }
 
+    /// zbar's rows and columns cross bars turned 15–75° off the axes slantwise, each line a
+    /// stretched cut of the code, and on a soft code can repeat one misread on many lines
+    /// (traps printed with a wrong check digit, turned 50–65°: 8 lines of a webcam place's crop
+    /// alike). A code in such a patch, which the patch read upright (its crop turned level, or
+    /// the model fitted to it) did not read, loses its confirmation. `readUpright`: the turned
+    /// patches whose upright crop was read. (Asking such a code for a read of a copy not
+    /// sharpened as well would refuse the last turned trap `decode` reports, 8 read as 2 by a
+    /// sharpened patch and the sharpened whole image, but lost 4 of 60 hard phone photos.)
+    mutating func doubtReadsAcrossTurnedBars(readUpright regions: [CandidateRegion], trusted: Set<String> = []) {
+        let turned = regions.filter(\.isTurnedOffAxes)
+        guard !turned.isEmpty else { return }
+        // Every confirmed read, not the verdict's codes: an upright read of another code at
+        // the same place makes the two an ambiguity, which the misread must not stay part of.
+        for sighting in sightings where sighting.isConfirmed && !trusted.contains(sighting.detection.identity)
+            && !sighting.attempts.contains(where: Self.readsUpright) {
+            let box = sighting.detection.bounds
+            let x = Double(box.x) + Double(box.width) / 2, y = Double(box.y) + Double(box.height) / 2
+            if turned.contains(where: { $0.holds(x: x, y: y) }) { doubt(sighting.detection.identity) }
+        }
+    }
+
+    /// Attempts that read a code along its own bars: a patch's crop turned level (`FileScanner`'s
+    /// "region N, level…", `LiveFrameReader`'s "turned place N"), or the model fitted to it.
+    static func readsUpright(_ attempt: String) -> Bool {
+        attempt == modelFitAttempt || attempt.hasPrefix("turned place") || attempt == uprightCheckAttempt
+            || (attempt.hasPrefix("region ") && attempt.contains(", level"))
+    }
+
+    /// The attempt `LiveFrameReader` records its upright look at a doubtful turned code under.
+    static let uprightCheckAttempt = "upright check"
+
     /// Copies made alike but turned a few degrees apart see the same softened bars: they
     /// misread alike (1 for 7, 8 for 2; on traps printed with a wrong check digit, the two
     /// turns of one doubled copy "confirmed" 12 misreads between them), so they count as one attempt.

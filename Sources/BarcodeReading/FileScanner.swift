@@ -136,6 +136,7 @@ public final class FileScanner {
         var sources: [(image: GrayImage, scale: Int)] = [(full, 1)]
         func finish(_ attempts: inout AttemptLog) -> FileScanResult {
             attempts.confirm(using: sources)
+            attempts.agreement.doubtReadsAcrossTurnedBars(readUpright: attempts.regionsReadUpright)
             _ = attempts.reportable()
             return attempts.result(for: loaded)
         }
@@ -291,6 +292,8 @@ struct AttemptLog {
     var shadowsRefused = 0
     /// Patches `ModelDecoder` fitted but would not read (bands disagreeing, unclear digits).
     var modelRefusals = 0
+    /// Patches whose crop turned level was read (`runRegions`).
+    var regionsReadUpright: [CandidateRegion] = []
 
     /// Scans one variant; true once a confirmed, uncontradicted code stands.
     /// `keepRejected: false` for doctored images, where a symbol that fails validation (an
@@ -337,6 +340,7 @@ struct AttemptLog {
                     crops[number] = (variant.width, RegionReading.crop(region, from: full, outputWidth: variant.width))
                 }
                 guard let crop = crops[number]?.crop else { continue }
+                if round == 0 { regionsReadUpright.append(region) }
                 let image = variant.sharpen ? crop.image.sharpened(radius: 2, amount: 2) : crop.image
                 let label = "region \(number + firstNumber), \(variant.label)"
                 // Symbols that fail validation are not kept: in a crop of bars an add-on

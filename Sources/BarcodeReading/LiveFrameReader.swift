@@ -145,26 +145,20 @@ struct LiveAttempts {
         return true
     }
 
-    /// zbar's rows cross bars turned 15–75° off the axes slantwise, each line a stretched
-    /// cut of the code, and on a soft code can repeat one misread on many lines (a trap
-    /// turned ~50°, 1 of 1,260 webcam-size traps, read alike by 8 lines of a place's crop).
-    /// A code read only so, which the pixel check could not find, counts only if the patch
-    /// cropped upright reads it too.
+    /// A code read only across bars turned well off the axes, which the pixel check could
+    /// not bear out, counts only if its patch cropped upright reads it too
+    /// (`Agreement.doubtReadsAcrossTurnedBars`); the patch is read here if it was not yet.
     mutating func readUprightWhereUnchecked(_ regions: [CandidateRegion], in full: GrayImage, trusted: Set<String>) {
+        var looked: [CandidateRegion] = []
         for code in agreement.verdict.codes where !trusted.contains(code.identity) {
             guard let sighting = agreement.sightings.first(where: { $0.detection.identity == code.identity }),
-                  !sighting.attempts.contains(where: Self.readsUpright) else { continue }
+                  !sighting.attempts.contains(where: Agreement.readsUpright) else { continue }
             let (x, y) = (Double(code.bounds.x) + Double(code.bounds.width) / 2, Double(code.bounds.y) + Double(code.bounds.height) / 2)
-            guard let region = regions.first(where: { $0.isTurnedOffAxes && $0.holds(x: x, y: y) }) else { continue }
-            readTurned([region], in: full, label: "upright check")
-            let repeated = agreement.sightings.first { $0.detection.identity == code.identity }?.attempts.contains("upright check") ?? false
-            if !repeated { agreement.doubt(code.identity) }
+            guard let region = regions.first(where: { $0.isTurnedOffAxes && $0.holds(x: x, y: y) }), !looked.contains(region) else { continue }
+            readTurned([region], in: full, label: Agreement.uprightCheckAttempt)
+            looked.append(region)
         }
-    }
-
-    /// Attempts that read a code along its own bars' direction: a patch turned upright, or the model fitted to it.
-    static func readsUpright(_ attempt: String) -> Bool {
-        attempt.hasPrefix("turned place") || attempt == "upright check" || attempt == Agreement.modelFitAttempt
+        agreement.doubtReadsAcrossTurnedBars(readUpright: looked, trusted: trusted)
     }
 
     /// Each region cropped upright from the frame and scanned along its rows (plain: a
