@@ -86,6 +86,33 @@ import TestSupport
     /// 7 as 1, the model read the 7): beaten on the mean and on five bands of six is a
     /// contradiction only when the model's own reading disagrees too; on every band it is
     /// one anyway; a digit not beaten on the mean never is, whatever the bands or the model.
+    /// A read confirmed only by sharpened copies and few lines stands only with the pixels on
+    /// its side; better read, or favoured by the pixels, it stands as before.
+    @Test func theWeakestConfirmationNeedsThePixelsOnItsSide() {
+        func sighting(sharpened: Bool, quality: Int) -> Agreement.Sighting {
+            var agreement = Agreement()
+            let detection = Detection(symbology: .ean13, text: "9789911622082", quality: quality,
+                                      bounds: BoundingBox(x: 0, y: 0, width: 100, height: 60))
+            agreement.record(detection, attempt: "contrast stretched and sharpened, density 2", sharpened: sharpened)
+            agreement.record(detection, attempt: "region 1, level, sharpened", sharpened: sharpened)
+            return agreement.sightings[0]
+        }
+        let weak = sighting(sharpened: true, quality: 5)
+        #expect(weak.isConfirmed)
+        #expect(Agreement.outcome(of: .consistent(lead: 0.013), for: weak) == .doubted)
+        #expect(Agreement.outcome(of: .consistent(lead: -0.07), for: weak) == .borneOut)
+        #expect(Agreement.outcome(of: .consistent(lead: 0.013), for: sighting(sharpened: true, quality: 12)) == .borneOut)
+        #expect(Agreement.outcome(of: .consistent(lead: 0.013), for: sighting(sharpened: false, quality: 5)) == .borneOut)
+        #expect(Agreement.outcome(of: .contradicted(digit: 13, lead: 0.2), for: weak) == .refused)
+        #expect(Agreement.outcome(of: .notFound, for: weak) == .noVerdict)
+        // Doubted, it is reported as nothing: counted unconfirmed.
+        var agreement = Agreement()
+        agreement.record(weak.detection, attempt: "a", sharpened: true)
+        agreement.record(weak.detection, attempt: "b", sharpened: true)
+        agreement.doubt(weak.detection.identity)
+        #expect(agreement.verdict.codes.isEmpty && agreement.verdict.unconfirmed == 1)
+    }
+
     @Test func aDigitBeatenOnTheMeanIsContradictedWhenTheModelReadsAnother() {
         let bands = [0.13, 0.15, 0.18, 0.11, 0.14, 0.16]
         #expect(PixelCheck.contradicts(lead: 0.19, bandLeads: bands, bands: 6, modelAgrees: false))
