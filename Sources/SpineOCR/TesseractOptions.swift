@@ -101,10 +101,11 @@ public struct TesseractOptions: Sendable, Hashable {
     public var keepsEveryReading = false
     /// Strips and extra-scale passes not started by the time the photo's passes have used this
     /// many milliseconds of CPU time in all are skipped (0: no limit); the whole-photo turns at
-    /// the working size always run, first. 10 s: on real shelves only the densest photo loses
-    /// strips (none to 23 of 51: a pass's CPU time grows with load too), the slowest photo about
-    /// 11 s CPU; 8 s lost 6 of 93 found spines (load 10).
-    public var budgetMilliseconds = 10_000
+    /// the working size always run, first. 9 s: on a quiet machine the two densest real shelf
+    /// photos (a library wall of call numbers, 47 spines) took 5.0–5.5 s at 10 s, 4.8–4.9 s at
+    /// 9 s, the same spines found (111/199; 8 s too); under load a pass's CPU time grows as
+    /// well, and 8 s once lost 6 of 93 found spines (load 10).
+    public var budgetMilliseconds = 9_000
     /// A strip reading's score is weighted by this when two readings of one place compete.
     public var stripScoreWeight: Double = 1
     /// Tesseract variables set on every engine (name → value), e.g. `thresholding_method`.
