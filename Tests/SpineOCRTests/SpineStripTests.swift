@@ -146,17 +146,24 @@ import Vision
         #expect(!darkColumns.isEmpty && darkColumns.max()! < prepared.width / 4, "\(darkColumns.prefix(5))")
     }
 
+    /// A 100×400 image holding a spine in the box x 30..<66, prepared turned 270° at 40–64 px
+    /// across: in gray (Tesseract's threshold) and by `binarization`, the same size.
+    static func preparedStrips(_ pixels: [UInt8], _ binarization: StripBinarization) -> (gray: GrayImage, other: GrayImage) {
+        let image = GrayImage(width: 100, height: 400, pixels: pixels)
+        let box = Box(x0: 30, y0: 0, x1: 66, y1: 400)
+        let gray = SpineStrips.prepared(image, strip: box, rotation: .clockwise270, across: 40...64)
+        let other = SpineStrips.prepared(image, strip: box, rotation: .clockwise270, across: 40...64, binarization: binarization)
+        #expect(gray.width == other.width && gray.height == other.height)
+        return (gray, other)
+    }
+
     @Test func aSauvolaStripIsBlackAndWhiteWithTheNeighboursEdgeCleared() {
         // A mid-gray spine (x 35..<65) with a dark mark, the next spine's dark side at x 30..<36
         // inside the strip's box: along the turned strip that side is a band the whole length.
         var pixels = [UInt8](repeating: 150, count: 100 * 400)
         for y in 0..<400 { for x in 30..<36 { pixels[y * 100 + x] = 25 } }
         for y in 150..<200 { for x in 45..<55 { pixels[y * 100 + x] = 40 } }
-        let image = GrayImage(width: 100, height: 400, pixels: pixels)
-        let box = Box(x0: 30, y0: 0, x1: 66, y1: 400)
-        let gray = SpineStrips.prepared(image, strip: box, rotation: .clockwise270, across: 40...64)
-        let binary = SpineStrips.prepared(image, strip: box, rotation: .clockwise270, across: 40...64, binarization: .sauvola)
-        #expect(gray.width == binary.width && gray.height == binary.height)
+        let (gray, binary) = Self.preparedStrips(pixels, .sauvola)
         #expect(Set(binary.pixels).isSubset(of: [0, 255]))
         // The gray strip keeps the dark band along one long side; the binarised one has no ink
         // there, but the mark (in the middle of the length) is ink.
@@ -178,11 +185,7 @@ import Vision
         var pixels = [UInt8](repeating: 200, count: 100 * 400)
         for y in 200..<400 { for x in 30..<66 { pixels[y * 100 + x] = 30 } }
         for y in 100..<140 { for x in 44..<52 { pixels[y * 100 + x] = 170 } }
-        let image = GrayImage(width: 100, height: 400, pixels: pixels)
-        let box = Box(x0: 30, y0: 0, x1: 66, y1: 400)
-        let gray = SpineStrips.prepared(image, strip: box, rotation: .clockwise270, across: 40...64)
-        let normalized = SpineStrips.prepared(image, strip: box, rotation: .clockwise270, across: 40...64, binarization: .normalized)
-        #expect(gray.width == normalized.width && gray.height == normalized.height)
+        let (gray, normalized) = Self.preparedStrips(pixels, .normalized)
         // Turned 270°, the strip runs along x: the mark sits 100–140 px from its start, scaled.
         let scale = Double(gray.height - 20) / 36, row = gray.height / 2
         let mark = 10 + Int(120 * scale), ground = 10 + Int(60 * scale)
