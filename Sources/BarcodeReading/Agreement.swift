@@ -27,6 +27,9 @@ struct Agreement {
         var plainQuality: Int
         /// Whether any read had lines running each way (`Detection.readBothWays`).
         var readBothWays: Bool
+        /// Whether an attempt read it along its own bars: a patch's crop turned level, or the
+        /// model fitted to it (not only zbar's rows and columns across the image).
+        var readUpright: Bool
         /// The box around all its reads' boxes: where the pixels are checked when the
         /// strongest read's box (a few lines' worth, from a second look) holds too little.
         var extent: BoundingBox
@@ -58,13 +61,15 @@ struct Agreement {
 
     /// Adds one attempt's valid main codes (add-ons travel with them).
     /// `sharpened`: the attempt scanned a sharpened copy (its lines alone do not confirm).
-    mutating func record(_ detection: Detection, attempt label: String, sharpened: Bool = false) {
+    /// `upright`: it read a patch's crop turned level, or fitted the model there.
+    mutating func record(_ detection: Detection, attempt label: String, sharpened: Bool = false, upright: Bool = false) {
         let attempt = Agreement.family(of: label)
         if let index = sightings.firstIndex(where: { $0.detection.identity == detection.identity }) {
             sightings[index].attempts.insert(attempt)
             sightings[index].quality = max(sightings[index].quality, detection.quality)
             if !sharpened { sightings[index].plainQuality = max(sightings[index].plainQuality, detection.quality) }
             sightings[index].readBothWays = sightings[index].readBothWays || detection.readBothWays
+            sightings[index].readUpright = sightings[index].readUpright || upright
             sightings[index].extent = sightings[index].extent.union(detection.bounds)
             if sightings[index].detection.addOn == nil, detection.addOn != nil {
                 sightings[index].detection.addOn = detection.addOn
@@ -78,7 +83,7 @@ struct Agreement {
         } else {
             sightings.append(Sighting(detection: detection, attempts: [attempt], quality: detection.quality,
                                       plainQuality: sharpened ? 0 : detection.quality,
-                                      readBothWays: detection.readBothWays, extent: detection.bounds))
+                                      readBothWays: detection.readBothWays, readUpright: upright, extent: detection.bounds))
         }
     }
 
@@ -91,23 +96,21 @@ struct Agreement {
     /// sharpened as well would refuse the last turned trap `decode` reports, 8 read as 2 by a
     /// sharpened patch and the sharpened whole image, but lost 4 of 60 hard phone photos.)
     mutating func doubtReadsAcrossTurnedBars(readUpright regions: [CandidateRegion], trusted: Set<String> = []) {
-        let turned = regions.filter(\.isTurnedOffAxes)
-        guard !turned.isEmpty else { return }
-        // Every confirmed read, not the verdict's codes: an upright read of another code at
-        // the same place makes the two an ambiguity, which the misread must not stay part of.
-        for sighting in sightings where sighting.isConfirmed && !trusted.contains(sighting.detection.identity)
-            && !sighting.attempts.contains(where: Self.readsUpright) {
-            let box = sighting.detection.bounds
-            let x = Double(box.x) + Double(box.width) / 2, y = Double(box.y) + Double(box.height) / 2
-            if turned.contains(where: { $0.holds(x: x, y: y) }) { doubt(sighting.detection.identity) }
-        }
+        for (identity, _) in readsAcrossTurnedBars(in: regions, trusted: trusted) { doubt(identity) }
     }
 
-    /// Attempts that read a code along its own bars: a patch's crop turned level (`FileScanner`'s
-    /// "region N, level…", `LiveFrameReader`'s "turned place N"), or the model fitted to it.
-    static func readsUpright(_ attempt: String) -> Bool {
-        attempt == modelFitAttempt || attempt.hasPrefix("turned place") || attempt == uprightCheckAttempt
-            || (attempt.hasPrefix("region ") && attempt.contains(", level"))
+    /// Confirmed reads (not the verdict's codes: an upright read of another code at the same
+    /// place makes the two an ambiguity, which a misread must not stay part of) that no
+    /// attempt read upright, lying in one of `regions` turned off the axes, with that region.
+    func readsAcrossTurnedBars(in regions: [CandidateRegion], trusted: Set<String>) -> [(identity: String, region: CandidateRegion)] {
+        let turned = regions.filter(\.isTurnedOffAxes)
+        guard !turned.isEmpty else { return [] }
+        return sightings.compactMap { sighting in
+            let identity = sighting.detection.identity, box = sighting.detection.bounds
+            guard sighting.isConfirmed, !sighting.readUpright, !trusted.contains(identity),
+                  let region = turned.first(where: { $0.holds(x: Double(box.midX), y: Double(box.midY)) }) else { return nil }
+            return (identity, region)
+        }
     }
 
     /// The attempt `LiveFrameReader` records its upright look at a doubtful turned code under.

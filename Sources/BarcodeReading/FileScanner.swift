@@ -350,7 +350,7 @@ struct AttemptLog {
                         addOnLooks[detection.identity] = addOnLooks[detection.identity] ?? look
                     }
                     detection.bounds = crop.mapping.apply(detection.bounds)
-                    agreement.record(detection, attempt: label, sharpened: variant.sharpen)
+                    agreement.record(detection, attempt: label, sharpened: variant.sharpen, upright: true)
                     readIn[number].insert(detection.identity)
                 }
             }
@@ -371,7 +371,7 @@ struct AttemptLog {
             for var detection in reader.scanRows(crop.image, refusingShadows: &shadowsRefused)
             where detection.isValid && detection.identity == sighting.detection.identity && detection.addOn != nil {
                 detection.bounds = crop.mapping.apply(detection.bounds)
-                agreement.record(detection, attempt: "region, add-on look")
+                agreement.record(detection, attempt: "region, add-on look", upright: true)
             }
         }
     }

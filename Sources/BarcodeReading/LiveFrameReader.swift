@@ -150,11 +150,7 @@ struct LiveAttempts {
     /// (`Agreement.doubtReadsAcrossTurnedBars`); the patch is read here if it was not yet.
     mutating func readUprightWhereUnchecked(_ regions: [CandidateRegion], in full: GrayImage, trusted: Set<String>) {
         var looked: [CandidateRegion] = []
-        for code in agreement.verdict.codes where !trusted.contains(code.identity) {
-            guard let sighting = agreement.sightings.first(where: { $0.detection.identity == code.identity }),
-                  !sighting.attempts.contains(where: Agreement.readsUpright) else { continue }
-            let (x, y) = (Double(code.bounds.x) + Double(code.bounds.width) / 2, Double(code.bounds.y) + Double(code.bounds.height) / 2)
-            guard let region = regions.first(where: { $0.isTurnedOffAxes && $0.holds(x: x, y: y) }), !looked.contains(region) else { continue }
+        for (_, region) in agreement.readsAcrossTurnedBars(in: regions, trusted: trusted) where !looked.contains(region) {
             readTurned([region], in: full, label: Agreement.uprightCheckAttempt)
             looked.append(region)
         }
@@ -170,7 +166,7 @@ struct LiveAttempts {
             passes.append(label)
             for var detection in reader.scanRows(crop.image, refusingShadows: &shadowsRefused) where detection.isValid {
                 detection.bounds = crop.mapping.apply(detection.bounds)
-                agreement.record(detection, attempt: label)
+                agreement.record(detection, attempt: label, upright: true)
             }
         }
     }
@@ -181,7 +177,7 @@ struct LiveAttempts {
             guard let crop = RegionReading.modelCrop(region, from: full) else { continue }
             passes.append("model place \(number + 1)")
             if case .code(let detection) = ModelDecoder.read(crop, of: region, scale: 1) {
-                agreement.record(detection, attempt: Agreement.modelFitAttempt)
+                agreement.record(detection, attempt: Agreement.modelFitAttempt, upright: true)
             }
         }
     }

@@ -12,7 +12,7 @@ extension AttemptLog {
         for region in regions {
             guard let crop = crop(region) else { continue }
             switch ModelDecoder.read(crop, of: region, scale: scale) {
-            case .code(let detection): agreement.record(detection, attempt: Agreement.modelFitAttempt)
+            case .code(let detection): agreement.record(detection, attempt: Agreement.modelFitAttempt, upright: true)
             case .refused: modelRefusals += 1
             case .nothing: break
             }

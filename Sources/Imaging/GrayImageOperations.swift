@@ -38,9 +38,9 @@ extension GrayImage {
     /// max(deviation, minimumDeviation)`. Every part of the image gets the same contrast, so one
     /// global threshold after it splits ink from paper everywhere: a title beside a dark picture
     /// band, which pulls a global threshold its way, reads as well as one on a plain spine.
-    public func contrastNormalized(radius: Int, minimumDeviation: Double = 12, centre: Double = 128, gain: Double = 60) -> GrayImage {
+    public func contrastNormalized(radius: Int, minimumDeviation: Double = 12) -> GrayImage {
         mappedByNeighbourhood(radius: radius) { value, mean, deviation in
-            UInt8(max(0, min(255, centre + gain * (value - mean) / max(deviation, minimumDeviation))))
+            UInt8(max(0, min(255, 128 + 60 * (value - mean) / max(deviation, minimumDeviation))))
         }
     }
 
