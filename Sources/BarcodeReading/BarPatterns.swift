@@ -24,3 +24,72 @@ enum BarPatterns {
         "LGGLLG", "LGGGLL", "LGLGLG", "LGLGGL", "LGGLGL",
     ].map { $0.map { $0 == "G" } }
 }
+
+/// A symbol `ModelDecoder` fits: its layout, and how its digits' parities encode a digit.
+struct ModelSymbol: Sendable {
+    enum Kind: Sendable { case ean13, upcE }
+    let kind: Kind
+    let moduleCount: Int
+    /// Where each encoded digit starts.
+    let digitStarts: [Int]
+    let guards: [(start: Int, modules: [UInt8])]
+    /// Digits before this position are L or G patterns (a space first, a bar last); the rest R.
+    let leftDigits: Int
+    /// The left digits' parity patterns (G = true), one per value the parity encodes.
+    let parityPatterns: [[Bool]]
+    /// Modules of margin that must be paper on each side, past the one next to the bars
+    /// (0: not checked). A short code's margins tell it from part of a longer code's bars.
+    let margin: Int
+    /// The modules whose state every such symbol shares: `ModelDecoder.quietModules` of
+    /// quiet zone each side, the guards, and each digit's first and last module.
+    /// Module index → bar (1) or space (0).
+    let knownModules: [(module: Int, bar: Double)]
+    /// Whether `knownModules` read the same from the symbol's end (an EAN-13's do).
+    let isSymmetric: Bool
+
+    init(kind: Kind, moduleCount: Int, digitStarts: [Int], guards: [(start: Int, modules: [UInt8])], leftDigits: Int,
+         parityPatterns: [[Bool]], margin: Int) {
+        self.kind = kind
+        self.moduleCount = moduleCount
+        self.digitStarts = digitStarts
+        self.guards = guards
+        self.leftDigits = leftDigits
+        self.parityPatterns = parityPatterns
+        self.margin = margin
+        var known: [(Int, Double)] = []
+        for k in 1...ModelDecoder.quietModules { known.append((-k, 0)); known.append((moduleCount - 1 + k, 0)) }
+        for guardPattern in guards {
+            for (offset, bar) in guardPattern.modules.enumerated() { known.append((guardPattern.start + offset, Double(bar))) }
+        }
+        for (index, start) in digitStarts.enumerated() {
+            let left = index < leftDigits
+            known.append((start, left ? 0 : 1))
+            known.append((start + 6, left ? 1 : 0))
+        }
+        knownModules = known.sorted { $0.0 < $1.0 }
+        let mirrored = knownModules.map { (module: moduleCount - 1 - $0.module, bar: $0.bar) }.sorted { $0.module < $1.module }
+        isSymmetric = zip(knownModules, mirrored).allSatisfy { $0.module == $1.module && $0.bar == $1.bar }
+    }
+
+    /// EAN-13 (and UPC-A): the left half's parities give the first digit.
+    static let ean13 = ModelSymbol(kind: .ean13, moduleCount: BarPatterns.moduleCount, digitStarts: BarPatterns.digitStarts,
+                                   guards: BarPatterns.guards, leftDigits: 6, parityPatterns: BarPatterns.parities, margin: 0)
+    /// UPC-E: a start guard (101), six L/G digits and an end guard (010101). The parities give
+    /// the number system and the check digit (value = number system × 10 + check digit).
+    static let upcE = ModelSymbol(kind: .upcE, moduleCount: 51, digitStarts: (0..<6).map { 3 + 7 * $0 },
+                                  guards: [(0, [1, 0, 1]), (45, [0, 1, 0, 1, 0, 1])], leftDigits: 6,
+                                  parityPatterns: upcEParities.map { $0.map { !$0 } } + upcEParities,
+                                  margin: 6)
+
+    /// Number system 1's parities per check digit: an EAN-13's first-digit patterns, except
+    /// for 0 (LLLGGG, not LLLLLL: inverted for number system 0, that would be all G).
+    static let upcEParities: [[Bool]] = [[false, false, false, true, true, true]] + BarPatterns.parities.dropFirst()
+
+    /// The code's digits as printed, from the parity pattern's index and each position's digit.
+    func digits(parity: Int, positions: [Int]) -> [Int] {
+        switch kind {
+        case .ean13: [parity] + positions
+        case .upcE: [parity / 10] + positions + [parity % 10]
+        }
+    }
+}

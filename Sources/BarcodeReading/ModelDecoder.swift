@@ -2,7 +2,7 @@ import BookCodes
 import Foundation
 import Imaging
 
-/// Reads soft EAN-13/UPC-A codes by fitting the symbol's model to the pixels instead of
+/// Reads soft EAN-13/UPC-A (and UPC-E) codes by fitting the symbol's model to the pixels instead of
 /// measuring edges (zbar's way, which a blur of about a module defeats: thin bars and
 /// spaces no longer reach black or white, and their edges move).
 ///
@@ -39,7 +39,7 @@ enum ModelDecoder {
 
     /// One scan line's best reading.
     struct Reading: Equatable {
-        /// The 13 digits of the EAN-13 (a UPC-A with a leading 0).
+        /// The digits as printed: 13 of an EAN-13 (a UPC-A with a leading 0), 8 of a UPC-E.
         var digits: [Int]
         /// Mean correlation of the digits' patterns, and the worst digit's.
         var fit: Double
@@ -58,15 +58,23 @@ enum ModelDecoder {
         var reversed = false
         /// Index into `blurs`.
         var blur = 0
+        var symbol = ModelSymbol.Kind.ean13
+        /// A short code's margins are paper (`ModelSymbol.margin`), not a longer code's bars.
+        var marginsClear = true
 
         var text: String { digits.map(String.init).joined() }
         /// The fit, less a little for a stretch: a straight model is preferred unless bending
         /// it explains the pixels clearly better.
         var score: Double { fit - ModelDecoder.stretchPenalty * abs(stretch) }
-        var checkDigitHolds: Bool { CheckDigit.gs1(digits.prefix(12).map(UInt8.init)) == digits[12] }
+        var checkDigitHolds: Bool {
+            switch symbol {
+            case .ean13: CheckDigit.gs1(digits.prefix(12).map(UInt8.init)) == digits[12]
+            case .upcE: (try? GTIN(validating: text, as: .upcE)) != nil
+            }
+        }
         var isClear: Bool {
             fit >= ModelDecoder.minimumFit && worstDigit >= ModelDecoder.minimumDigitFit && margin >= ModelDecoder.minimumMargin
-                && checkDigitHolds && !contested
+                && checkDigitHolds && !contested && marginsClear
         }
     }
 
@@ -83,15 +91,16 @@ enum ModelDecoder {
     /// found on the mean of all rows; then each of `bands` bands of rows, averaged into one
     /// line, is read there on its own (allowing a little drift).
     /// `codeWidth`: how wide the code may be, in crop pixels, when its patch says so.
-    static func read(_ crop: GrayImage, codeWidth: ClosedRange<Double>? = nil) -> Outcome {
+    static func read(_ crop: GrayImage, codeWidth: ClosedRange<Double>? = nil, symbol: ModelSymbol = .ean13) -> Outcome {
         guard crop.width >= 100, crop.height >= bands else { return .nothing }
         let (lines, mean) = bandLines(crop)
-        let modules = codeWidth.map { $0.lowerBound / Double(BarPatterns.moduleCount)...$0.upperBound / Double(BarPatterns.moduleCount) }
-        guard let whole = bestReading(mean, modules: modules) else { return .nothing }
+        let modules = codeWidth.map { $0.lowerBound / Double(symbol.moduleCount)...$0.upperBound / Double(symbol.moduleCount) }
+        guard let whole = bestReading(mean, modules: modules, symbol: symbol) else { return .nothing }
         var clear: [String: Int] = [:]
         for line in lines {
             let directed = whole.reversed ? Array(line.reversed()) : line
-            guard let reading = refined(directed, start: whole.start, module: whole.module, stretch: whole.stretch, wide: false),
+            guard let reading = refined(directed, start: whole.start, module: whole.module, stretch: whole.stretch, wide: false,
+                                        symbol: symbol),
                   reading.isClear else { continue }
             clear[reading.text, default: 0] += 1
         }
@@ -121,19 +130,30 @@ enum ModelDecoder {
 
     /// The best-fitting reading of one line of darkness values, either way round.
     /// `candidates`: how many of the best places the shared modules fit are refined.
-    static func bestReading(_ line: [Double], modules: ClosedRange<Double>? = nil, candidates: Int = 3) -> Reading? {
+    static func bestReading(_ line: [Double], modules: ClosedRange<Double>? = nil, candidates: Int = 3,
+                            symbol: ModelSymbol = .ean13) -> Reading? {
         var best: Reading?
         let reversedLine = Array(line.reversed())
-        for candidate in coarseCandidates(line, modules: modules, keep: candidates) {
-            // The shared modules read the same either way round: the code's direction is
-            // the one its digits fit.
-            let mirroredStart = Double(line.count) - candidate.start - Double(BarPatterns.moduleCount) * candidate.module
-            for (directed, start, stretch, reversed) in [(line, candidate.start, candidate.stretch, false),
-                                                         (reversedLine, mirroredStart, -candidate.stretch, true)] {
-                if var reading = refined(directed, start: start, module: candidate.module, stretch: stretch), reading.score > best?.score ?? -1 {
-                    reading.reversed = reversed
-                    best = reading
-                }
+        var places: [(line: [Double], start: Double, module: Double, stretch: Double, reversed: Bool)] = []
+        for candidate in coarseCandidates(line, modules: modules, keep: candidates, symbol: symbol) {
+            places.append((line, candidate.start, candidate.module, candidate.stretch, false))
+            // An EAN-13's shared modules read the same either way round: the code's
+            // direction is the one its digits fit. A UPC-E's guards differ: its place is
+            // looked for each way.
+            guard symbol.isSymmetric else { continue }
+            let mirroredStart = Double(line.count) - candidate.start - Double(symbol.moduleCount) * candidate.module
+            places.append((reversedLine, mirroredStart, candidate.module, -candidate.stretch, true))
+        }
+        if !symbol.isSymmetric {
+            for candidate in coarseCandidates(reversedLine, modules: modules, keep: candidates, symbol: symbol) {
+                places.append((reversedLine, candidate.start, candidate.module, candidate.stretch, true))
+            }
+        }
+        for place in places {
+            if var reading = refined(place.line, start: place.start, module: place.module, stretch: place.stretch, symbol: symbol),
+               reading.score > best?.score ?? -1 {
+                reading.reversed = place.reversed
+                best = reading
             }
         }
         return best
@@ -152,33 +172,18 @@ enum ModelDecoder {
     /// code's middle, `stretch` of that wider at its end than at its start (the code's
     /// overall width stays 95 modules).
     @inline(__always)
-    static func position(_ m: Double, start: Double, module: Double, stretch: Double) -> Double {
-        start + module * (m + stretch * (m * m / Double(2 * BarPatterns.moduleCount) - m / 2))
+    static func position(_ m: Double, start: Double, module: Double, stretch: Double,
+                         modules: Int = BarPatterns.moduleCount) -> Double {
+        start + module * (m + stretch * (m * m / Double(2 * modules) - m / 2))
     }
-
-    /// The modules whose state every symbol shares: quiet zones, guards, and each digit's
-    /// first and last module (left digits start with a space and end with a bar, right
-    /// digits the opposite). Module index → bar (1) or space (0).
-    static let knownModules: [(module: Int, bar: Double)] = {
-        var known: [(Int, Double)] = []
-        for k in 1...quietModules { known.append((-k, 0)); known.append((BarPatterns.moduleCount - 1 + k, 0)) }
-        for guardPattern in BarPatterns.guards {
-            for (offset, bar) in guardPattern.modules.enumerated() { known.append((guardPattern.start + offset, Double(bar))) }
-        }
-        for (index, start) in BarPatterns.digitStarts.enumerated() {
-            let leftHalf = index < 6
-            known.append((start, leftHalf ? 0 : 1))
-            known.append((start + 6, leftHalf ? 1 : 0))
-        }
-        return known.sorted { $0.0 < $1.0 }
-    }()
 
     /// Start (left edge of module 0, in line samples) and module width of the positions
     /// where the shared modules fit best, a few distinct ones.
-    static func coarseCandidates(_ line: [Double], modules: ClosedRange<Double>? = nil,
-                                 keep: Int = 3) -> [(start: Double, module: Double, stretch: Double, score: Double)] {
+    static func coarseCandidates(_ line: [Double], modules: ClosedRange<Double>? = nil, keep: Int = 3,
+                                 symbol: ModelSymbol = .ean13) -> [(start: Double, module: Double, stretch: Double, score: Double)] {
+        let knownModules = symbol.knownModules
         let width = Double(line.count)
-        let span = Double(BarPatterns.moduleCount + 2 * quietModules)
+        let span = Double(symbol.moduleCount + 2 * quietModules)
         let smallest = max(1.0, modules?.lowerBound ?? 0), largest = min(width / span, modules?.upperBound ?? .infinity)
         guard largest >= smallest else { return [] }
         let template = knownModules.map(\.bar)
@@ -192,7 +197,9 @@ enum ModelDecoder {
         // one when stretched), read without interpolating.
         let perModule = 4
         let offsetsByStretch = stretches.map { stretch in
-            knownModules.map { Int((position(Double($0.module) + 0.5, start: 0, module: 1, stretch: stretch) * Double(perModule)).rounded()) }
+            knownModules.map {
+                Int((position(Double($0.module) + 0.5, start: 0, module: 1, stretch: stretch, modules: symbol.moduleCount) * Double(perModule)).rounded())
+            }
         }
         // Samples as Float about the line's mean (exact enough for a correlation, and eight
         // starts a step in SIMD: a quarter of the time of one Double start at a time).
@@ -212,7 +219,7 @@ enum ModelDecoder {
                 squares.removeAll(keepingCapacity: true)
                 squares.append(contentsOf: grid.lazy.map { $0 * $0 })
                 let first = quietModules * perModule
-                let last = Int((width - Double(BarPatterns.moduleCount + quietModules) * module - 1) / step)
+                let last = Int((width - Double(symbol.moduleCount + quietModules) * module - 1) / step)
                 for (stretchIndex, stretch) in stretches.enumerated() {
                     let offsets = offsetsByStretch[stretchIndex]
                     guard first <= last, first + offsets.min()! >= 0, last + offsets.max()! < count else { continue }
@@ -260,7 +267,8 @@ enum ModelDecoder {
     /// blur, then the blur. `wide`: start within ±1 px and module within ±1.5% in coarse
     /// steps, then finer around the best; else (a band read where the whole crop read)
     /// start ±0.5 px and module ±0.25% in fine steps.
-    static func refined(_ line: [Double], start: Double, module: Double, stretch: Double = 0, wide: Bool = true) -> Reading? {
+    static func refined(_ line: [Double], start: Double, module: Double, stretch: Double = 0, wide: Bool = true,
+                        symbol: ModelSymbol = .ean13) -> Reading? {
         var best: Reading?
         func search(_ start: Double, _ module: Double, _ stretch: Double,
                     moduleSteps: Int, moduleStep: Double, startSteps: Int, startStep: Double) {
@@ -268,7 +276,7 @@ enum ModelDecoder {
                 let m = module * (1 + Double(i) * moduleStep)
                 for j in -startSteps...startSteps {
                     guard let reading = reading(line, start: start + Double(j) * startStep, module: m, blur: middlingBlur,
-                                                stretch: stretch) else { continue }
+                                                stretch: stretch, symbol: symbol) else { continue }
                     if reading.score > best?.score ?? -1 { best = reading }
                 }
             }
@@ -291,23 +299,47 @@ enum ModelDecoder {
         }
         guard let geometry = best else { return nil }
         for blur in blurs.indices where blur != middlingBlur {
-            if let reading = reading(line, start: geometry.start, module: geometry.module, blur: blur, stretch: geometry.stretch),
+            if let reading = reading(line, start: geometry.start, module: geometry.module, blur: blur, stretch: geometry.stretch,
+                                     symbol: symbol),
                reading.fit > best!.fit {
                 best = reading
             }
         }
+        if symbol.margin > 0, let chosen = best { best!.marginsClear = marginsClear(line, of: chosen, symbol: symbol) }
         guard wide, var chosen = best, abs(chosen.stretch) >= 0.01 else { return best }
         // The same place read straight, at every blur: a different clear code there contests it.
         for blur in blurs.indices {
             for i in -1...1 {
                 for j in -2...2 {
-                    guard let straight = reading(line, start: chosen.start + Double(j) * 0.25, module: chosen.module * (1 + Double(i) * 0.0025),
-                                                 blur: blur) else { continue }
+                    guard var straight = reading(line, start: chosen.start + Double(j) * 0.25, module: chosen.module * (1 + Double(i) * 0.0025),
+                                                 blur: blur, symbol: symbol) else { continue }
+                    if symbol.margin > 0 { straight.marginsClear = marginsClear(line, of: straight, symbol: symbol) }
                     if straight.isClear, straight.text != chosen.text { chosen.contested = true }
                 }
             }
         }
         return chosen
+    }
+
+    /// Whether the `symbol.margin` modules past the one next to the bars, each side, are
+    /// paper: no sample (every half module) darker than a quarter of the way from the
+    /// lightest to the darkest of the code. Part of an EAN-13 read as a UPC-E runs on into
+    /// the longer code's bars, and a lone bar blurred to a module's width still reaches a
+    /// third of the way. False when the margins run off the line.
+    static func marginsClear(_ line: [Double], of reading: Reading, symbol: ModelSymbol) -> Bool {
+        func at(_ m: Double) -> Double {
+            position(m, start: reading.start, module: reading.module, stretch: reading.stretch, modules: symbol.moduleCount)
+        }
+        let before = Double(-1 - symbol.margin), after = Double(symbol.moduleCount + symbol.margin)
+        guard at(before) >= 0, at(after) < Double(line.count - 1) else { return false }
+        return line.withUnsafeBufferPointer { line in
+            let code = (0..<symbol.moduleCount).map { sample(line, at: at(Double($0) + 0.5)) }
+            let margins = stride(from: before + 0.25, to: -1, by: 0.5).map { sample(line, at: at($0)) }
+                + stride(from: Double(symbol.moduleCount + 1) + 0.25, to: after, by: 0.5).map { sample(line, at: at($0)) }
+            let paper = min(code.min()!, margins.min()!), ink = code.max()!
+            guard ink > paper else { return false }
+            return margins.max()! <= paper + 0.25 * (ink - paper)
+        }
     }
 
     // MARK: - Digits
@@ -353,75 +385,77 @@ enum ModelDecoder {
     }
 
     /// The best digits at one geometry and blur, or nil when the code runs off the line.
-    static func reading(_ line: [Double], start: Double, module: Double, blur: Int, stretch: Double = 0) -> Reading? {
-        guard let flat = scores(line, start: start, module: module, blur: blur, stretch: stretch) else { return nil }
+    static func reading(_ line: [Double], start: Double, module: Double, blur: Int, stretch: Double = 0,
+                        symbol: ModelSymbol = .ean13) -> Reading? {
+        guard let flat = scores(line, start: start, module: module, blur: blur, stretch: stretch, symbol: symbol) else { return nil }
+        let count = symbol.digitStarts.count
         // Right half: each digit's best.
-        var digits = [Int](repeating: 0, count: 13)
+        var positions = [Int](repeating: 0, count: count)
         var total = 0.0, margin = Double.infinity, worst = Double.infinity
-        for position in 6..<12 {
+        for position in symbol.leftDigits..<count {
             let (digit, best, second) = top2(flat, from: position * 30 + 20, count: 10)
-            digits[position + 1] = digit
+            positions[position] = digit
             total += best
             worst = min(worst, best)
             margin = min(margin, best - second)
         }
         // Left half: each digit's best over both parities; the parity pattern that fits
-        // best gives the first digit.
-        for position in 0..<6 {
+        // best gives the digit (digits) the parities encode.
+        for position in 0..<symbol.leftDigits {
             let (_, best, second) = top2(flat, from: position * 30, count: 20)
             margin = min(margin, best - second)
         }
-        let (first, bestParity, secondParity) = top2(parityTotals(flat), from: 0, count: 10)
+        let (parity, bestParity, secondParity) = top2(parityTotals(flat, symbol: symbol), from: 0, count: symbol.parityPatterns.count)
         margin = min(margin, bestParity - secondParity)
-        digits[0] = first
-        for position in 0..<6 {
-            let set = BarPatterns.parities[first][position] ? 1 : 0
+        for position in 0..<symbol.leftDigits {
+            let set = symbol.parityPatterns[parity][position] ? 1 : 0
             let (digit, best, _) = top2(flat, from: position * 30 + set * 10, count: 10)
-            digits[position + 1] = digit
+            positions[position] = digit
             worst = min(worst, best)
         }
         total += bestParity
-        return Reading(digits: digits, fit: total / 12, worstDigit: worst, margin: margin, start: start, module: module,
-                       stretch: stretch, blur: blur)
+        return Reading(digits: symbol.digits(parity: parity, positions: positions), fit: total / Double(count), worstDigit: worst,
+                       margin: margin, start: start, module: module, stretch: stretch, blur: blur, symbol: symbol.kind)
     }
 
-    /// For each first digit, how well its parity pattern fits the left half: the sum over the
-    /// six left digits of the best digit in the set (L or G) the pattern gives that position.
-    static func parityTotals(_ scores: [Double]) -> [Double] {
-        var bestOf = [Double](repeating: 0, count: 12)   // [position * 2 + set], once: this runs per geometry tried
-        for position in 0..<6 {
+    /// For each parity pattern, how well it fits the left digits: the sum over them of the
+    /// best digit in the set (L or G) the pattern gives that position.
+    static func parityTotals(_ scores: [Double], symbol: ModelSymbol = .ean13) -> [Double] {
+        // [position * 2 + set], once: this runs per geometry tried.
+        var bestOf = [Double](repeating: 0, count: 2 * symbol.leftDigits)
+        for position in 0..<symbol.leftDigits {
             for set in 0...1 { bestOf[position * 2 + set] = top2(scores, from: position * 30 + set * 10, count: 10).best }
         }
-        var totals = [Double](repeating: 0, count: 10)
-        for (first, parity) in BarPatterns.parities.enumerated() {
-            for position in 0..<6 { totals[first] += bestOf[position * 2 + (parity[position] ? 1 : 0)] }
+        return symbol.parityPatterns.map { parity in
+            (0..<symbol.leftDigits).reduce(0) { $0 + bestOf[$1 * 2 + (parity[$1] ? 1 : 0)] }
         }
-        return totals
     }
 
     /// Each digit window's correlation with every pattern at one geometry and blur:
     /// `[position * 30 + set * 10 + digit]` (set 0 = L, 1 = G, 2 = R; the left half's
     /// windows have sets 0–1, the right half's set 2, the rest −1). Nil when the code runs
     /// off the line or a window is flat.
-    static func scores(_ line: [Double], start: Double, module: Double, blur: Int, stretch: Double = 0) -> [Double]? {
-        guard position(-1, start: start, module: module, stretch: stretch) >= 0,
-              position(Double(BarPatterns.moduleCount + 1), start: start, module: module, stretch: stretch) < Double(line.count - 1)
+    static func scores(_ line: [Double], start: Double, module: Double, blur: Int, stretch: Double = 0,
+                       symbol: ModelSymbol = .ean13) -> [Double]? {
+        let modules = symbol.moduleCount
+        guard position(-1, start: start, module: module, stretch: stretch, modules: modules) >= 0,
+              position(Double(modules + 1), start: start, module: module, stretch: stretch, modules: modules) < Double(line.count - 1)
         else { return nil }
         let count = windowModules * samplesPerModule
         // scores[position * 30 + set * 10 + digit]: correlation of each pattern with the pixels.
-        var flat = [Double](repeating: -1, count: 12 * 30)
+        var flat = [Double](repeating: -1, count: symbol.digitStarts.count * 30)
         var values = [Double](repeating: 0, count: count)
         let patterns = flatTemplates
         let ok = line.withUnsafeBufferPointer { line in
             patterns.withUnsafeBufferPointer { patterns in
                 values.withUnsafeMutableBufferPointer { values in
                     flat.withUnsafeMutableBufferPointer { flat in
-                        for (index, digitStart) in BarPatterns.digitStarts.enumerated() {
+                        for (index, digitStart) in symbol.digitStarts.enumerated() {
                             let windowStart = Double(digitStart - 1)
                             var sum = 0.0
                             for j in 0..<count {
                                 let m = windowStart + (Double(j) + 0.5) / Double(samplesPerModule)
-                                let v = sample(line, at: position(m, start: start, module: module, stretch: stretch))
+                                let v = sample(line, at: position(m, start: start, module: module, stretch: stretch, modules: modules))
                                 values[j] = v
                                 sum += v
                             }
@@ -430,7 +464,7 @@ enum ModelDecoder {
                             for j in 0..<count { values[j] -= mean; norm += values[j] * values[j] }
                             norm = norm.squareRoot()
                             guard norm > 1e-6 else { return false }
-                            for set in index < 6 ? 0...1 : 2...2 {
+                            for set in index < symbol.leftDigits ? 0...1 : 2...2 {
                                 for digit in 0..<10 {
                                     let base = ((blur * 3 + set) * 10 + digit) * count
                                     var dot = 0.0

@@ -26,7 +26,7 @@ extension AttemptLog {
 extension ModelDecoder {
     /// What the model made of a region's upright crop.
     enum RegionOutcome {
-        /// A valid EAN-13/UPC-A, at the crop's place (file pixels), with bands agreeing as its scan lines.
+        /// A valid EAN-13/UPC-A/UPC-E, at the crop's place (file pixels), with bands agreeing as its scan lines.
         case code(Detection)
         /// Fitted but not read: bands disagreeing, a digit or the check digit in doubt.
         case refused
@@ -41,11 +41,23 @@ extension ModelDecoder {
         // (95 modules, a gap, 47, and a cell of margin each end): at 0.6 the codes of
         // such patches fell outside the widths tried.
         let patch = region.length / crop.mapping.step
-        switch read(crop.image, codeWidth: patch * 0.45...patch * 2 + 24) {
-        case .read(let text, _):
-            let upc = text.hasPrefix("0")
-            var detection = Detection(symbology: upc ? .upcA : .ean13, text: upc ? String(text.dropFirst()) : text,
-                                      quality: Agreement.confirmingQuality,
+        let widths = patch * 0.45...patch * 2 + 24
+        // An EAN-13/UPC-A first; a UPC-E only where none was read (its margins keep it from
+        // reading half of one).
+        var outcome = read(crop.image, codeWidth: widths)
+        var symbology: Symbology = .ean13
+        if case .read = outcome {} else {
+            let short = read(crop.image, codeWidth: widths, symbol: .upcE)
+            switch short {
+            case .read: outcome = short; symbology = .upcE
+            case .refused: outcome = .refused
+            case .nothing: break
+            }
+        }
+        switch outcome {
+        case .read(var text, _):
+            if symbology == .ean13, text.hasPrefix("0") { symbology = .upcA; text.removeFirst() }
+            var detection = Detection(symbology: symbology, text: text, quality: Agreement.confirmingQuality,
                                       bounds: crop.mapping.apply(BoundingBox(x: 0, y: 0, width: crop.image.width,
                                                                              height: crop.image.height)).scaled(by: scale))
             detection.readBothWays = true

@@ -77,6 +77,69 @@ import TestSupport
         #expect(read >= 7, "read \(read) of 10")
     }
 
+    /// Soft UPC-Es (the short code on small packs), one for every check digit (each a
+    /// different parity pattern) and both number systems, printed either way round: the
+    /// model reads them, and never another code. Misprinted with a wrong check digit, the
+    /// same are refused.
+    @Test func readsSoftUPCEsAndRefusesTheirMisprints() {
+        var read = 0, wrong: [String] = []
+        var checks: Set<Character> = []
+        var body = 0
+        while checks.count < 10 {
+            body += 1
+            let system = body % 4 == 0 ? 1 : 0
+            let code = UPCERendering.code(String(system) + String(format: "%06d", (body * 7_919) % 1_000_000))
+            guard checks.insert(code.last!).inserted else { continue }
+            let bars = UPCERendering.modules(code)
+            let index = checks.count
+            let printed = index % 2 == 0 ? bars : bars.reversed()
+            let image = Self.blurred(EAN13Rendering.image(bars: printed, module: 2.2, phase: Double(index % 5) / 5, barHeight: 48),
+                                     sigma: 1.3, seed: UInt64(index))
+            switch ModelDecoder.read(image, symbol: .upcE) {
+            case .read(let text, _): if text == code { read += 1 } else { wrong.append("\(text) for \(code)") }
+            case .refused, .nothing: break
+            }
+            let last = code.last!.wholeNumberValue!
+            let misprint = UPCERendering.modules(String(code.dropLast()) + String((last + 1 + index % 8) % 10))
+            let broken = Self.blurred(EAN13Rendering.image(bars: index % 2 == 0 ? misprint : misprint.reversed(), module: 2.2,
+                                                           phase: Double(index % 5) / 5, barHeight: 48),
+                                      sigma: 1.3, seed: UInt64(index))
+            #expect(!Self.isRead(ModelDecoder.read(broken, symbol: .upcE)), "misprint of \(code)")
+        }
+        #expect(wrong.isEmpty, "\(wrong)")
+        print("model decoder: \(read) of 10 soft UPC-Es")
+        #expect(read >= 8, "read \(read) of 10")
+    }
+
+    /// An EAN-13's start guard, left half and centre guard have a UPC-E's shape, and its
+    /// parities are a number-system-1 UPC-E's: where those digits make a valid UPC-E (1 in
+    /// 10), soft EAN-13s read as that UPC-E before the margins were checked (6 of 1,920
+    /// traps). The bars after its "end guard" are in its margin: never a UPC-E.
+    @Test func halfAnEAN13IsNeverAUPCE() {
+        var refusedByMargins = 0
+        for index in 0..<8 {
+            // An EAN-13 whose first digit and left half are a valid UPC-E ("1", six digits, check).
+            let first = 1 + index % 9
+            let six = (0...).lazy.map { String(format: "%06d", (($0 + index * 131) * 7_919) % 1_000_000) }
+                .first { (try? GTIN(validating: "1" + $0 + String(first), as: .upcE)) != nil }!
+            let body = String(first) + six + String(format: "%05d", (index * 48_611) % 100_000)
+            let ean = (0...9).map { body + String($0) }.first { (try? GTIN(validating: $0, as: .ean13)) != nil }!
+            let image = Self.soft(ean, module: 2.5 + Double(index % 3) * 0.25, phase: Double(index % 4) / 4,
+                                  sigma: 1.2 + Double(index % 5) * 0.3, seed: UInt64(index))
+            if case .read(let text, _) = ModelDecoder.read(image, symbol: .upcE) {
+                Issue.record("read UPC-E \(text) in \(ean)")
+            }
+            // The reading the margins stopped: half the EAN-13.
+            let (_, mean) = ModelDecoder.bandLines(image)
+            if let reading = ModelDecoder.bestReading(mean, symbol: .upcE), reading.text == "1" + six + String(first) {
+                #expect(!reading.marginsClear)
+                refusedByMargins += 1
+            }
+        }
+        print("model decoder: \(refusedByMargins) of 8 half EAN-13s fitted as UPC-Es, refused by their margins")
+        #expect(refusedByMargins >= 2, "too few half EAN-13s fitted as UPC-Es: the margins went untested")
+    }
+
     /// Pale, flat paper or a grating of even bars: nothing code-like is reported.
     @Test func readsNothingFromEvenStripes() {
         let width = 320, height = 40
@@ -104,6 +167,27 @@ import TestSupport
         }
         #expect(wrong.isEmpty, "\(wrong)")
         #expect(read >= 4)
+    }
+
+    /// A small soft photo of a UPC-E reads through the fallback as a UPC-E.
+    @Test func fileScannerReadsASoftUPCEByTheModel() throws {
+        let directory = try makeTemporaryDirectory(prefix: "rapidscan-model-upce")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var read = 0, wrong: [String] = []
+        for index in 0..<4 {
+            let code = UPCERendering.code("0" + String(format: "%06d", 104_729 * (index + 1) % 1_000_000))
+            let url = directory.appendingPathComponent("soft-upce-\(index).pgm")
+            let image = EAN13Rendering.image(bars: UPCERendering.modules(code), module: 2.2, phase: 0.4, barHeight: 60)
+            try EAN13Rendering.pgm(Self.blurred(image, sigma: 1.6, seed: UInt64(index))).write(to: url)
+            let result = try FileScanner().scan(fileAt: url)
+            if let found = result.codes.first(where: { $0.text == code }) {
+                read += 1
+                #expect(found.symbology == .upcE)
+            }
+            wrong += result.codes.map(\.text).filter { $0 != code }
+        }
+        #expect(wrong.isEmpty, "\(wrong)")
+        #expect(read >= 3, "read \(read) of 4")
     }
 
     /// zxing's upca-2 set: small, soft photos where zbar fails. Codes the model reads are

@@ -79,7 +79,11 @@ enum EAN13Rendering {
 
     /// `module` pixels per module; `phase` (0..<1 module) shifts the bars within the pixels.
     static func image(_ digits: String, module: Double, phase: Double, barHeight: Int, soft: Bool = false) -> GrayImage {
-        let bars = modules(digits)
+        image(bars: modules(digits), module: module, phase: phase, barHeight: barHeight, soft: soft)
+    }
+
+    /// Any symbol's modules, drawn the same way.
+    static func image(bars: [Bool], module: Double, phase: Double, barHeight: Int, soft: Bool = false) -> GrayImage {
         let totalModules = Double(bars.count + 2 * quietModules)
         let width = Int((totalModules * module).rounded(.up)), margin = 6
         var row = [UInt8](repeating: 255, count: width)
@@ -112,5 +116,35 @@ enum EAN13Rendering {
     /// A binary PGM (P5) file of the image.
     static func pgm(_ image: GrayImage) -> Data {
         Data("P5\n\(image.width) \(image.height)\n255\n".utf8) + Data(image.pixels)
+    }
+}
+
+/// UPC-E symbols drawn from the standard's tables, independently of `ModelSymbol`.
+enum UPCERendering {
+    /// Number system 0's parities per check digit (E = even, G pattern); number system 1
+    /// uses the same inverted.
+    private static let systemZero = ["EEEOOO", "EEOEOO", "EEOOEO", "EEOOOE", "EOEEOO",
+                                     "EOOEEO", "EOOOEE", "EOEOEO", "EOEOOE", "EOOEOE"]
+    private static let odd = ["0001101", "0011001", "0010011", "0111101", "0100011",
+                              "0110001", "0101111", "0111011", "0110111", "0001011"]
+
+    /// The 51 modules of an 8-digit UPC-E (number system, six digits, check digit).
+    static func modules(_ digits: String) -> [Bool] {
+        let values = digits.compactMap { $0.wholeNumberValue }
+        precondition(values.count == 8 && values[0] <= 1)
+        let parity = Array(systemZero[values[7]])
+        var bits = "101"
+        for (index, value) in values[1...6].enumerated() {
+            let even = (parity[index] == "E") == (values[0] == 0)
+            let l = odd[value]
+            bits += even ? String(l.map { $0 == "0" ? "1" : "0" }.reversed()) : l
+        }
+        bits += "010101"
+        return bits.map { $0 == "1" }
+    }
+
+    /// A valid UPC-E: `body` (number system and six digits) with the check digit that makes it valid.
+    static func code(_ body: String) -> String {
+        (0...9).map { body + String($0) }.first { (try? GTIN(validating: $0, as: .upcE)) != nil }!
     }
 }
