@@ -27,7 +27,7 @@ enum BarPatterns {
 
 /// A symbol `ModelDecoder` fits: its layout, and how its digits' parities encode a digit.
 struct ModelSymbol: Sendable {
-    enum Kind: Sendable { case ean13, upcE }
+    enum Kind: Sendable { case ean13, upcE, ean8 }
     let kind: Kind
     let moduleCount: Int
     /// Where each encoded digit starts.
@@ -81,6 +81,11 @@ struct ModelSymbol: Sendable {
                                   parityPatterns: upcEParities.map { $0.map { !$0 } } + upcEParities,
                                   margin: 6)
 
+    /// EAN-8: four L digits, a centre guard, four R digits (no parity: one pattern, all L).
+    static let ean8 = ModelSymbol(kind: .ean8, moduleCount: 67, digitStarts: (0..<4).map { 3 + 7 * $0 } + (0..<4).map { 36 + 7 * $0 },
+                                  guards: [(0, [1, 0, 1]), (31, [0, 1, 0, 1, 0]), (64, [1, 0, 1])], leftDigits: 4,
+                                  parityPatterns: [[false, false, false, false]], margin: 6)
+
     /// Number system 1's parities per check digit: an EAN-13's first-digit patterns, except
     /// for 0 (LLLGGG, not LLLLLL: inverted for number system 0, that would be all G).
     static let upcEParities: [[Bool]] = [[false, false, false, true, true, true]] + BarPatterns.parities.dropFirst()
@@ -90,6 +95,7 @@ struct ModelSymbol: Sendable {
         switch kind {
         case .ean13: [parity] + positions
         case .upcE: [parity / 10] + positions + [parity % 10]
+        case .ean8: positions
         }
     }
 }

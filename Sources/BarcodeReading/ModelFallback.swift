@@ -26,7 +26,7 @@ extension AttemptLog {
 extension ModelDecoder {
     /// What the model made of a region's upright crop.
     enum RegionOutcome {
-        /// A valid EAN-13/UPC-A/UPC-E, at the crop's place (file pixels), with bands agreeing as its scan lines.
+        /// A valid EAN-13/UPC-A/UPC-E/EAN-8, at the crop's place (file pixels), with bands agreeing as its scan lines.
         case code(Detection)
         /// Fitted but not read: bands disagreeing, a digit or the check digit in doubt.
         case refused
@@ -42,14 +42,15 @@ extension ModelDecoder {
         // such patches fell outside the widths tried.
         let patch = region.length / crop.mapping.step
         let widths = patch * 0.45...patch * 2 + 24
-        // An EAN-13/UPC-A first; a UPC-E only where none was read (its margins keep it from
-        // reading half of one).
+        // An EAN-13/UPC-A first; the short codes only where none was read (their margins
+        // keep them from reading part of one).
         var outcome = read(crop.image, codeWidth: widths)
         var symbology: Symbology = .ean13
-        if case .read = outcome {} else {
-            let short = read(crop.image, codeWidth: widths, symbol: .upcE)
-            switch short {
-            case .read: outcome = short; symbology = .upcE
+        for (symbol, short) in [(ModelSymbol.upcE, Symbology.upcE), (.ean8, .ean8)] {
+            if case .read = outcome { break }
+            let shortOutcome = read(crop.image, codeWidth: widths, symbol: symbol)
+            switch shortOutcome {
+            case .read: outcome = shortOutcome; symbology = short
             case .refused: outcome = .refused
             case .nothing: break
             }

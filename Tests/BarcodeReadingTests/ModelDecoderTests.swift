@@ -111,11 +111,33 @@ import TestSupport
         #expect(read >= 8, "read \(read) of 10")
     }
 
+    /// Soft EAN-8s, printed either way round, read; misprinted with a wrong check digit, refused.
+    @Test func readsSoftEAN8sAndRefusesTheirMisprints() {
+        var read = 0, wrong: [String] = []
+        for index in 0..<10 {
+            let code = EAN8Rendering.code(String(format: "%07d", (index * 1_299_709 + 4_001) % 10_000_000))
+            let last = code.last!.wholeNumberValue!
+            let misprint = String(code.dropLast()) + String((last + 1 + index % 8) % 10)
+            for (digits, printed) in [(code, true), (misprint, false)] {
+                let bars = EAN8Rendering.modules(digits)
+                let image = Self.blurred(EAN13Rendering.image(bars: index % 2 == 0 ? bars : bars.reversed(), module: 2.2,
+                                                              phase: Double(index % 5) / 5, barHeight: 48),
+                                         sigma: 1.3, seed: UInt64(index))
+                let outcome = ModelDecoder.read(image, symbol: .ean8)
+                if printed, case .read(let text, _) = outcome { if text == code { read += 1 } else { wrong.append(text) } }
+                if !printed { #expect(!Self.isRead(outcome), "misprint \(misprint)") }
+            }
+        }
+        print("model decoder: \(read) of 10 soft EAN-8s")
+        #expect(wrong.isEmpty, "\(wrong)")
+        #expect(read >= 8, "read \(read) of 10")
+    }
+
     /// An EAN-13's start guard, left half and centre guard have a UPC-E's shape, and its
     /// parities are a number-system-1 UPC-E's: where those digits make a valid UPC-E (1 in
     /// 10), soft EAN-13s read as that UPC-E before the margins were checked (6 of 1,920
-    /// traps). The bars after its "end guard" are in its margin: never a UPC-E.
-    @Test func halfAnEAN13IsNeverAUPCE() {
+    /// traps). The bars after its "end guard" are in its margin: never a UPC-E (nor an EAN-8).
+    @Test func partOfAnEAN13IsNeverAShortCode() {
         var refusedByMargins = 0
         for index in 0..<8 {
             // An EAN-13 whose first digit and left half are a valid UPC-E ("1", six digits, check).
@@ -126,8 +148,10 @@ import TestSupport
             let ean = (0...9).map { body + String($0) }.first { (try? GTIN(validating: $0, as: .ean13)) != nil }!
             let image = Self.soft(ean, module: 2.5 + Double(index % 3) * 0.25, phase: Double(index % 4) / 4,
                                   sigma: 1.2 + Double(index % 5) * 0.3, seed: UInt64(index))
-            if case .read(let text, _) = ModelDecoder.read(image, symbol: .upcE) {
-                Issue.record("read UPC-E \(text) in \(ean)")
+            for symbol in [ModelSymbol.upcE, .ean8] {
+                if case .read(let text, _) = ModelDecoder.read(image, symbol: symbol) {
+                    Issue.record("read \(symbol.kind) \(text) in \(ean)")
+                }
             }
             // The reading the margins stopped: half the EAN-13.
             let (_, mean) = ModelDecoder.bandLines(image)

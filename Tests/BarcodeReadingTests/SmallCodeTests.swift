@@ -148,3 +148,26 @@ enum UPCERendering {
         (0...9).map { body + String($0) }.first { (try? GTIN(validating: $0, as: .upcE)) != nil }!
     }
 }
+
+/// EAN-8 symbols drawn from the standard's tables, independently of `ModelSymbol`.
+enum EAN8Rendering {
+    private static let odd = ["0001101", "0011001", "0010011", "0111101", "0100011",
+                              "0110001", "0101111", "0111011", "0110111", "0001011"]
+
+    /// The 67 modules of an EAN-8: four L digits, the centre guard, four R digits.
+    static func modules(_ digits: String) -> [Bool] {
+        let values = digits.compactMap { $0.wholeNumberValue }
+        precondition(values.count == 8)
+        var bits = "101"
+        for value in values[0...3] { bits += odd[value] }
+        bits += "01010"
+        for value in values[4...7] { bits += String(odd[value].map { $0 == "0" ? "1" : "0" }) }
+        bits += "101"
+        return bits.map { $0 == "1" }
+    }
+
+    /// A valid EAN-8: seven digits and their check digit.
+    static func code(_ body: String) -> String {
+        body + String(CheckDigit.gs1(body.compactMap { $0.wholeNumberValue }.map(UInt8.init)))
+    }
+}
