@@ -34,8 +34,9 @@ extension ModelDecoder {
     }
 
     /// `region`'s crop read by the model. `scale`: file pixels per pixel of the image the
-    /// region was found in.
-    static func read(_ crop: RegionReading.Crop, of region: CandidateRegion, scale: Int) -> RegionOutcome {
+    /// region was found in. `shortCodes`: a UPC-E or EAN-8 is tried where no EAN-13/UPC-A
+    /// reads (twice the model's work on a patch that holds no code).
+    static func read(_ crop: RegionReading.Crop, of region: CandidateRegion, scale: Int, shortCodes: Bool = true) -> RegionOutcome {
         // A patch covers the bars that stayed sharp and coherent: a soft code's patch can
         // be half the code, and a code with its add-on is one patch of up to 1.7 codes
         // (95 modules, a gap, 47, and a cell of margin each end): at 0.6 the codes of
@@ -46,7 +47,7 @@ extension ModelDecoder {
         // keep them from reading part of one).
         var outcome = read(crop.image, codeWidth: widths)
         var symbology: Symbology = .ean13
-        for (symbol, short) in [(ModelSymbol.upcE, Symbology.upcE), (.ean8, .ean8)] {
+        for (symbol, short) in shortCodes ? [(ModelSymbol.upcE, Symbology.upcE), (.ean8, .ean8)] : [] {
             if case .read = outcome { break }
             let shortOutcome = read(crop.image, codeWidth: widths, symbol: symbol)
             switch shortOutcome {
