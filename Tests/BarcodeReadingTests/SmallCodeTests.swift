@@ -54,8 +54,9 @@ import TestSupport
 /// (area sampling, as a camera's pixel integrates light), no text, white quiet zones.
 enum EAN13Rendering {
     static let quietModules = 12
-    private static let left = ["0001101", "0011001", "0010011", "0111101", "0100011",
-                               "0110001", "0101111", "0111011", "0110111", "0001011"]
+    /// The odd-parity (L) patterns; R is L inverted, G is R reversed (UPC-E and EAN-8 too).
+    static let left = ["0001101", "0011001", "0010011", "0111101", "0100011",
+                       "0110001", "0101111", "0111011", "0110111", "0001011"]
     private static let parity = ["LLLLLL", "LLGLGG", "LLGGLG", "LLGGGL", "LGLLGG",
                                  "LGGLLG", "LGGGLL", "LGLGLG", "LGLGGL", "LGGLGL"]
 
@@ -125,8 +126,6 @@ enum UPCERendering {
     /// uses the same inverted.
     private static let systemZero = ["EEEOOO", "EEOEOO", "EEOOEO", "EEOOOE", "EOEEOO",
                                      "EOOEEO", "EOOOEE", "EOEOEO", "EOEOOE", "EOOEOE"]
-    private static let odd = ["0001101", "0011001", "0010011", "0111101", "0100011",
-                              "0110001", "0101111", "0111011", "0110111", "0001011"]
 
     /// The 51 modules of an 8-digit UPC-E (number system, six digits, check digit).
     static func modules(_ digits: String) -> [Bool] {
@@ -136,7 +135,7 @@ enum UPCERendering {
         var bits = "101"
         for (index, value) in values[1...6].enumerated() {
             let even = (parity[index] == "E") == (values[0] == 0)
-            let l = odd[value]
+            let l = EAN13Rendering.left[value]
             bits += even ? String(l.map { $0 == "0" ? "1" : "0" }.reversed()) : l
         }
         bits += "010101"
@@ -151,17 +150,15 @@ enum UPCERendering {
 
 /// EAN-8 symbols drawn from the standard's tables, independently of `ModelSymbol`.
 enum EAN8Rendering {
-    private static let odd = ["0001101", "0011001", "0010011", "0111101", "0100011",
-                              "0110001", "0101111", "0111011", "0110111", "0001011"]
 
     /// The 67 modules of an EAN-8: four L digits, the centre guard, four R digits.
     static func modules(_ digits: String) -> [Bool] {
         let values = digits.compactMap { $0.wholeNumberValue }
         precondition(values.count == 8)
         var bits = "101"
-        for value in values[0...3] { bits += odd[value] }
+        for value in values[0...3] { bits += EAN13Rendering.left[value] }
         bits += "01010"
-        for value in values[4...7] { bits += String(odd[value].map { $0 == "0" ? "1" : "0" }) }
+        for value in values[4...7] { bits += String(EAN13Rendering.left[value].map { $0 == "0" ? "1" : "0" }) }
         bits += "101"
         return bits.map { $0 == "1" }
     }
