@@ -1,3 +1,5 @@
+import BookCodes
+
 /// The EAN-13/UPC-A symbol, module by module (1 = bar): what a model-based reader fits to
 /// the pixels. A UPC-A is an EAN-13 whose first digit is 0.
 enum BarPatterns {
@@ -27,12 +29,11 @@ enum BarPatterns {
 
 /// A symbol `ModelDecoder` fits: its layout, and how its digits' parities encode a digit.
 struct ModelSymbol: Sendable {
-    enum Kind: Sendable { case ean13, upcE, ean8 }
-    let kind: Kind
+    /// `.ean13` (its readings with a leading 0 are UPC-As), `.upcE` or `.ean8`.
+    let symbology: Symbology
     let moduleCount: Int
     /// Where each encoded digit starts.
     let digitStarts: [Int]
-    let guards: [(start: Int, modules: [UInt8])]
     /// Digits before this position are L or G patterns (a space first, a bar last); the rest R.
     let leftDigits: Int
     /// The left digits' parity patterns (G = true), one per value the parity encodes.
@@ -47,12 +48,12 @@ struct ModelSymbol: Sendable {
     /// Whether `knownModules` read the same from the symbol's end (an EAN-13's do).
     let isSymmetric: Bool
 
-    init(kind: Kind, moduleCount: Int, digitStarts: [Int], guards: [(start: Int, modules: [UInt8])], leftDigits: Int,
+    /// `guards`: each guard's first module and its modules (1 = bar).
+    init(symbology: Symbology, moduleCount: Int, digitStarts: [Int], guards: [(start: Int, modules: [UInt8])], leftDigits: Int,
          parityPatterns: [[Bool]], margin: Int) {
-        self.kind = kind
+        self.symbology = symbology
         self.moduleCount = moduleCount
         self.digitStarts = digitStarts
-        self.guards = guards
         self.leftDigits = leftDigits
         self.parityPatterns = parityPatterns
         self.margin = margin
@@ -72,17 +73,17 @@ struct ModelSymbol: Sendable {
     }
 
     /// EAN-13 (and UPC-A): the left half's parities give the first digit.
-    static let ean13 = ModelSymbol(kind: .ean13, moduleCount: BarPatterns.moduleCount, digitStarts: BarPatterns.digitStarts,
+    static let ean13 = ModelSymbol(symbology: .ean13, moduleCount: BarPatterns.moduleCount, digitStarts: BarPatterns.digitStarts,
                                    guards: BarPatterns.guards, leftDigits: 6, parityPatterns: BarPatterns.parities, margin: 0)
     /// UPC-E: a start guard (101), six L/G digits and an end guard (010101). The parities give
     /// the number system and the check digit (value = number system × 10 + check digit).
-    static let upcE = ModelSymbol(kind: .upcE, moduleCount: 51, digitStarts: (0..<6).map { 3 + 7 * $0 },
+    static let upcE = ModelSymbol(symbology: .upcE, moduleCount: 51, digitStarts: (0..<6).map { 3 + 7 * $0 },
                                   guards: [(0, [1, 0, 1]), (45, [0, 1, 0, 1, 0, 1])], leftDigits: 6,
                                   parityPatterns: upcEParities.map { $0.map { !$0 } } + upcEParities,
                                   margin: 6)
 
     /// EAN-8: four L digits, a centre guard, four R digits (no parity: one pattern, all L).
-    static let ean8 = ModelSymbol(kind: .ean8, moduleCount: 67, digitStarts: (0..<4).map { 3 + 7 * $0 } + (0..<4).map { 36 + 7 * $0 },
+    static let ean8 = ModelSymbol(symbology: .ean8, moduleCount: 67, digitStarts: (0..<4).map { 3 + 7 * $0 } + (0..<4).map { 36 + 7 * $0 },
                                   guards: [(0, [1, 0, 1]), (31, [0, 1, 0, 1, 0]), (64, [1, 0, 1])], leftDigits: 4,
                                   parityPatterns: [[false, false, false, false]], margin: 6)
 
@@ -92,10 +93,10 @@ struct ModelSymbol: Sendable {
 
     /// The code's digits as printed, from the parity pattern's index and each position's digit.
     func digits(parity: Int, positions: [Int]) -> [Int] {
-        switch kind {
-        case .ean13: [parity] + positions
+        switch symbology {
         case .upcE: [parity / 10] + positions + [parity % 10]
         case .ean8: positions
+        default: [parity] + positions
         }
     }
 }

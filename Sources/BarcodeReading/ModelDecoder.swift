@@ -62,7 +62,8 @@ enum ModelDecoder {
         var reversed = false
         /// Index into `blurs`.
         var blur = 0
-        var symbol = ModelSymbol.Kind.ean13
+        /// `.ean13` (a UPC-A among them), `.upcE` or `.ean8`.
+        var symbol = Symbology.ean13
         /// A short code's margins are paper (`ModelSymbol.margin`), not a longer code's bars.
         var marginsClear = true
 
@@ -70,13 +71,7 @@ enum ModelDecoder {
         /// The fit, less a little for a stretch: a straight model is preferred unless bending
         /// it explains the pixels clearly better.
         var score: Double { fit - ModelDecoder.stretchPenalty * abs(stretch) }
-        var checkDigitHolds: Bool {
-            switch symbol {
-            case .ean13: CheckDigit.gs1(digits.prefix(12).map(UInt8.init)) == digits[12]
-            case .upcE: (try? GTIN(validating: text, as: .upcE)) != nil
-            case .ean8: CheckDigit.gs1(digits.prefix(7).map(UInt8.init)) == digits[7]
-            }
-        }
+        var checkDigitHolds: Bool { (try? GTIN(validating: text, as: symbol)) != nil }
         var isClear: Bool {
             fit >= ModelDecoder.minimumFit && worstDigit >= ModelDecoder.minimumDigitFit && margin >= ModelDecoder.minimumMargin
                 && checkDigitHolds && !contested && marginsClear
@@ -97,8 +92,26 @@ enum ModelDecoder {
     /// line, is read there on its own (allowing a little drift).
     /// `codeWidth`: how wide the code may be, in crop pixels, when its patch says so.
     static func read(_ crop: GrayImage, codeWidth: ClosedRange<Double>? = nil, symbol: ModelSymbol = .ean13) -> Outcome {
-        guard crop.width >= 100, crop.height >= bands else { return .nothing }
+        read(crop, codeWidth: codeWidth, symbols: [symbol]).outcome
+    }
+
+    /// The crop read as each of `symbols` in turn until one reads (the rows' bands made once):
+    /// that reading and its symbol, else refused when any symbol refused, else nothing.
+    static func read(_ crop: GrayImage, codeWidth: ClosedRange<Double>?, symbols: [ModelSymbol]) -> (outcome: Outcome, symbol: ModelSymbol) {
+        guard crop.width >= 100, crop.height >= bands else { return (.nothing, symbols[0]) }
         let (lines, mean) = bandLines(crop)
+        var refused = false
+        for symbol in symbols {
+            switch read(lines: lines, mean: mean, codeWidth: codeWidth, symbol: symbol) {
+            case .read(let text, let count): return (.read(text, bands: count), symbol)
+            case .refused: refused = true
+            case .nothing: break
+            }
+        }
+        return (refused ? .refused : .nothing, symbols[0])
+    }
+
+    private static func read(lines: [[Double]], mean: [Double], codeWidth: ClosedRange<Double>?, symbol: ModelSymbol) -> Outcome {
         let modules = codeWidth.map { $0.lowerBound / Double(symbol.moduleCount)...$0.upperBound / Double(symbol.moduleCount) }
         guard let whole = bestReading(mean, modules: modules, symbol: symbol) else { return .nothing }
         var clear: [String: Int] = [:]
@@ -316,10 +329,11 @@ enum ModelDecoder {
         for blur in blurs.indices {
             for i in -1...1 {
                 for j in -2...2 {
-                    guard var straight = reading(line, start: chosen.start + Double(j) * 0.25, module: chosen.module * (1 + Double(i) * 0.0025),
-                                                 blur: blur, symbol: symbol) else { continue }
-                    if symbol.margin > 0 { straight.marginsClear = marginsClear(line, of: straight, symbol: symbol) }
-                    if straight.isClear, straight.text != chosen.text { chosen.contested = true }
+                    guard let straight = reading(line, start: chosen.start + Double(j) * 0.25, module: chosen.module * (1 + Double(i) * 0.0025),
+                                                 blur: blur, symbol: symbol),
+                          straight.isClear, straight.text != chosen.text else { continue }
+                    // Its margins only for a reading that would contest (most are not clear).
+                    if symbol.margin == 0 || marginsClear(line, of: straight, symbol: symbol) { chosen.contested = true }
                 }
             }
         }
@@ -420,7 +434,7 @@ enum ModelDecoder {
         }
         total += bestParity
         return Reading(digits: symbol.digits(parity: parity, positions: positions), fit: total / Double(count), worstDigit: worst,
-                       margin: margin, start: start, module: module, stretch: stretch, blur: blur, symbol: symbol.kind)
+                       margin: margin, start: start, module: module, stretch: stretch, blur: blur, symbol: symbol.symbology)
     }
 
     /// For each parity pattern, how well it fits the left digits: the sum over them of the

@@ -45,19 +45,10 @@ extension ModelDecoder {
         let widths = patch * 0.45...patch * 2 + 24
         // An EAN-13/UPC-A first; the short codes only where none was read (their margins
         // keep them from reading part of one).
-        var outcome = read(crop.image, codeWidth: widths)
-        var symbology: Symbology = .ean13
-        for (symbol, short) in shortCodes ? [(ModelSymbol.upcE, Symbology.upcE), (.ean8, .ean8)] : [] {
-            if case .read = outcome { break }
-            let shortOutcome = read(crop.image, codeWidth: widths, symbol: symbol)
-            switch shortOutcome {
-            case .read: outcome = shortOutcome; symbology = short
-            case .refused: outcome = .refused
-            case .nothing: break
-            }
-        }
+        let (outcome, symbol) = read(crop.image, codeWidth: widths, symbols: shortCodes ? [.ean13, .upcE, .ean8] : [.ean13])
         switch outcome {
         case .read(var text, _):
+            var symbology = symbol.symbology
             if symbology == .ean13, text.hasPrefix("0") { symbology = .upcA; text.removeFirst() }
             var detection = Detection(symbology: symbology, text: text, quality: Agreement.confirmingQuality,
                                       bounds: crop.mapping.apply(BoundingBox(x: 0, y: 0, width: crop.image.width,

@@ -150,7 +150,7 @@ import TestSupport
                                   sigma: 1.2 + Double(index % 5) * 0.3, seed: UInt64(index))
             for symbol in [ModelSymbol.upcE, .ean8] {
                 if case .read(let text, _) = ModelDecoder.read(image, symbol: symbol) {
-                    Issue.record("read \(symbol.kind) \(text) in \(ean)")
+                    Issue.record("read \(symbol.symbology) \(text) in \(ean)")
                 }
             }
             // The reading the margins stopped: half the EAN-13.
