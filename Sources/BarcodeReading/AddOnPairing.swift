@@ -3,7 +3,10 @@ import BookCodes
 /// zbar reports an EAN-2/EAN-5 supplement as a symbol of its own; this puts it back with
 /// the main code it is printed beside (after the main code's last bar, in reading order).
 enum AddOnPairing {
-    static func pair(_ symbols: [ScannedSymbol]) -> [Detection] {
+    /// `imageSize`: the scanned image's, where an EAN-2 is refused whose quiet zone the
+    /// image's edge cuts off: it may be an EAN-5 cut after its first two digits (a book's
+    /// price "54…" read as the EAN-2 "54").
+    static func pair(_ symbols: [ScannedSymbol], imageSize: (width: Int, height: Int)? = nil) -> [Detection] {
         let mains = symbols.filter { !$0.symbology.isAddOn }
         var addOnOfMain: [Int: (addOn: AddOn, gap: Double)] = [:]
         var unpaired: [ScannedSymbol] = []
@@ -12,7 +15,9 @@ enum AddOnPairing {
             let nearest = mains.indices
                 .compactMap { index in gap(from: mains[index], to: supplement).map { (index, $0) } }
                 .min { $0.1 < $1.1 }
-            guard let addOn, let (index, gap) = nearest, gap < (addOnOfMain[index]?.gap ?? .infinity) else {
+            guard let addOn, let (index, gap) = nearest, gap < (addOnOfMain[index]?.gap ?? .infinity),
+                  !(supplement.symbology == .ean2 && imageSize.map { cutOff(supplement, of: mains[index], in: $0) } ?? false)
+            else {
                 unpaired.append(supplement)
                 continue
             }
@@ -37,6 +42,32 @@ enum AddOnPairing {
         let directions: [ScannedSymbol.Orientation] =
             main.orientation == .unknown ? [.up, .right, .down, .left] : [main.orientation]
         return directions.compactMap { gap(from: main, to: supplement, reading: $0) }.min()
+    }
+
+    /// Image an EAN-2 needs past its last bar (zbar's box), in modules: an EAN-5's next
+    /// modules are a separator (a space, then a bar) and its third digit, so an EAN-5 cut
+    /// off by the edge after two digits leaves less. On the real photos, a cut EAN-5 left
+    /// 1.3 modules, whole EAN-2s at the edge 2.3–5 (their 5-module quiet zones cut too).
+    static let ean2QuietModules = 2.0
+
+    /// Whether the image's edge comes within `ean2QuietModules` of the supplement's far
+    /// end, in the direction `main` is read (any direction it could be, when unknown).
+    static func cutOff(_ supplement: ScannedSymbol, of main: ScannedSymbol, in size: (width: Int, height: Int)) -> Bool {
+        let directions: [ScannedSymbol.Orientation] =
+            main.orientation == .unknown ? [.up, .right, .down, .left] : [main.orientation]
+        let s = supplement.bounds
+        return directions.contains { direction in
+            guard gap(from: main, to: supplement, reading: direction) != nil else { return false }
+            let length = direction == .up || direction == .down ? main.bounds.width : main.bounds.height
+            let module = Double(length) / modules(main.symbology)
+            let room = switch direction {
+            case .up, .unknown: size.width - s.maxX
+            case .down: s.x
+            case .right: size.height - s.maxY
+            case .left: s.y
+            }
+            return Double(room) < ean2QuietModules * module
+        }
     }
 
     /// Modules from first to last bar: the unit for distances beside a code.

@@ -87,6 +87,14 @@ struct Agreement {
         }
     }
 
+    /// Gives the code read as `identity` the add-on found beside it by another reader (the
+    /// model), unless one was read with it already.
+    mutating func attach(_ addOn: AddOn, to identity: String) {
+        guard let index = sightings.firstIndex(where: { $0.detection.identity == identity }),
+              sightings[index].detection.addOn == nil else { return }
+        sightings[index].detection.addOn = addOn
+    }
+
     /// zbar's rows and columns cross bars turned 15–75° off the axes slantwise, each line a
     /// stretched cut of the code, and on a soft code can repeat one misread on many lines
     /// (traps printed with a wrong check digit, turned 50–65°: 8 lines of a webcam place's crop

@@ -29,7 +29,7 @@ enum BarPatterns {
 
 /// A symbol `ModelDecoder` fits: its layout, and how its digits' parities encode a digit.
 struct ModelSymbol: Sendable {
-    /// `.ean13` (its readings with a leading 0 are UPC-As), `.upcE` or `.ean8`.
+    /// `.ean13` (its readings with a leading 0 are UPC-As), `.upcE`, `.ean8`, or an add-on (`.ean5`, `.ean2`).
     let symbology: Symbology
     let moduleCount: Int
     /// Where each encoded digit starts.
@@ -87,6 +87,28 @@ struct ModelSymbol: Sendable {
                                   guards: [(0, [1, 0, 1]), (31, [0, 1, 0, 1, 0]), (64, [1, 0, 1])], leftDigits: 4,
                                   parityPatterns: [[false, false, false, false]], margin: 6)
 
+    /// EAN-5 add-on: a start guard (1011), five L/G digits with a separator (01) between each.
+    /// No check digit is printed: the parities are the digits' checksum (`addOnParity`).
+    static let ean5 = ModelSymbol(symbology: .ean5, moduleCount: 47, digitStarts: (0..<5).map { 4 + 9 * $0 },
+                                  guards: [(0, [1, 0, 1, 1])] + (0..<4).map { (11 + 9 * $0, [0, 1]) }, leftDigits: 5,
+                                  parityPatterns: ["GGLLL", "GLGLL", "GLLGL", "GLLLG", "LGGLL",
+                                                   "LLGGL", "LLLGG", "LGLGL", "LGLLG", "LLGLG"].map { $0.map { $0 == "G" } },
+                                  margin: addOnMargin)
+    /// EAN-2 add-on: the start guard, two L/G digits and a separator; the parities are the value mod 4.
+    static let ean2 = ModelSymbol(symbology: .ean2, moduleCount: 20, digitStarts: [4, 13],
+                                  guards: [(0, [1, 0, 1, 1]), (11, [0, 1])], leftDigits: 2,
+                                  parityPatterns: ["LL", "LG", "GL", "GG"].map { $0.map { $0 == "G" } }, margin: addOnMargin)
+    /// Paper an add-on needs each side: the gap after the code (7–12 modules) and its quiet
+    /// zone (5). An EAN-2 misread from an EAN-5's first digits has the EAN-5's bars there.
+    static let addOnMargin = 4
+
+    /// The parity pattern an add-on's digits must be printed with: an EAN-5's checksum
+    /// (3 × the odd-placed digits + 9 × the even-placed, mod 10), an EAN-2's value mod 4.
+    static func addOnParity(_ digits: [Int]) -> Int {
+        guard digits.count == 5 else { return (digits.reduce(0) { $0 * 10 + $1 }) % 4 }
+        return (3 * (digits[0] + digits[2] + digits[4]) + 9 * (digits[1] + digits[3])) % 10
+    }
+
     /// Number system 1's parities per check digit: an EAN-13's first-digit patterns, except
     /// for 0 (LLLGGG, not LLLLLL: inverted for number system 0, that would be all G).
     static let upcEParities: [[Bool]] = [[false, false, false, true, true, true]] + BarPatterns.parities.dropFirst()
@@ -95,7 +117,7 @@ struct ModelSymbol: Sendable {
     func digits(parity: Int, positions: [Int]) -> [Int] {
         switch symbology {
         case .upcE: [parity / 10] + positions + [parity % 10]
-        case .ean8: positions
+        case .ean8, .ean5, .ean2: positions
         default: [parity] + positions
         }
     }

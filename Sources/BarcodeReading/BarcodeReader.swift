@@ -29,20 +29,21 @@ public final class BarcodeReader {
     /// Every barcode zbar finds, add-ons paired with their main code, each validated.
     /// An image zbar cannot take (empty) gives no detections.
     public func scan(_ image: GrayImage) -> [Detection] {
-        AddOnPairing.pair(scanSymbols(image))
+        AddOnPairing.pair(scanSymbols(image), imageSize: (image.width, image.height))
     }
 
     /// As `scan`, a UPC-E or EAN-8 kept only when its margins are clear of bars
     /// (`QuietZone`): one that is not is part of a longer code, and counts in `refused`.
     func scan(_ image: GrayImage, refusingShadows refused: inout Int) -> [Detection] {
-        AddOnPairing.pair(scanSymbols(image, refusingShadows: &refused))
+        AddOnPairing.pair(scanSymbols(image, refusingShadows: &refused), imageSize: (image.width, image.height))
     }
 
     /// As `scan(_:refusingShadows:)`, along rows only (every `rowStep`-th): for an image
     /// already turned so that its bars stand upright, where zbar's column scan lines would
     /// cross no code.
     func scanRows(_ image: GrayImage, rowStep: Int = 1, refusingShadows refused: inout Int) -> [Detection] {
-        AddOnPairing.pair(scanSymbols(image, rowsOnly: max(1, rowStep), refusingShadows: &refused))
+        AddOnPairing.pair(scanSymbols(image, rowsOnly: max(1, rowStep), refusingShadows: &refused),
+                          imageSize: (image.width, image.height))
     }
 
     /// The raw symbols, copied out before zbar's image is destroyed, each marked with

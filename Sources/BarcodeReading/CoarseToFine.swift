@@ -16,6 +16,18 @@ struct RegionReading {
     struct Crop {
         var image: GrayImage
         var mapping: RegionMapping
+        /// The size of the image it was cut from: where the crop runs past that image's
+        /// edge, the edge's pixels are repeated (paper, perhaps, where a cut code went on).
+        var sourceWidth: Int
+        var sourceHeight: Int
+
+        /// Whether the crop's columns `columns` (along its middle row) lie within the image it was cut from.
+        func showsSource(_ columns: ClosedRange<Double>) -> Bool {
+            [columns.lowerBound, columns.upperBound].allSatisfy { x in
+                let p = mapping.point(x, Double(image.height) / 2)
+                return p.x >= 0 && p.y >= 0 && p.x <= Double(sourceWidth) && p.y <= Double(sourceHeight)
+            }
+        }
     }
 
     /// The region as an upright crop at `module` output pixels per module. Reduced codes
@@ -38,7 +50,7 @@ struct RegionReading {
         guard factor > 1 else {
             let image = full.sampled(centreX: region.centreX, centreY: region.centreY, angle: region.angle,
                                      width: width, height: height, step: step)
-            return Crop(image: image, mapping: mapping)
+            return Crop(image: image, mapping: mapping, sourceWidth: full.width, sourceHeight: full.height)
         }
         // The full-image box around the crop (its corners), a little wider, reduced.
         let corners = [mapping.point(0, 0), mapping.point(Double(width), 0),
@@ -55,7 +67,7 @@ struct RegionReading {
         let image = reduced.sampled(centreX: (region.centreX - Double(x0)) / Double(factor),
                                     centreY: (region.centreY - Double(y0)) / Double(factor),
                                     angle: region.angle, width: width, height: height, step: step / Double(factor))
-        return Crop(image: image, mapping: mapping)
+        return Crop(image: image, mapping: mapping, sourceWidth: full.width, sourceHeight: full.height)
     }
 }
 
@@ -68,26 +80,43 @@ extension RegionReading {
     /// photos at ~2.5 but none of their EAN-5s there (zbarimg read five at full size).
     static let addOnModule = 4.0
 
-    /// Where to look again for `detection`'s add-on (a main EAN-13/UPC-A read in `crop`
-    /// without one) when the crop was too coarse for an add-on or could not hold one on
-    /// either side of the code: the code's place as a region twice as long (its crop then
-    /// reaches 1.2 code widths past each end), and the output width that gives
-    /// `addOnModule` pixels per module.
-    static func addOnLook(for detection: Detection, in crop: Crop, region: CandidateRegion)
-        -> (region: CandidateRegion, outputWidth: Double)? {
+    /// Where to look for `detection`'s add-on (a main EAN-13/UPC-A read in `crop` without
+    /// one). When the crop was too coarse for an add-on or could not hold one on either side
+    /// of the code, zbar looks again (`rescan`) at the code's place as a region twice as long
+    /// (its crop then reaches 1.2 code widths past each end), at the output width that gives
+    /// `addOnModule` pixels per module; else the crop itself will do, for the model.
+    static func addOnLook(for detection: Detection, in crop: Crop, region: CandidateRegion) -> AddOnLook? {
         guard detection.addOn == nil, [.ean13, .isbn13, .upcA].contains(detection.symbology) else { return nil }
         let b = detection.bounds
         let module = Double(b.width) / Double(BarPatterns.moduleCount)
         let room = addOnReach * module
-        guard module > 0, module < addOnModule * 0.9 || Double(b.x) < room || Double(crop.image.width - b.maxX) < room
-        else { return nil }
+        let codeWidth = Double(b.width) * crop.mapping.step
+        guard module > 0 else { return nil }
+        guard module < addOnModule * 0.9 || Double(b.x) < room || Double(crop.image.width - b.maxX) < room else {
+            return AddOnLook(region: region, outputWidth: Double(crop.image.width), codeWidth: codeWidth,
+                             codeOffset: (Double(b.x) + Double(b.width) / 2 - Double(crop.image.width) / 2) * crop.mapping.step,
+                             rescan: false)
+        }
         let centre = crop.mapping.point(Double(b.x) + Double(b.width) / 2, Double(crop.image.height) / 2)
         let step = crop.mapping.step * min(1, module / addOnModule)
         let look = CandidateRegion(centreX: centre.x, centreY: centre.y, angle: region.angle,
                                    length: Double(b.width) * crop.mapping.step * 1.7, height: region.height,
                                    cells: 0, score: 0)
         // As `crop` sizes it: twice the length and a margin, at `step` image pixels a pixel.
-        return (look, min((look.length * 2 + 64) / step, 3000))
+        return AddOnLook(region: look, outputWidth: min((look.length * 2 + 64) / step, 3000), codeWidth: codeWidth, codeOffset: 0,
+                         rescan: true)
+    }
+
+    /// A crop that holds a code and room for its add-on on either side.
+    struct AddOnLook {
+        var region: CandidateRegion
+        var outputWidth: Double
+        /// The code's width in full-image pixels (zbar's box across the bars).
+        var codeWidth: Double
+        /// How far the code's middle lies from the crop's, along it, in full-image pixels.
+        var codeOffset: Double
+        /// zbar is to read the crop again (it is not the one the code was read in).
+        var rescan: Bool
     }
 }
 

@@ -134,13 +134,16 @@ public final class FileScanner {
         let firstScale = Self.firstPassScale(longSide: max(full.width, full.height))
         var attempts = AttemptLog(reader: reader, pixels: full)
         var sources: [(image: GrayImage, scale: Int)] = [(full, 1)]
+        var regions: [CandidateRegion] = []
         func finish(_ attempts: inout AttemptLog) -> FileScanResult {
             attempts.confirm(using: sources)
             attempts.agreement.doubtReadsAcrossTurnedBars(readUpright: attempts.regionsReadUpright)
+            if options.thorough {
+                attempts.readAddOnsByModel(in: full, regions: { regions.isEmpty && firstScale == 1 ? Self.patches(in: full) : regions })
+            }
             _ = attempts.reportable()
             return attempts.result(for: loaded)
         }
-        var regions: [CandidateRegion] = []
         if firstScale > 1 {
             regions = RegionFinder.find(in: full, limit: Self.regionLimit[options.effort] ?? 6)
             if attempts.runRegions(regions, in: full, effort: options.effort) { return finish(&attempts) }
@@ -292,6 +295,8 @@ struct AttemptLog {
     var shadowsRefused = 0
     /// Patches `ModelDecoder` fitted but would not read (bands disagreeing, unclear digits).
     var modelRefusals = 0
+    /// Codes the model has looked beside for an add-on.
+    var addOnsLookedFor: Set<String> = []
     /// Patches whose crop turned level was read (`runRegions`).
     var regionsReadUpright: [CandidateRegion] = []
 
@@ -327,7 +332,7 @@ struct AttemptLog {
         if effort != .fast { variants += [("level, sharpened", width, true), ("level, finer, sharpened", width * 1.6, true)] }
         if effort == .thorough { variants += [("level, coarser", width * 0.6, false), ("level, finer", width * 1.6, false)] }
         var readIn = [Set<String>](repeating: [], count: regions.count)
-        var addOnLooks: [String: (region: CandidateRegion, outputWidth: Double)] = [:]
+        var addOnLooks: [String: RegionReading.AddOnLook] = [:]
         // A region's crop at one width, made once for its plain and sharpened scans.
         var crops: [Int: (width: Double, crop: RegionReading.Crop?)] = [:]
         for (round, variant) in variants.enumerated() {
@@ -355,23 +360,69 @@ struct AttemptLog {
                 }
             }
         }
-        readAddOns(addOnLooks, in: full)
+        readAddOns(addOnLooks, in: full, model: effort != .fast)
         let found = reportable()
         if found, successfulAttempt == nil { successfulAttempt = "regions" }
         return found
     }
 
-    /// Confirmed codes read from a crop too narrow to hold their add-on, without one: the
-    /// same place again, wide enough for an EAN-2/EAN-5 on either side, at the same scale.
-    mutating func readAddOns(_ looks: [String: (region: CandidateRegion, outputWidth: Double)], in full: GrayImage) {
+    /// Confirmed codes read without an add-on: where their crop was too narrow or too coarse
+    /// to hold one, zbar reads the same place again, wide enough for an EAN-2/EAN-5 on
+    /// either side; then (`model`) `ModelDecoder` looks for one beside the code.
+    mutating func readAddOns(_ looks: [String: RegionReading.AddOnLook], in full: GrayImage, model: Bool) {
         for sighting in agreement.sightings where sighting.isConfirmed && sighting.detection.addOn == nil {
-            guard let look = looks[sighting.detection.identity],
+            let identity = sighting.detection.identity
+            guard let look = looks[identity],
                   let crop = RegionReading.crop(look.region, from: full, outputWidth: look.outputWidth)
             else { continue }
-            for var detection in reader.scanRows(crop.image, refusingShadows: &shadowsRefused)
-            where detection.isValid && detection.identity == sighting.detection.identity && detection.addOn != nil {
-                detection.bounds = crop.mapping.apply(detection.bounds)
-                agreement.record(detection, attempt: "region, add-on look", upright: true)
+            if look.rescan {
+                var found = false
+                for var detection in reader.scanRows(crop.image, refusingShadows: &shadowsRefused)
+                where detection.isValid && detection.identity == identity && detection.addOn != nil {
+                    detection.bounds = crop.mapping.apply(detection.bounds)
+                    agreement.record(detection, attempt: "region, add-on look", upright: true)
+                    found = true
+                }
+                if found { continue }
+            }
+            guard model else { continue }
+            addOnsLookedFor.insert(identity)
+            let width = look.codeWidth / crop.mapping.step
+            let centre = Double(crop.image.width) / 2 + look.codeOffset / crop.mapping.step
+            if let addOn = ModelDecoder.readAddOn(crop, of: sighting.detection.text, codeWidth: width * 0.85...width * 1.2, centre: centre) {
+                agreement.attach(addOn, to: identity)
+            }
+        }
+    }
+
+    /// Confirmed codes still without an add-on that no region's crop has shown the model
+    /// (read by whole-image scans): the model looks beside each, in a crop turned level
+    /// along the barcode-like patch it lies in (`regions`, found only when needed).
+    mutating func readAddOnsByModel(in full: GrayImage, regions: () -> [CandidateRegion]) {
+        let waiting = agreement.sightings.filter {
+            $0.isConfirmed && $0.detection.addOn == nil && !addOnsLookedFor.contains($0.detection.identity)
+                && [.ean13, .isbn13, .upcA, .upcE].contains($0.detection.symbology)
+        }
+        guard !waiting.isEmpty else { return }
+        let patches = regions()
+        for sighting in waiting {
+            let box = sighting.detection.bounds
+            let (x, y) = (Double(box.x) + Double(box.width) / 2, Double(box.y) + Double(box.height) / 2)
+            guard let patch = patches.first(where: { $0.holds(x: x, y: y) }) else { continue }
+            // The box's extent across the patch's bars: the code's length, more if it is turned.
+            let (c, s) = (abs(cos(patch.angle)), abs(sin(patch.angle)))
+            let length = Double(box.width) * c + Double(box.height) * s
+            let module = length / Double(sighting.detection.symbology == .upcE ? 51 : 95)
+            let look = CandidateRegion(centreX: x, centreY: y, angle: patch.angle, length: length * 1.7,
+                                       height: min(patch.height, Double(box.width) * s + Double(box.height) * c),
+                                       cells: 0, score: 0)
+            let step = min(1, module / RegionReading.addOnModule)
+            guard let crop = RegionReading.crop(look, from: full, outputWidth: min((look.length * 2 + 64) / step, 3000)) else { continue }
+            addOnsLookedFor.insert(sighting.detection.identity)
+            let width = length / crop.mapping.step
+            if let addOn = ModelDecoder.readAddOn(crop, of: sighting.detection.text, codeWidth: width * 0.6...width * 1.15,
+                                                  centre: Double(crop.image.width) / 2) {
+                agreement.attach(addOn, to: sighting.detection.identity)
             }
         }
     }

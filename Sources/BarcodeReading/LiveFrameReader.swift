@@ -172,13 +172,13 @@ struct LiveAttempts {
     }
 
     /// Each region's patch read by `ModelDecoder`; its bands agreeing count as scan lines.
-    /// EAN-13/UPC-A only: `watch` catalogues books, and trying a UPC-E and an EAN-8 too
+    /// EAN-13/UPC-A only, without add-ons: `watch` catalogues books, and trying a UPC-E and an EAN-8 too
     /// where none reads took the hard webcam feed's latency from 15 to 20 ms (p95 26 → 36).
     mutating func readByModel(_ regions: ArraySlice<CandidateRegion>, in full: GrayImage) {
         for (number, region) in regions.enumerated() {
             guard let crop = RegionReading.modelCrop(region, from: full) else { continue }
             passes.append("model place \(number + 1)")
-            if case .code(let detection) = ModelDecoder.read(crop, of: region, scale: 1, shortCodes: false) {
+            if case .code(let detection) = ModelDecoder.read(crop, of: region, scale: 1, shortCodes: false, addOns: false) {
                 agreement.record(detection, attempt: Agreement.modelFitAttempt, upright: true)
             }
         }

@@ -62,8 +62,10 @@ enum ModelDecoder {
         var reversed = false
         /// Index into `blurs`.
         var blur = 0
-        /// `.ean13` (a UPC-A among them), `.upcE` or `.ean8`.
+        /// `.ean13` (a UPC-A among them), `.upcE`, `.ean8`, `.ean5` or `.ean2`.
         var symbol = Symbology.ean13
+        /// The parity pattern's index (an add-on's is its check).
+        var parity = 0
         /// A short code's margins are paper (`ModelSymbol.margin`), not a longer code's bars.
         var marginsClear = true
 
@@ -71,7 +73,9 @@ enum ModelDecoder {
         /// The fit, less a little for a stretch: a straight model is preferred unless bending
         /// it explains the pixels clearly better.
         var score: Double { fit - ModelDecoder.stretchPenalty * abs(stretch) }
-        var checkDigitHolds: Bool { (try? GTIN(validating: text, as: symbol)) != nil }
+        var checkDigitHolds: Bool {
+            symbol.isAddOn ? parity == ModelSymbol.addOnParity(digits) : (try? GTIN(validating: text, as: symbol)) != nil
+        }
         var isClear: Bool {
             fit >= ModelDecoder.minimumFit && worstDigit >= ModelDecoder.minimumDigitFit && margin >= ModelDecoder.minimumMargin
                 && checkDigitHolds && !contested && marginsClear
@@ -97,23 +101,34 @@ enum ModelDecoder {
 
     /// The crop read as each of `symbols` in turn until one reads (the rows' bands made once):
     /// that reading and its symbol, else refused when any symbol refused, else nothing.
-    static func read(_ crop: GrayImage, codeWidth: ClosedRange<Double>?, symbols: [ModelSymbol]) -> (outcome: Outcome, symbol: ModelSymbol) {
-        guard crop.width >= 100, crop.height >= bands else { return (.nothing, symbols[0]) }
+    /// `addOn`: an EAN-13/UPC-A read is looked beside for its add-on (`addOn(lines:mean:after:)`),
+    /// returned with it as the add-on's digits and where they lie on the crop's width.
+    static func read(_ crop: GrayImage, codeWidth: ClosedRange<Double>?, symbols: [ModelSymbol], addOn: Bool = false)
+        -> (outcome: Outcome, symbol: ModelSymbol, addOn: (addOn: AddOn, span: ClosedRange<Double>)?) {
+        guard crop.width >= 100, crop.height >= bands else { return (.nothing, symbols[0], nil) }
         let (lines, mean) = bandLines(crop)
         var refused = false
         for symbol in symbols {
-            switch read(lines: lines, mean: mean, codeWidth: codeWidth, symbol: symbol) {
-            case .read(let text, let count): return (.read(text, bands: count), symbol)
+            let modules = codeWidth.map { $0.lowerBound / Double(symbol.moduleCount)...$0.upperBound / Double(symbol.moduleCount) }
+            guard let whole = bestReading(mean, modules: modules, symbol: symbol) else { continue }
+            switch bandsAgreeing(lines, at: whole, symbol: symbol) {
+            case .read(let text, let count):
+                guard addOn, symbol.symbology == .ean13, let found = self.addOn(lines: lines, mean: mean, after: whole) else {
+                    return (.read(text, bands: count), symbol, nil)
+                }
+                let width = Double(crop.width), span = found.span
+                return (.read(text, bands: count), symbol,
+                        (found.addOn, whole.reversed ? width - span.upperBound...width - span.lowerBound : span))
             case .refused: refused = true
             case .nothing: break
             }
         }
-        return (refused ? .refused : .nothing, symbols[0])
+        return (refused ? .refused : .nothing, symbols[0], nil)
     }
 
-    private static func read(lines: [[Double]], mean: [Double], codeWidth: ClosedRange<Double>?, symbol: ModelSymbol) -> Outcome {
-        let modules = codeWidth.map { $0.lowerBound / Double(symbol.moduleCount)...$0.upperBound / Double(symbol.moduleCount) }
-        guard let whole = bestReading(mean, modules: modules, symbol: symbol) else { return .nothing }
+    /// Each band read at `whole`'s place (the mean line's reading), allowing a little drift:
+    /// the code several bands read clearly and alike, none reading another.
+    static func bandsAgreeing(_ lines: [[Double]], at whole: Reading, symbol: ModelSymbol) -> Outcome {
         var clear: [String: Int] = [:]
         for line in lines {
             let directed = whole.reversed ? Array(line.reversed()) : line
@@ -434,7 +449,8 @@ enum ModelDecoder {
         }
         total += bestParity
         return Reading(digits: symbol.digits(parity: parity, positions: positions), fit: total / Double(count), worstDigit: worst,
-                       margin: margin, start: start, module: module, stretch: stretch, blur: blur, symbol: symbol.symbology)
+                       margin: margin, start: start, module: module, stretch: stretch, blur: blur, symbol: symbol.symbology,
+                       parity: parity)
     }
 
     /// For each parity pattern, how well it fits the left digits: the sum over them of the

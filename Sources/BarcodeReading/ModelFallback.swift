@@ -12,7 +12,10 @@ extension AttemptLog {
         for region in regions {
             guard let crop = crop(region) else { continue }
             switch ModelDecoder.read(crop, of: region, scale: scale) {
-            case .code(let detection): agreement.record(detection, attempt: Agreement.modelFitAttempt, upright: true)
+            case .code(let detection):
+                // Its add-on was looked for in the same crop.
+                addOnsLookedFor.insert(detection.identity)
+                agreement.record(detection, attempt: Agreement.modelFitAttempt, upright: true)
             case .refused: modelRefusals += 1
             case .nothing: break
             }
@@ -35,8 +38,10 @@ extension ModelDecoder {
 
     /// `region`'s crop read by the model. `scale`: file pixels per pixel of the image the
     /// region was found in. `shortCodes`: a UPC-E or EAN-8 is tried where no EAN-13/UPC-A
-    /// reads (twice the model's work on a patch that holds no code).
-    static func read(_ crop: RegionReading.Crop, of region: CandidateRegion, scale: Int, shortCodes: Bool = true) -> RegionOutcome {
+    /// reads (twice the model's work on a patch that holds no code). `addOns`: an EAN-13/UPC-A
+    /// read is looked beside for its EAN-5/EAN-2.
+    static func read(_ crop: RegionReading.Crop, of region: CandidateRegion, scale: Int, shortCodes: Bool = true,
+                     addOns: Bool = true) -> RegionOutcome {
         // A patch covers the bars that stayed sharp and coherent: a soft code's patch can
         // be half the code, and a code with its add-on is one patch of up to 1.7 codes
         // (95 modules, a gap, 47, and a cell of margin each end): at 0.6 the codes of
@@ -45,7 +50,8 @@ extension ModelDecoder {
         let widths = patch * 0.45...patch * 2 + 24
         // An EAN-13/UPC-A first; the short codes only where none was read (their margins
         // keep them from reading part of one).
-        let (outcome, symbol) = read(crop.image, codeWidth: widths, symbols: shortCodes ? [.ean13, .upcE, .ean8] : [.ean13])
+        let (outcome, symbol, addOn) = read(crop.image, codeWidth: widths, symbols: shortCodes ? [.ean13, .upcE, .ean8] : [.ean13],
+                                            addOn: addOns)
         switch outcome {
         case .read(var text, _):
             var symbology = symbol.symbology
@@ -54,7 +60,9 @@ extension ModelDecoder {
                                       bounds: crop.mapping.apply(BoundingBox(x: 0, y: 0, width: crop.image.width,
                                                                              height: crop.image.height)).scaled(by: scale))
             detection.readBothWays = true
-            return detection.isValid ? .code(detection) : .refused
+            guard detection.isValid else { return .refused }
+            if let addOn, crop.showsSource(addOn.span) { detection.addOn = addOn.addOn }
+            return .code(detection)
         case .refused:
             return .refused
         case .nothing:
@@ -73,8 +81,8 @@ extension RegionReading {
         guard width >= 100 else { return nil }
         let mapping = RegionMapping(centreX: region.centreX, centreY: region.centreY, angle: region.angle,
                                     step: step, width: width, height: height)
-        let image = image.sampled(centreX: region.centreX, centreY: region.centreY, angle: region.angle,
-                                  width: width, height: height, step: step)
-        return Crop(image: image, mapping: mapping)
+        let upright = image.sampled(centreX: region.centreX, centreY: region.centreY, angle: region.angle,
+                                    width: width, height: height, step: step)
+        return Crop(image: upright, mapping: mapping, sourceWidth: image.width, sourceHeight: image.height)
     }
 }

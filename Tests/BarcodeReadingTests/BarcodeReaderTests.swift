@@ -116,6 +116,22 @@ import TestSupport
         #expect(AddOnPairing.pair([sideways, below]).first?.addOn == .ean2("07"))
     }
 
+    /// An EAN-5 the photo's edge cuts after two digits reads as an EAN-2 (a book's price
+    /// "54…" as "54"): one ending within two modules of the edge is not paired.
+    @Test func anEAN2AtThePhotosEdgeMayBeACutEAN5() {
+        // The main code: 2 px a module, its last bar at x = 290. The EAN-2 (a gap of 9 modules,
+        // 20 modules) ends at x = 348.
+        let ean2 = Self.symbol(.ean2, "54", BoundingBox(x: 344, y: 40, width: 4, height: 110))
+        let cut = AddOnPairing.pair([Self.main, ean2], imageSize: (width: 350, height: 300))
+        #expect(cut.first?.addOn == nil)
+        #expect(cut.last?.rejection == .addOnIsNotAProduct(.ean2))
+        #expect(AddOnPairing.pair([Self.main, ean2], imageSize: (width: 356, height: 300)).first?.addOn == .ean2("54"))
+        // An EAN-5 cannot be part of a longer add-on; and without a size nothing is refused.
+        let ean5 = Self.symbol(.ean5, "54499", BoundingBox(x: 344, y: 40, width: 4, height: 110))
+        #expect(AddOnPairing.pair([Self.main, ean5], imageSize: (width: 350, height: 300)).first?.addOn == .ean5("54499"))
+        #expect(AddOnPairing.pair([Self.main, ean2]).first?.addOn == .ean2("54"))
+    }
+
     @Test func twoCodesEachKeepTheirOwnAddOn() {
         let second = Self.symbol(.ean13, "9780306406157", BoundingBox(x: 600, y: 50, width: 190, height: 100))
         let firstAddOn = Self.symbol(.ean5, "52899", BoundingBox(x: 400, y: 50, width: 4, height: 100))

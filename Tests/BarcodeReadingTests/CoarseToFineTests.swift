@@ -78,14 +78,15 @@ import TestSupport
         #expect(scaled.centreX == 1819 * 4 && scaled.length == 262 * 4 && scaled.angle == piece.angle)
     }
 
-    /// An EAN-13 read from a region crop without an add-on is looked at again only where an
+    /// An EAN-13 read from a region crop without an add-on is scanned again only where an
     /// add-on could have been missed: the crop too coarse for one (zbar read the hard photos'
     /// codes at ~2.5 px per module, their EAN-5s not), or too narrow to hold one beside the
-    /// code. The look is centred on the code, at ~4 px per module.
+    /// code. The look is centred on the code, at ~4 px per module. Elsewhere the crop itself
+    /// is the model's to look in.
     @Test func anAddOnIsLookedForOnlyWhereTheCropCouldHaveMissedIt() throws {
         let mapping = RegionMapping(centreX: 2000, centreY: 1500, angle: 0.3, step: 2.5, width: 800, height: 120)
         let crop = RegionReading.Crop(image: GrayImage(width: 800, height: 120, pixels: [UInt8](repeating: 200, count: 96_000)),
-                                      mapping: mapping)
+                                      mapping: mapping, sourceWidth: 4000, sourceHeight: 3000)
         let region = CandidateRegion(centreX: 2000, centreY: 1500, angle: 0.3, length: 600, height: 300, cells: 30, score: 9)
         func code(x: Int, width: Int, addOn: Bool = false, symbology: Symbology = .ean13) -> Detection {
             Detection(symbology: symbology, text: "9780306406157", quality: 40,
@@ -97,14 +98,17 @@ import TestSupport
         let centre = mapping.point(280 + 119, 60)
         #expect(abs(coarse.region.centreX - centre.x) < 1e-9 && abs(coarse.region.centreY - centre.y) < 1e-9)
         #expect(coarse.region.angle == region.angle)
+        #expect(coarse.rescan && coarse.codeWidth == 238 * 2.5)
         let lookStep = (coarse.region.length * 2 + 64) / coarse.outputWidth
         #expect(abs(238 * 2.5 / 95 / lookStep - RegionReading.addOnModule) < 0.01)
         // 4 px per module with room on both sides (a finer crop): nothing to look for.
         let wide = RegionReading.Crop(image: GrayImage(width: 1600, height: 120, pixels: [UInt8](repeating: 200, count: 192_000)),
-                                      mapping: RegionMapping(centreX: 2000, centreY: 1500, angle: 0.3, step: 1.25, width: 1600, height: 120))
-        #expect(RegionReading.addOnLook(for: code(x: 600, width: 380), in: wide, region: region) == nil)
+                                      mapping: RegionMapping(centreX: 2000, centreY: 1500, angle: 0.3, step: 1.25, width: 1600, height: 120),
+                                      sourceWidth: 4000, sourceHeight: 3000)
+        let same = try #require(RegionReading.addOnLook(for: code(x: 600, width: 380), in: wide, region: region))
+        #expect(!same.rescan && same.region == region && same.outputWidth == 1600 && same.codeWidth == 380 * 1.25)
         // 4 px per module near the crop's edge: the add-on may lie past it.
-        #expect(RegionReading.addOnLook(for: code(x: 1100, width: 380), in: wide, region: region) != nil)
+        #expect(RegionReading.addOnLook(for: code(x: 1100, width: 380), in: wide, region: region)?.rescan == true)
         // An add-on already read, or a code that has none.
         #expect(RegionReading.addOnLook(for: code(x: 280, width: 238, addOn: true), in: crop, region: region) == nil)
         #expect(RegionReading.addOnLook(for: code(x: 280, width: 238, symbology: .ean8), in: crop, region: region) == nil)

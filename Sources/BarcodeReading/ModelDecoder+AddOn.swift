@@ -1,0 +1,111 @@
+import BookCodes
+import Foundation
+import Imaging
+
+/// EAN-5/EAN-2 add-ons beside a code the model has placed: zbar reads a soft or small
+/// add-on far less often than its code (on the hard phone photos 13 of 35 add-ons beside a
+/// code read), but the code's place, direction and module width fix where the add-on must
+/// be: after its end guard, a gap of 7–12 modules, printed at the same module width.
+extension ModelDecoder {
+    /// Gaps between a code's end guard and its add-on's start guard, in modules, that are
+    /// tried: GS1's 7–12, and some slack for a code's place found a little off.
+    static let addOnGaps = Array(stride(from: 5.0, through: 14.0, by: 0.25))
+    /// An add-on's module against the code's at its end (print is the same; a keystone or a
+    /// curved cover makes it a few percent wider or narrower).
+    static let addOnModuleFactors = [0.97, 0.985, 1, 1.015, 1.03]
+
+    /// The add-on in an upright crop (bars vertical) holding the EAN-13/UPC-A `text`, read
+    /// elsewhere, about `codeWidth` crop pixels wide: the model finds the code there first
+    /// (the place must read as `text`), then the add-on after it. Not one that runs, with its
+    /// margins, past the photo's edge: an EAN-5 cut there after two digits is an EAN-2 on paper.
+    /// `centre`: where the code's middle lies in the crop (x), when known: the model is not
+    /// run where nothing past either end of the code has edges like an add-on's
+    /// (`mayHoldAddOn`), as most codes have no add-on.
+    static func readAddOn(_ crop: RegionReading.Crop, of text: String, codeWidth: ClosedRange<Double>, centre: Double? = nil) -> AddOn? {
+        guard crop.image.width >= 100, crop.image.height >= bands else { return nil }
+        // A UPC-E's text is its 8 digits; a UPC-A's 12 are an EAN-13's with a leading 0.
+        let symbol: ModelSymbol = text.count == 8 ? .upcE : .ean13
+        let digits = text.count == 12 ? "0" + text : text
+        let (lines, mean) = bandLines(crop.image)
+        if let centre {
+            let half = (codeWidth.lowerBound + codeWidth.upperBound) / 4
+            guard mayHoldAddOn(mean, beside: centre - half...centre + half, modules: symbol.moduleCount) else { return nil }
+        }
+        let count = Double(symbol.moduleCount)
+        guard let main = bestReading(mean, modules: codeWidth.lowerBound / count...codeWidth.upperBound / count, symbol: symbol),
+              main.text == digits,
+              let found = addOn(lines: lines, mean: mean, after: main, of: symbol) else { return nil }
+        let width = Double(crop.image.width)
+        return crop.showsSource(main.reversed ? width - found.span.upperBound...width - found.span.lowerBound : found.span)
+            ? found.addOn : nil
+    }
+
+    /// Whether either side of the code at `span` (about; `modules` wide) has a stretch as
+    /// long as an EAN-5, within an add-on's reach, whose edges are at least
+    /// `addOnEdgeShare` as dense as the code's own (sum of |step| between neighbouring
+    /// samples, per sample).
+    static func mayHoldAddOn(_ line: [Double], beside span: ClosedRange<Double>, modules: Int) -> Bool {
+        let module = (span.upperBound - span.lowerBound) / Double(modules)
+        guard module > 0, line.count > 2 else { return false }
+        var prefix = [0.0]
+        prefix.reserveCapacity(line.count)
+        for x in 1..<line.count { prefix.append(prefix[x - 1] + abs(line[x] - line[x - 1])) }
+        func density(_ a: Double, _ b: Double) -> Double {
+            let lo = max(0, min(line.count - 1, Int(a))), hi = max(0, min(line.count - 1, Int(b)))
+            return hi > lo ? (prefix[hi] - prefix[lo]) / Double(hi - lo) : 0
+        }
+        let code = density(span.lowerBound, span.upperBound)
+        let window = 40 * module
+        var best = 0.0
+        for side in [1.0, -1.0] {
+            var offset = 5 * module
+            while offset + window <= 75 * module {
+                let near = side > 0 ? span.upperBound + offset : span.lowerBound - offset - window
+                if near >= 0, near + window <= Double(line.count - 1) { best = max(best, density(near, near + window)) }
+                offset += 2 * module
+            }
+        }
+        return best >= addOnEdgeShare * code
+    }
+
+    /// On the hard phone photos the add-ons the model read had stretches 0.96–1.06 as dense
+    /// as their code; 46 of 52 codes without one had < 0.5 beside them (text, a cover's edge).
+    static let addOnEdgeShare = 0.5
+
+    /// The add-on after `main` (a reading of the mean line, `lines` the bands it was made
+    /// of): an EAN-5 first, else an EAN-2, each read like a code (several bands alike,
+    /// every digit clear, the parities its check, paper in its margins), and where it lies
+    /// with those margins (on the line read in `main`'s direction). Not one that runs past
+    /// the crop's edge: its margins are not known to be paper.
+    static func addOn(lines: [[Double]], mean: [Double], after main: Reading, of code: ModelSymbol = .ean13)
+        -> (addOn: AddOn, span: ClosedRange<Double>)? {
+        let directed = main.reversed ? lines.map { Array($0.reversed()) } : lines
+        let line = main.reversed ? Array(mean.reversed()) : mean
+        let codeModules = Double(code.moduleCount)
+        let end = position(codeModules, start: main.start, module: main.module, stretch: main.stretch, modules: code.moduleCount)
+        for symbol in [ModelSymbol.ean5, .ean2] {
+            // The module carried on past the code's end as its stretch would have it.
+            let middle = codeModules + 9.5 + Double(symbol.moduleCount) / 2
+            let module = main.module * (1 + main.stretch * (middle / codeModules - 0.5))
+            var best: Reading?
+            for gap in addOnGaps {
+                for factor in addOnModuleFactors {
+                    guard let reading = reading(line, start: end + gap * module * factor, module: module * factor,
+                                                blur: middlingBlur, symbol: symbol),
+                          reading.score > best?.score ?? -1 else { continue }
+                    best = reading
+                }
+            }
+            guard let place = best, let whole = refined(line, start: place.start, module: place.module, symbol: symbol),
+                  case .read(let text, _) = bandsAgreeing(directed, at: whole, symbol: symbol),
+                  let addOn = try? AddOn(validating: text, as: symbol.symbology)
+            else { continue }
+            let margin = Double(symbol.margin + 1)
+            let span = position(-margin, start: whole.start, module: whole.module, stretch: whole.stretch, modules: symbol.moduleCount)
+                ... position(Double(symbol.moduleCount) + margin, start: whole.start, module: whole.module, stretch: whole.stretch,
+                             modules: symbol.moduleCount)
+            return (addOn, span)
+        }
+        return nil
+    }
+}
