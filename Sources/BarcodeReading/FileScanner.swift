@@ -396,9 +396,13 @@ struct AttemptLog {
     }
 
     /// Confirmed codes still without an add-on that no region's crop has shown the model
-    /// (read by whole-image scans): the model looks beside each, in a crop turned level
-    /// along the barcode-like patch it lies in (`regions`, found only when needed).
+    /// (read by whole-image scans), where zbar read an add-on alone (across a turned code's
+    /// bars, its rows cross the short add-on whole but not the code): the model looks beside
+    /// each, in a crop turned level along the barcode-like patch it lies in (`regions`, found
+    /// only when needed). Not on every photo: around small photos' codes the edges of other
+    /// print often look like an add-on's, and the look cost a quarter more CPU a photo.
     mutating func readAddOnsByModel(in full: GrayImage, regions: () -> [CandidateRegion]) {
+        guard rejected.contains(where: \.symbology.isAddOn) else { return }
         let waiting = agreement.sightings.filter {
             $0.isConfirmed && $0.detection.addOn == nil && !addOnsLookedFor.contains($0.detection.identity)
                 && [.ean13, .isbn13, .upcA, .upcE].contains($0.detection.symbology)
@@ -411,7 +415,9 @@ struct AttemptLog {
             guard let patch = patches.first(where: { $0.holds(x: x, y: y) }) else { continue }
             // The box's extent across the patch's bars: the code's length, more if it is turned.
             let (c, s) = (abs(cos(patch.angle)), abs(sin(patch.angle)))
-            let length = Double(box.width) * c + Double(box.height) * s
+            // zbar's box is where its lines finished reading: across a turned code, a strip
+            // of it. The patch is the code's length, more with an add-on or a margin.
+            let length = max(Double(box.width) * c + Double(box.height) * s, patch.length)
             let module = length / Double(sighting.detection.symbology == .upcE ? 51 : 95)
             let look = CandidateRegion(centreX: x, centreY: y, angle: patch.angle, length: length * 1.7,
                                        height: min(patch.height, Double(box.width) * s + Double(box.height) * c),
@@ -420,7 +426,7 @@ struct AttemptLog {
             guard let crop = RegionReading.crop(look, from: full, outputWidth: min((look.length * 2 + 64) / step, 3000)) else { continue }
             addOnsLookedFor.insert(sighting.detection.identity)
             let width = length / crop.mapping.step
-            if let addOn = ModelDecoder.readAddOn(crop, of: sighting.detection.text, codeWidth: width * 0.6...width * 1.15,
+            if let addOn = ModelDecoder.readAddOn(crop, of: sighting.detection.text, codeWidth: width * 0.45...width * 1.15,
                                                   centre: Double(crop.image.width) / 2) {
                 agreement.attach(addOn, to: sighting.detection.identity)
             }

@@ -27,11 +27,11 @@ extension ModelDecoder {
         let symbol: ModelSymbol = text.count == 8 ? .upcE : .ean13
         let digits = text.count == 12 ? "0" + text : text
         let (lines, mean) = bandLines(crop.image)
-        if let centre {
-            let half = (codeWidth.lowerBound + codeWidth.upperBound) / 4
-            guard mayHoldAddOn(mean, beside: centre - half...centre + half, modules: symbol.moduleCount) else { return nil }
-        }
         let count = Double(symbol.moduleCount)
+        if let centre {
+            let module = (codeWidth.lowerBound + codeWidth.upperBound) / 2 / count
+            guard mayHoldAddOn(mean, around: centre, module: module) else { return nil }
+        }
         guard let main = bestReading(mean, modules: codeWidth.lowerBound / count...codeWidth.upperBound / count, symbol: symbol),
               main.text == digits,
               let found = addOn(lines: lines, mean: mean, after: main, of: symbol) else { return nil }
@@ -40,36 +40,47 @@ extension ModelDecoder {
             ? found.addOn : nil
     }
 
-    /// Whether either side of the code at `span` (about; `modules` wide) has a stretch as
-    /// long as an EAN-5, within an add-on's reach, whose edges are at least
-    /// `addOnEdgeShare` as dense as the code's own (sum of |step| between neighbouring
-    /// samples, per sample).
-    static func mayHoldAddOn(_ line: [Double], beside span: ClosedRange<Double>, modules: Int) -> Bool {
-        let module = (span.upperBound - span.lowerBound) / Double(modules)
+    /// Whether, past either end of the code around `centre` (its ends found where the
+    /// line's edges thin out to paper for `paperModules`), something as long as an EAN-2
+    /// begins within an add-on's gap whose edges (sum of |step| between neighbouring
+    /// samples, per sample) are at least `addOnEdgeShare` as dense as the code's middle.
+    /// Found from the pixels, not from the code's size, which zbar's box tells only roughly
+    /// (`module`: about the code's module, in samples).
+    static func mayHoldAddOn(_ line: [Double], around centre: Double, module: Double) -> Bool {
         guard module > 0, line.count > 2 else { return false }
         var prefix = [0.0]
         prefix.reserveCapacity(line.count)
         for x in 1..<line.count { prefix.append(prefix[x - 1] + abs(line[x] - line[x - 1])) }
+        let last = Double(line.count - 1)
         func density(_ a: Double, _ b: Double) -> Double {
-            let lo = max(0, min(line.count - 1, Int(a))), hi = max(0, min(line.count - 1, Int(b)))
+            let lo = Int(max(0, min(last, a))), hi = Int(max(0, min(last, b)))
             return hi > lo ? (prefix[hi] - prefix[lo]) / Double(hi - lo) : 0
         }
-        let code = density(span.lowerBound, span.upperBound)
-        let window = 40 * module
-        var best = 0.0
+        let code = density(centre - 10 * module, centre + 10 * module)
+        guard code > 0 else { return false }
+        let paper = paperModules * module, window = 20 * module
         for side in [1.0, -1.0] {
-            var offset = 5 * module
-            while offset + window <= 75 * module {
-                let near = side > 0 ? span.upperBound + offset : span.lowerBound - offset - window
-                if near >= 0, near + window <= Double(line.count - 1) { best = max(best, density(near, near + window)) }
-                offset += 2 * module
+            // The code's end: the first stretch of paper walking out from its middle.
+            var end = centre
+            while end >= 0, end <= last {
+                let (a, b) = side > 0 ? (end, end + paper) : (end - paper, end)
+                if a >= 0, b <= last, density(a, b) < paperEdgeShare * code { break }
+                end += side
+            }
+            var gap = 0.0
+            while gap <= 14 * module {
+                let near = side > 0 ? end + gap : end - gap - window
+                if near >= 0, near + window <= last, density(near, near + window) >= addOnEdgeShare * code { return true }
+                gap += module
             }
         }
-        return best >= addOnEdgeShare * code
+        return false
     }
 
-    /// On the hard phone photos the add-ons the model read had stretches 0.96–1.06 as dense
-    /// as their code; 46 of 52 codes without one had < 0.5 beside them (text, a cover's edge).
+    /// Modules of paper that end a code (its widest space is 4; the gap before an add-on 7).
+    static let paperModules = 3.0
+    /// Edges at most this dense, against the code's, are paper.
+    static let paperEdgeShare = 0.2
     static let addOnEdgeShare = 0.5
 
     /// The add-on after `main` (a reading of the mean line, `lines` the bands it was made
