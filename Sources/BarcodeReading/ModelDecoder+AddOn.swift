@@ -18,9 +18,10 @@ extension ModelDecoder {
     /// elsewhere, about `codeWidth` crop pixels wide: the model finds the code there first
     /// (the place must read as `text`), then the add-on after it. Not one that runs, with its
     /// margins, past the photo's edge: an EAN-5 cut there after two digits is an EAN-2 on paper.
-    /// `centre`: where the code's middle lies in the crop (x), when known: the model is not
-    /// run where nothing past either end of the code has edges like an add-on's
-    /// (`mayHoldAddOn`), as most codes have no add-on.
+    /// `centre`: where the code's middle lies in the crop (x), when zbar's box tells it: the
+    /// model is not run where nothing past either end of the code has edges like an
+    /// add-on's (`mayHoldAddOn`), as most codes have none, and the code is looked for
+    /// only around there (a crop of 2–3 code widths costs the search two to three times more).
     static func readAddOn(_ crop: RegionReading.Crop, of text: String, codeWidth: ClosedRange<Double>, centre: Double? = nil) -> AddOn? {
         guard crop.image.width >= 100, crop.image.height >= bands else { return nil }
         // A UPC-E's text is its 8 digits; a UPC-A's 12 are an EAN-13's with a leading 0.
@@ -28,12 +29,24 @@ extension ModelDecoder {
         let digits = text.count == 12 ? "0" + text : text
         let (lines, mean) = bandLines(crop.image)
         let count = Double(symbol.moduleCount)
+        let modules = codeWidth.lowerBound / count...codeWidth.upperBound / count
+        var main: Reading?
         if let centre {
-            let module = (codeWidth.lowerBound + codeWidth.upperBound) / 2 / count
+            let module = (modules.lowerBound + modules.upperBound) / 2
             guard mayHoldAddOn(mean, around: centre, module: module) else { return nil }
+            // The code, its quiet zones and some slack either side of its middle.
+            let reach = codeWidth.upperBound / 2 + 12 * modules.upperBound
+            let first = max(0, Int(centre - reach)), last = min(mean.count, Int(centre + reach) + 1)
+            guard last - first > 2 else { return nil }
+            if var reading = bestReading(Array(mean[first..<last]), modules: modules, symbol: symbol) {
+                // Back to the whole line's samples (counted from its end when read reversed).
+                reading.start += Double(reading.reversed ? mean.count - last : first)
+                main = reading
+            }
+        } else {
+            main = bestReading(mean, modules: modules, symbol: symbol)
         }
-        guard let main = bestReading(mean, modules: codeWidth.lowerBound / count...codeWidth.upperBound / count, symbol: symbol),
-              main.text == digits,
+        guard let main, main.text == digits,
               let found = addOn(lines: lines, mean: mean, after: main, of: symbol) else { return nil }
         let width = Double(crop.image.width)
         return crop.showsSource(main.reversed ? width - found.span.upperBound...width - found.span.lowerBound : found.span)
