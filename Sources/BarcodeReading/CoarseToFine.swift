@@ -83,8 +83,8 @@ extension RegionReading {
     /// Where to look for `detection`'s add-on (a main EAN-13/UPC-A read in `crop` without
     /// one). When the crop was too coarse for an add-on or could not hold one on either side
     /// of the code, zbar looks again (`rescan`) at the code's place as a region twice as long
-    /// (its crop then reaches 1.2 code widths past each end), at the output width that gives
-    /// `addOnModule` pixels per module; else the crop itself will do, for the model.
+    /// (its crop then reaches 1.2 code widths past each end), at `addOnModule` pixels per
+    /// module; else the crop itself will do, for the model.
     static func addOnLook(for detection: Detection, in crop: Crop, region: CandidateRegion) -> AddOnLook? {
         guard detection.addOn == nil, [.ean13, .isbn13, .upcA].contains(detection.symbology) else { return nil }
         let b = detection.bounds
@@ -95,16 +95,10 @@ extension RegionReading {
         guard module < addOnModule * 0.9 || Double(b.x) < room || Double(crop.image.width - b.maxX) < room else {
             return AddOnLook(region: region, outputWidth: Double(crop.image.width), codeWidth: codeWidth,
                              codeOffset: (Double(b.x) + Double(b.width) / 2 - Double(crop.image.width) / 2) * crop.mapping.step,
-                             rescan: false)
+                             readCrop: crop)
         }
         let centre = crop.mapping.point(Double(b.x) + Double(b.width) / 2, Double(crop.image.height) / 2)
-        let step = crop.mapping.step * min(1, module / addOnModule)
-        let look = CandidateRegion(centreX: centre.x, centreY: centre.y, angle: region.angle,
-                                   length: Double(b.width) * crop.mapping.step * 1.7, height: region.height,
-                                   cells: 0, score: 0)
-        // As `crop` sizes it: twice the length and a margin, at `step` image pixels a pixel.
-        return AddOnLook(region: look, outputWidth: min((look.length * 2 + 64) / step, 3000), codeWidth: codeWidth, codeOffset: 0,
-                         rescan: true)
+        return AddOnLook(around: centre, angle: region.angle, codeWidth: codeWidth, height: region.height, finestStep: crop.mapping.step)
     }
 
     /// A crop that holds a code and room for its add-on on either side.
@@ -115,8 +109,33 @@ extension RegionReading {
         var codeWidth: Double
         /// How far the code's middle lies from the crop's, along it, in full-image pixels.
         var codeOffset: Double
+        /// The crop the code was read in, when it will do (not made again).
+        var readCrop: Crop?
         /// zbar is to read the crop again (it is not the one the code was read in).
-        var rescan: Bool
+        var rescan: Bool { readCrop == nil }
+
+        /// A new crop centred on the code (`centre`, full-image pixels; bars across `angle`),
+        /// `codeWidth` wide, as a region 1.7 times as long (its crop reaches 1.2 code widths
+        /// past each end) at `addOnModule` pixels per module, but no finer than `finestStep`
+        /// image pixels a pixel.
+        init(around centre: (x: Double, y: Double), angle: Double, codeWidth: Double, height: Double, finestStep: Double,
+             modules: Int = BarPatterns.moduleCount) {
+            region = CandidateRegion(centreX: centre.x, centreY: centre.y, angle: angle, length: codeWidth * 1.7, height: height,
+                                     cells: 0, score: 0)
+            let step = min(finestStep, codeWidth / Double(modules) / RegionReading.addOnModule)
+            // As `crop` sizes it: twice the length and a margin, at `step` image pixels a pixel.
+            outputWidth = min((region.length * 2 + 64) / step, 3000)
+            self.codeWidth = codeWidth
+            codeOffset = 0
+        }
+
+        init(region: CandidateRegion, outputWidth: Double, codeWidth: Double, codeOffset: Double, readCrop: Crop?) {
+            self.region = region
+            self.outputWidth = outputWidth
+            self.codeWidth = codeWidth
+            self.codeOffset = codeOffset
+            self.readCrop = readCrop
+        }
     }
 }
 

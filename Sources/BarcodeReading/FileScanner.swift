@@ -372,8 +372,8 @@ struct AttemptLog {
     mutating func readAddOns(_ looks: [String: RegionReading.AddOnLook], in full: GrayImage, model: Bool) {
         for sighting in agreement.sightings where sighting.isConfirmed && sighting.detection.addOn == nil {
             let identity = sighting.detection.identity
-            guard let look = looks[identity],
-                  let crop = RegionReading.crop(look.region, from: full, outputWidth: look.outputWidth)
+            guard let look = looks[identity], look.rescan || model,
+                  let crop = look.readCrop ?? RegionReading.crop(look.region, from: full, outputWidth: look.outputWidth)
             else { continue }
             if look.rescan {
                 var found = false
@@ -418,12 +418,10 @@ struct AttemptLog {
             // zbar's box is where its lines finished reading: across a turned code, a strip
             // of it. The patch is the code's length, more with an add-on or a margin.
             let length = max(Double(box.width) * c + Double(box.height) * s, patch.length)
-            let module = length / Double(sighting.detection.symbology == .upcE ? 51 : 95)
-            let look = CandidateRegion(centreX: x, centreY: y, angle: patch.angle, length: length * 1.7,
-                                       height: min(patch.height, Double(box.width) * s + Double(box.height) * c),
-                                       cells: 0, score: 0)
-            let step = min(1, module / RegionReading.addOnModule)
-            guard let crop = RegionReading.crop(look, from: full, outputWidth: min((look.length * 2 + 64) / step, 3000)) else { continue }
+            let look = RegionReading.AddOnLook(around: (x, y), angle: patch.angle, codeWidth: length,
+                                               height: min(patch.height, Double(box.width) * s + Double(box.height) * c),
+                                               finestStep: 1, modules: sighting.detection.symbology == .upcE ? 51 : 95)
+            guard let crop = RegionReading.crop(look.region, from: full, outputWidth: look.outputWidth) else { continue }
             addOnsLookedFor.insert(sighting.detection.identity)
             let width = length / crop.mapping.step
             if let addOn = ModelDecoder.readAddOn(crop, of: sighting.detection.text, codeWidth: width * 0.45...width * 1.15,

@@ -48,9 +48,7 @@ extension ModelDecoder {
         }
         guard let main, main.text == digits,
               let found = addOn(lines: lines, mean: mean, after: main, of: symbol) else { return nil }
-        let width = Double(crop.image.width)
-        return crop.showsSource(main.reversed ? width - found.span.upperBound...width - found.span.lowerBound : found.span)
-            ? found.addOn : nil
+        return crop.showsSource(found.span) ? found.addOn : nil
     }
 
     /// Whether, past either end of the code around `centre` (its ends found where the
@@ -99,8 +97,8 @@ extension ModelDecoder {
     /// The add-on after `main` (a reading of the mean line, `lines` the bands it was made
     /// of): an EAN-5 first, else an EAN-2, each read like a code (several bands alike,
     /// every digit clear, the parities its check, paper in its margins), and where it lies
-    /// with those margins (on the line read in `main`'s direction). Not one that runs past
-    /// the crop's edge: its margins are not known to be paper.
+    /// with those margins, in the line's samples. Not one that runs past the crop's edge:
+    /// its margins are not known to be paper.
     static func addOn(lines: [[Double]], mean: [Double], after main: Reading, of code: ModelSymbol = .ean13)
         -> (addOn: AddOn, span: ClosedRange<Double>)? {
         let directed = main.reversed ? lines.map { Array($0.reversed()) } : lines
@@ -125,10 +123,12 @@ extension ModelDecoder {
                   let addOn = try? AddOn(validating: text, as: symbol.symbology)
             else { continue }
             let margin = Double(symbol.margin + 1)
-            let span = position(-margin, start: whole.start, module: whole.module, stretch: whole.stretch, modules: symbol.moduleCount)
-                ... position(Double(symbol.moduleCount) + margin, start: whole.start, module: whole.module, stretch: whole.stretch,
-                             modules: symbol.moduleCount)
-            return (addOn, span)
+            let first = position(-margin, start: whole.start, module: whole.module, stretch: whole.stretch, modules: symbol.moduleCount)
+            let last = position(Double(symbol.moduleCount) + margin, start: whole.start, module: whole.module, stretch: whole.stretch,
+                                modules: symbol.moduleCount)
+            // Read the other way round, back to the line's own order.
+            let length = Double(line.count)
+            return (addOn, main.reversed ? length - last...length - first : first...last)
         }
         return nil
     }

@@ -113,12 +113,8 @@ enum ModelDecoder {
             guard let whole = bestReading(mean, modules: modules, symbol: symbol) else { continue }
             switch bandsAgreeing(lines, at: whole, symbol: symbol) {
             case .read(let text, let count):
-                guard addOn, symbol.symbology == .ean13, let found = self.addOn(lines: lines, mean: mean, after: whole) else {
-                    return (.read(text, bands: count), symbol, nil)
-                }
-                let width = Double(crop.width), span = found.span
-                return (.read(text, bands: count), symbol,
-                        (found.addOn, whole.reversed ? width - span.upperBound...width - span.lowerBound : span))
+                let found = addOn && symbol.symbology == .ean13 ? self.addOn(lines: lines, mean: mean, after: whole) : nil
+                return (.read(text, bands: count), symbol, found)
             case .refused: refused = true
             case .nothing: break
             }
