@@ -327,7 +327,7 @@ for set in sets {
         if showsLosses, splitPrefixes.isEmpty || splitPrefixes.contains(where: { photo.file.hasPrefix($0) }) {
             let classes = lossClasses(photo.books, spines: spines, results: results, passes: passes)
             for (book, verdict) in classes {
-                lossCounts[String(verdict.prefix { $0 != "{" }).trimmingCharacters(in: .whitespaces), default: 0] += 1
+                lossCounts[String(verdict.prefix { $0 != "{" && $0 != "(" }).trimmingCharacters(in: .whitespaces), default: 0] += 1
                 print("    LOSS \(verdict): \(book.title) / \(book.author ?? "-")")
             }
         }
@@ -406,7 +406,11 @@ func lossClasses(_ books: [Labelled.Book], spines: [OCRSpine], results: [SpineMa
             return (book, raw.isEmpty ? "no text" : "read, not kept" + (verbose ? " {\(Set(raw).sorted().joined(separator: " "))}" : ""))
         }
         if holding.contains(where: { $0.1.best.map { key($0.title) } == key(book.title) }) { return (book, "refused") }
-        return (book, "no candidate" + (verbose ? " {\(holding.map { $0.0.text }.joined(separator: " | "))}" : ""))
+        // How near the reading came to this book alone: the distance a threshold would have to reach.
+        let alone = [PreparedCandidate(MatchCandidate(workKey: "loss", title: book.title, authors: book.author.map { [$0] } ?? [],
+                                                      isbn13: "label", source: "loss"))]
+        let nearest = holding.map { matcher.match($0.1.reading, candidates: alone).distance }.min() ?? 1
+        return (book, "no candidate" + (verbose ? String(format: " (alone %.2f)", nearest) + " {\(holding.map { $0.0.text }.joined(separator: " | "))}" : ""))
     }
 }
 if let cachePath, !replaying || ProcessInfo.processInfo.environment["STRIPS_FILL"] == "1" {

@@ -280,6 +280,12 @@ public final class ShelfOCR: @unchecked Sendable {
                 ?? unsureSpine(of: zip(pass.words, verdicts).filter { $1 != .dropped }.map(\.0), box: { _ in strip }) else { return nil }
         spine.rotation = pass.rotation
         spine.fromStrip = true
+        // A word Tesseract was unsure of among sure ones ("WHSTLE" at 29 after "WHEN THE"):
+        // the strip read with it too, as an alternative the matcher weighs like the others.
+        if !spine.isUnsure, verdicts.contains(.unsure) {
+            let all = zip(pass.words, verdicts).filter { $1 != .dropped && !SpineNoise.isImprint($0.text) }.map(\.0.text)
+            spine.alternatives.append(all.joined(separator: " "))
+        }
         return spine
     }
 
@@ -353,14 +359,16 @@ public final class ShelfOCR: @unchecked Sendable {
             }
             guard let (place, overlap) = overlaps.enumerated().max(by: { $0.element < $1.element }), overlap > 0.3 else {
                 kept.append(candidate)
-                seen.append([Self.wordsKey(candidate.text)])
+                seen.append(Set(([candidate.text] + candidate.alternatives).map(Self.wordsKey)))
                 continue
             }
-            let key = Self.wordsKey(candidate.text)
             if candidate.isUnsure && !kept[place].isUnsure { continue }
-            if kept[place].alternatives.count < maximumAlternatives, !key.isEmpty, !seen[place].contains(key) {
-                kept[place].alternatives.append(candidate.text)
-                seen[place].insert(key)
+            for text in [candidate.text] + candidate.alternatives {
+                let key = Self.wordsKey(text)
+                if kept[place].alternatives.count < maximumAlternatives, !key.isEmpty, !seen[place].contains(key) {
+                    kept[place].alternatives.append(text)
+                    seen[place].insert(key)
+                }
             }
         }
         return ordered(kept)

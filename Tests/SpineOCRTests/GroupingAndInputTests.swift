@@ -3,6 +3,7 @@ import ImageTestSupport
 import Imaging
 import Testing
 import TestSupport
+import SpineMatching
 import Vision
 @testable import SpineOCR
 
@@ -127,6 +128,42 @@ import Vision
         // The matcher is told: its confidence stays under the floor for strong.
         let reading = try #require(TesseractSpineReader.readings(of: [insurgent]).first)
         #expect((reading.confidence ?? 1) < 0.5)
+    }
+
+    @Test func aStripsUnsureWordsAmongSureOnesAreReadAsAnAlternative() throws {
+        // A real strip (minhan_img1538): "WHSTLE" at 29 between sure words is kept aside as unsure,
+        // so the strip's reading lacks the word that names its book.
+        let ocr = try ShelfOCR()
+        let engine = try TesseractEngine(options: TesseractOptions())
+        let read: [(String, Double)] = [("LAN", 63), ("VED", 63), ("WHEN", 89), ("THE", 75), ("SLAYTON", 96),
+                                        ("WHSTLE", 29), ("Stews", 44), ("Py", 79), ("fie", 20)]
+        let words = read.enumerated().map { index, word in
+            OCRWord(text: word.0, confidence: word.1, box: Box(x0: index * 60, y0: 0, x1: index * 60 + 50, y1: 30),
+                    isDictionaryWord: engine.isDictionaryWord(word.0), line: 0)
+        }
+        let strip = Box(x0: 528, y0: 111, x1: 588, y1: 1137)
+        let spine = try #require(ocr.stripSpine(OCRPass(rotation: .clockwise270, words: words, strip: strip)))
+        #expect(!spine.text.contains("WHSTLE"))
+        #expect(spine.alternatives.contains { $0.contains("THE SLAYTON WHSTLE") })
+        // Merged into another reading of the same place, the alternative goes with it.
+        let page = OCRSpine(words: [word("SLAYTON", x: 0, y: 0)], box: strip, rotation: .clockwise270, confidence: 99)
+        let merged = ShelfOCR.merged([page, spine], stripWeight: 0.5)
+        #expect(merged.count == 1 && merged[0].alternatives.contains { $0.contains("WHSTLE") })
+        // The matcher finds the book through the alternative, and not without it.
+        let index = WorkIndex([
+            MatchCandidate(workKey: "w1", title: "When the Whistle Blows", authors: ["Fran Cannon Slayton"], isbn13: "9780399251894", source: "test"),
+            MatchCandidate(workKey: "w2", title: "When the Wind Blows", authors: ["Raymond Briggs"], isbn13: nil, source: "test"),
+        ])
+        let matcher = SpineMatcher()
+        let reading = try #require(TesseractSpineReader.readings(of: [spine]).first)
+        let found = matcher.match(reading, index: index)
+        #expect(found.decision != .none && found.best?.title == "When the Whistle Blows")
+        var alone = reading
+        alone.alternatives = []
+        #expect(matcher.match(alone, index: index).decision == .none)
+        // Without a word Tesseract was unsure of, no alternative.
+        let sure = try #require(ocr.stripSpine(OCRPass(rotation: .clockwise270, words: Array(words.prefix(5)), strip: strip)))
+        #expect(sure.alternatives.isEmpty)
     }
 
     @Test func anUnsureGroupOfTwoLongDictionaryWordsIsKept() throws {
