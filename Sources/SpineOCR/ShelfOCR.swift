@@ -322,6 +322,10 @@ public final class ShelfOCR: @unchecked Sendable {
         let confidence = words.reduce(0) { $0 + $1.confidence } / Double(words.count)
         var spine = OCRSpine(words: words, box: place(words.enclosingBox), rotation: .none, confidence: confidence)
         spine.isUnsure = true
+        // Its long words ("UPRISING" at 43) are also read without the short chance letters
+        // beside them ("aati" at 38).
+        let long = words.filter { $0.text.filter(\.isLetter).count >= 5 }
+        if long.count < words.count { spine.alternatives.append(long.map(\.text).joined(separator: " ")) }
         return spine
     }
 

@@ -166,6 +166,30 @@ import Vision
         #expect(sure.alternatives.isEmpty)
     }
 
+    @Test func anUnsureReadingsLongWordsAreAlsoReadWithoutTheShortOnes() throws {
+        // A real strip (minhan_img1538): "aati" at 38 beside "UPRISING" at 43. Read whole it is too
+        // far from the title for a suggestion; its long word alone is near enough.
+        let ocr = try ShelfOCR()
+        let words = [("aati", 38.0, 0), ("UPRISING", 43.0, 80)].map { text, confidence, x in
+            OCRWord(text: text, confidence: confidence, box: Box(x0: x, y0: 0, x1: x + 70, y1: 30), isDictionaryWord: false, line: 0)
+        }
+        let spine = try #require(ocr.unsureSpine(of: words, box: { $0 }))
+        #expect(spine.text == "aati UPRISING" && spine.alternatives == ["UPRISING"])
+        let index = WorkIndex([
+            MatchCandidate(workKey: "w1", title: "Uprising", authors: ["Margaret Peterson Haddix"], isbn13: "9781416911753", source: "test"),
+            MatchCandidate(workKey: "w2", title: "Rising Strong", authors: ["Brené Brown"], isbn13: nil, source: "test"),
+        ])
+        let reading = try #require(TesseractSpineReader.readings(of: [spine]).first)
+        let match = SpineMatcher().match(reading, index: index)
+        // Only ever a suggestion: the reader was unsure.
+        #expect(match.decision == .medium && match.best?.title == "Uprising")
+        var whole = reading
+        whole.alternatives = []
+        #expect(SpineMatcher().match(whole, index: index).decision == .none)
+        // Nothing short to leave out: no alternative.
+        #expect(try #require(ocr.unsureSpine(of: [words[1]], box: { $0 })).alternatives.isEmpty)
+    }
+
     @Test func anUnsureGroupOfTwoLongDictionaryWordsIsKept() throws {
         let ocr = try ShelfOCR()
         func read(_ text: String, _ confidence: Double, dictionary: Bool) -> OCRWord {
