@@ -9,13 +9,16 @@ extension AttemptLog {
     /// an ambiguity, as between zbar's own reads. True once a confirmed code stands.
     /// `scale`: file pixels per pixel of the image the regions were found in.
     mutating func runModel(on regions: [CandidateRegion], scale: Int, crop: (CandidateRegion) -> RegionReading.Crop?) -> Bool {
-        for region in regions {
+        regions: for region in regions {
             guard let crop = crop(region) else { continue }
             switch ModelDecoder.read(crop, of: region, scale: scale) {
             case .code(let detection):
                 // Its add-on was looked for in the same crop.
                 addOnsLookedFor.insert(detection.identity)
                 agreement.record(detection, attempt: Agreement.modelFitAttempt, upright: true)
+                // The first confirmed code ends the look, as zbar's regions do: the weaker
+                // regions after it are mostly print and clutter, each fitted as every symbol.
+                if reportable() { break regions }
             case .refused: modelRefusals += 1
             case .nothing: break
             }
