@@ -122,9 +122,12 @@ public final class ShelfOCR: @unchecked Sendable {
         // The flat pass first: on library photos it is the longest, and the spine turns share the other core meanwhile.
         let main: [Work] = !pages ? [] : (rotations.filter { $0 == .none } + spineRotations)
             .map { .page($0, $0 == .none ? flat : ImageView(pixels: 0, inverted: false), optional: false) }
-        let strips: [Work] = (options.readsStrips && !spineRotations.isEmpty ? SpineStrips.spineStrips(in: image, followsLean: options.stripsFollowLean) : []).map { .strip($0) }
+        let found = options.readsStrips && !spineRotations.isEmpty ? SpineStrips.spineStrips(in: image, followsLean: options.stripsFollowLean) : []
+        let strips = stripWork(found)
         let extras: [Work] = !pages ? [] : extra.flatMap { view in spineRotations.map { .page($0, view, optional: true) } }
         let work = main + strips + extras
+        // A strip's second round starts from its first round's passes.
+        let firstRounds = found.map { _ in Once<[OCRPass]>() }
         var views: Set<ImageView> = []
         for case .page(_, let view, _) in work { views.insert(view) }
         let images = Dictionary(uniqueKeysWithValues: views.map { ($0, self.image(image, as: $0)) })
@@ -133,15 +136,27 @@ public final class ShelfOCR: @unchecked Sendable {
         let overBudget: @Sendable () -> Bool = { budget > 0 && spent.withLock { $0 } > budget }
         let results = Mutex([[Result<OCRPass, TesseractError>]](repeating: [], count: work.count))
         DispatchQueue.concurrentPerform(iterations: work.count) { index in
+            // A strip's second round starts from its first round's passes. That round was handed
+            // out before it (in order), so this waits at most for it to end, holding no engine.
+            var first: [OCRPass] = []
+            if case .strip(_, let number, firstRound: false) = work[index] { first = firstRounds[number].wait() }
             let outcome = pool.withEngine { started -> [Result<OCRPass, TesseractError>] in
                 guard case .success(let engine) = started else {
                     if case .failure(let error) = started { return [.failure(error)] }
                     return [.failure(.recognitionFailed(file: name, rotation: .none))]
                 }
                 switch work[index] {
-                case .strip(let strip):
+                case .strip(let strip, let number, let firstRound):
+                    let spend = { (milliseconds: Int) in spent.withLock { $0 += milliseconds } }
+                    guard !firstRound else {
+                        let passes = readStrip(strip, in: image, rotations: spineRotations, engine: engine, overBudget: overBudget,
+                                               spend: spend, variants: 0..<min(1, options.stripVariants.count), readsUpright: false)
+                        firstRounds[number].set(passes)
+                        return passes.map { .success($0) }
+                    }
                     return readStrip(strip, in: image, rotations: spineRotations, engine: engine, overBudget: overBudget,
-                                     spend: { milliseconds in spent.withLock { $0 += milliseconds } }).map { .success($0) }
+                                     spend: spend, variants: min(1, options.stripVariants.count)..<options.stripVariants.count,
+                                     after: first).map { .success($0) }
                 case .page(let rotation, let view, let optional):
                     if optional && overBudget() { return [] }
                     let clock = ThreadClock()
@@ -169,10 +184,17 @@ public final class ShelfOCR: @unchecked Sendable {
     /// One strip read in each variant and spine direction, in order, until one reading is
     /// confident and holds a dictionary word (`stripSecondDirectionBelow`); then, when no
     /// reading is sure, once as it stands (`readUpright`); nothing once the photo's budget is spent.
+    /// `variants` (indices into `stripVariants`) are read after the passes `after` (an earlier
+    /// round's: nothing more when one of them is sure); `readsUpright`: the last resort included.
     func readStrip(_ strip: SpineStrip, in image: GrayImage, rotations: [SpineRotation], engine: TesseractEngine,
-                   overBudget: @Sendable () -> Bool, spend: (Int) -> Void = { _ in }) -> [OCRPass] {
+                   overBudget: @Sendable () -> Bool, spend: (Int) -> Void = { _ in },
+                   variants: Range<Int>? = nil, after earlier: [OCRPass] = [], readsUpright: Bool = true) -> [OCRPass] {
+        let isSure = { (pass: OCRPass) in
+            self.stripSpine(pass).map { $0.confidence >= self.options.stripSecondDirectionBelow && $0.words.contains(where: \.isDictionaryWord) } ?? false
+        }
+        if earlier.contains(where: isSure) { return [] }
         var passes: [OCRPass] = []
-        for variant in options.stripVariants {
+        for variant in options.stripVariants[variants ?? options.stripVariants.indices] {
             for rotation in rotations {
                 if overBudget() { return passes }
                 let clock = ThreadClock()
@@ -186,12 +208,11 @@ public final class ShelfOCR: @unchecked Sendable {
                 let pass = OCRPass(rotation: rotation, pixels: variant.across.upperBound, inverted: variant.opposite,
                                    words: words, strip: strip.box, milliseconds: milliseconds)
                 passes.append(pass)
-                if let spine = stripSpine(pass), spine.confidence >= options.stripSecondDirectionBelow,
-                   spine.words.contains(where: \.isDictionaryWord) { return passes }
+                if isSure(pass) { return passes }
             }
         }
         // Nothing sure read turned either way: letters stacked upright, or words across the spine.
-        if !overBudget(), !passes.contains(where: { stripSpine($0).map { !$0.isUnsure } ?? false }),
+        if readsUpright, !overBudget(), !(earlier + passes).contains(where: { stripSpine($0).map { !$0.isUnsure } ?? false }),
            let pass = readUpright(strip, in: image, engine: engine) {
             spend(pass.milliseconds ?? 0)
             passes.append(pass)
@@ -226,7 +247,30 @@ public final class ShelfOCR: @unchecked Sendable {
     /// One unit of a photo's OCR: a whole-photo pass (skipped over budget when optional) or a strip.
     enum Work {
         case page(SpineRotation, ImageView, optional: Bool)
-        case strip(SpineStrip)
+        /// A strip's first variant, or (`firstRound` false) its other variants and last resort.
+        case strip(SpineStrip, number: Int, firstRound: Bool)
+    }
+
+    /// Every strip's first variant before any strip's others: over budget, what is left
+    /// unread is the retries of strips not read surely, not the last strips of a dense shelf.
+    func stripWork(_ strips: [SpineStrip]) -> [Work] {
+        strips.indices.map { .strip(strips[$0], number: $0, firstRound: true) }
+            + strips.indices.map { .strip(strips[$0], number: $0, firstRound: false) }
+    }
+
+    /// A value set once by one worker and waited for by another.
+    final class Once<Value: Sendable>: @unchecked Sendable {
+        private let done = DispatchSemaphore(value: 0)
+        private var value: Value?
+        func set(_ value: Value) {
+            self.value = value
+            done.signal()
+        }
+        func wait() -> Value {
+            done.wait()
+            done.signal()
+            return value!
+        }
     }
 
     /// Which image a pass reads: the working image scaled (pixels > 0) and/or inverted.
