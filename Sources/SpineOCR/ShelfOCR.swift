@@ -146,13 +146,12 @@ public final class ShelfOCR: @unchecked Sendable {
                     return [.failure(.recognitionFailed(file: name, rotation: .none))]
                 }
                 switch work[index] {
-                case .strip(let strip, let number, let firstRound):
+                case .strip(let strip, _, let firstRound):
                     let spend = { (milliseconds: Int) in spent.withLock { $0 += milliseconds } }
                     guard !firstRound else {
-                        let passes = readStrip(strip, in: image, rotations: spineRotations, engine: engine, overBudget: overBudget,
-                                               spend: spend, variants: 0..<min(1, options.stripVariants.count), readsUpright: false)
-                        firstRounds[number].set(passes)
-                        return passes.map { .success($0) }
+                        return readStrip(strip, in: image, rotations: spineRotations, engine: engine, overBudget: overBudget,
+                                         spend: spend, variants: 0..<min(1, options.stripVariants.count), readsUpright: false)
+                            .map { .success($0) }
                     }
                     return readStrip(strip, in: image, rotations: spineRotations, engine: engine, overBudget: overBudget,
                                      spend: spend, variants: min(1, options.stripVariants.count)..<options.stripVariants.count,
@@ -170,6 +169,10 @@ public final class ShelfOCR: @unchecked Sendable {
                 }
             }
             results.withLock { $0[index] = outcome }
+            // Set on every path (an engine that failed to start included): its second round waits for it.
+            if case .strip(_, let number, firstRound: true) = work[index] {
+                firstRounds[number].set(outcome.compactMap { try? $0.get() })
+            }
         }
         var passes: [OCRPass] = []
         for result in results.withLock({ $0 }).joined() {
