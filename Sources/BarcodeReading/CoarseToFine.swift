@@ -113,29 +113,25 @@ extension RegionReading {
         var readCrop: Crop?
         /// zbar is to read the crop again (it is not the one the code was read in).
         var rescan: Bool { readCrop == nil }
+    }
+}
 
-        /// A new crop centred on the code (`centre`, full-image pixels; bars across `angle`),
-        /// `codeWidth` wide, as a region 1.7 times as long (its crop reaches 1.2 code widths
-        /// past each end) at `addOnModule` pixels per module, but no finer than `finestStep`
-        /// image pixels a pixel.
-        init(around centre: (x: Double, y: Double), angle: Double, codeWidth: Double, height: Double, finestStep: Double,
-             modules: Int = BarPatterns.moduleCount) {
-            region = CandidateRegion(centreX: centre.x, centreY: centre.y, angle: angle, length: codeWidth * 1.7, height: height,
-                                     cells: 0, score: 0)
-            let step = min(finestStep, codeWidth / Double(modules) / RegionReading.addOnModule)
-            // As `crop` sizes it: twice the length and a margin, at `step` image pixels a pixel.
-            outputWidth = min((region.length * 2 + 64) / step, 3000)
-            self.codeWidth = codeWidth
-            codeOffset = 0
-        }
-
-        init(region: CandidateRegion, outputWidth: Double, codeWidth: Double, codeOffset: Double, readCrop: Crop?) {
-            self.region = region
-            self.outputWidth = outputWidth
-            self.codeWidth = codeWidth
-            self.codeOffset = codeOffset
-            self.readCrop = readCrop
-        }
+// In an extension: the memberwise initialiser stays.
+extension RegionReading.AddOnLook {
+    /// A new crop centred on the code (`centre`, full-image pixels; bars across `angle`),
+    /// `codeWidth` wide, as a region 1.7 times as long (its crop reaches 1.2 code widths
+    /// past each end) at `addOnModule` pixels per module, but no finer than `finestStep`
+    /// image pixels a pixel.
+    init(around centre: (x: Double, y: Double), angle: Double, codeWidth: Double, height: Double, finestStep: Double,
+         modules: Int = BarPatterns.moduleCount) {
+        region = CandidateRegion(centreX: centre.x, centreY: centre.y, angle: angle, length: codeWidth * 1.7, height: height,
+                                 cells: 0, score: 0)
+        let step = min(finestStep, codeWidth / Double(modules) / RegionReading.addOnModule)
+        // As `crop` sizes it: twice the length and a margin, at `step` image pixels a pixel.
+        outputWidth = min((region.length * 2 + 64) / step, 3000)
+        self.codeWidth = codeWidth
+        codeOffset = 0
+        readCrop = nil
     }
 }
 

@@ -420,7 +420,8 @@ struct AttemptLog {
             let length = max(Double(box.width) * c + Double(box.height) * s, patch.length)
             let look = RegionReading.AddOnLook(around: (x, y), angle: patch.angle, codeWidth: length,
                                                height: min(patch.height, Double(box.width) * s + Double(box.height) * c),
-                                               finestStep: 1, modules: sighting.detection.symbology == .upcE ? 51 : 95)
+                                               finestStep: 1,
+                                               modules: (sighting.detection.symbology == .upcE ? ModelSymbol.upcE : .ean13).moduleCount)
             guard let crop = RegionReading.crop(look.region, from: full, outputWidth: look.outputWidth) else { continue }
             addOnsLookedFor.insert(sighting.detection.identity)
             let width = length / crop.mapping.step

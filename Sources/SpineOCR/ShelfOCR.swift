@@ -147,15 +147,12 @@ public final class ShelfOCR: @unchecked Sendable {
                 }
                 switch work[index] {
                 case .strip(let strip, _, let firstRound):
-                    let spend = { (milliseconds: Int) in spent.withLock { $0 += milliseconds } }
-                    guard !firstRound else {
-                        return readStrip(strip, in: image, rotations: spineRotations, engine: engine, overBudget: overBudget,
-                                         spend: spend, variants: 0..<min(1, options.stripVariants.count), readsUpright: false)
-                            .map { .success($0) }
-                    }
+                    // The first round: the first variant; the second: the others and the last resort.
+                    let split = min(1, options.stripVariants.count)
                     return readStrip(strip, in: image, rotations: spineRotations, engine: engine, overBudget: overBudget,
-                                     spend: spend, variants: min(1, options.stripVariants.count)..<options.stripVariants.count,
-                                     after: first).map { .success($0) }
+                                     spend: { milliseconds in spent.withLock { $0 += milliseconds } },
+                                     variants: firstRound ? 0..<split : split..<options.stripVariants.count,
+                                     after: first, readsUpright: !firstRound).map { .success($0) }
                 case .page(let rotation, let view, let optional):
                     if optional && overBudget() { return [] }
                     let clock = ThreadClock()
