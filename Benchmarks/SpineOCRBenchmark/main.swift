@@ -105,6 +105,11 @@ let splitPrefixes = takeOption("--split")?.split(separator: ",").map(String.init
 // other book (the reading's closest book is another).
 let showsLosses = arguments.contains("--losses")
 arguments.removeAll { $0 == "--losses" }
+// --context-chance N: every reading that matched nothing is also compared, as shelf context would,
+// with each of N prolific authors' books (authors it does not stand beside): how often a
+// reading meets some author's book by chance, the rate of wrong context suggestions.
+let contextChance = takeOption("--context-chance").flatMap(Int.init) ?? 0
+var chancePairs = 0, chanceSuggestions: [String] = [], contextPairs = 0
 // PROBE="a.png,b.png": each image read at several page segmentation modes (PROBE_PSM="6,7"; to see why
 // a strip reads badly), before the catalogue is loaded.
 if let probe = ProcessInfo.processInfo.environment["PROBE"] {
@@ -200,6 +205,11 @@ for argument in arguments.dropFirst() {
     }
 }
 let index = WorkIndex(known)
+// Authors of six books or more, spread over the catalogue, for --context-chance.
+let chanceAuthors: [String] = {
+    let counts = Dictionary(grouping: known.compactMap { $0.authors.first }, by: { $0 }).filter { $0.value.count >= 6 }.keys.sorted()
+    return stride(from: 0, to: counts.count, by: max(1, counts.count / max(1, contextChance))).map { counts[$0] }
+}()
 // OCR_CACHE=file.json: Tesseract's raw words saved by one run and replayed by the next, so
 // grouping, noise filters and matching can be tuned without seconds of OCR per photo.
 let cachePath = ProcessInfo.processInfo.environment["OCR_CACHE"]
@@ -304,6 +314,19 @@ for set in sets {
         var lines: [String] = []
         let readings = TesseractSpineReader.readings(of: spines)
         let results = neighbourJoins ? matcher.matchShelf(readings, index: index) : readings.map { matcher.match($0, index: index) }
+        if contextChance > 0 {
+            let before = readings.map { matcher.match($0, index: index) }
+            contextPairs += SpineMatcher.contextRequests(readings, before).reduce(0) { $0 + $1.authors.count }
+            let matchedWorks = Set(results.compactMap { $0.decision != .none ? $0.best?.workKey : nil })
+            for (reading, result) in zip(readings, results) where result.decision == .none && result.reason == "no candidate close enough" {
+                for author in chanceAuthors.prefix(contextChance) {
+                    chancePairs += 1
+                    if let match = matcher.contextMatch(reading, authors: [author], books: index.works(byAuthors: [author]), matchedWorks: matchedWorks) {
+                        chanceSuggestions.append(String(format: "%.2f %.2f %d ", match.distance, match.runnerUpDistance ?? 1, match.best!.title.count) + "\(reading.text) -> \(match.best!.title) (\(author))")
+                    }
+                }
+            }
+        }
         for (spine, result) in zip(spines, results) {
             if result.ambiguous { ambiguous += 1 }
             var verdict = result.decision == .none ? "none [\(result.reason ?? "")]" : "none"
@@ -347,6 +370,14 @@ for set in sets {
                  100 * Double(foundTotal) / Double(max(1, latinTotal)), latinTotal, wrongTotal,
                  100 * Double(mediumTotal) / Double(matched), strongTotal, mediumTotal, ambiguousTotal, seconds / Double(set.photos.count),
                  seconds / Double(max(1, readingsTotal))))
+    if contextChance > 0 {
+        let rate = Double(chanceSuggestions.count) / Double(max(1, chancePairs))
+        print(String(format: "%@ context chance: %d suggestions in %d (unmatched reading, unrelated author) pairs (%.2f%%); these shelves ask %d (reading, shelf author) pairs: %.2f wrong suggestions expected",
+                     set.name, chanceSuggestions.count, chancePairs, 100 * rate, contextPairs, rate * Double(contextPairs)))
+        contextPairs = 0
+        if verbose { chanceSuggestions.forEach { print("    chance: \($0)") } }
+        chancePairs = 0; chanceSuggestions = []
+    }
     if showsLosses {
         print("\(set.name) losses: " + lossCounts.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
     }

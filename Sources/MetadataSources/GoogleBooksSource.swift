@@ -52,7 +52,8 @@ public struct GoogleBooksSource: MetadataSource {
     }
 
     public func search(title: String, author: String?, limit: Int) async throws(SourceError) -> [EditionMetadata] {
-        var terms = ["intitle:" + Self.quoted(title)]
+        // An empty title asks for an author's books.
+        var terms = title.trimmingCharacters(in: .whitespaces).isEmpty ? [] : ["intitle:" + Self.quoted(title)]
         if let author, !author.trimmingCharacters(in: .whitespaces).isEmpty {
             terms.append("inauthor:" + Self.quoted(author))
         }

@@ -101,7 +101,8 @@ public struct OpenLibrarySource: MetadataSource {
     }
 
     public func search(title: String, author: String?, limit: Int) async throws(SourceError) -> [EditionMetadata] {
-        var query = [URLQueryItem(name: "title", value: title)]
+        // An empty title asks for an author's books.
+        var query = title.trimmingCharacters(in: .whitespaces).isEmpty ? [] : [URLQueryItem(name: "title", value: title)]
         if let author, !author.trimmingCharacters(in: .whitespaces).isEmpty {
             query.append(URLQueryItem(name: "author", value: author))
         }

@@ -73,6 +73,16 @@ public struct CandidateQuery: Sendable, Hashable {
 /// Where candidates come from: the local cache (FTS5), Google Books, Open Library, a table.
 public protocol CandidateSource: Sendable {
     func candidates(for query: CandidateQuery, limit: Int) async throws -> [PreparedCandidate]
+    /// Books by these authors (shelf context): by default an author-only search per author.
+    func books(by authors: [String], limit: Int) async throws -> [PreparedCandidate]
+}
+
+extension CandidateSource {
+    public func books(by authors: [String], limit: Int) async throws -> [PreparedCandidate] {
+        var found: [PreparedCandidate] = []
+        for author in authors { found += try await candidates(for: CandidateQuery(title: "", author: author, text: ""), limit: limit) }
+        return found
+    }
 }
 
 /// An in-memory word index over works: the matching table's catalogue, the benchmark's
@@ -120,6 +130,9 @@ public final class WorkIndex: CandidateSource, @unchecked Sendable {
 
     public var count: Int { works.count }
 
+    /// The works an indexed word is in (title, series or an author's name).
+    func postings(for word: String) -> [Int32] { postings[word] ?? [] }
+
     /// `word` as the fewest indexed words (or stopwords), each at least two letters, glued
     /// together; empty when it does not split that way.
     func segmented(_ word: String) -> [String] {
@@ -162,6 +175,10 @@ public final class WorkIndex: CandidateSource, @unchecked Sendable {
         }
         near.remove(word)
         return near.sorted()
+    }
+
+    public func books(by authors: [String], limit: Int) -> [PreparedCandidate] {
+        Array(works(byAuthors: authors).prefix(limit))
     }
 
     public func candidates(for query: CandidateQuery, limit: Int) -> [PreparedCandidate] {

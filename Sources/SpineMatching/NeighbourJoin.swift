@@ -90,13 +90,17 @@ extension SpineMatcher {
         return accepted
     }
 
-    /// Readings of one photo matched against the index, author-alone readings joined to a neighbour.
+    /// Readings of one photo matched against the index, author-alone readings joined to a neighbour,
+    /// readings that matched nothing compared with the books of authors matched beside them.
     public func matchShelf(_ readings: [SpineReading], index: WorkIndex) -> [SpineMatch] {
         var matches = readings.map { match($0, index: index) }
         let joins = Self.neighbourJoins(readings, matches, thresholds: thresholds)
         let results = joins.map { match($0.joined, index: index) }
         for (title, match) in Self.acceptedJoins(joins, results, matches: matches) {
             matches[title] = match
+        }
+        for (number, match) in shelfContext(readings, matches, books: { index.works(byAuthors: $0) }) {
+            matches[number] = match
         }
         return matches
     }

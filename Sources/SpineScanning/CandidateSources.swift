@@ -18,6 +18,10 @@ public final class CacheCandidateSource: CandidateSource, Sendable {
         try currentIndex().candidates(for: query, limit: limit)
     }
 
+    public func books(by authors: [String], limit: Int) async throws -> [PreparedCandidate] {
+        Array(try currentIndex().works(byAuthors: authors).prefix(limit))
+    }
+
     /// Works recorded from a source search join the index on its next rebuild.
     public func invalidate() { index.withLock { $0 = nil } }
 
@@ -50,6 +54,7 @@ public struct SearchCandidateSource: CandidateSource {
     }
 
     public func candidates(for query: CandidateQuery, limit: Int) async throws -> [PreparedCandidate] {
+        // No title and no words: an author's books (shelf context).
         let title = query.title.isEmpty ? query.text : query.title
         var editions: [EditionMetadata]
         do {

@@ -225,10 +225,27 @@ public final class SpineSession: Sendable {
         for (index, match) in SpineMatcher.acceptedJoins(joins, results, matches: inShelfOrder) {
             matches[index] = match
         }
+        // A reading that matched nothing beside books one author's readings matched: that author's
+        // other books, asked of each source once per photo (a suggestion for review at most).
+        let settled = readings.indices.map { matches[$0] }
+        let requests = SpineMatcher.contextRequests(readings, settled)
+        if !requests.isEmpty {
+            var books: [String: [PreparedCandidate]] = [:]
+            for author in Set(requests.flatMap(\.authors)).sorted() {
+                for source in sources {
+                    books[author, default: []] += (try? await source.books(by: [author], limit: Self.booksPerAuthor)) ?? []
+                }
+            }
+            for (index, match) in matcher.shelfContext(readings, settled, books: { $0.flatMap { books[$0] ?? [] } }) {
+                matches[index] = match
+            }
+        }
         return matches
     }
 
     static let concurrentMatches = 4
+    /// An author's books asked of a source for shelf context (Google Books answers 40 at most).
+    static let booksPerAuthor = 40
 
     func settle(_ reading: SpineReading, index: Int, file: String, hash: String, record: SpineRecord?, match: SpineMatch?) -> SpineEvent {
         var event = SpineEvent(kind: .unmatched, file: file, reading: reading.text, position: reading.position ?? index)

@@ -73,4 +73,37 @@ import Vision
         #expect(events.first?.reading == "THE GREAT GATSBY  F. SCOTT FITZGERALD")
         #expect(events.first?.kind == .added)
     }
+
+    /// A source that only answers searches: shelf context asks it for an author's books by an
+    /// author-only search (the default `books(by:)`), as Google Books and Open Library are asked.
+    struct SearchOnly: CandidateSource {
+        let index: WorkIndex
+        func candidates(for query: CandidateQuery, limit: Int) async throws -> [PreparedCandidate] {
+            index.candidates(for: query, limit: limit)
+        }
+    }
+
+    @Test func aGarbledTitleBesideItsAuthorsBookWaitsForReviewAsThatAuthorsBook() async throws {
+        let collins = WorkIndex([
+            MatchCandidate(workKey: "fire", title: "Catching Fire (The Hunger Games, #2)", authors: ["Suzanne Collins"], isbn13: "9780439023498", source: "test"),
+            MatchCandidate(workKey: "mockingjay", title: "Mockingjay (The Hunger Games, #3)", authors: ["Suzanne Collins"], isbn13: "9780439023511", source: "test"),
+            MatchCandidate(workKey: "hunger", title: "The Hunger Games (The Hunger Games, #1)", authors: ["Suzanne Collins"], isbn13: "9780439023481", source: "test"),
+            MatchCandidate(workKey: "moonstone", title: "The Moonstone", authors: ["Wilkie Collins"], isbn13: "9780140434088", source: "test"),
+        ])
+        let readings = [SpineReading(text: "COLLINS CATCHING FIRE", position: 0, confidence: 0.81),
+                        SpineReading(text: "DEHINGUAY", position: 1, confidence: 0.3)]
+        for source in [collins, SearchOnly(index: collins)] as [any CandidateSource] {
+            let photo = FileManager.default.temporaryDirectory.appendingPathComponent("spine-session-\(UUID().uuidString).jpg")
+            try Data("not really a photo".utf8).write(to: photo)
+            defer { try? FileManager.default.removeItem(at: photo) }
+            let catalogue = try Catalogue.inMemory()
+            let session = SpineSession(catalogue: catalogue, reader: FixedReader(readings: readings), sources: [source], dryRun: true)
+            var events: [SpineEvent] = []
+            _ = await session.run(files: [photo.path]) { events.append($0) }
+            #expect(events.map(\.kind) == [.added, .review])
+            #expect(events.last?.workKey == "mockingjay")
+            #expect(events.last?.reason?.contains("Suzanne Collins") == true)
+            #expect(events.last?.decision == .medium)
+        }
+    }
 }

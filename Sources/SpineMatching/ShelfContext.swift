@@ -1,0 +1,139 @@
+import Foundation
+import Vision
+
+/// Shelves stand by author: a home library's Collins beside Collins, a library's call numbers
+/// keep an author's books together. A reading that matched nothing, standing among books one
+/// author's readings matched, is compared letter by letter with that author's other books:
+/// OCR that misreads stylised lettering ("DEHINGUAY" beside *Catching Fire*) keeps enough of
+/// a title's letters for one of a few books to be clearly nearest, where the whole catalogue
+/// would hold a dozen as near. Such a match is only ever a suggestion for review.
+extension SpineMatcher {
+    public struct ShelfContextRule: Sendable, Hashable {
+        /// How many readings either side an author's matched books lend it.
+        public var reach = 3
+        /// An author counts with one strong match nearby, or this many for review.
+        public var mediumMatches = 2
+        /// Letter similarity (1 − edits / letters) a title must reach...
+        public var minimumSimilarity = 0.5
+        /// ...this far ahead of the author's next nearest book...
+        public var gap = 0.2
+        /// ...and hold at least this many letters (a short title is too easily met by chance).
+        public var minimumLetters = 8
+        public init() {}
+    }
+
+    /// An author this photo's matches name, and where (reading indices in shelf order).
+    public struct ShelfAuthor: Sendable, Hashable {
+        /// The matched book's first author, as its record gives it.
+        public var name: String
+        public var positions: [Int]
+    }
+
+    /// The authors the photo's matches name enough (one strong, or `mediumMatches` for review).
+    public static func shelfAuthors(_ matches: [SpineMatch?], rule: ShelfContextRule = ShelfContextRule()) -> [ShelfAuthor] {
+        var strong: [String: Int] = [:], medium: [String: Int] = [:]
+        var positions: [String: [Int]] = [:], names: [String: String] = [:]
+        for (index, match) in matches.enumerated() {
+            guard let match, match.decision != .none, !match.ambiguous, let name = match.best?.authors.first else { continue }
+            let key = authorKey(name)
+            guard !key.isEmpty else { continue }
+            names[key] = names[key] ?? name
+            positions[key, default: []].append(index)
+            if match.decision == .strong { strong[key, default: 0] += 1 } else { medium[key, default: 0] += 1 }
+        }
+        return positions.keys.sorted().compactMap { key in
+            (strong[key] ?? 0) >= 1 || (medium[key] ?? 0) >= rule.mediumMatches ? ShelfAuthor(name: names[key]!, positions: positions[key]!) : nil
+        }
+    }
+
+    /// Readings that matched nothing for want of a close book, with the shelf authors near them.
+    public static func contextRequests(_ readings: [SpineReading], _ matches: [SpineMatch?],
+                                       rule: ShelfContextRule = ShelfContextRule()) -> [(reading: Int, authors: [String])] {
+        let authors = shelfAuthors(matches, rule: rule)
+        guard !authors.isEmpty else { return [] }
+        return readings.indices.compactMap { index in
+            guard isUnmatchedText(matches[index]), !readings[index].unreadable else { return nil }
+            let near = authors.filter { $0.positions.contains { abs($0 - index) <= rule.reach } }.map(\.name)
+            return near.isEmpty ? nil : (index, near)
+        }
+    }
+
+    /// One unmatched reading against its shelf authors' books (`books`, any order; works this
+    /// photo already matched left out): a review suggestion when one title is clearly nearest.
+    public func contextMatch(_ reading: SpineReading, authors: [String], books: [PreparedCandidate], matchedWorks: Set<String>,
+                             rule: ShelfContextRule = ShelfContextRule()) -> SpineMatch? {
+        let keys = Set(authors.map(Self.authorKey))
+        var seen = Set<String>()
+        let own = books.filter { book in
+            guard let first = book.candidate.authors.first, keys.contains(Self.authorKey(first)),
+                  !matchedWorks.contains(book.candidate.workKey) else { return false }
+            return seen.insert(book.identity).inserted
+        }
+        let texts = [reading.text] + (reading.unreadable ? [] : reading.alternatives)
+        let scored = own.map { book in
+            (book, texts.map { Self.letterSimilarity(TextNormalizer.tokens($0), title: book.parts.main) }.max() ?? 0)
+        }.sorted { $0.1 > $1.1 }
+        guard let (best, similarity) = scored.first, similarity >= rule.minimumSimilarity,
+              best.parts.main.joined().count >= rule.minimumLetters,
+              similarity - (scored.dropFirst().first?.1 ?? 0) >= rule.gap else { return nil }
+        var match = SpineMatch(reading: reading, decision: .medium, distance: ((1 - similarity) * 1000).rounded() / 1000,
+                               best: best.candidate, runnerUpDistance: scored.dropFirst().first.map { 1 - $0.1 },
+                               reason: "read only near its letters, beside other books by \(best.candidate.authors.first ?? "")")
+        match.agreeing = 1
+        return match
+    }
+
+    /// The photo's shelf-context suggestions by reading index; `books` gives an author's books.
+    public func shelfContext(_ readings: [SpineReading], _ matches: [SpineMatch?], books: ([String]) -> [PreparedCandidate]) -> [Int: SpineMatch] {
+        let matchedWorks = Set(matches.compactMap { $0?.decision != MatchDecision.none ? $0?.best?.workKey : nil })
+        var suggested: [Int: SpineMatch] = [:]
+        for (index, authors) in Self.contextRequests(readings, matches) {
+            if let match = contextMatch(readings[index], authors: authors, books: books(authors), matchedWorks: matchedWorks) {
+                suggested[index] = match
+            }
+        }
+        // One book suggested for two places: either may be it, so neither is.
+        let counts = Dictionary(grouping: suggested.values, by: { $0.best?.workKey ?? "" }).mapValues(\.count)
+        return suggested.filter { counts[$0.value.best?.workKey ?? ""] == 1 }
+    }
+
+    /// An author's name as words, surname last ("Collins, Suzanne" is "suzanne collins").
+    static func authorKey(_ name: String) -> String { AuthorName.words(name).joined(separator: " ") }
+
+    /// How nearly a run of read words spells the title's letters: 1 − edits / the longer's
+    /// letters, for the best run of words whose letters number 70–140% of the title's.
+    static func letterSimilarity(_ read: [String], title: [String]) -> Double {
+        let target = Array(title.joined().utf8)
+        guard !target.isEmpty else { return 0 }
+        var best = 0.0
+        for start in read.indices {
+            var run: [UInt8] = []
+            for word in read[start...] {
+                run += Array(word.utf8)
+                if run.count * 10 > target.count * 14 { break }
+                guard run.count * 10 >= target.count * 7 else { continue }
+                let edits = Similarity.levenshtein(run, target, limit: max(run.count, target.count))
+                best = max(best, 1 - Double(edits) / Double(max(run.count, target.count)))
+            }
+        }
+        return best
+    }
+}
+
+extension WorkIndex {
+
+    /// Every work whose first author is one of `authors` (by name words, surname last).
+    public func works(byAuthors authors: [String]) -> [PreparedCandidate] {
+        let keys = Set(authors.map(SpineMatcher.authorKey))
+        let surnames = Set(authors.compactMap { AuthorName.words($0).last })
+        var found: [PreparedCandidate] = []
+        var seen = Set<Int32>()
+        for surname in surnames {
+            for index in postings(for: surname) where seen.insert(index).inserted {
+                let work = works[Int(index)]
+                if let first = work.candidate.authors.first, keys.contains(SpineMatcher.authorKey(first)) { found.append(work) }
+            }
+        }
+        return found
+    }
+}
