@@ -48,7 +48,7 @@ enum AuthorName {
     /// "Rowling, J.K." is turned round first.
     static func words(_ name: String) -> [String] {
         var text = name
-        let commaParts = name.split(separator: ",", maxSplits: 1)
+        let commaParts = name.split(separator: ",", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
         if commaParts.count == 2, !commaParts[1].contains(" ") || commaParts[1].contains(".") {
             text = "\(commaParts[1]) \(commaParts[0])"
         }

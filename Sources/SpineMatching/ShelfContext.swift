@@ -30,19 +30,20 @@ extension SpineMatcher {
     }
 
     /// The authors the photo's matches name enough (one strong, or `mediumMatches` for review).
+    /// Spellings of one surname count together ("Shusterman", "Neal Shusterman").
     public static func shelfAuthors(_ matches: [SpineMatch?], rule: ShelfContextRule = ShelfContextRule()) -> [ShelfAuthor] {
         var strong: [String: Int] = [:], medium: [String: Int] = [:]
-        var positions: [String: [Int]] = [:], names: [String: String] = [:]
+        var positions: [String: [Int]] = [:], names: [String: Set<String>] = [:]
         for (index, match) in matches.enumerated() {
-            guard let match, match.decision != .none, !match.ambiguous, let name = match.best?.authors.first else { continue }
-            let key = authorKey(name)
-            guard !key.isEmpty else { continue }
-            names[key] = names[key] ?? name
-            positions[key, default: []].append(index)
-            if match.decision == .strong { strong[key, default: 0] += 1 } else { medium[key, default: 0] += 1 }
+            guard let match, match.decision != .none, !match.ambiguous, let name = match.best?.authors.first,
+                  let surname = AuthorName.words(name).last else { continue }
+            names[surname, default: []].insert(name)
+            positions[surname, default: []].append(index)
+            if match.decision == .strong { strong[surname, default: 0] += 1 } else { medium[surname, default: 0] += 1 }
         }
-        return positions.keys.sorted().compactMap { key in
-            (strong[key] ?? 0) >= 1 || (medium[key] ?? 0) >= rule.mediumMatches ? ShelfAuthor(name: names[key]!, positions: positions[key]!) : nil
+        return positions.keys.sorted().flatMap { surname -> [ShelfAuthor] in
+            guard (strong[surname] ?? 0) >= 1 || (medium[surname] ?? 0) >= rule.mediumMatches else { return [] }
+            return names[surname]!.sorted().map { ShelfAuthor(name: $0, positions: positions[surname]!) }
         }
     }
 
@@ -62,10 +63,9 @@ extension SpineMatcher {
     /// photo already matched left out): a review suggestion when one title is clearly nearest.
     public func contextMatch(_ reading: SpineReading, authors: [String], books: [PreparedCandidate], matchedWorks: Set<String>,
                              rule: ShelfContextRule = ShelfContextRule()) -> SpineMatch? {
-        let keys = Set(authors.map(Self.authorKey))
         var seen = Set<String>()
         let own = books.filter { book in
-            guard let first = book.candidate.authors.first, keys.contains(Self.authorKey(first)),
+            guard let first = book.candidate.authors.first, authors.contains(where: { Self.sameAuthor($0, first) }),
                   !matchedWorks.contains(book.candidate.workKey) else { return false }
             return seen.insert(book.identity).inserted
         }
@@ -97,8 +97,13 @@ extension SpineMatcher {
         return suggested.filter { counts[$0.value.best?.workKey ?? ""] == 1 }
     }
 
-    /// An author's name as words, surname last ("Collins, Suzanne" is "suzanne collins").
-    static func authorKey(_ name: String) -> String { AuthorName.words(name).joined(separator: " ") }
+    /// Two spellings of one author: the same surname, and the same first given name when both
+    /// give one ("Hesse" is "Karen Hesse"; "Wilkie Collins" is not "Suzanne Collins").
+    static func sameAuthor(_ a: String, _ b: String) -> Bool {
+        let x = AuthorName.words(a), y = AuthorName.words(b)
+        guard let surname = x.last, surname == y.last else { return false }
+        return x.count < 2 || y.count < 2 || x[0] == y[0]
+    }
 
     /// How nearly a run of read words spells the title's letters: 1 − edits / the longer's
     /// letters, for the best run of words whose letters number 70–140% of the title's.
@@ -122,16 +127,15 @@ extension SpineMatcher {
 
 extension WorkIndex {
 
-    /// Every work whose first author is one of `authors` (by name words, surname last).
+    /// Every work whose first author is one of `authors` (`SpineMatcher.sameAuthor`).
     public func works(byAuthors authors: [String]) -> [PreparedCandidate] {
-        let keys = Set(authors.map(SpineMatcher.authorKey))
         let surnames = Set(authors.compactMap { AuthorName.words($0).last })
         var found: [PreparedCandidate] = []
         var seen = Set<Int32>()
         for surname in surnames {
             for index in postings(for: surname) where seen.insert(index).inserted {
                 let work = works[Int(index)]
-                if let first = work.candidate.authors.first, keys.contains(SpineMatcher.authorKey(first)) { found.append(work) }
+                if let first = work.candidate.authors.first, authors.contains(where: { SpineMatcher.sameAuthor($0, first) }) { found.append(work) }
             }
         }
         return found

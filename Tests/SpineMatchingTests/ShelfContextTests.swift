@@ -82,4 +82,12 @@ import Vision
         let twice = shelf([("HATITEMS", 0.95), ("GREAT EXPECTATIONS DICKENS", 0.95), ("HARTIMES", 0.95)])
         #expect(twice[0].decision == .none && twice[2].decision == .none)
     }
+
+    @Test func oneAuthorIsOneSurnameAndNoOtherGivenName() {
+        #expect(SpineMatcher.sameAuthor("Hesse", "Karen Hesse"))
+        #expect(SpineMatcher.sameAuthor("Collins, Suzanne", "Suzanne Collins"))
+        #expect(!SpineMatcher.sameAuthor("Wilkie Collins", "Suzanne Collins"))
+        #expect(!SpineMatcher.sameAuthor("Philip Roth", "Veronica Roth"))
+        #expect(!SpineMatcher.sameAuthor("Roth", "Rothfuss"))
+    }
 }
