@@ -85,16 +85,29 @@ extension SpineMatcher {
 
     /// The photo's shelf-context suggestions by reading index; `books` gives an author's books.
     public func shelfContext(_ readings: [SpineReading], _ matches: [SpineMatch?], books: ([String]) -> [PreparedCandidate]) -> [Int: SpineMatch] {
-        let matchedWorks = Set(matches.compactMap { $0?.decision != MatchDecision.none ? $0?.best?.workKey : nil })
+        let requests = Self.contextRequests(readings, matches)
+        let shelves = Dictionary(uniqueKeysWithValues: requests.map { ($0.reading, books($0.authors)) })
+        var taken = Set(matches.compactMap { $0?.decision != MatchDecision.none ? $0?.best?.workKey : nil })
         var suggested: [Int: SpineMatch] = [:]
-        for (index, authors) in Self.contextRequests(readings, matches) {
-            if let match = contextMatch(readings[index], authors: authors, books: books(authors), matchedWorks: matchedWorks) {
+        // Rounds: a book suggested for one place is no other's nearest in the next ("UnDivided"
+        // and "UnSouled" taken, a third garbled Shusterman spine is nearest "UnWholly" by far).
+        for _ in 0..<3 {
+            var round: [Int: SpineMatch] = [:]
+            for (index, authors) in requests where suggested[index] == nil {
+                if let match = contextMatch(readings[index], authors: authors, books: shelves[index] ?? [], matchedWorks: taken) {
+                    round[index] = match
+                }
+            }
+            // One book suggested for two places: either may be it, so neither is.
+            let counts = Dictionary(grouping: round.values, by: { $0.best?.workKey ?? "" }).mapValues(\.count)
+            let kept = round.filter { counts[$0.value.best?.workKey ?? ""] == 1 }
+            guard !kept.isEmpty else { break }
+            for (index, match) in kept {
                 suggested[index] = match
+                taken.insert(match.best?.workKey ?? "")
             }
         }
-        // One book suggested for two places: either may be it, so neither is.
-        let counts = Dictionary(grouping: suggested.values, by: { $0.best?.workKey ?? "" }).mapValues(\.count)
-        return suggested.filter { counts[$0.value.best?.workKey ?? ""] == 1 }
+        return suggested
     }
 
     /// Two spellings of one author: the same surname, and the same first given name when both

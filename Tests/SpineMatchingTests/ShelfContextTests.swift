@@ -58,6 +58,22 @@ import Vision
         #expect(twice[1].decision == .medium && twice[1].best?.workKey == "undivided")
     }
 
+    @Test func aBookSuggestedForOnePlaceIsNoOtherPlacesNearest() {
+        // Real readings of one shelf: "Arionguyy" (UnWholly, read the other way) is as near
+        // UnDivided as the gap allows, until "OnDiviven" is suggested as UnDivided.
+        let garbled = SpineReading(text: "Arionguyy Exuss}", position: 2, confidence: 0.1,
+                                   alternatives: ["Ariongyuyy", "fnfifioiy", "Pompenenp", "fnithioriy", "Onihioiy"])
+        let alone = SpineMatcher().matchShelf([SpineReading(text: "UNWIN", position: 0, confidence: 0.9), garbled,
+                                               SpineReading(text: "EVERLOS", position: 3, confidence: 0.9)], index: Self.catalogue)
+        #expect(alone[1].decision == .none)
+        let readings = [SpineReading(text: "UNWIN", position: 0, confidence: 0.9), SpineReading(text: "OnDiviven", position: 1, confidence: 0.52),
+                        garbled, SpineReading(text: "EVERLOS", position: 3, confidence: 0.9)]
+        let matches = SpineMatcher().matchShelf(readings, index: Self.catalogue)
+        #expect(matches[1].best?.workKey == "undivided")
+        #expect(matches[2].best?.workKey == "unwholly")
+        #expect(matches[2].decision == .medium)
+    }
+
     @Test func theAuthorsOtherBooksMustBeClearlyFartherAndTheTitleLong() {
         // "UnSouled" and "UnWholly" are equally near "UNSHOLLED": neither is suggested.
         let even = shelf([("SCYTHE SHUSTERMAN", 0.9), ("UNSHOLLED", 0.6)])
