@@ -19,6 +19,8 @@ extension SpineMatcher {
         public var gap = 0.2
         /// ...and hold at least this many letters (a short title is too easily met by chance).
         public var minimumLetters = 8
+        /// A leading part of a title stands for it only this near.
+        public var prefixSimilarity = 0.85
         public init() {}
     }
 
@@ -71,7 +73,7 @@ extension SpineMatcher {
         }
         let texts = [reading.text] + (reading.unreadable ? [] : reading.alternatives)
         let scored = own.map { book in
-            (book, texts.map { Self.letterSimilarity(TextNormalizer.tokens($0), title: book.parts.main) }.max() ?? 0)
+            (book, texts.map { Self.titleSimilarity(TextNormalizer.tokens($0), title: book.parts.main, rule: rule) }.max() ?? 0)
         }.sorted { $0.1 > $1.1 }
         guard let (best, similarity) = scored.first, similarity >= rule.minimumSimilarity,
               best.parts.main.joined().count >= rule.minimumLetters,
@@ -116,6 +118,18 @@ extension SpineMatcher {
         let x = AuthorName.words(a), y = AuthorName.words(b)
         guard let surname = x.last, surname == y.last else { return false }
         return x.count < 2 || y.count < 2 || x[0] == y[0]
+    }
+
+    /// The whole title's letter similarity, or a leading part of a long title's (a spine that
+    /// shows only "Inequalities" of *Inequalities for Graph Eigenvalues*) when that is nearly
+    /// exact: `prefixSimilarity` or more, over at least `minimumLetters` letters.
+    static func titleSimilarity(_ read: [String], title: [String], rule: ShelfContextRule) -> Double {
+        var best = letterSimilarity(read, title: title)
+        for count in stride(from: title.count - 1, through: 1, by: -1) where title.prefix(count).joined().count >= rule.minimumLetters {
+            let part = letterSimilarity(read, title: Array(title.prefix(count)))
+            if part >= rule.prefixSimilarity { best = max(best, part) }
+        }
+        return best
     }
 
     /// How nearly a run of read words spells the title's letters: 1 − edits / the longer's

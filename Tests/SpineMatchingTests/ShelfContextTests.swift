@@ -29,6 +29,9 @@ import Vision
         book("bleak", "Bleak House", "Charles Dickens"),
         book("expectations", "Great Expectations", "Charles Dickens"),
         book("dune", "Dune", "Frank Herbert"),
+        book("regular", "Regular Graphs", "Zoran Stanić"),
+        book("inequalities", "Inequalities for Graph Eigenvalues", "Stanić"),
+        book("spectral", "Spectral Generalizations of Line Graphs", "Dragoš Cvetković"),
     ])
 
     func shelf(_ texts: [(String, Double)]) -> [SpineMatch] {
@@ -72,6 +75,16 @@ import Vision
         #expect(matches[1].best?.workKey == "undivided")
         #expect(matches[2].best?.workKey == "unwholly")
         #expect(matches[2].decision == .medium)
+    }
+
+    @Test func aLongTitlesFirstWordsStandForItOnlyWhenNearlyExact() {
+        // Real readings: the spine beside *Regular Graphs* showed "Inequalties" alone.
+        let matches = shelf([("Inequalties", 0.45), ("Zoran REGULAR GRAPHS", 0.95)])
+        #expect(matches[1].decision == .strong)
+        #expect(matches[0].best?.workKey == "inequalities" && matches[0].decision == .medium)
+        // Half its letters right would do for a whole title, not for a part of one.
+        let loose = shelf([("Inaqeultias", 0.45), ("Zoran REGULAR GRAPHS", 0.95)])
+        #expect(loose[0].decision == .none)
     }
 
     @Test func theAuthorsOtherBooksMustBeClearlyFartherAndTheTitleLong() {
