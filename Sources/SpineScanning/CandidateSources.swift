@@ -60,7 +60,7 @@ public struct SearchCandidateSource: CandidateSource {
         do {
             editions = try await source.search(title: title, author: query.author, limit: min(limit, 20))
             // A misread author name finds nothing with inauthor:; the title alone may (the matcher still checks the author).
-            if editions.isEmpty, query.author != nil {
+            if editions.isEmpty, query.author != nil, !title.isEmpty {
                 editions = try await source.search(title: title, author: nil, limit: min(limit, 20))
             }
         } catch {

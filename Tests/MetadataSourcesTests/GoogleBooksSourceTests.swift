@@ -100,6 +100,18 @@ import TestSupport
         }
     }
 
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func anAuthorsBooksAreAskedWithoutATitle() async throws {
+        // Shelf context asks for an author's books: no empty intitle: term to match nothing.
+        try await Harness.with { harness in
+            try harness.server.replay(Self.volumes, fixture: "googlebooks/volumes_search_6_items_other_identifiers_missing_fields.json")
+            let results = try await harness.google.search(title: "", author: "Lawler", limit: 40)
+            #expect(results.count == 6)
+            let request = try #require(harness.server.requests.first)
+            #expect(request.query("q") == #"inauthor:"Lawler""#)
+            #expect(request.query("maxResults") == "40")
+        }
+    }
+
     @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func pageCountZeroMeansNone() async throws {
         try await Harness.with { harness in
             try harness.server.replay(Self.volumes, fixture: "googlebooks/volumes_search_intitle_the_stranger_ro_pagecount0.json")

@@ -146,6 +146,17 @@ import TestSupport
         }
     }
 
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func anAuthorsBooksAreAskedWithoutATitle() async throws {
+        try await Harness.with { harness in
+            try harness.server.replay("/search.json", fixture: "openlibrary/search_json_title_author_institute_king_2024.json")
+            let results = try await harness.openLibrary.search(title: "", author: "Stephen King", limit: 40)
+            #expect(results.count == 3)
+            let request = try #require(harness.server.requests.first)
+            #expect(request.query("title") == nil)
+            #expect(request.query("author") == "Stephen King")
+        }
+    }
+
     @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func search2020LegacyEnvelope() async throws {
         try await Harness.with { harness in
             try harness.server.replay("/search.json", fixture: "openlibrary/search_json_2020_legacy_fields.json")
