@@ -8,9 +8,7 @@ import Vision
 /// books of the authors matched beside it, and suggested for review, never added, when one of
 /// them is clearly nearest.
 @Suite struct ShelfContextTests {
-    static func book(_ key: String, _ title: String, _ author: String) -> MatchCandidate {
-        MatchCandidate(workKey: key, title: title, authors: [author], isbn13: "9780000000002", source: "test")
-    }
+    static let book = NeighbourJoinTests.book
 
     static let catalogue = WorkIndex([
         book("hunger", "The Hunger Games (The Hunger Games, #1)", "Suzanne Collins"),
