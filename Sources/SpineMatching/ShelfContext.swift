@@ -78,11 +78,10 @@ extension SpineMatcher {
         guard let (best, similarity) = scored.first, similarity >= rule.minimumSimilarity,
               best.parts.main.joined().count >= rule.minimumLetters,
               similarity - (scored.dropFirst().first?.1 ?? 0) >= rule.gap else { return nil }
-        var match = SpineMatch(reading: reading, decision: .medium, distance: ((1 - similarity) * 1000).rounded() / 1000,
-                               best: best.candidate, runnerUpDistance: scored.dropFirst().first.map { 1 - $0.1 },
-                               reason: "read only near its letters, beside other books by \(best.candidate.authors.first ?? "")")
-        match.agreeing = 1
-        return match
+        // An unsure reading too (its own rule allows 0.25): here the author, not the letters, makes it likely.
+        return SpineMatch(reading: reading, decision: .medium, distance: ((1 - similarity) * 1000).rounded() / 1000,
+                          best: best.candidate, runnerUpDistance: scored.dropFirst().first.map { 1 - $0.1 },
+                          reason: "read only near its letters, beside other books by \(best.candidate.authors.first ?? "")")
     }
 
     /// The photo's shelf-context suggestions by reading index; `books` gives an author's books.
