@@ -249,6 +249,8 @@ print("rotations \(options.rotations.map(\.degrees)), extra scales \(options.ext
 for set in sets {
     var expectedTotal = 0, latinTotal = 0, foundTotal = 0, wrongTotal = 0, strongTotal = 0, mediumTotal = 0
     var seconds = 0.0, readingsTotal = 0, cpuPage = 0, cpuStrip = 0, ambiguousTotal = 0
+    // Shelf-context suggestions: made, right, of a book not on the shelf; review suggestions of a book not on the shelf.
+    var contextCounts = [0, 0, 0], mediumWrong = 0
     // Per half (in the split, not in it): found, labelled, Latin-script, wrong.
     var halves = [[0, 0, 0, 0], [0, 0, 0, 0]]
     var lossCounts: [String: Int] = [:]
@@ -333,12 +335,16 @@ for set in sets {
             if let book = result.best, result.decision != .none {
                 let key = key(book.title)
                 if result.decision == .strong { strong += 1 } else { medium += 1 }
+                let fromContext = result.reason?.hasPrefix(SpineMatcher.shelfContextReason) == true
+                if fromContext { contextCounts[0] += 1 }
                 if let index = open.firstIndex(of: key) {
                     open.remove(at: index); found += 1; verdict = "\(result.decision) ok: \(book.title) [\(result.reason ?? "")]"
+                    if fromContext { contextCounts[1] += 1 }
                 } else if onShelf.contains(key) {
                     verdict = "\(result.decision) again: \(book.title)"
                 } else {
-                    if result.decision == .strong { wrong += 1 }
+                    if result.decision == .strong { wrong += 1 } else { mediumWrong += 1 }
+                    if fromContext { contextCounts[2] += 1 }
                     verdict = "\(result.decision) WRONG: \(book.title)"
                 }
             }
@@ -370,6 +376,7 @@ for set in sets {
                  100 * Double(foundTotal) / Double(max(1, latinTotal)), latinTotal, wrongTotal,
                  100 * Double(mediumTotal) / Double(matched), strongTotal, mediumTotal, ambiguousTotal, seconds / Double(set.photos.count),
                  seconds / Double(max(1, readingsTotal))))
+    print("\(set.name): review suggestions of a book not on the shelf \(mediumWrong); shelf context suggested \(contextCounts[0]) (\(contextCounts[1]) right, \(contextCounts[2]) of a book not on the shelf)")
     if contextChance > 0 {
         let rate = Double(chanceSuggestions.count) / Double(max(1, chancePairs))
         print(String(format: "%@ context chance: %d suggestions in %d (unmatched reading, unrelated author) pairs (%.2f%%); these shelves ask %d (reading, shelf author) pairs: %.2f wrong suggestions expected",

@@ -81,8 +81,11 @@ extension SpineMatcher {
         // An unsure reading too (its own rule allows 0.25): here the author, not the letters, makes it likely.
         return SpineMatch(reading: reading, decision: .medium, distance: ((1 - similarity) * 1000).rounded() / 1000,
                           best: best.candidate, runnerUpDistance: scored.dropFirst().first.map { 1 - $0.1 },
-                          reason: "read only near its letters, beside other books by \(best.candidate.authors.first ?? "")")
+                          reason: "\(Self.shelfContextReason), beside other books by \(best.candidate.authors.first ?? "")")
     }
+
+    /// How a shelf-context suggestion's reason starts.
+    public static let shelfContextReason = "read only near its letters"
 
     /// The photo's shelf-context suggestions by reading index; `books` gives an author's books.
     public func shelfContext(_ readings: [SpineReading], _ matches: [SpineMatch?], books: ([String]) -> [PreparedCandidate]) -> [Int: SpineMatch] {
