@@ -65,13 +65,17 @@ extension SpineMatcher {
     /// photo already matched left out): a review suggestion when one title is clearly nearest.
     public func contextMatch(_ reading: SpineReading, authors: [String], books: [PreparedCandidate], matchedWorks: Set<String>,
                              rule: ShelfContextRule = ShelfContextRule()) -> SpineMatch? {
+        let texts = [reading.text] + (reading.unreadable ? [] : reading.alternatives)
+        // A reading that names one of them ("of, the Bust PHESSES") is that author's book: the
+        // others' books are no rivals.
+        let named = authors.filter { author in texts.contains { Self.holdsSurname($0, of: author) } }
+        let authors = named.isEmpty ? authors : named
         var seen = Set<String>()
         let own = books.filter { book in
             guard let first = book.candidate.authors.first, authors.contains(where: { Self.sameAuthor($0, first) }),
                   !matchedWorks.contains(book.candidate.workKey) else { return false }
             return seen.insert(book.identity).inserted
         }
-        let texts = [reading.text] + (reading.unreadable ? [] : reading.alternatives)
         let scored = own.map { book in
             (book, texts.map { Self.titleSimilarity(TextNormalizer.tokens($0), title: book.parts.main, rule: rule) }.max() ?? 0)
         }.sorted { $0.1 > $1.1 }
@@ -112,6 +116,15 @@ extension SpineMatcher {
             }
         }
         return suggested
+    }
+
+    /// The text holds the author's surname: as a word, a letter off (5+ letters), or inside a
+    /// longer word OCR glued to it ("PHESSES").
+    static func holdsSurname(_ text: String, of author: String) -> Bool {
+        guard let surname = AuthorName.words(author).last else { return false }
+        return TextNormalizer.tokens(text).contains { word in
+            word == surname || (surname.utf8.count >= 5 && (Similarity.wordSimilarity(word, surname) >= 0.8 || word.contains(surname)))
+        }
     }
 
     /// Two spellings of one author: the same surname, and the same first given name when both

@@ -27,6 +27,12 @@ import Vision
         book("bleak", "Bleak House", "Charles Dickens"),
         book("expectations", "Great Expectations", "Charles Dickens"),
         book("dune", "Dune", "Frank Herbert"),
+        book("juice", "Just Juice", "Karen Hesse"),
+        book("dust", "Out of the Dust", "Karen Hesse"),
+        book("witness", "Witness", "Karen Hesse"),
+        book("shard", "A Single Shard", "Linda Sue Park"),
+        book("trust", "Trust No One (The 39 Clues: Cahills vs. Vespers, #5)", "Linda Sue Park"),
+        book("water", "A Long Walk to Water: Based on a True Story", "Linda Sue Park"),
         book("regular", "Regular Graphs", "Zoran Stanić"),
         book("inequalities", "Inequalities for Graph Eigenvalues", "Stanić"),
         book("spectral", "Spectral Generalizations of Line Graphs", "Dragoš Cvetković"),
@@ -83,6 +89,23 @@ import Vision
         // Half its letters right would do for a whole title, not for a part of one.
         let loose = shelf([("Inaqeultias", 0.45), ("Zoran REGULAR GRAPHS", 0.95)])
         #expect(loose[0].decision == .none)
+    }
+
+    @Test func aReadingThatNamesOneShelfAuthorIsComparedWithThatAuthorsBooksOnly() {
+        // Real readings: "of, the Bust" between A Single Shard and Just Juice is as near Park's
+        // "Trust No One" as Hesse's "Out of the Dust"; one pass also read "PHESSES" on it.
+        func shelf(_ middle: SpineReading) -> [SpineMatch] {
+            SpineMatcher().matchShelf([SpineReading(text: "SINGLE SHARD LINDA SUE PARK", position: 0, confidence: 0.83), middle,
+                                       SpineReading(text: "Sia HESSE Tust Juice.", position: 2, confidence: 0.9)], index: Self.catalogue)
+        }
+        let plain = shelf(SpineReading(text: "of, the Bust", position: 1, confidence: 0.75))
+        #expect(plain[0].decision == .strong && plain[2].best?.workKey == "juice")
+        #expect(plain[1].decision == .none)
+        let named = shelf(SpineReading(text: "of, the Bust", position: 1, confidence: 0.75, alternatives: ["of, the Bust PHESSES"]))
+        #expect(named[1].best?.workKey == "dust")
+        #expect(named[1].decision == .medium)
+        #expect(SpineMatcher.holdsSurname("of, the Bust PHESSES", of: "Karen Hesse"))
+        #expect(!SpineMatcher.holdsSurname("of, the Bust PHESSES", of: "Linda Sue Park"))
     }
 
     @Test func theAuthorsOtherBooksMustBeClearlyFartherAndTheTitleLong() {
