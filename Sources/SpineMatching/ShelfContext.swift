@@ -92,8 +92,10 @@ extension SpineMatcher {
     public static let shelfContextReason = "read only near its letters"
 
     /// The photo's shelf-context suggestions by reading index; `books` gives an author's books.
-    public func shelfContext(_ readings: [SpineReading], _ matches: [SpineMatch?], books: ([String]) -> [PreparedCandidate]) -> [Int: SpineMatch] {
-        let requests = Self.contextRequests(readings, matches)
+    /// `requests`: `contextRequests(readings, matches)` when the caller has it already (to fetch the books).
+    public func shelfContext(_ readings: [SpineReading], _ matches: [SpineMatch?], requests: [(reading: Int, authors: [String])]? = nil,
+                             books: ([String]) -> [PreparedCandidate]) -> [Int: SpineMatch] {
+        let requests = requests ?? Self.contextRequests(readings, matches)
         let shelves = Dictionary(uniqueKeysWithValues: requests.map { ($0.reading, books($0.authors)) })
         var taken = Set(matches.compactMap { $0?.decision != MatchDecision.none ? $0?.best?.workKey : nil })
         var suggested: [Int: SpineMatch] = [:]
@@ -168,7 +170,6 @@ extension SpineMatcher {
 }
 
 extension WorkIndex {
-
     /// Every work whose first author is one of `authors` (`SpineMatcher.sameAuthor`).
     public func works(byAuthors authors: [String]) -> [PreparedCandidate] {
         let surnames = Set(authors.compactMap { AuthorName.words($0).last })

@@ -236,7 +236,7 @@ public final class SpineSession: Sendable {
                     books[author, default: []] += (try? await source.books(by: [author], limit: Self.booksPerAuthor)) ?? []
                 }
             }
-            for (index, match) in matcher.shelfContext(readings, settled, books: { $0.flatMap { books[$0] ?? [] } }) {
+            for (index, match) in matcher.shelfContext(readings, settled, requests: requests, books: { $0.flatMap { books[$0] ?? [] } }) {
                 matches[index] = match
             }
         }
