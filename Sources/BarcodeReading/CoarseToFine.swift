@@ -59,10 +59,8 @@ struct RegionReading {
         let y0 = max(0, Int(corners.map(\.y).min()!) - 2 * factor) / factor * factor
         let x1 = min(full.width, Int(corners.map(\.x).max()!) + 2 * factor)
         let y1 = min(full.height, Int(corners.map(\.y).max()!) + 2 * factor)
-        guard x1 - x0 >= 2 * factor, y1 - y0 >= 2 * factor,
-              let surroundings = full.cropped(to: BoundingBox(x: x0, y: y0, width: x1 - x0, height: y1 - y0))?.image
-        else { return nil }
-        var reduced = surroundings.downscaled(by: 2)
+        guard x1 - x0 >= 2 * factor, y1 - y0 >= 2 * factor else { return nil }
+        var reduced = full.halved(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
         if factor == 4 { reduced = reduced.downscaled(by: 2) }
         let image = reduced.sampled(centreX: (region.centreX - Double(x0)) / Double(factor),
                                     centreY: (region.centreY - Double(y0)) / Double(factor),

@@ -34,7 +34,7 @@ public struct GrayImage: Sendable, Hashable {
         guard outputWidth > 0, outputHeight > 0 else {
             return GrayImage(width: 0, height: 0, pixels: [])
         }
-        if factor == 2 { return halved(outputWidth: outputWidth, outputHeight: outputHeight) }
+        if factor == 2 { return halved(x: 0, y: 0, width: width, height: height) }
         let area = factor * factor
         var sums = [Int](repeating: 0, count: outputWidth)
         var output = [UInt8](repeating: 0, count: outputWidth * outputHeight)
@@ -62,18 +62,36 @@ public struct GrayImage: Sendable, Hashable {
     }
 
     /// `downscaled(by: 2)` without the general loop: the same rounded 2×2 means, a few
-    /// times faster (large photos are halved on every scan).
-    private func halved(outputWidth: Int, outputHeight: Int) -> GrayImage {
+    /// times faster (large photos are halved on every scan). Of the box at (`x`, `y`) only,
+    /// clipped to the image: a region's surroundings are reduced without being copied out first.
+    public func halved(x: Int, y: Int, width boxWidth: Int, height boxHeight: Int) -> GrayImage {
+        let x0 = max(0, min(width, x)), y0 = max(0, min(height, y))
+        let outputWidth = (max(x0, min(width, x + boxWidth)) - x0) / 2
+        let outputHeight = (max(y0, min(height, y + boxHeight)) - y0) / 2
+        guard outputWidth > 0, outputHeight > 0 else { return GrayImage(width: 0, height: 0, pixels: []) }
         let output = [UInt8](unsafeUninitializedCapacity: outputWidth * outputHeight) { destination, count in
             pixels.withUnsafeBufferPointer { source in
-                guard let base = source.baseAddress, let out = destination.baseAddress else { return }
+                guard let origin = source.baseAddress.map({ $0 + y0 * width + x0 }), let out = destination.baseAddress else { return }
+                // Sixteen output pixels at a time: each 16-bit lane holds a pixel pair
+                // (little-endian: the left one in its low byte).
+                let vectorWidth = outputWidth / 16 * 16
+                let low = SIMD16<UInt16>(repeating: 0xFF), two = SIMD16<UInt16>(repeating: 2)
                 for outputY in 0..<outputHeight {
-                    let top = base + 2 * outputY * width, bottom = top + width
+                    let top = origin + 2 * outputY * width, bottom = top + width
                     let row = out + outputY * outputWidth
-                    for outputX in 0..<outputWidth {
+                    var outputX = 0
+                    while outputX < vectorWidth {
+                        let t = UnsafeRawPointer(top + 2 * outputX).loadUnaligned(as: SIMD16<UInt16>.self)
+                        let b = UnsafeRawPointer(bottom + 2 * outputX).loadUnaligned(as: SIMD16<UInt16>.self)
+                        let sum = (t & low) &+ (t &>> 8) &+ (b & low) &+ (b &>> 8) &+ two
+                        UnsafeMutableRawPointer(row + outputX).storeBytes(of: SIMD16<UInt8>(truncatingIfNeeded: sum &>> 2), as: SIMD16<UInt8>.self)
+                        outputX += 16
+                    }
+                    while outputX < outputWidth {
                         let x = 2 * outputX
                         let sum = UInt16(top[x]) &+ UInt16(top[x + 1]) &+ UInt16(bottom[x]) &+ UInt16(bottom[x + 1])
                         row[outputX] = UInt8(truncatingIfNeeded: (sum &+ 2) >> 2)
+                        outputX += 1
                     }
                 }
             }

@@ -32,6 +32,29 @@ import TestSupport
         #expect(sharp.pixels[middle + 22] == image.pixels[middle + 22])
     }
 
+    /// Inside the border the box mean is looked up, at the border divided by the clipped
+    /// box's area: every pixel as the plain formula gives it.
+    @Test func theUnsharpMaskIsTheBoxFormulaAtEveryPixel() {
+        var state: UInt32 = 11
+        let (w, h) = (37, 23)
+        let image = GrayImage(width: w, height: h, pixels: (0..<(w * h)).map { _ in
+            state = state &* 1_664_525 &+ 1_013_904_223
+            return UInt8(truncatingIfNeeded: state >> 24)
+        })
+        for radius in [1, 2, 3] {
+            var expected = [UInt8]()
+            for y in 0..<h {
+                for x in 0..<w {
+                    let xs = max(0, x - radius)..<min(w, x + radius + 1), ys = max(0, y - radius)..<min(h, y + radius + 1)
+                    let sum = ys.reduce(0) { total, v in xs.reduce(total) { $0 + Int(image[$1, v]) } }
+                    let centre = Int(image[x, y])
+                    expected.append(UInt8(clamping: centre + 2 * (centre - sum / (xs.count * ys.count))))
+                }
+            }
+            #expect(image.sharpened(radius: radius, amount: 2).pixels == expected, "radius \(radius)")
+        }
+    }
+
     @Test func aSkewedImageKeepsEveryPixelAndItsBoxMapsBack() throws {
         // A dark 10×10 square at (60, 20) on a white 120×80 image.
         var pixels = [UInt8](repeating: 255, count: 120 * 80)

@@ -129,5 +129,11 @@ import Testing
             }
         }
         #expect(half.pixels == expected)
+        // A box of it, reaching past the right and bottom edges: as if cropped, then halved.
+        for (x, y, w, h) in [(3, 5, 70, 40), (40, 50, 200, 200), (0, 0, 131, 77), (-4, -4, 20, 20)] {
+            #expect(source.halved(x: x, y: y, width: w, height: h) == source.cropped(x: x, y: y, width: w, height: h).downscaled(by: 2),
+                    "box \(x), \(y), \(w)×\(h)")
+        }
+        #expect(source.halved(x: 130, y: 0, width: 10, height: 10).pixels.isEmpty)
     }
 }
