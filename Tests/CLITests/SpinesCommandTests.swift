@@ -165,6 +165,22 @@ import TestSupport
         #expect(harness.server.requests(to: Self.chat).count == 1, "the reply came from the cache the second time")
     }
 
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func readingsNoSourceCouldSearchAreQueuedAndTheSameCommandSettlesThemLater() async throws {
+        try SharedFiles.requireShared()
+        let harness = try await CLIHarness.started()
+        defer { Task { await harness.server.stop() } }
+        let photo = try prepare(harness)
+        try harness.server.replay(Self.volumes, fixture: "googlebooks/error_503_backend_failed.json", status: 503)
+        let down = try await harness.run("spines", photo)
+        #expect(down.status == 3, "\(down.stderr)")
+        #expect(down.stdout.contains("Queued"))
+        #expect(down.stderr.contains("queued: no source could answer; run `rapidscan spines` on the same photos again"), "\(down.stderr)")
+        _ = try prepare(harness)
+        let up = try await harness.run("spines", "--json", photo)
+        #expect(up.jsonLines.filter { $0["event"] as? String == "added" }.count == 1)
+        #expect(harness.server.requests(to: Self.chat).count == 1, "the photo's reading was kept")
+    }
+
     @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func aPromptTemplateIsSentAndANewPromptIsANewCacheKey() async throws {
         try SharedFiles.requireShared()
         let harness = try await CLIHarness.started()

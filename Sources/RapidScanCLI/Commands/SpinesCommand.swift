@@ -302,6 +302,13 @@ struct SpineOutput {
         if summary.usage.input + summary.usage.output > 0 { line += "; tokens \(summary.usage.input) in, \(summary.usage.output) out" }
         if summary.truncated > 0 { line += "; \(summary.truncated) replies cut by the token limit (raise maxTokens)" }
         if let reason = summary.stopReason { line += "\nstopped: \(reason); \(summary.notSent.count) photos not sent stay queued (run again later)" }
+        // Readings no source could search are not settled: the same command settles them
+        // later, from the photo's kept reading (`pending retry` is for ISBNs).
+        let queuedReadings = summary.count(.queued) - summary.notSent.count
+        if queuedReadings > 0 {
+            line += "\n\(queuedReadings) spine\(queuedReadings == 1 ? "" : "s") queued: no source could answer; run `rapidscan spines` "
+            line += "on the same photos again when one does (their readings are kept: nothing is read or sent again)"
+        }
         Console.error(line)
     }
 }
