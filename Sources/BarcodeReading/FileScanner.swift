@@ -110,6 +110,8 @@ public final class FileScanner {
     static let firstPassLongSide = 1000
     /// Tricks run on images up to this many pixels (larger ones are reduced first).
     static let trickPixelLimit = 1_500_000
+    /// Half-windows of the small images' smoothing along the bars (9 and 25 pixels).
+    static let smoothingRadii = [RegionVariant.smoothingRadius, 12]
     /// Reduced copies smaller than this are not worth scanning.
     static let minimumReducedSide = 150
     /// Images up to this many pixels (after reduction; 500×500) get the small-code passes
@@ -257,6 +259,22 @@ public final class FileScanner {
                 }
             }
         }
+        // A noisy code (a dim photo, high ISO) whose bars stand near an axis: the image smoothed
+        // along columns (upright bars) and along rows (bars lying down) averages the noise
+        // away and softens no edge across the bars, as the reduced copies above do. (Heavy
+        // noise hides the code's patch from the region finder, so the photo is taken whole.)
+        // Wider windows average more noise and bear less tilt: the narrow one first.
+        if small {
+            for radius in Self.smoothingRadii {
+                let passes: [(String, () -> GrayImage)] = [
+                    ("smoothed along columns, \(2 * radius + 1) px", { base.smoothedAlongColumns(radius: radius) }),
+                    ("smoothed along rows, \(2 * radius + 1) px", { base.smoothedAlongRows(radius: radius) }),
+                ]
+                for (label, image) in passes where attempts.run(image(), scale: baseScale, label: label, keepRejected: false) {
+                    return finish(&attempts)
+                }
+            }
+        }
         // Last, soft codes zbar's edges miss, fitted to the pixels (`ModelDecoder`): the
         // small photo's patches found above (base is then the photo itself), or a reduced one's.
         let patches = baseScale == 1 ? regions : Self.patches(in: base)
@@ -326,11 +344,8 @@ struct AttemptLog {
     /// code smaller than its patch suggests); a region stops once one of its codes is
     /// confirmed. True once a confirmed, uncontradicted code stands.
     mutating func runRegions(_ regions: [CandidateRegion], in full: GrayImage, effort: ScanEffort,
-                             numberedFrom firstNumber: Int = 1) -> Bool {
-        let width = RegionReading.cropWidth
-        var variants: [(label: String, width: Double, sharpen: Bool)] = [("level", width, false)]
-        if effort != .fast { variants += [("level, sharpened", width, true), ("level, finer, sharpened", width * 1.6, true)] }
-        if effort == .thorough { variants += [("level, coarser", width * 0.6, false), ("level, finer", width * 1.6, false)] }
+                             numberedFrom firstNumber: Int = 1, variants chosen: [RegionVariant]? = nil) -> Bool {
+        let variants = chosen ?? RegionVariant.all(for: effort)
         var readIn = [Set<String>](repeating: [], count: regions.count)
         var addOnLooks: [String: RegionReading.AddOnLook] = [:]
         // A region's crop at one width, made once for its plain and sharpened scans.
@@ -346,7 +361,11 @@ struct AttemptLog {
                 }
                 guard let crop = crops[number]?.crop else { continue }
                 if round == 0 { regionsReadUpright.append(region) }
-                let image = variant.sharpen ? crop.image.sharpened(radius: 2, amount: 2) : crop.image
+                let image = switch variant.filter {
+                case .plain: crop.image
+                case .sharpened: crop.image.sharpened(radius: 2, amount: 2)
+                case .smoothedAlongBars: crop.image.smoothedAlongColumns(radius: RegionVariant.smoothingRadius)
+                }
                 let label = "region \(number + firstNumber), \(variant.label)"
                 // Symbols that fail validation are not kept: in a crop of bars an add-on
                 // alone is far more likely part of the main code than print.
@@ -355,7 +374,7 @@ struct AttemptLog {
                         addOnLooks[detection.identity] = addOnLooks[detection.identity] ?? look
                     }
                     detection.bounds = crop.mapping.apply(detection.bounds)
-                    agreement.record(detection, attempt: label, sharpened: variant.sharpen, upright: true)
+                    agreement.record(detection, attempt: label, sharpened: variant.filter == .sharpened, upright: true)
                     readIn[number].insert(detection.identity)
                 }
             }

@@ -26,6 +26,54 @@ extension GrayImage {
         withBoxSums { sum, _ in (sum + 4) / 9 }
     }
 
+    /// Each pixel the mean of the `2 radius + 1` pixels above and below it (fewer at the top
+    /// and bottom). Bars standing upright do not change along a column, so this averages
+    /// noise away (by √(2r+1)) without softening a single edge across them, as a 2-D blur
+    /// or a reduced copy would.
+    func smoothedAlongColumns(radius: Int) -> GrayImage {
+        guard radius > 0, height > 1, width > 0 else { return self }
+        let w = width, h = height
+        var output = [UInt8](repeating: 0, count: pixels.count)
+        var sums = [Int](repeating: 0, count: w)
+        pixels.withUnsafeBufferPointer { source in
+            output.withUnsafeMutableBufferPointer { destination in
+                // The window of row y is rows y − r ... y + r; sums holds it as y moves down.
+                for y in 0..<min(radius, h) { for x in 0..<w { sums[x] += Int(source[y * w + x]) } }
+                for y in 0..<h {
+                    if y + radius < h { let row = (y + radius) * w; for x in 0..<w { sums[x] += Int(source[row + x]) } }
+                    if y - radius - 1 >= 0 { let row = (y - radius - 1) * w; for x in 0..<w { sums[x] -= Int(source[row + x]) } }
+                    let count = min(h, y + radius + 1) - max(0, y - radius)
+                    for x in 0..<w { destination[y * w + x] = UInt8((sums[x] + count / 2) / count) }
+                }
+            }
+        }
+        return GrayImage(width: w, height: h, pixels: output)
+    }
+
+    /// `smoothedAlongColumns` for bars lying down: each pixel the mean of the `2 radius + 1`
+    /// pixels left and right of it.
+    func smoothedAlongRows(radius: Int) -> GrayImage {
+        guard radius > 0, width > 1 else { return self }
+        let w = width
+        var output = [UInt8](repeating: 0, count: pixels.count)
+        pixels.withUnsafeBufferPointer { source in
+            output.withUnsafeMutableBufferPointer { destination in
+                for y in 0..<height {
+                    let row = y * w
+                    var sum = 0
+                    for x in 0..<min(radius, w) { sum += Int(source[row + x]) }
+                    for x in 0..<w {
+                        if x + radius < w { sum += Int(source[row + x + radius]) }
+                        if x - radius - 1 >= 0 { sum -= Int(source[row + x - radius - 1]) }
+                        let count = min(w, x + radius + 1) - max(0, x - radius)
+                        destination[row + x] = UInt8((sum + count / 2) / count)
+                    }
+                }
+            }
+        }
+        return GrayImage(width: w, height: height, pixels: output)
+    }
+
     /// Unsharp mask (2 × pixel − 3×3 mean): steepens soft bar edges.
     func sharpened() -> GrayImage {
         withBoxSums { sum, centre in 2 * centre - (sum + 4) / 9 }

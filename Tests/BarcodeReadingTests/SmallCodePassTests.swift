@@ -55,6 +55,61 @@ import TestSupport
         }
     }
 
+    /// Along columns (and rows) each pixel is the mean of its clipped window; bars standing
+    /// along that direction come out unchanged.
+    @Test func smoothingAlongTheBarsIsTheWindowMeanAndKeepsTheBars() {
+        var state: UInt32 = 5
+        let (w, h) = (29, 17)
+        let image = GrayImage(width: w, height: h, pixels: (0..<(w * h)).map { _ in
+            state = state &* 1_664_525 &+ 1_013_904_223
+            return UInt8(truncatingIfNeeded: state >> 24)
+        })
+        for radius in [1, 4] {
+            var columns = [UInt8](), rows = [UInt8]()
+            for y in 0..<h {
+                for x in 0..<w {
+                    let ys = max(0, y - radius)..<min(h, y + radius + 1), xs = max(0, x - radius)..<min(w, x + radius + 1)
+                    let down = ys.reduce(0) { $0 + Int(image[x, $1]) }, across = xs.reduce(0) { $0 + Int(image[$1, y]) }
+                    columns.append(UInt8((down + ys.count / 2) / ys.count))
+                    rows.append(UInt8((across + xs.count / 2) / xs.count))
+                }
+            }
+            #expect(image.smoothedAlongColumns(radius: radius).pixels == columns, "radius \(radius)")
+            #expect(image.smoothedAlongRows(radius: radius).pixels == rows, "radius \(radius)")
+        }
+        let bars = EAN13Rendering.image("9780306406157", module: 3, phase: 0, barHeight: 40)
+        let inner = bars.cropped(x: 0, y: 6, width: bars.width, height: 40)
+        #expect(inner.smoothedAlongColumns(radius: 4) == inner)
+    }
+
+    /// A code under heavy noise (a dim photo's grain, half the contrast), upright and lying
+    /// down: only the image smoothed along its bars reads it, and nothing else is read.
+    @Test func aCodeUnderHeavyNoiseReadsSmoothedAlongItsBars() throws {
+        let directory = try makeTemporaryDirectory(prefix: "rapidscan-noise")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var read = 0, wrong: [String] = []
+        for index in 0..<4 {
+            let code = generatedISBN(7_919 * index + 3).digits
+            let label = EAN13Rendering.image(code, module: 3, phase: 0.3, barHeight: 150)
+            var generator = ModelDecoderTests.SplitMix(state: UInt64(index) &+ 99)
+            // Blended 55% of the way towards uniformly random grey, pixel by pixel.
+            let noisy = GrayImage(width: label.width, height: label.height, pixels: label.pixels.map { value in
+                UInt8((0.45 * Double(value) + 0.55 * Double(generator.next() % 256)).rounded())
+            })
+            let image = index % 2 == 0 ? noisy : noisy.applyingEXIFOrientation(6)
+            let url = directory.appendingPathComponent("noisy-\(index).pgm")
+            try EAN13Rendering.pgm(image).write(to: url)
+            let result = try FileScanner().scan(fileAt: url)
+            if result.codes.contains(where: { $0.text == code }) {
+                read += 1
+                #expect(result.attempt?.hasPrefix("smoothed along \(index % 2 == 0 ? "columns" : "rows")") == true, "\(result.attempt ?? "-")")
+            }
+            wrong += result.codes.map(\.text).filter { $0 != code }
+        }
+        #expect(wrong.isEmpty, "\(wrong)")
+        #expect(read >= 3)
+    }
+
     @Test func aSkewedImageKeepsEveryPixelAndItsBoxMapsBack() throws {
         // A dark 10×10 square at (60, 20) on a white 120×80 image.
         var pixels = [UInt8](repeating: 255, count: 120 * 80)
