@@ -32,15 +32,20 @@ import TestSupport
         #expect(sharp.pixels[middle + 22] == image.pixels[middle + 22])
     }
 
-    /// Inside the border the box mean is looked up, at the border divided by the clipped
-    /// box's area: every pixel as the plain formula gives it.
-    @Test func theUnsharpMaskIsTheBoxFormulaAtEveryPixel() {
-        var state: UInt32 = 11
-        let (w, h) = (37, 23)
-        let image = GrayImage(width: w, height: h, pixels: (0..<(w * h)).map { _ in
+    /// Every pixel a pseudo-random grey level (a linear congruential sequence from `seed`).
+    static func randomImage(width: Int, height: Int, seed: UInt32) -> GrayImage {
+        var state = seed
+        return GrayImage(width: width, height: height, pixels: (0..<(width * height)).map { _ in
             state = state &* 1_664_525 &+ 1_013_904_223
             return UInt8(truncatingIfNeeded: state >> 24)
         })
+    }
+
+    /// Inside the border the box mean is looked up, at the border divided by the clipped
+    /// box's area: every pixel as the plain formula gives it.
+    @Test func theUnsharpMaskIsTheBoxFormulaAtEveryPixel() {
+        let (w, h) = (37, 23)
+        let image = Self.randomImage(width: w, height: h, seed: 11)
         for radius in [1, 2, 3] {
             var expected = [UInt8]()
             for y in 0..<h {
@@ -58,12 +63,8 @@ import TestSupport
     /// Along columns (and rows) each pixel is the mean of its clipped window; bars standing
     /// along that direction come out unchanged.
     @Test func smoothingAlongTheBarsIsTheWindowMeanAndKeepsTheBars() {
-        var state: UInt32 = 5
         let (w, h) = (29, 17)
-        let image = GrayImage(width: w, height: h, pixels: (0..<(w * h)).map { _ in
-            state = state &* 1_664_525 &+ 1_013_904_223
-            return UInt8(truncatingIfNeeded: state >> 24)
-        })
+        let image = Self.randomImage(width: w, height: h, seed: 5)
         for radius in [1, 4] {
             var columns = [UInt8](), rows = [UInt8]()
             for y in 0..<h {
