@@ -31,47 +31,37 @@ extension GrayImage {
     /// noise away (by √(2r+1)) without softening a single edge across them, as a 2-D blur
     /// or a reduced copy would.
     func smoothedAlongColumns(radius: Int) -> GrayImage {
-        guard radius > 0, height > 1, width > 0 else { return self }
-        let w = width, h = height
-        var output = [UInt8](repeating: 0, count: pixels.count)
-        var sums = [Int](repeating: 0, count: w)
-        pixels.withUnsafeBufferPointer { source in
-            output.withUnsafeMutableBufferPointer { destination in
-                // The window of row y is rows y − r ... y + r; sums holds it as y moves down.
-                for y in 0..<min(radius, h) { for x in 0..<w { sums[x] += Int(source[y * w + x]) } }
-                for y in 0..<h {
-                    if y + radius < h { let row = (y + radius) * w; for x in 0..<w { sums[x] += Int(source[row + x]) } }
-                    if y - radius - 1 >= 0 { let row = (y - radius - 1) * w; for x in 0..<w { sums[x] -= Int(source[row + x]) } }
-                    let count = min(h, y + radius + 1) - max(0, y - radius)
-                    for x in 0..<w { destination[y * w + x] = UInt8((sums[x] + count / 2) / count) }
-                }
-            }
-        }
-        return GrayImage(width: w, height: h, pixels: output)
+        runningMeans(radius: radius, lines: width, length: height, along: width, across: 1)
     }
 
     /// `smoothedAlongColumns` for bars lying down: each pixel the mean of the `2 radius + 1`
     /// pixels left and right of it.
     func smoothedAlongRows(radius: Int) -> GrayImage {
-        guard radius > 0, width > 1 else { return self }
-        let w = width
+        runningMeans(radius: radius, lines: height, length: width, along: 1, across: width)
+    }
+
+    /// The rounded mean of each pixel's window of `2 radius + 1` along its line (clipped at
+    /// the line's ends): `lines` lines of `length` pixels, `along` apart within a line and
+    /// `across` from one line's start to the next's. A sum slides down each line.
+    private func runningMeans(radius: Int, lines: Int, length: Int, along: Int, across: Int) -> GrayImage {
+        guard radius > 0, length > 1 else { return self }
         var output = [UInt8](repeating: 0, count: pixels.count)
         pixels.withUnsafeBufferPointer { source in
             output.withUnsafeMutableBufferPointer { destination in
-                for y in 0..<height {
-                    let row = y * w
+                for line in 0..<lines {
+                    let start = line * across
                     var sum = 0
-                    for x in 0..<min(radius, w) { sum += Int(source[row + x]) }
-                    for x in 0..<w {
-                        if x + radius < w { sum += Int(source[row + x + radius]) }
-                        if x - radius - 1 >= 0 { sum -= Int(source[row + x - radius - 1]) }
-                        let count = min(w, x + radius + 1) - max(0, x - radius)
-                        destination[row + x] = UInt8((sum + count / 2) / count)
+                    for i in 0..<min(radius, length) { sum += Int(source[start + i * along]) }
+                    for i in 0..<length {
+                        if i + radius < length { sum += Int(source[start + (i + radius) * along]) }
+                        if i - radius - 1 >= 0 { sum -= Int(source[start + (i - radius - 1) * along]) }
+                        let count = min(length, i + radius + 1) - max(0, i - radius)
+                        destination[start + i * along] = UInt8((sum + count / 2) / count)
                     }
                 }
             }
         }
-        return GrayImage(width: w, height: height, pixels: output)
+        return GrayImage(width: width, height: height, pixels: output)
     }
 
     /// Unsharp mask (2 × pixel − 3×3 mean): steepens soft bar edges.
@@ -161,6 +151,13 @@ extension GrayImage {
         return mapped(table)
     }
 
+    /// `sum → sum / area` for a (2r+1)² box, the radii the passes use made once.
+    static func boxMeanTable(radius: Int) -> [UInt8] {
+        let area = (2 * radius + 1) * (2 * radius + 1)
+        return (0...(area * 255)).map { UInt8(truncatingIfNeeded: $0 / area) }
+    }
+    private static let boxMeanTables = Dictionary(uniqueKeysWithValues: [2, 3].map { ($0, boxMeanTable(radius: $0)) })
+
     /// Unsharp mask over a (2r+1)² box: `centre + amount × (centre − mean)`, from an
     /// integral image so any radius costs the same. A wider box than `sharpened()`'s
     /// 3×3 steepens edges blurred over several pixels (a doubled soft image).
@@ -171,8 +168,7 @@ extension GrayImage {
         var output = pixels
         // Inside the border every box has the same area: its mean is looked up, not divided
         // (a division per pixel was most of the cost on region crops).
-        let area = (2 * radius + 1) * (2 * radius + 1)
-        let meanOfSum = (0...(area * 255)).map { UInt8(truncatingIfNeeded: $0 / area) }
+        let meanOfSum = Self.boxMeanTables[radius] ?? Self.boxMeanTable(radius: radius)
         pixels.withUnsafeBufferPointer { source in
             integral.withUnsafeMutableBufferPointer { sums in
                 for y in 0..<h {
