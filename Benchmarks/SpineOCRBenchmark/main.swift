@@ -9,7 +9,7 @@ import Vision
 // labels: spines found (recall), wrong books (a strong match to a book not on that shelf),
 // medium share, seconds per photo. Usage:
 //   SpineOCRBenchmark CATALOGUE.csv NAME=LABELS.json... [--verbose] [--rotations 270,90,0] [--pixels N] [--psm N] [--languages eng+spa]
-//     [--no-strips] [--strip-variants PSM:MIN:MAX,...] [--strip-second CONF] [--strip-weight W] [--budget-ms N]
+//     [--no-scene-text] [--with-pages] [--no-strips] [--strip-variants PSM:MIN:MAX,...] [--strip-second CONF] [--strip-weight W] [--budget-ms N]
 //     [--no-split] [--keep-all] [--split PREFIX,...] [--losses] [--strong D] [--gap D] [--agreed-strong D] [--no-join] [--no-neighbour-join]
 // Environment: OCR_CACHE / OCR_PASSES (replay; passes 0, 1000000, i0, s, s64...), STRIPS_FILL=1 (read
 // the strips again into a cache), STRIP_DUMP=folder (the prepared strips as PNG, and each photo with its
@@ -89,6 +89,11 @@ arguments.removeAll { $0 == "--no-neighbour-join" }
 if arguments.contains("--no-split") { options.splitsGroupsAtStrips = false; arguments.removeAll { $0 == "--no-split" } }
 if arguments.contains("--keep-all") { options.keepsEveryReading = true; arguments.removeAll { $0 == "--keep-all" } }
 if let value = takeOption("--budget-ms"), let milliseconds = Int(value) { options.budgetMilliseconds = milliseconds }
+// PP-OCR as the product finds it (.ppocr-venv, RAPIDSCAN_PPOCR_PYTHON); --no-scene-text: Tesseract alone;
+// --with-pages: Tesseract's page passes as well.
+options.sceneTextPython = arguments.contains("--no-scene-text") ? nil : SceneTextReader.locatePython()
+arguments.removeAll { $0 == "--no-scene-text" }
+if arguments.contains("--with-pages") { options.readsPagesWithSceneText = true; arguments.removeAll { $0 == "--with-pages" } }
 // --split a,b,c: also report the photos whose names start with one of these, and the others,
 // as two halves (tune on one, check on the other).
 // Matching thresholds (SpineMatcher.Thresholds) to try.
@@ -244,7 +249,7 @@ if let texts = ProcessInfo.processInfo.environment["MATCH"] {
     exit(0)
 }
 let ocr = try ShelfOCR(options: options)
-print("rotations \(options.rotations.map(\.degrees)), extra scales \(options.extraScalePixels), inverted \(options.invertedScalePixels), flat \(options.flatScalePixels), psm \(options.pageSegmentationMode), working pixels \(options.workingPixels), workers \(options.effectiveWorkers)")
+print("scene text \(options.sceneTextPython ?? "off"), rotations \(options.rotations.map(\.degrees)), extra scales \(options.extraScalePixels), inverted \(options.invertedScalePixels), flat \(options.flatScalePixels), psm \(options.pageSegmentationMode), working pixels \(options.workingPixels), workers \(options.effectiveWorkers)")
 
 for set in sets {
     var expectedTotal = 0, latinTotal = 0, foundTotal = 0, wrongTotal = 0, strongTotal = 0, mediumTotal = 0
@@ -258,6 +263,12 @@ for set in sets {
         let data = try Data(contentsOf: set.folder.appendingPathComponent(photo.file))
         let start = Date()
         let image = try ocr.workingImage(ocr.decode(data: data, name: photo.file), name: photo.file)
+        // WORKING_DUMP=folder: the working image as PGM, for reading it with another engine.
+        if let folder = ProcessInfo.processInfo.environment["WORKING_DUMP"] {
+            var pgm = Data("P5\n\(image.width) \(image.height)\n255\n".utf8)
+            pgm.append(contentsOf: image.pixels)
+            try pgm.write(to: URL(fileURLWithPath: "\(folder)/\(photo.file).pgm"))
+        }
         var passes = replaying ? cache[photo.file] ?? [] : try ocr.recognize(image, name: photo.file)
         // STRIPS_FILL=1: the cache's page passes with this build's strips read now.
         if replaying, ProcessInfo.processInfo.environment["STRIPS_FILL"] == "1" {

@@ -70,12 +70,15 @@ public struct OCRShelf: Sendable {
 public final class ShelfOCR: @unchecked Sendable {
     public let options: TesseractOptions
     private let pool: EnginePool
+    /// PP-OCR's worker when `options.sceneTextPython` names one.
+    public let sceneText: SceneTextReader?
 
     /// Checks the language data now, so a missing package fails before any photo is read.
     public init(options: TesseractOptions = TesseractOptions()) throws(TesseractError) {
         self.options = options
         _ = try LanguageData.folder(for: options.languages, explicit: options.dataPath)
         pool = EnginePool(options: options)
+        sceneText = try options.sceneTextPython.map { python throws(TesseractError) in try SceneTextReader(python: python) }
     }
 
     public func read(data: Data, name: String) throws(TesseractError) -> OCRShelf {
@@ -120,6 +123,18 @@ public final class ShelfOCR: @unchecked Sendable {
         // library photo); a smaller scale for it is a setting.
         let flat = ImageView(pixels: options.flatScalePixels < image.width * image.height ? options.flatScalePixels : 0, inverted: false)
         // The flat pass first: on library photos it is the longest, and the spine turns share the other core meanwhile.
+        // PP-OCR reads the whole photo first (it uses every core itself); its lines take the
+        // place of Tesseract's page passes unless both are asked for.
+        var sceneTextPasses: [OCRPass] = []
+        if pages, let sceneText {
+            let (lines, milliseconds) = try sceneText.lines(in: image, name: name)
+            sceneTextPasses = pool.withEngine { started in
+                let engine = try? started.get()
+                return SceneTextReader.passes(from: lines, imageWidth: image.width, milliseconds: milliseconds,
+                                              isDictionaryWord: { engine?.isDictionaryWord($0) ?? false })
+            }
+        }
+        let pages = pages && (sceneText == nil || options.readsPagesWithSceneText)
         let main: [Work] = !pages ? [] : (rotations.filter { $0 == .none } + spineRotations)
             .map { .page($0, $0 == .none ? flat : ImageView(pixels: 0, inverted: false), optional: false) }
         let found = options.readsStrips && !spineRotations.isEmpty ? SpineStrips.spineStrips(in: image, followsLean: options.stripsFollowLean) : []
@@ -171,7 +186,7 @@ public final class ShelfOCR: @unchecked Sendable {
                 firstRounds[number].set(outcome.compactMap { try? $0.get() })
             }
         }
-        var passes: [OCRPass] = []
+        var passes = sceneTextPasses
         for result in results.withLock({ $0 }).joined() {
             switch result {
             case .success(let pass): passes.append(pass)

@@ -15,6 +15,10 @@ public enum TesseractError: Error, Sendable, Hashable, CustomStringConvertible {
     case imageTooSmall(file: String, width: Int, height: Int, minimumSide: Int)
     /// Tesseract's recognition failed (returned an error code) for one rotation.
     case recognitionFailed(file: String, rotation: SpineRotation)
+    /// The PP-OCR worker (`SceneTextReader`) could not start with this interpreter.
+    case sceneTextUnavailable(python: String, reason: String)
+    /// The PP-OCR worker could not read a photo.
+    case sceneTextFailed(file: String, reason: String)
 
     /// Debian's package holding a language's traineddata (`chi_sim` → `tesseract-ocr-chi-sim`).
     public static func debianPackage(for language: String) -> String {
@@ -39,6 +43,11 @@ public enum TesseractError: Error, Sendable, Hashable, CustomStringConvertible {
                 + "(at least \(minimumSide) px on the short side)"
         case .recognitionFailed(let file, let rotation):
             "\(file): Tesseract failed while reading the photo turned \(rotation.degrees)°"
+        case .sceneTextUnavailable(let python, let reason):
+            "PP-OCR could not start with \(python): \(reason) (run scripts/setup, which installs it into .ppocr-venv, "
+                + "or set RAPIDSCAN_PPOCR_PYTHON=off to read spines with Tesseract alone)"
+        case .sceneTextFailed(let file, let reason):
+            "\(file.isEmpty ? "PP-OCR" : file + ": PP-OCR"): \(reason)"
         }
     }
 }

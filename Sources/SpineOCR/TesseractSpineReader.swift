@@ -15,7 +15,7 @@ public struct TesseractSpineReader: SpineReader {
     public var identity: String {
         let options = ocr.options
         return "tesseract:\(options.languageArgument):psm\(options.pageSegmentationMode):"
-            + options.rotations.map { String($0.degrees) }.joined(separator: ",")
+            + options.rotations.map { String($0.degrees) }.joined(separator: ",") + (ocr.sceneText == nil ? "" : "+ppocr")
     }
 
     public func readSpines(in photo: ShelfPhoto) async throws -> ShelfReading {
@@ -49,13 +49,16 @@ public struct TesseractProviderSettings: Sendable, Hashable {
     public var pageSegmentationMode: Int?
     public var rotations: [Int]?
     public var dataPath: String?
+    /// Where `RAPIDSCAN_PPOCR_PYTHON` is looked up (PP-OCR's interpreter; "off": Tesseract alone).
+    public var environment: [String: String]
 
     public init(languages: [String] = ["eng"], pageSegmentationMode: Int? = nil, rotations: [Int]? = nil,
-                dataPath: String? = nil) {
+                dataPath: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.languages = languages
         self.pageSegmentationMode = pageSegmentationMode
         self.rotations = rotations
         self.dataPath = dataPath
+        self.environment = environment
     }
 }
 
@@ -85,7 +88,14 @@ public enum TesseractProvider {
                 return rotation
             }
         }
-        do { return try TesseractSpineReader(options: options) } catch { throw .tesseract(error) }
+        // PP-OCR when installed (scripts/setup) or named; one found but broken is skipped unless named.
+        let named = settings.environment["RAPIDSCAN_PPOCR_PYTHON"] != nil
+        options.sceneTextPython = SceneTextReader.locatePython(environment: settings.environment)
+        do { return try TesseractSpineReader(options: options) } catch {
+            guard case .sceneTextUnavailable = error, !named else { throw .tesseract(error) }
+            options.sceneTextPython = nil
+            do { return try TesseractSpineReader(options: options) } catch { throw .tesseract(error) }
+        }
     }
 }
 

@@ -173,7 +173,8 @@ struct SpinesCommand: AsyncParsableCommand {
         let chosen = provider ?? config.provider
         if TesseractProvider.isSelected(provider: chosen, baseURL: (url ?? config.baseURL?.absoluteString)) {
             return try TesseractProvider.makeReader(TesseractProviderSettings(
-                languages: config.languages ?? ["eng"], pageSegmentationMode: config.psm, rotations: config.rotations))
+                languages: config.languages ?? ["eng"], pageSegmentationMode: config.psm, rotations: config.rotations,
+                environment: environment))
         }
         let name = chosen ?? "openai"
         guard let kind = VisionProvider(rawValue: name) else {

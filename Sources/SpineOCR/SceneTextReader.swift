@@ -1,0 +1,220 @@
+import Foundation
+import Imaging
+import Synchronization
+
+/// One line of text the scene-text reader found: what it says, how sure the recogniser was
+/// (0–100), and its axis-aligned box in the image read.
+public struct SceneTextLine: Sendable, Hashable, Codable {
+    public var text: String
+    public var confidence: Double
+    public var box: Box
+    public init(text: String, confidence: Double, box: Box) {
+        self.text = text
+        self.confidence = confidence
+        self.box = box
+    }
+}
+
+/// PP-OCRv4 — PaddleOCR's text detector (a segmentation network: text at any place, size and
+/// orientation, vertical spine titles included) and its recogniser (a CRNN trained on scene
+/// text: display lettering Tesseract reads nothing from) — as RapidOCR's ONNX build, in a
+/// Python worker process started once per reader. `scripts/setup` installs it pinned into
+/// `.ppocr-venv`. The worker is a seam, not a dependency: without it spines are read by
+/// Tesseract alone, as before.
+///
+/// On the real shelf photos one pass of it over the working image found 109 of 199 spines
+/// with the same grouping and matcher (Tesseract's three turns, strips and 1 MP turns: 120);
+/// with Tesseract's spine strips 122, at 7.7 s of CPU a photo against 6.5 s.
+public final class SceneTextReader: @unchecked Sendable {
+    public let python: String
+    private let process: Process
+    private let requests: FileHandle
+    private let replies: FileHandle
+    /// One request at a time: the worker answers in order, and uses every core itself.
+    private let exchange = Mutex(Data())
+
+    /// Starts the worker and waits until its models are loaded (~0.3 s); a Python without
+    /// RapidOCR, or one that cannot start, is an error naming the interpreter and the cause.
+    public init(python: String) throws(TesseractError) {
+        self.python = python
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = ["-u", "-c", Self.workerSource]
+        var environment = ProcessInfo.processInfo.environment
+        environment["PYTHONDONTWRITEBYTECODE"] = "1"
+        process.environment = environment
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        do { try process.run() } catch {
+            throw .sceneTextUnavailable(python: python, reason: error.localizedDescription)
+        }
+        self.process = process
+        requests = input.fileHandleForWriting
+        replies = output.fileHandleForReading
+        let greeting: [String: Any]
+        do { greeting = try exchange.withLock { buffer throws(TesseractError) in try Self.nextReply(from: replies, buffer: &buffer) } } catch {
+            process.terminate()
+            throw .sceneTextUnavailable(python: python, reason: "the worker stopped before it was ready")
+        }
+        guard greeting["ready"] as? Bool == true else {
+            process.terminate()
+            throw .sceneTextUnavailable(python: python, reason: greeting["error"] as? String ?? "no greeting")
+        }
+    }
+
+    deinit {
+        try? requests.close()
+        if process.isRunning { process.terminate() }
+    }
+
+    /// The lines of text in a gray image, and the worker's CPU milliseconds (all its threads).
+    public func lines(in image: GrayImage, name: String) throws(TesseractError) -> (lines: [SceneTextLine], milliseconds: Int) {
+        // The pixels go through a private temporary file: megabytes, not a pipe's JSON.
+        let file = FileManager.default.temporaryDirectory
+            .appendingPathComponent("rapidscan-scenetext-\(getpid())-\(UUID().uuidString).gray")
+        defer { try? FileManager.default.removeItem(at: file) }
+        do {
+            try image.pixels.withUnsafeBytes { try Data($0).write(to: file, options: [.atomic]) }
+        } catch {
+            throw .sceneTextFailed(file: name, reason: "could not write a temporary image: \(error.localizedDescription)")
+        }
+        let request: [String: Any] = ["path": file.path, "width": image.width, "height": image.height]
+        let reply: [String: Any]
+        do {
+            reply = try exchange.withLock { buffer throws(TesseractError) in
+                guard process.isRunning else { throw .sceneTextFailed(file: name, reason: "the PP-OCR worker has stopped") }
+                do {
+                    var line = try JSONSerialization.data(withJSONObject: request)
+                    line.append(UInt8(ascii: "\n"))
+                    try requests.write(contentsOf: line)
+                } catch { throw .sceneTextFailed(file: name, reason: "the PP-OCR worker took no request") }
+                return try Self.nextReply(from: replies, buffer: &buffer)
+            }
+        } catch {
+            if case .sceneTextFailed = error { throw error }
+            throw .sceneTextFailed(file: name, reason: "the PP-OCR worker stopped")
+        }
+        if let message = reply["error"] as? String { throw .sceneTextFailed(file: name, reason: message) }
+        let rows = reply["lines"] as? [[Any]] ?? []
+        let lines = rows.compactMap { row -> SceneTextLine? in
+            guard row.count == 6, let text = row[0] as? String, let score = row[1] as? Double else { return nil }
+            let numbers = row[2...].compactMap { ($0 as? Double).map { Int($0.rounded()) } }
+            guard numbers.count == 4 else { return nil }
+            return SceneTextLine(text: text, confidence: score * 100,
+                                 box: Box(x0: numbers[0], y0: numbers[1], x1: numbers[2], y1: numbers[3]))
+        }
+        return (lines, Int(((reply["cpu"] as? Double) ?? 0) * 1000))
+    }
+
+    /// One JSON object per line from the worker; the bytes after it stay in `buffer`.
+    private static func nextReply(from handle: FileHandle, buffer: inout Data) throws(TesseractError) -> [String: Any] {
+        while true {
+            if let end = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = buffer[buffer.startIndex..<end]
+                buffer = Data(buffer[buffer.index(after: end)...])
+                guard let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any] else {
+                    throw .sceneTextFailed(file: "", reason: "the PP-OCR worker answered something that is not JSON")
+                }
+                return object
+            }
+            let more = handle.availableData
+            guard !more.isEmpty else { throw .sceneTextFailed(file: "", reason: "the PP-OCR worker stopped") }
+            buffer.append(more)
+        }
+    }
+
+    /// Lines → the passes the grouping reads. PP-OCR reads vertical text itself (a tall box is
+    /// turned before recognition), so one pass over the upright photo reads every spine: its
+    /// tall lines are placed in the 270° turn's frame (x running down the photo), as if read
+    /// turned, and the rest stay at 0° (books lying flat, words across a wide spine). A line's
+    /// words share its box in proportion to their letters.
+    public static func passes(from lines: [SceneTextLine], imageWidth: Int, milliseconds: Int,
+                              isDictionaryWord: (String) -> Bool) -> [OCRPass] {
+        var turned: [OCRWord] = [], upright: [OCRWord] = []
+        for (index, line) in lines.enumerated() {
+            let box = line.box
+            let vertical = 2 * box.height >= 3 * box.width
+            let along = vertical ? Box(x0: box.y0, y0: imageWidth - box.x1, x1: box.y1, y1: imageWidth - box.x0) : box
+            let words = Self.words(of: line.text, confidence: line.confidence, line: index, box: along,
+                                   isDictionaryWord: isDictionaryWord)
+            if vertical { turned += words } else { upright += words }
+        }
+        // The worker's CPU is split between the two passes it made.
+        return [OCRPass(rotation: .clockwise270, words: turned, milliseconds: milliseconds / 2),
+                OCRPass(rotation: .none, words: upright, milliseconds: milliseconds - milliseconds / 2)]
+    }
+
+    static func words(of text: String, confidence: Double, line: Int, box: Box,
+                      isDictionaryWord: (String) -> Bool) -> [OCRWord] {
+        let characters = Array(text)
+        let count = max(1, characters.count)
+        var words: [OCRWord] = []
+        var start: Int?
+        for index in 0...characters.count {
+            let isSpace = index == characters.count || characters[index].isWhitespace
+            if !isSpace, start == nil { start = index }
+            guard isSpace, let first = start else { continue }
+            start = nil
+            let word = String(characters[first..<index])
+            let x0 = box.x0 + box.width * first / count, x1 = box.x0 + box.width * index / count
+            words.append(OCRWord(text: word, confidence: confidence, box: Box(x0: x0, y0: box.y0, x1: max(x0 + 1, x1), y1: box.y1),
+                                 isDictionaryWord: isDictionaryWord(word), line: line))
+        }
+        return words
+    }
+
+    /// The interpreter to run: `RAPIDSCAN_PPOCR_PYTHON` when set ("" or "off": none), else
+    /// `.ppocr-venv/bin/python` in the current folder or in the project the binary was built in
+    /// (`<project>/.build/release/rapidscan`); nil when none exists.
+    public static func locatePython(environment: [String: String] = ProcessInfo.processInfo.environment,
+                                    executable: String? = CommandLine.arguments.first) -> String? {
+        if let named = environment["RAPIDSCAN_PPOCR_PYTHON"] {
+            return named.isEmpty || named.lowercased() == "off" ? nil : named
+        }
+        var roots = [FileManager.default.currentDirectoryPath]
+        if let executable {
+            let binary = URL(fileURLWithPath: executable).resolvingSymlinksInPath()
+            // .build/<configuration>/rapidscan, or .build/<triple>/<configuration>/rapidscan.
+            var folder = binary.deletingLastPathComponent()
+            for _ in 0..<3 {
+                folder = folder.deletingLastPathComponent()
+                roots.append(folder.path)
+            }
+        }
+        return roots.map { $0 + "/.ppocr-venv/bin/python" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// The worker: reads `{"path", "width", "height"}` lines, answers `{"lines": [[text,
+    /// score, x0, y0, x1, y1]...], "cpu": seconds}` or `{"error": message}`.
+    static let workerSource = #"""
+import json, sys, time
+try:
+    import numpy
+    from rapidocr_onnxruntime import RapidOCR
+    engine = RapidOCR()
+except Exception as error:
+    print(json.dumps({"error": "%s: %s" % (type(error).__name__, error)}), flush=True)
+    sys.exit(1)
+print(json.dumps({"ready": True}), flush=True)
+for request in sys.stdin:
+    try:
+        request = json.loads(request)
+        width, height = int(request["width"]), int(request["height"])
+        gray = numpy.fromfile(request["path"], dtype=numpy.uint8, count=width * height)
+        if gray.size != width * height:
+            raise ValueError("expected %d pixels, read %d" % (width * height, gray.size))
+        gray = gray.reshape(height, width)
+        start = time.process_time()
+        found, _ = engine(numpy.repeat(gray[:, :, None], 3, axis=2))
+        lines = []
+        for box, text, score in found or []:
+            xs = [float(point[0]) for point in box]
+            ys = [float(point[1]) for point in box]
+            lines.append([text, float(score), min(xs), min(ys), max(xs), max(ys)])
+        print(json.dumps({"lines": lines, "cpu": time.process_time() - start}), flush=True)
+    except Exception as error:
+        print(json.dumps({"error": "%s: %s" % (type(error).__name__, error)}), flush=True)
+"""#
+}

@@ -1,0 +1,128 @@
+import Foundation
+import Imaging
+import SpineMatching
+import Testing
+import TestSupport
+import Vision
+@testable import SpineOCR
+
+/// PP-OCR's worker (`SceneTextReader`): lines placed in the frames the grouping reads, the
+/// interpreter found or refused with a clear message, and real reading of rendered shelves.
+@Suite(.serialized) struct SceneTextTests {
+    /// scripts/setup installs the worker; under CI it must be there (a missing one fails).
+    static var workerExpected: Bool { SceneTextReader.locatePython() != nil || SharedFiles.available }
+    static let notInstalled = Comment(rawValue: "PP-OCR is not installed (run scripts/setup)")
+
+    @Test func tallLinesArePlacedInTheTurnedFrameAndWideOnesStayUpright() {
+        let lines = [
+            // A vertical title, 40 px across and 300 px down a 1000 px wide photo.
+            SceneTextLine(text: "THE HOBBIT Tolkien", confidence: 91, box: Box(x0: 600, y0: 100, x1: 640, y1: 400)),
+            // A book lying flat: its title runs across the photo.
+            SceneTextLine(text: "Dune", confidence: 88, box: Box(x0: 100, y0: 700, x1: 300, y1: 740)),
+        ]
+        let passes = SceneTextReader.passes(from: lines, imageWidth: 1000, milliseconds: 901,
+                                            isDictionaryWord: { $0 == "Dune" })
+        #expect(passes.map(\.rotation) == [.clockwise270, .none])
+        #expect(passes.map { $0.milliseconds ?? 0 }.reduce(0, +) == 901)
+        let turned = passes[0].words
+        #expect(turned.map(\.text) == ["THE", "HOBBIT", "Tolkien"])
+        // Turned 270° (counterclockwise), x runs down the photo and y from its right edge.
+        #expect(turned.first?.box.x0 == 100 && turned.last?.box.x1 == 400)
+        #expect(turned.allSatisfy { $0.box.y0 == 360 && $0.box.y1 == 400 && $0.line == 0 && $0.confidence == 91 })
+        // Words share the line in proportion to their letters, in reading order, not overlapping.
+        #expect(zip(turned, turned.dropFirst()).allSatisfy { $0.box.x1 <= $1.box.x0 })
+        // Placed back in the photo, the turned box is where the line was.
+        let back = SpineRotation.clockwise270.boxInPhoto(turned[0].box.union(turned[2].box), photoWidth: 1000, photoHeight: 800)
+        #expect(abs(back.x0 - 600) <= 1 && abs(back.x1 - 640) <= 1 && back.y0 == 100 && back.y1 == 400)
+        #expect(passes[1].words.map(\.text) == ["Dune"] && passes[1].words[0].isDictionaryWord)
+        #expect(passes[1].words[0].box == Box(x0: 100, y0: 700, x1: 300, y1: 740))
+    }
+
+    @Test func theInterpreterIsTheOneNamedOrNoneWhenSwitchedOff() {
+        #expect(SceneTextReader.locatePython(environment: ["RAPIDSCAN_PPOCR_PYTHON": "/opt/py/bin/python"]) == "/opt/py/bin/python")
+        #expect(SceneTextReader.locatePython(environment: ["RAPIDSCAN_PPOCR_PYTHON": "off"]) == nil)
+        #expect(SceneTextReader.locatePython(environment: ["RAPIDSCAN_PPOCR_PYTHON": ""]) == nil)
+        // Not named: a venv in a folder the binary is not in is not found.
+        let elsewhere = FileManager.default.temporaryDirectory.appendingPathComponent("no-venv-\(UUID().uuidString)/bin/tool").path
+        let previous = FileManager.default.currentDirectoryPath
+        FileManager.default.changeCurrentDirectoryPath("/")
+        defer { FileManager.default.changeCurrentDirectoryPath(previous) }
+        #expect(SceneTextReader.locatePython(environment: [:], executable: elsewhere) == nil)
+    }
+
+    @Test func aPythonWithoutRapidOCRIsRefusedNamingItAndWhatToDo() throws {
+        let python = try #require(["/usr/bin/python3", "/usr/local/bin/python3"].first { FileManager.default.isExecutableFile(atPath: $0) })
+        #expect {
+            _ = try SceneTextReader(python: python)
+        } throws: { error in
+            guard case TesseractError.sceneTextUnavailable(let named, let reason) = error else { return false }
+            let message = (error as! TesseractError).description
+            return named == python && reason.contains("No module named") && message.contains(python) && message.contains("scripts/setup")
+        }
+        // Named by the user, a broken interpreter is an error, not silently Tesseract alone.
+        #expect(throws: TesseractProviderError.self) {
+            _ = try TesseractProvider.makeReader(TesseractProviderSettings(environment: ["RAPIDSCAN_PPOCR_PYTHON": python]))
+        }
+        // Switched off: Tesseract alone.
+        let reader = try TesseractProvider.makeReader(TesseractProviderSettings(environment: ["RAPIDSCAN_PPOCR_PYTHON": "off"]))
+        #expect(reader.ocr.sceneText == nil && !reader.identity.contains("ppocr"))
+        let missing = "/nonexistent/python-\(UUID().uuidString)"
+        #expect(throws: TesseractError.self) { _ = try SceneTextReader(python: missing) }
+    }
+
+    @Test(.enabled(if: workerExpected, notInstalled)) func theWorkerReadsRenderedSpinesAndSurvivesAFeatureless() throws {
+        let python = try #require(SceneTextReader.locatePython(), "PP-OCR is not installed: run scripts/setup")
+        let reader = try SceneTextReader(python: python)
+        // A blank image has no text, and the worker goes on answering after it.
+        let blank = try reader.lines(in: GrayImage(width: 320, height: 240, pixels: [UInt8](repeating: 200, count: 320 * 240)), name: "blank")
+        #expect(blank.lines.isEmpty)
+        let folder = RenderedShelfTests.folder
+        let manifest = try RenderedShelfTests.manifest()
+        let name = try #require(manifest.keys.sorted().first)
+        let data = try Data(contentsOf: folder.appendingPathComponent(name))
+        let image = try ImageLoader.load(data: data, name: name).image
+        let (lines, milliseconds) = try reader.lines(in: image, name: name)
+        #expect(milliseconds > 0)
+        #expect(lines.allSatisfy { $0.confidence > 0 && $0.confidence <= 100 && $0.box.x1 <= image.width + 2 && $0.box.y1 <= image.height + 2 })
+        // Most of the shelf's titles are among the lines read (letters only, glued words allowed).
+        let read = lines.map { RenderedShelfTests.key($0.text) }
+        let titles = manifest[name]!.books.map { RenderedShelfTests.key($0.title) }
+        let seen = titles.filter { title in read.contains { $0.contains(title) || (title.count >= 8 && title.contains($0) && $0.count >= 6) } }
+        #expect(seen.count * 2 > titles.count, "read \(read) for \(titles)")
+    }
+
+    @Test(.enabled(if: workerExpected && SharedFiles.available, notInstalled))
+    func renderedShelvesReadByPPOCRAloneAddNoWrongBook() async throws {
+        let python = try #require(SceneTextReader.locatePython(), "PP-OCR is not installed: run scripts/setup")
+        let manifest = try RenderedShelfTests.manifest()
+        let index = try RenderedShelfTests.catalogue()
+        let matcher = SpineMatcher()
+        var options = TesseractOptions(deadlineMilliseconds: 0)
+        options.budgetMilliseconds = 0
+        options.sceneTextPython = python
+        // PP-OCR's own reading: Tesseract's strips (which RenderedShelfTests reads) left out.
+        options.readsStrips = false
+        let reader = try TesseractSpineReader(options: options)
+        #expect(reader.identity.hasSuffix("+ppocr"))
+        var expected = 0, found = 0, wrong: [String] = []
+        for name in manifest.keys.sorted() {
+            let data = try Data(contentsOf: RenderedShelfTests.folder.appendingPathComponent(name))
+            let reading = try await reader.readSpines(in: ShelfPhoto(path: name, data: data))
+            var open = manifest[name]!.books
+            for spine in reading.readings {
+                let result = matcher.match(spine, index: index)
+                guard result.decision != .none, let book = result.best else { continue }
+                if let position = open.firstIndex(where: { RenderedShelfTests.key($0.title) == RenderedShelfTests.key(book.title) }) {
+                    open.remove(at: position)
+                    found += 1
+                } else if result.decision == .strong {
+                    wrong.append("\(name): '\(spine.text)' -> \(book.title)")
+                }
+            }
+            expected += manifest[name]!.books.count
+        }
+        // 129 of 130 when written (Tesseract with its strips: 122).
+        #expect(Double(found) >= 0.9 * Double(expected), "found \(found) of \(expected) spines")
+        #expect(wrong.isEmpty, "wrong or doubled: \(wrong)")
+    }
+}
