@@ -93,6 +93,7 @@ if let value = takeOption("--budget-ms"), let milliseconds = Int(value) { option
 // --with-pages: Tesseract's page passes as well.
 options.sceneTextPython = arguments.contains("--no-scene-text") ? nil : SceneTextReader.locatePython()
 arguments.removeAll { $0 == "--no-scene-text" }
+if let value = takeOption("--strip-skip"), let confidence = Double(value) { options.stripSkipSceneTextConfidence = confidence }
 if arguments.contains("--with-pages") { options.readsPagesWithSceneText = true; arguments.removeAll { $0 == "--with-pages" } }
 // --split a,b,c: also report the photos whose names start with one of these, and the others,
 // as two halves (tune on one, check on the other).

@@ -126,8 +126,10 @@ public final class ShelfOCR: @unchecked Sendable {
         // PP-OCR reads the whole photo first (it uses every core itself); its lines take the
         // place of Tesseract's page passes unless both are asked for.
         var sceneTextPasses: [OCRPass] = []
+        var sceneTextLines: [SceneTextLine] = []
         if pages, let sceneText {
             let (lines, milliseconds) = try sceneText.lines(in: image, name: name)
+            sceneTextLines = lines
             sceneTextPasses = pool.withEngine { started in
                 let engine = try? started.get()
                 return SceneTextReader.passes(from: lines, imageWidth: image.width, milliseconds: milliseconds,
@@ -137,7 +139,12 @@ public final class ShelfOCR: @unchecked Sendable {
         let pages = pages && (sceneText == nil || options.readsPagesWithSceneText)
         let main: [Work] = !pages ? [] : (rotations.filter { $0 == .none } + spineRotations)
             .map { .page($0, $0 == .none ? flat : ImageView(pixels: 0, inverted: false), optional: false) }
-        let found = options.readsStrips && !spineRotations.isEmpty ? SpineStrips.spineStrips(in: image, followsLean: options.stripsFollowLean) : []
+        var found = options.readsStrips && !spineRotations.isEmpty ? SpineStrips.spineStrips(in: image, followsLean: options.stripsFollowLean) : []
+        // A strip PP-OCR read surely (a long line at high confidence inside it) is not read again.
+        if options.stripSkipSceneTextConfidence > 0 {
+            let sure = sceneTextLines.filter { $0.confidence >= options.stripSkipSceneTextConfidence && $0.text.filter(\.isLetter).count >= 6 }
+            found = found.filter { strip in !sure.contains { strip.contains(x: $0.box.centerX, y: $0.box.centerY) } }
+        }
         let strips = stripWork(found)
         let extras: [Work] = !pages ? [] : extra.flatMap { view in spineRotations.map { .page($0, view, optional: true) } }
         let work = main + strips + extras
