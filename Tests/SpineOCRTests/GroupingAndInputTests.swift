@@ -285,7 +285,8 @@ import Vision
         #expect(TesseractProvider.isSelected(provider: "tesseract", baseURL: "http://127.0.0.1:11434"))
         #expect(!TesseractProvider.isSelected(provider: nil, baseURL: "http://127.0.0.1:11434"))
         #expect(!TesseractProvider.isSelected(provider: "ollama", baseURL: nil))
-        let reader = try TesseractProvider.makeReader(TesseractProviderSettings(pageSegmentationMode: 12, rotations: [270, -90]))
+        let reader = try TesseractProvider.makeReader(TesseractProviderSettings(pageSegmentationMode: 12, rotations: [270, -90],
+                                                                                environment: ["RAPIDSCAN_PPOCR_PYTHON": "off"]))
         #expect(reader.ocr.options.rotations == [.clockwise270, .clockwise270])
         #expect(reader.identity == "tesseract:eng:psm12:270,270")
         #expect(throws: TesseractProviderError.invalidRotation(45)) {

@@ -72,6 +72,8 @@ import Vision
 
     @Test(.enabled(if: workerExpected, notInstalled)) func theWorkerReadsRenderedSpinesAndSurvivesAFeatureless() throws {
         let python = try #require(SceneTextReader.locatePython(), "PP-OCR is not installed: run scripts/setup")
+        // Installed, it is what the provider reads with by default.
+        #expect(try TesseractProvider.makeReader(TesseractProviderSettings()).identity.hasSuffix("+ppocr"))
         let reader = try SceneTextReader(python: python)
         // A blank image has no text, and the worker goes on answering after it.
         let blank = try reader.lines(in: GrayImage(width: 320, height: 240, pixels: [UInt8](repeating: 200, count: 320 * 240)), name: "blank")
