@@ -9,7 +9,7 @@ import Vision
 // labels: spines found (recall), wrong books (a strong match to a book not on that shelf),
 // medium share, seconds per photo. Usage:
 //   SpineOCRBenchmark CATALOGUE.csv NAME=LABELS.json... [--verbose] [--rotations 270,90,0] [--pixels N] [--psm N] [--languages eng+spa]
-//     [--no-scene-text] [--with-pages] [--no-strips] [--strip-variants PSM:MIN:MAX,...] [--strip-second CONF] [--strip-weight W] [--budget-ms N]
+//     [--no-scene-text] [--pages-with-scene-text 270|all|none] [--no-strips] [--strip-variants PSM:MIN:MAX,...] [--strip-second CONF] [--strip-weight W] [--budget-ms N]
 //     [--no-split] [--keep-all] [--split PREFIX,...] [--losses] [--strong D] [--gap D] [--agreed-strong D] [--no-join] [--no-neighbour-join]
 // Environment: OCR_CACHE / OCR_PASSES (replay; passes 0, 1000000, i0, s, s64...), STRIPS_FILL=1 (read
 // the strips again into a cache), STRIP_DUMP=folder (the prepared strips as PNG, and each photo with its
@@ -89,12 +89,15 @@ arguments.removeAll { $0 == "--no-neighbour-join" }
 if arguments.contains("--no-split") { options.splitsGroupsAtStrips = false; arguments.removeAll { $0 == "--no-split" } }
 if arguments.contains("--keep-all") { options.keepsEveryReading = true; arguments.removeAll { $0 == "--keep-all" } }
 if let value = takeOption("--budget-ms"), let milliseconds = Int(value) { options.budgetMilliseconds = milliseconds }
-// PP-OCR as the product finds it (.ppocr-venv, RAPIDSCAN_PPOCR_PYTHON); --no-scene-text: Tesseract alone;
-// --with-pages: Tesseract's page passes as well.
+// PP-OCR as the product finds it (.ppocr-venv, RAPIDSCAN_PPOCR_PYTHON); --no-scene-text: Tesseract alone.
 options.sceneTextPython = arguments.contains("--no-scene-text") ? nil : SceneTextReader.locatePython()
 arguments.removeAll { $0 == "--no-scene-text" }
 if let value = takeOption("--strip-skip"), let confidence = Double(value) { options.stripSkipSceneTextConfidence = confidence }
-if arguments.contains("--with-pages") { options.readsPagesWithSceneText = true; arguments.removeAll { $0 == "--with-pages" } }
+// --pages-with-scene-text 270,90 (or "all", or "none"): Tesseract's turns read beside PP-OCR.
+if let value = takeOption("--pages-with-scene-text") {
+    options.tesseractRotationsWithSceneText = value == "all" ? nil
+        : value.split(separator: ",").compactMap { Int($0).flatMap(SpineRotation.init(rawValue:)) }
+}
 // --split a,b,c: also report the photos whose names start with one of these, and the others,
 // as two halves (tune on one, check on the other).
 // Matching thresholds (SpineMatcher.Thresholds) to try.

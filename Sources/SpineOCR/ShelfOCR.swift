@@ -136,8 +136,9 @@ public final class ShelfOCR: @unchecked Sendable {
                                               isDictionaryWord: { engine?.isDictionaryWord($0) ?? false })
             }
         }
-        let pages = pages && (sceneText == nil || options.readsPagesWithSceneText)
-        let main: [Work] = !pages ? [] : (rotations.filter { $0 == .none } + spineRotations)
+        let withSceneText = sceneText != nil ? options.tesseractRotationsWithSceneText : nil
+        let pageRotations = withSceneText.map { kept in rotations.filter { kept.contains($0) } } ?? rotations
+        let main: [Work] = !pages ? [] : (pageRotations.filter { $0 == .none } + pageRotations.filter { $0 != .none })
             .map { .page($0, $0 == .none ? flat : ImageView(pixels: 0, inverted: false), optional: false) }
         var found = options.readsStrips && !spineRotations.isEmpty ? SpineStrips.spineStrips(in: image, followsLean: options.stripsFollowLean) : []
         // A strip PP-OCR read surely (a long line at high confidence inside it) is not read again.
@@ -146,7 +147,7 @@ public final class ShelfOCR: @unchecked Sendable {
             found = found.filter { strip in !sure.contains { strip.contains(x: $0.box.centerX, y: $0.box.centerY) } }
         }
         let strips = stripWork(found)
-        let extras: [Work] = !pages ? [] : extra.flatMap { view in spineRotations.map { .page($0, view, optional: true) } }
+        let extras: [Work] = !pages || withSceneText != nil ? [] : extra.flatMap { view in spineRotations.map { .page($0, view, optional: true) } }
         let work = main + strips + extras
         // A strip's second round starts from its first round's passes.
         let firstRounds = found.map { _ in Once<[OCRPass]>() }

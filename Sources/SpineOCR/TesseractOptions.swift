@@ -111,13 +111,15 @@ public struct TesseractOptions: Sendable, Hashable {
     /// Tesseract variables set on every engine (name → value), e.g. `thresholding_method`.
     public var variables: [String: String] = [:]
     /// A Python with RapidOCR (`SceneTextReader`): PP-OCR reads the whole photo once in place of
-    /// Tesseract's page passes (turns and extra scales), and Tesseract still reads the spine
-    /// strips. nil: Tesseract alone. On the real shelves PP-OCR + strips found 122 of 199
-    /// spines (Tesseract alone 120; PP-OCR + strips + Tesseract's 5 MP turns 128 for 1.8 s more
-    /// CPU a photo, over the 5 s a photo the issue allows).
+    /// most of Tesseract's page passes, and Tesseract still reads the spine strips. nil:
+    /// Tesseract alone.
     public var sceneTextPython: String?
-    /// With PP-OCR, Tesseract's page passes are read as well (`sceneTextPython`).
-    public var readsPagesWithSceneText = false
+    /// With PP-OCR, the turns Tesseract still reads at the working size (nil: all of `rotations`
+    /// and the extra scales). Real shelves (OCR replayed, same matcher): PP-OCR + strips 122 of
+    /// 199 spines; + Tesseract's 270° turn 128; + its 90° or 0° turn instead 122; + the two 1 MP
+    /// turns 125; + every turn 128 (Tesseract alone: 120). The 270° turn is one Tesseract pass,
+    /// 0.7–1.6 s of CPU a photo.
+    public var tesseractRotationsWithSceneText: [SpineRotation]? = [.clockwise270]
     /// Strips holding a PP-OCR line of 6+ letters read at this confidence or more are not read
     /// by Tesseract (0: every strip is). Off: on the real shelves skipping at 95 saved 1.4 s of
     /// CPU a photo but found 117 of 199 spines instead of 122 (at 90: 115).
