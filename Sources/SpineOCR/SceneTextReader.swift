@@ -27,11 +27,23 @@ public struct SceneTextLine: Sendable, Hashable, Codable {
 /// with Tesseract's spine strips and its 270° turn 128–130.
 public final class SceneTextReader: @unchecked Sendable {
     public let python: String
-    private let process: Process
-    private let requests: FileHandle
-    private let replies: FileHandle
-    /// One request at a time: the worker answers in order, and uses every core itself.
-    private let exchange = Mutex(Data())
+    public let detectionLongSide: Int
+    /// One request at a time: the worker answers in order, and uses every core itself. nil
+    /// after it stopped: the next request starts a new one.
+    private let worker: Mutex<Worker?>
+
+    /// A running worker process and the unread bytes of its answers.
+    struct Worker {
+        var process: Process
+        var requests: FileHandle
+        var replies: FileHandle
+        var buffer = Data()
+
+        func stop() {
+            try? requests.close()
+            if process.isRunning { process.terminate() }
+        }
+    }
 
     /// Starts the worker and waits until its models are loaded (~0.3 s); a Python without
     /// RapidOCR, or one that cannot start, is an error naming the interpreter and the cause.
@@ -41,6 +53,20 @@ public final class SceneTextReader: @unchecked Sendable {
     /// whole 5 MP image 128, and 1600 took ~17% less of the worker's CPU than the whole image.
     public init(python: String, detectionLongSide: Int = 1600) throws(TesseractError) {
         self.python = python
+        self.detectionLongSide = detectionLongSide
+        worker = Mutex(try Self.start(python: python, detectionLongSide: detectionLongSide))
+    }
+
+    deinit {
+        worker.withLock { $0?.stop() }
+    }
+
+    /// The worker's process id (tests stop it to see it restarted).
+    var processIdentifier: Int32? { worker.withLock { $0?.process.processIdentifier } }
+
+    private static func start(python: String, detectionLongSide: Int) throws(TesseractError) -> Worker {
+        // A worker that dies must not take rapidscan with it when a request is written to it.
+        signal(SIGPIPE, SIG_IGN)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)
         process.arguments = ["-u", "-c", Self.workerSource, String(detectionLongSide)]
@@ -54,26 +80,22 @@ public final class SceneTextReader: @unchecked Sendable {
         do { try process.run() } catch {
             throw .sceneTextUnavailable(python: python, reason: error.localizedDescription)
         }
-        self.process = process
-        requests = input.fileHandleForWriting
-        replies = output.fileHandleForReading
+        var worker = Worker(process: process, requests: input.fileHandleForWriting, replies: output.fileHandleForReading)
         let greeting: [String: Any]
-        do { greeting = try exchange.withLock { buffer throws(TesseractError) in try Self.nextReply(from: replies, buffer: &buffer) } } catch {
-            process.terminate()
+        do { greeting = try nextReply(from: worker.replies, buffer: &worker.buffer) } catch {
+            worker.stop()
             throw .sceneTextUnavailable(python: python, reason: "the worker stopped before it was ready")
         }
         guard greeting["ready"] as? Bool == true else {
-            process.terminate()
+            worker.stop()
             throw .sceneTextUnavailable(python: python, reason: greeting["error"] as? String ?? "no greeting")
         }
-    }
-
-    deinit {
-        try? requests.close()
-        if process.isRunning { process.terminate() }
+        return worker
     }
 
     /// The lines of text in a gray image, and the worker's CPU milliseconds (all its threads).
+    /// A worker that stopped is started again first; one that stops on this image is an error
+    /// for this image only.
     public func lines(in image: GrayImage, name: String) throws(TesseractError) -> (lines: [SceneTextLine], milliseconds: Int) {
         // The pixels go through a private temporary file: megabytes, not a pipe's JSON.
         let file = FileManager.default.temporaryDirectory
@@ -85,20 +107,36 @@ public final class SceneTextReader: @unchecked Sendable {
             throw .sceneTextFailed(file: name, reason: "could not write a temporary image: \(error.localizedDescription)")
         }
         let request: [String: Any] = ["path": file.path, "width": image.width, "height": image.height]
+        var line: Data
+        do { line = try JSONSerialization.data(withJSONObject: request) } catch {
+            throw .sceneTextFailed(file: name, reason: "could not encode the request")
+        }
+        line.append(UInt8(ascii: "\n"))
+        let (python, longSide) = (self.python, self.detectionLongSide)
         let reply: [String: Any]
-        do {
-            reply = try exchange.withLock { buffer throws(TesseractError) in
-                guard process.isRunning else { throw .sceneTextFailed(file: name, reason: "the PP-OCR worker has stopped") }
-                do {
-                    var line = try JSONSerialization.data(withJSONObject: request)
-                    line.append(UInt8(ascii: "\n"))
-                    try requests.write(contentsOf: line)
-                } catch { throw .sceneTextFailed(file: name, reason: "the PP-OCR worker took no request") }
-                return try Self.nextReply(from: replies, buffer: &buffer)
+        do throws(TesseractError) {
+            reply = try worker.withLock { worker throws(TesseractError) in
+                if worker == nil || worker?.process.isRunning != true {
+                    worker?.stop()
+                    worker = try Self.start(python: python, detectionLongSide: longSide)
+                }
+                guard var running = worker else { throw .sceneTextFailed(file: name, reason: "the PP-OCR worker did not start") }
+                defer { worker = running }
+                do { try running.requests.write(contentsOf: line) } catch {
+                    running.stop()
+                    throw .sceneTextFailed(file: name, reason: "the PP-OCR worker took no request")
+                }
+                do throws(TesseractError) { return try Self.nextReply(from: running.replies, buffer: &running.buffer) } catch {
+                    running.stop()
+                    throw error
+                }
             }
         } catch {
-            if case .sceneTextFailed = error { throw error }
-            throw .sceneTextFailed(file: name, reason: "the PP-OCR worker stopped")
+            switch error {
+            case .sceneTextFailed(let file, let reason) where file.isEmpty: throw .sceneTextFailed(file: name, reason: reason)
+            case .sceneTextUnavailable(_, let reason): throw .sceneTextFailed(file: name, reason: "the PP-OCR worker did not start again: \(reason)")
+            default: throw error
+            }
         }
         if let message = reply["error"] as? String { throw .sceneTextFailed(file: name, reason: message) }
         let rows = reply["lines"] as? [[Any]] ?? []

@@ -125,10 +125,10 @@ public final class ShelfOCR: @unchecked Sendable {
         // The flat pass first: on library photos it is the longest, and the spine turns share the other core meanwhile.
         // PP-OCR reads the whole photo first (it uses every core itself); its lines take the
         // place of Tesseract's page passes unless both are asked for.
-        var sceneTextPasses: [OCRPass] = []
+        // A photo the worker fails on (it stopped, say) is read by Tesseract alone: the batch goes on.
+        var sceneTextPasses: [OCRPass]?
         var sceneTextLines: [SceneTextLine] = []
-        if pages, let sceneText {
-            let (lines, milliseconds) = try sceneText.lines(in: image, name: name)
+        if pages, let sceneText, let (lines, milliseconds) = try? sceneText.lines(in: image, name: name) {
             sceneTextLines = lines
             sceneTextPasses = pool.withEngine { started in
                 let engine = try? started.get()
@@ -136,7 +136,7 @@ public final class ShelfOCR: @unchecked Sendable {
                                               isDictionaryWord: { engine?.isDictionaryWord($0) ?? false })
             }
         }
-        let withSceneText = sceneText != nil ? options.tesseractRotationsWithSceneText : nil
+        let withSceneText = sceneTextPasses != nil ? options.tesseractRotationsWithSceneText : nil
         let pageRotations = withSceneText.map { kept in rotations.filter { kept.contains($0) } } ?? rotations
         let main: [Work] = !pages ? [] : (pageRotations.filter { $0 == .none } + pageRotations.filter { $0 != .none })
             .map { .page($0, $0 == .none ? flat : ImageView(pixels: 0, inverted: false), optional: false) }
@@ -194,7 +194,7 @@ public final class ShelfOCR: @unchecked Sendable {
                 firstRounds[number].set(outcome.compactMap { try? $0.get() })
             }
         }
-        var passes = sceneTextPasses
+        var passes = sceneTextPasses ?? []
         for result in results.withLock({ $0 }).joined() {
             switch result {
             case .success(let pass): passes.append(pass)

@@ -93,6 +93,49 @@ import Vision
         #expect(seen.count * 2 > titles.count, "read \(read) for \(titles)")
     }
 
+    @Test(.enabled(if: workerExpected, notInstalled)) func aWorkerThatStoppedIsStartedAgain() throws {
+        let python = try #require(SceneTextReader.locatePython(), "PP-OCR is not installed: run scripts/setup")
+        let reader = try SceneTextReader(python: python)
+        let first = try #require(reader.processIdentifier)
+        kill(first, SIGKILL)
+        // Wait until the process is gone (at most 5 s).
+        for _ in 0..<50 where kill(first, 0) == 0 { usleep(100_000) }
+        let image = GrayImage(width: 200, height: 100, pixels: [UInt8](repeating: 255, count: 200 * 100))
+        #expect(try reader.lines(in: image, name: "after.png").lines.isEmpty)
+        #expect(reader.processIdentifier != first)
+    }
+
+    /// An interpreter that says it is ready and then stops on every request.
+    static func stoppingWorker() throws -> String {
+        let script = FileManager.default.temporaryDirectory.appendingPathComponent("stopping-worker-\(UUID().uuidString).sh")
+        try "#!/bin/sh\necho '{\"ready\": true}'\nread request\nexit 0\n".write(to: script, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script.path)
+        return script.path
+    }
+
+    @Test func aWorkerThatStopsOnAPhotoLeavesThatPhotoToTesseract() throws {
+        let script = try Self.stoppingWorker()
+        defer { try? FileManager.default.removeItem(atPath: script) }
+        let reader = try SceneTextReader(python: script)
+        let image = GrayImage(width: 200, height: 100, pixels: [UInt8](repeating: 255, count: 200 * 100))
+        #expect {
+            _ = try reader.lines(in: image, name: "shelf-03.jpg")
+        } throws: { error in
+            guard case TesseractError.sceneTextFailed(let file, _) = error else { return false }
+            return file == "shelf-03.jpg" && (error as! TesseractError).description.hasPrefix("shelf-03.jpg: PP-OCR")
+        }
+        // The photo is still read, by Tesseract's own turns, and its spines found.
+        var options = TesseractOptions()
+        options.sceneTextPython = script
+        options.readsStrips = false
+        let ocr = try ShelfOCR(options: options)
+        let data = try Data(contentsOf: RenderedShelfTests.folder.appendingPathComponent("shelf-03.jpg"))
+        let image3 = try ocr.workingImage(ocr.decode(data: data, name: "shelf-03.jpg"), name: "shelf-03.jpg")
+        let passes = try ocr.recognize(image3, name: "shelf-03.jpg")
+        #expect(Set(passes.map(\.rotation)) == Set(options.rotations))
+        #expect(ocr.assemble(passes, image: image3).spines.count >= 5)
+    }
+
     @Test(.enabled(if: workerExpected && SharedFiles.available, notInstalled))
     func renderedShelvesReadByPPOCRAloneAddNoWrongBook() async throws {
         let python = try #require(SceneTextReader.locatePython(), "PP-OCR is not installed: run scripts/setup")
