@@ -54,7 +54,7 @@ struct ConfigFileReader {
     private static let topKeys: Set = ["sources", "http", "database", "vision"]
     private static let visionKeys: Set = [
         "provider", "baseURL", "model", "apiKeyEnv", "temperature", "timeoutSeconds", "maxTokens",
-        "maxConcurrentRequests", "maxImageSide", "prompt", "languages", "psm", "rotations",
+        "maxConcurrentRequests", "maxImageSide", "prompt", "languages", "psm", "rotations", "ppocr",
     ]
     private static let sourcesKeys: Set = ["order", "googleBooks", "openLibrary"]
     private static let googleKeys: Set = ["enabled", "baseURL", "apiKeyEnv", "apiKey"]
@@ -116,6 +116,13 @@ struct ConfigFileReader {
             guard let array = value.array, let names = Optional(array.compactMap(\.string)), names.count == array.count, !names.isEmpty
             else { throw invalid(scope, "languages", "expected a list of Tesseract language names such as [\"eng\", \"spa\"], got \(describe(value))") }
             settings.languages = names
+        }
+        if let value = vision["ppocr"] {
+            guard let text = value.string, !text.isEmpty
+            else { throw invalid(scope, "ppocr", "expected \"auto\", \"off\" or the path of a Python with rapidocr-onnxruntime, got \(describe(value))") }
+            let word = text.lowercased()
+            settings.ppocr = word == "auto" || word == "off" ? word
+                : text.hasPrefix("/") ? text : folder.appendingPathComponent(text).standardizedFileURL.path
         }
         if let value = vision["rotations"] {
             guard let array = value.array, let degrees = Optional(array.compactMap(\.int)), degrees.count == array.count,

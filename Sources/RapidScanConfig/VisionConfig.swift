@@ -21,6 +21,8 @@ public struct VisionConfig: Sendable, Hashable {
     public var languages: [String]?
     public var psm: Int?
     public var rotations: [Int]?
+    /// Local reading's PP-OCR worker: "auto" (.ppocr-venv when installed), "off", or a Python's path.
+    public var ppocr: String?
 
     public init() {}
 }

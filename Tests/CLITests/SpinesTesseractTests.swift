@@ -27,6 +27,10 @@ import TestSupport
 
         let human = try await harness.run("spines", "--offline", "--dry-run", photo.path)
         #expect(human.stderr.contains("reading spines with tesseract:eng:psm11:270,90,0"), "\(human.stderr)")
+        // scripts/setup's PP-OCR reads the whole photo by default (installed under CI).
+        if SharedFiles.available || FileManager.default.isExecutableFile(atPath: ".ppocr-venv/bin/python") {
+            #expect(human.stderr.contains("270,90,0+ppocr"), "\(human.stderr)")
+        }
         // Nothing left the machine and no model was paid: the summary says so, and a reading
         // that found no book carries no distance to a book it does not name.
         // (the second run finds the photo's readings cached)
@@ -61,5 +65,28 @@ import TestSupport
         let bad = try await harness.run("spines", "--offline", photo.path)
         #expect(bad.status != 0)
         #expect(bad.stderr.contains("rotations"), "\(bad.stderr)")
+
+        // [vision] ppocr: a Python that is not there stops the run naming it; "off" reads with Tesseract alone.
+        try Data("""
+            [vision]
+            ppocr = "/nonexistent/ppocr/python"
+            """.utf8).write(to: config.appendingPathComponent("config.toml"))
+        let missing = try await harness.run("spines", "--offline", photo.path)
+        #expect(missing.status != 0)
+        #expect(missing.stderr.contains("PP-OCR could not start with /nonexistent/ppocr/python"), "\(missing.stderr)")
+        try Data("""
+            [vision]
+            ppocr = "off"
+            """.utf8).write(to: config.appendingPathComponent("config.toml"))
+        let off = try await harness.run("spines", "--offline", "--dry-run", photo.path)
+        #expect(off.stderr.contains("reading spines with tesseract:eng:psm11:270,90,0"), "\(off.stderr)")
+        #expect(!off.stderr.contains("+ppocr"), "\(off.stderr)")
+        try Data("""
+            [vision]
+            ppocr = 3
+            """.utf8).write(to: config.appendingPathComponent("config.toml"))
+        let wrongType = try await harness.run("spines", "--offline", photo.path)
+        #expect(wrongType.status != 0)
+        #expect(wrongType.stderr.contains("ppocr"), "\(wrongType.stderr)")
     }
 }

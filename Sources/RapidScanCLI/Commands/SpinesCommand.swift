@@ -50,7 +50,7 @@ struct SpinesCommand: AsyncParsableCommand {
     @Option(help: "The list to add books to, by id or name (default: Want to Read).")
     var list: String?
 
-    @Option(help: "openai, ollama, gemini, anthropic or tesseract (default: [vision] provider; tesseract when no model is configured).")
+    @Option(help: "openai, ollama, gemini, anthropic or tesseract (default: [vision] provider; tesseract when no model is configured: local OCR, PP-OCR for the whole photo when installed + Tesseract).")
     var provider: String?
 
     @Option(help: ArgumentHelp("The provider's base URL.", valueName: "url"))
@@ -172,6 +172,11 @@ struct SpinesCommand: AsyncParsableCommand {
     func makeReader(_ config: VisionConfig, configFile: URL?, environment: [String: String]) throws -> any SpineReader {
         let chosen = provider ?? config.provider
         if TesseractProvider.isSelected(provider: chosen, baseURL: (url ?? config.baseURL?.absoluteString)) {
+            // [vision] ppocr names the worker's interpreter or switches it off; the environment wins.
+            var environment = environment
+            if environment["RAPIDSCAN_PPOCR_PYTHON"] == nil, let ppocr = config.ppocr, ppocr != "auto" {
+                environment["RAPIDSCAN_PPOCR_PYTHON"] = ppocr
+            }
             return try TesseractProvider.makeReader(TesseractProviderSettings(
                 languages: config.languages ?? ["eng"], pageSegmentationMode: config.psm, rotations: config.rotations,
                 environment: environment))
