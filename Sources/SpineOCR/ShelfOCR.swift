@@ -155,7 +155,8 @@ public final class ShelfOCR: @unchecked Sendable {
         for case .page(_, let view, _) in work { views.insert(view) }
         let images = Dictionary(uniqueKeysWithValues: views.map { ($0, self.image(image, as: $0)) })
         let budget = options.budgetMilliseconds
-        let spent = Mutex(0)
+        // PP-OCR's CPU counts: the budget bounds the photo's work, whoever does it.
+        let spent = Mutex(sceneTextPasses?.reduce(0) { $0 + ($1.milliseconds ?? 0) } ?? 0)
         let overBudget: @Sendable () -> Bool = { budget > 0 && spent.withLock { $0 } > budget }
         let results = Mutex([[Result<OCRPass, TesseractError>]](repeating: [], count: work.count))
         DispatchQueue.concurrentPerform(iterations: work.count) { index in
