@@ -45,11 +45,11 @@ import TestSupport
         defer { Task { await harness.server.stop() } }
         let config = harness.directory.appendingPathComponent("config/rapidscan")
         try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
-        try Data("""
-            [vision]
-            provider = "tesseract"
-            languages = ["xyz"]
-            """.utf8).write(to: config.appendingPathComponent("config.toml"))
+        // The config file: a `[vision]` section with these lines.
+        func configure(_ vision: String) throws {
+            try Data("[vision]\n\(vision)\n".utf8).write(to: config.appendingPathComponent("config.toml"))
+        }
+        try configure("provider = \"tesseract\"\nlanguages = [\"xyz\"]")
         let photo = harness.directory.appendingPathComponent("shelf.jpg")
         try FileManager.default.copyItem(
             at: SharedFiles.sampleImages.appendingPathComponent("shelves/shelf-03.jpg"), to: photo)
@@ -58,33 +58,21 @@ import TestSupport
         #expect(result.status != 0)
         #expect(result.stderr.contains("apt-get install tesseract-ocr-xyz"), "\(result.stderr)")
 
-        try Data("""
-            [vision]
-            rotations = [45]
-            """.utf8).write(to: config.appendingPathComponent("config.toml"))
+        try configure("rotations = [45]")
         let bad = try await harness.run("spines", "--offline", photo.path)
         #expect(bad.status != 0)
         #expect(bad.stderr.contains("rotations"), "\(bad.stderr)")
 
         // [vision] ppocr: a Python that is not there stops the run naming it; "off" reads with Tesseract alone.
-        try Data("""
-            [vision]
-            ppocr = "/nonexistent/ppocr/python"
-            """.utf8).write(to: config.appendingPathComponent("config.toml"))
+        try configure("ppocr = \"/nonexistent/ppocr/python\"")
         let missing = try await harness.run("spines", "--offline", photo.path)
         #expect(missing.status != 0)
         #expect(missing.stderr.contains("PP-OCR could not start with /nonexistent/ppocr/python"), "\(missing.stderr)")
-        try Data("""
-            [vision]
-            ppocr = "off"
-            """.utf8).write(to: config.appendingPathComponent("config.toml"))
+        try configure("ppocr = \"off\"")
         let off = try await harness.run("spines", "--offline", "--dry-run", photo.path)
         #expect(off.stderr.contains("reading spines with tesseract:eng:psm11:270,90,0"), "\(off.stderr)")
         #expect(!off.stderr.contains("+ppocr"), "\(off.stderr)")
-        try Data("""
-            [vision]
-            ppocr = 3
-            """.utf8).write(to: config.appendingPathComponent("config.toml"))
+        try configure("ppocr = 3")
         let wrongType = try await harness.run("spines", "--offline", photo.path)
         #expect(wrongType.status != 0)
         #expect(wrongType.stderr.contains("ppocr"), "\(wrongType.stderr)")
