@@ -140,13 +140,14 @@ public final class ShelfOCR: @unchecked Sendable {
         let pageRotations = withSceneText.map { kept in rotations.filter { kept.contains($0) } } ?? rotations
         let main: [Work] = !pages ? [] : (pageRotations.filter { $0 == .none } + pageRotations.filter { $0 != .none })
             .map { .page($0, $0 == .none ? flat : ImageView(pixels: 0, inverted: false), optional: false) }
-        var found = options.readsStrips && !spineRotations.isEmpty ? SpineStrips.spineStrips(in: image, followsLean: options.stripsFollowLean) : []
-        // A strip PP-OCR read surely (a long line at high confidence inside it) is not read again.
+        let found = options.readsStrips && !spineRotations.isEmpty ? SpineStrips.spineStrips(in: image, followsLean: options.stripsFollowLean) : []
+        var strips = stripWork(found)
+        // A strip PP-OCR read surely (a long line at high confidence inside it) gets no second round.
         if options.stripSkipSceneTextConfidence > 0 {
             let sure = sceneTextLines.filter { $0.confidence >= options.stripSkipSceneTextConfidence && $0.text.filter(\.isLetter).count >= 6 }
-            found = found.filter { strip in !sure.contains { strip.contains(x: $0.box.centerX, y: $0.box.centerY) } }
+            let read = Set(found.indices.filter { index in sure.contains { found[index].contains(x: $0.box.centerX, y: $0.box.centerY) } })
+            strips.removeAll { if case .strip(_, let number, firstRound: false) = $0 { read.contains(number) } else { false } }
         }
-        let strips = stripWork(found)
         let extras: [Work] = !pages || withSceneText != nil ? [] : extra.flatMap { view in spineRotations.map { .page($0, view, optional: true) } }
         let work = main + strips + extras
         // A strip's second round starts from its first round's passes.
