@@ -28,6 +28,7 @@ public struct SceneTextLine: Sendable, Hashable, Codable {
 public final class SceneTextReader: @unchecked Sendable {
     public let python: String
     public let detectionLongSide: Int
+    public let timeoutSeconds: Double
     /// One request at a time: the worker answers in order, and uses every core itself. nil
     /// after it stopped: the next request starts a new one.
     private let worker: Mutex<Worker?>
@@ -51,10 +52,13 @@ public final class SceneTextReader: @unchecked Sendable {
     /// (recognition still reads the lines from the full image). On the real shelves 1280, 1600
     /// and 1920 all found 130 of 199 spines with the strips and Tesseract's 270° turn, the
     /// whole 5 MP image 128, and 1600 took ~17% less of the worker's CPU than the whole image.
-    public init(python: String, detectionLongSide: Int = 1600) throws(TesseractError) {
+    /// `timeoutSeconds`: how long the worker may take to load its models or to read one image
+    /// (5 MP: 2–3 s here) before it is stopped and that image left to Tesseract.
+    public init(python: String, detectionLongSide: Int = 1600, timeoutSeconds: Double = 120) throws(TesseractError) {
         self.python = python
         self.detectionLongSide = detectionLongSide
-        worker = Mutex(try Self.start(python: python, detectionLongSide: detectionLongSide))
+        self.timeoutSeconds = timeoutSeconds
+        worker = Mutex(try Self.start(python: python, detectionLongSide: detectionLongSide, timeoutSeconds: timeoutSeconds))
     }
 
     deinit {
@@ -64,7 +68,7 @@ public final class SceneTextReader: @unchecked Sendable {
     /// The worker's process id (tests stop it to see it restarted).
     var processIdentifier: Int32? { worker.withLock { $0?.process.processIdentifier } }
 
-    private static func start(python: String, detectionLongSide: Int) throws(TesseractError) -> Worker {
+    private static func start(python: String, detectionLongSide: Int, timeoutSeconds: Double) throws(TesseractError) -> Worker {
         // A worker that dies must not take rapidscan with it when a request is written to it.
         signal(SIGPIPE, SIG_IGN)
         let process = Process()
@@ -82,9 +86,12 @@ public final class SceneTextReader: @unchecked Sendable {
         }
         var worker = Worker(process: process, requests: input.fileHandleForWriting, replies: output.fileHandleForReading)
         let greeting: [String: Any]
-        do { greeting = try nextReply(from: worker.replies, buffer: &worker.buffer) } catch {
+        do { greeting = try nextReply(from: worker.replies, buffer: &worker.buffer, seconds: timeoutSeconds) } catch {
             worker.stop()
-            throw .sceneTextUnavailable(python: python, reason: "the worker stopped before it was ready")
+            guard case .sceneTextFailed(_, let reason) = error, reason != "the PP-OCR worker stopped" else {
+                throw .sceneTextUnavailable(python: python, reason: "the worker stopped before it was ready")
+            }
+            throw .sceneTextUnavailable(python: python, reason: reason)
         }
         guard greeting["ready"] as? Bool == true else {
             worker.stop()
@@ -112,22 +119,29 @@ public final class SceneTextReader: @unchecked Sendable {
             throw .sceneTextFailed(file: name, reason: "could not encode the request")
         }
         line.append(UInt8(ascii: "\n"))
-        let (python, longSide) = (self.python, self.detectionLongSide)
+        let (python, longSide, timeout) = (self.python, self.detectionLongSide, self.timeoutSeconds)
         let reply: [String: Any]
         do throws(TesseractError) {
             reply = try worker.withLock { worker throws(TesseractError) in
                 if worker == nil || worker?.process.isRunning != true {
                     worker?.stop()
-                    worker = try Self.start(python: python, detectionLongSide: longSide)
+                    worker = try Self.start(python: python, detectionLongSide: longSide, timeoutSeconds: timeout)
                 }
                 guard var running = worker else { throw .sceneTextFailed(file: name, reason: "the PP-OCR worker did not start") }
-                defer { worker = running }
+                // A worker that failed is stopped and forgotten: the next image starts a new one.
+                var failed = false
+                defer {
+                    if failed { running.stop() }
+                    worker = failed ? nil : running
+                }
                 do { try running.requests.write(contentsOf: line) } catch {
-                    running.stop()
+                    failed = true
                     throw .sceneTextFailed(file: name, reason: "the PP-OCR worker took no request")
                 }
-                do throws(TesseractError) { return try Self.nextReply(from: running.replies, buffer: &running.buffer) } catch {
-                    running.stop()
+                do throws(TesseractError) {
+                    return try Self.nextReply(from: running.replies, buffer: &running.buffer, seconds: timeout)
+                } catch {
+                    failed = true
                     throw error
                 }
             }
@@ -151,7 +165,9 @@ public final class SceneTextReader: @unchecked Sendable {
     }
 
     /// One JSON object per line from the worker; the bytes after it stay in `buffer`.
-    private static func nextReply(from handle: FileHandle, buffer: inout Data) throws(TesseractError) -> [String: Any] {
+    private static func nextReply(from handle: FileHandle, buffer: inout Data,
+                                  seconds: Double) throws(TesseractError) -> [String: Any] {
+        let deadline = Date().addingTimeInterval(seconds)
         while true {
             if let end = buffer.firstIndex(of: UInt8(ascii: "\n")) {
                 let line = buffer[buffer.startIndex..<end]
@@ -160,6 +176,12 @@ public final class SceneTextReader: @unchecked Sendable {
                     throw .sceneTextFailed(file: "", reason: "the PP-OCR worker answered something that is not JSON")
                 }
                 return object
+            }
+            // A worker that hangs must not hang the batch: wait for its bytes at most until the deadline.
+            var ready = pollfd(fd: handle.fileDescriptor, events: Int16(POLLIN), revents: 0)
+            let left = Int32(max(0, min(Double(Int32.max), deadline.timeIntervalSinceNow * 1000)))
+            guard poll(&ready, 1, left) > 0 else {
+                throw .sceneTextFailed(file: "", reason: "the PP-OCR worker answered nothing in \(Int(seconds)) s")
             }
             let more = handle.availableData
             guard !more.isEmpty else { throw .sceneTextFailed(file: "", reason: "the PP-OCR worker stopped") }

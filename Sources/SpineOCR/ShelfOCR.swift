@@ -72,6 +72,10 @@ public final class ShelfOCR: @unchecked Sendable {
     private let pool: EnginePool
     /// PP-OCR's worker when `options.sceneTextPython` names one.
     public let sceneText: SceneTextReader?
+    /// Photos in a row the worker failed on; after three it is no longer asked (a worker that
+    /// hangs would otherwise cost its timeout on every photo of a long batch).
+    private let sceneTextFailures = Mutex(0)
+    static let sceneTextFailuresTolerated = 3
 
     /// Checks the language data now, so a missing package fails before any photo is read.
     public init(options: TesseractOptions = TesseractOptions()) throws(TesseractError) {
@@ -128,7 +132,9 @@ public final class ShelfOCR: @unchecked Sendable {
         // A photo the worker fails on (it stopped, say) is read by Tesseract alone: the batch goes on.
         var sceneTextPasses: [OCRPass]?
         var sceneTextLines: [SceneTextLine] = []
-        if pages, let sceneText, let (lines, milliseconds) = try? sceneText.lines(in: image, name: name) {
+        let sceneTextAsked = pages && sceneTextFailures.withLock { $0 } < Self.sceneTextFailuresTolerated
+        if sceneTextAsked, let sceneText, let (lines, milliseconds) = try? sceneText.lines(in: image, name: name) {
+            sceneTextFailures.withLock { $0 = 0 }
             sceneTextLines = lines
             sceneTextPasses = pool.withEngine { started in
                 let engine = try? started.get()
@@ -136,6 +142,7 @@ public final class ShelfOCR: @unchecked Sendable {
                                               isDictionaryWord: { engine?.isDictionaryWord($0) ?? false })
             }
         }
+        if sceneTextAsked, sceneText != nil, sceneTextPasses == nil { sceneTextFailures.withLock { $0 += 1 } }
         let withSceneText = sceneTextPasses != nil ? options.tesseractRotationsWithSceneText : nil
         let pageRotations = withSceneText.map { kept in rotations.filter { kept.contains($0) } } ?? rotations
         let main: [Work] = !pages ? [] : (pageRotations.filter { $0 == .none } + pageRotations.filter { $0 != .none })

@@ -106,16 +106,43 @@ import Vision
     }
 
     /// An interpreter that says it is ready and then stops on every request.
-    static func stoppingWorker() throws -> String {
+    /// Each start appends a line to `log`.
+    static func stoppingWorker(log: String = "/dev/null") throws -> String {
         let script = FileManager.default.temporaryDirectory.appendingPathComponent("stopping-worker-\(UUID().uuidString).sh")
-        try "#!/bin/sh\necho '{\"ready\": true}'\nread request\nexit 0\n".write(to: script, atomically: true, encoding: .utf8)
+        try "#!/bin/sh\necho started >> '\(log)'\necho '{\"ready\": true}'\nread request\nexit 0\n"
+            .write(to: script, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script.path)
         return script.path
     }
 
+    @Test func aWorkerThatHangsIsStoppedAfterItsTimeout() throws {
+        let folder = FileManager.default.temporaryDirectory
+        let hanging = folder.appendingPathComponent("hanging-worker-\(UUID().uuidString).sh")
+        try "#!/bin/sh\necho '{\"ready\": true}'\nread request\nexec sleep 60\n".write(to: hanging, atomically: true, encoding: .utf8)
+        let silent = folder.appendingPathComponent("silent-worker-\(UUID().uuidString).sh")
+        try "#!/bin/sh\nexec sleep 60\n".write(to: silent, atomically: true, encoding: .utf8)
+        defer { for file in [hanging, silent] { try? FileManager.default.removeItem(at: file) } }
+        for file in [hanging, silent] { try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: file.path) }
+
+        let reader = try SceneTextReader(python: hanging.path, timeoutSeconds: 1)
+        let image = GrayImage(width: 200, height: 100, pixels: [UInt8](repeating: 255, count: 200 * 100))
+        let start = Date()
+        #expect(throws: TesseractError.sceneTextFailed(file: "hung.jpg", reason: "the PP-OCR worker answered nothing in 1 s")) {
+            _ = try reader.lines(in: image, name: "hung.jpg")
+        }
+        #expect(Date().timeIntervalSince(start) < 10)
+        // The next image gets a new worker (which hangs again here).
+        #expect(throws: TesseractError.self) { _ = try reader.lines(in: image, name: "next.jpg") }
+        // One that never says it is ready is refused the same way.
+        #expect(throws: TesseractError.sceneTextUnavailable(python: silent.path, reason: "the PP-OCR worker answered nothing in 1 s")) {
+            _ = try SceneTextReader(python: silent.path, timeoutSeconds: 1)
+        }
+    }
+
     @Test func aWorkerThatStopsOnAPhotoLeavesThatPhotoToTesseract() throws {
-        let script = try Self.stoppingWorker()
-        defer { try? FileManager.default.removeItem(atPath: script) }
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("worker-starts-\(UUID().uuidString).log").path
+        let script = try Self.stoppingWorker(log: log)
+        defer { for file in [script, log] { try? FileManager.default.removeItem(atPath: file) } }
         let reader = try SceneTextReader(python: script)
         let image = GrayImage(width: 200, height: 100, pixels: [UInt8](repeating: 255, count: 200 * 100))
         #expect {
@@ -134,6 +161,13 @@ import Vision
         let passes = try ocr.recognize(image3, name: "shelf-03.jpg")
         #expect(Set(passes.map(\.rotation)) == Set(options.rotations))
         #expect(ocr.assemble(passes, image: image3).spines.count >= 5)
+        // After three photos in a row the worker is no longer asked: no new worker is started.
+        let small = try ocr.workingImage(GrayImage(width: 300, height: 200, pixels: [UInt8](repeating: 255, count: 300 * 200)), name: "blank")
+        func starts() throws -> Int { try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").count }
+        let first = try starts()
+        for _ in 0..<3 { _ = try ocr.recognize(small, name: "blank.jpg") }
+        // One start for each of the next two photos, none for the fourth.
+        #expect(try starts() == first + 2)
     }
 
     @Test(.enabled(if: workerExpected && SharedFiles.available, notInstalled))
