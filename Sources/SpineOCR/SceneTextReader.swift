@@ -108,10 +108,12 @@ public final class SceneTextReader: @unchecked Sendable {
         let file = FileManager.default.temporaryDirectory
             .appendingPathComponent("rapidscan-scenetext-\(getpid())-\(UUID().uuidString).gray")
         defer { try? FileManager.default.removeItem(at: file) }
-        do {
-            try image.pixels.withUnsafeBytes { try Data($0).write(to: file, options: [.atomic]) }
-        } catch {
-            throw .sceneTextFailed(file: name, reason: "could not write a temporary image: \(error.localizedDescription)")
+        // Readable by this user only: a photo of someone's home.
+        let written = image.pixels.withUnsafeBytes {
+            FileManager.default.createFile(atPath: file.path, contents: Data($0), attributes: [.posixPermissions: 0o600])
+        }
+        guard written else {
+            throw .sceneTextFailed(file: name, reason: "could not write a temporary image in \(file.deletingLastPathComponent().path)")
         }
         let request: [String: Any] = ["path": file.path, "width": image.width, "height": image.height]
         var line: Data
