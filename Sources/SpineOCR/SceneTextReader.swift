@@ -231,12 +231,21 @@ public final class SceneTextReader: @unchecked Sendable {
         return words
     }
 
-    /// The interpreter to run: `RAPIDSCAN_PPOCR_PYTHON` when set ("" or "off": none), else
-    /// `.ppocr-venv/bin/python` in the current folder or in the project the binary was built in
+    public static let pythonVariable = "RAPIDSCAN_PPOCR_PYTHON"
+
+    /// What the user named: `RAPIDSCAN_PPOCR_PYTHON`, else `[vision] ppocr` (the environment
+    /// wins); nil when neither names anything but "auto".
+    public static func namedPython(environment: [String: String], configured: String?) -> String? {
+        environment[pythonVariable] ?? configured.flatMap { $0.lowercased() == "auto" ? nil : $0 }
+    }
+
+    /// The interpreter to run: the one named ("" or "off": none), else `.ppocr-venv/bin/python`
+    /// in the current folder or in the project the binary was built in
     /// (`<project>/.build/release/rapidscan`); nil when none exists.
     public static func locatePython(environment: [String: String] = ProcessInfo.processInfo.environment,
+                                    configured: String? = nil,
                                     executable: String? = CommandLine.arguments.first) -> String? {
-        if let named = environment["RAPIDSCAN_PPOCR_PYTHON"] {
+        if let named = namedPython(environment: environment, configured: configured) {
             return named.isEmpty || named.lowercased() == "off" ? nil : named
         }
         var roots = [FileManager.default.currentDirectoryPath]

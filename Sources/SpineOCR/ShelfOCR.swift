@@ -126,25 +126,28 @@ public final class ShelfOCR: @unchecked Sendable {
         // Books lying flat: call-number labels make this pass the slowest (7 s of 16 on one
         // library photo); a smaller scale for it is a setting.
         let flat = ImageView(pixels: options.flatScalePixels < image.width * image.height ? options.flatScalePixels : 0, inverted: false)
-        // The flat pass first: on library photos it is the longest, and the spine turns share the other core meanwhile.
         // PP-OCR reads the whole photo first (it uses every core itself); its lines take the
-        // place of Tesseract's page passes unless both are asked for.
-        // A photo the worker fails on (it stopped, say) is read by Tesseract alone: the batch goes on.
-        var sceneTextPasses: [OCRPass]?
+        // place of Tesseract's page passes but `tesseractRotationsWithSceneText`. A photo the
+        // worker fails on (it stopped, say) is read by Tesseract alone: the batch goes on.
         var sceneTextLines: [SceneTextLine] = []
-        let sceneTextAsked = pages && sceneTextFailures.withLock { $0 } < Self.sceneTextFailuresTolerated
-        if sceneTextAsked, let sceneText, let (lines, milliseconds) = try? sceneText.lines(in: image, name: name) {
-            sceneTextFailures.withLock { $0 = 0 }
-            sceneTextLines = lines
-            sceneTextPasses = pool.withEngine { started in
-                let engine = try? started.get()
-                return SceneTextReader.passes(from: lines, imageWidth: image.width, milliseconds: milliseconds,
-                                              isDictionaryWord: { engine?.isDictionaryWord($0) ?? false })
+        var sceneTextPasses: [OCRPass]?
+        var sceneTextMilliseconds = 0
+        if pages, let sceneText, sceneTextFailures.withLock({ $0 }) < Self.sceneTextFailuresTolerated {
+            let read = try? sceneText.lines(in: image, name: name)
+            sceneTextFailures.withLock { $0 = read == nil ? $0 + 1 : 0 }
+            if let (lines, milliseconds) = read {
+                sceneTextLines = lines
+                sceneTextMilliseconds = milliseconds
+                sceneTextPasses = pool.withEngine { started in
+                    let engine = try? started.get()
+                    return SceneTextReader.passes(from: lines, imageWidth: image.width, milliseconds: milliseconds,
+                                                  isDictionaryWord: { engine?.isDictionaryWord($0) ?? false })
+                }
             }
         }
-        if sceneTextAsked, sceneText != nil, sceneTextPasses == nil { sceneTextFailures.withLock { $0 += 1 } }
         let withSceneText = sceneTextPasses != nil ? options.tesseractRotationsWithSceneText : nil
         let pageRotations = withSceneText.map { kept in rotations.filter { kept.contains($0) } } ?? rotations
+        // The flat pass first: on library photos it is the longest, and the spine turns share the other core meanwhile.
         let main: [Work] = !pages ? [] : (pageRotations.filter { $0 == .none } + pageRotations.filter { $0 != .none })
             .map { .page($0, $0 == .none ? flat : ImageView(pixels: 0, inverted: false), optional: false) }
         let found = options.readsStrips && !spineRotations.isEmpty ? SpineStrips.spineStrips(in: image, followsLean: options.stripsFollowLean) : []
@@ -164,7 +167,7 @@ public final class ShelfOCR: @unchecked Sendable {
         let images = Dictionary(uniqueKeysWithValues: views.map { ($0, self.image(image, as: $0)) })
         let budget = options.budgetMilliseconds
         // PP-OCR's CPU counts: the budget bounds the photo's work, whoever does it.
-        let spent = Mutex(sceneTextPasses?.reduce(0) { $0 + ($1.milliseconds ?? 0) } ?? 0)
+        let spent = Mutex(sceneTextMilliseconds)
         let overBudget: @Sendable () -> Bool = { budget > 0 && spent.withLock { $0 } > budget }
         let results = Mutex([[Result<OCRPass, TesseractError>]](repeating: [], count: work.count))
         DispatchQueue.concurrentPerform(iterations: work.count) { index in

@@ -49,15 +49,19 @@ public struct TesseractProviderSettings: Sendable, Hashable {
     public var pageSegmentationMode: Int?
     public var rotations: [Int]?
     public var dataPath: String?
-    /// Where `RAPIDSCAN_PPOCR_PYTHON` is looked up (PP-OCR's interpreter; "off": Tesseract alone).
+    /// `[vision] ppocr`: "auto" (nil too), "off", or PP-OCR's interpreter.
+    public var ppocr: String?
+    /// Where `RAPIDSCAN_PPOCR_PYTHON` is looked up; it wins over `ppocr`.
     public var environment: [String: String]
 
     public init(languages: [String] = ["eng"], pageSegmentationMode: Int? = nil, rotations: [Int]? = nil,
-                dataPath: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment) {
+                dataPath: String? = nil, ppocr: String? = nil,
+                environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.languages = languages
         self.pageSegmentationMode = pageSegmentationMode
         self.rotations = rotations
         self.dataPath = dataPath
+        self.ppocr = ppocr
         self.environment = environment
     }
 }
@@ -89,8 +93,8 @@ public enum TesseractProvider {
             }
         }
         // PP-OCR when installed (scripts/setup) or named; one found but broken is skipped unless named.
-        let named = settings.environment["RAPIDSCAN_PPOCR_PYTHON"] != nil
-        options.sceneTextPython = SceneTextReader.locatePython(environment: settings.environment)
+        let named = SceneTextReader.namedPython(environment: settings.environment, configured: settings.ppocr) != nil
+        options.sceneTextPython = SceneTextReader.locatePython(environment: settings.environment, configured: settings.ppocr)
         do { return try TesseractSpineReader(options: options) } catch {
             guard case .sceneTextUnavailable = error, !named else { throw .tesseract(error) }
             options.sceneTextPython = nil

@@ -172,14 +172,9 @@ struct SpinesCommand: AsyncParsableCommand {
     func makeReader(_ config: VisionConfig, configFile: URL?, environment: [String: String]) throws -> any SpineReader {
         let chosen = provider ?? config.provider
         if TesseractProvider.isSelected(provider: chosen, baseURL: (url ?? config.baseURL?.absoluteString)) {
-            // [vision] ppocr names the worker's interpreter or switches it off; the environment wins.
-            var environment = environment
-            if environment["RAPIDSCAN_PPOCR_PYTHON"] == nil, let ppocr = config.ppocr, ppocr != "auto" {
-                environment["RAPIDSCAN_PPOCR_PYTHON"] = ppocr
-            }
             return try TesseractProvider.makeReader(TesseractProviderSettings(
                 languages: config.languages ?? ["eng"], pageSegmentationMode: config.psm, rotations: config.rotations,
-                environment: environment))
+                ppocr: config.ppocr, environment: environment))
         }
         let name = chosen ?? "openai"
         guard let kind = VisionProvider(rawValue: name) else {
