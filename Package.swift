@@ -60,13 +60,15 @@ let package = Package(
         .target(name: "MetadataSources", dependencies: ["BookCodes", "BookMetadata", "CHTTPTransport", "WorkerPools"]),
         // ISBN -> cache -> sources -> merged work; pending lookups.
         .target(name: "BookLookup", dependencies: ["BookCodes", "BookMetadata", "Catalogue", "MetadataSources", "WorkerPools"]),
+        // The one way a book enters the library, whichever door: resolve -> add -> record -> emit.
+        .target(name: "Intake", dependencies: ["BookCodes", "Catalogue", "BookLookup"]),
         // Frame source -> decode -> confirm -> debounce -> look up -> add -> record -> emit (prints nothing).
         .target(name: "Pipeline", dependencies: [
-            "BookCodes", "Imaging", "BarcodeReading", "Catalogue", "BookLookup", "WorkerPools",
+            "BookCodes", "Imaging", "BarcodeReading", "Catalogue", "BookLookup", "Intake", "WorkerPools",
         ]),
         // Import of other apps' exports and ISBN lists; export to Firestore/CSV/Goodreads/JSON.
         .target(name: "LibraryTransfer", dependencies: [
-            "BookCodes", "Catalogue", "BookLookup", .product(name: "CSV", package: "CSV.swift"),
+            "BookCodes", "Catalogue", "BookLookup", "Intake", .product(name: "CSV", package: "CSV.swift"),
         ]),
         // Shelf photos -> spine readings (vision models over HTTP, local OCR): the SpineReader seam.
         .target(name: "Vision", dependencies: ["Imaging", .product(name: "Mustache", package: "swift-mustache")]),
@@ -75,13 +77,13 @@ let package = Package(
         // Spine readings -> scored candidate works -> strong / medium / none (beets-style).
         .target(name: "SpineMatching", dependencies: ["Vision"]),
         // Shelf photos -> readings (reply cache) -> matches -> owned books / review queue.
-        .target(name: "SpineScanning", dependencies: ["Vision", "SpineMatching", "Catalogue", "MetadataSources", "BookCodes", "BookMetadata"]),
+        .target(name: "SpineScanning", dependencies: ["Vision", "SpineMatching", "Catalogue", "BookLookup", "Intake", "MetadataSources", "BookCodes", "BookMetadata"]),
         // The matching table's benchmark (scripts/bench-spine-matching).
         .executableTarget(name: "SpineMatchingBenchmark", dependencies: ["SpineMatching", "SpineScanning", "Catalogue", "BookCodes", "BookMetadata", "Vision"], path: "Benchmarks/SpineMatchingBenchmark"),
         // Subcommands (one type each); the executable only calls into this.
         .target(name: "RapidScanCLI", dependencies: [
             "BookCodes", "BookMetadata", "Imaging", "BarcodeReading", "RapidScanConfig", "Catalogue",
-            "MetadataSources", "BookLookup", "Pipeline", "Vision", "SpineMatching", "SpineScanning", "SpineOCR",
+            "MetadataSources", "BookLookup", "Intake", "Pipeline", "Vision", "SpineMatching", "SpineScanning", "SpineOCR",
             "LibraryTransfer",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Rainbow", package: "Rainbow"),
@@ -122,14 +124,17 @@ let package = Package(
         .testTarget(name: "LibraryTransferTests", dependencies: [
             "LibraryTransfer", "Catalogue", "BookLookup", "MetadataSources", "BookCodes", "BookMetadata", "TestSupport",
         ]),
-        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Catalogue", "BookLookup", "MetadataSources", "BarcodeReading", "BookCodes", "BookMetadata", "TestSupport"]),
+        .testTarget(name: "IntakeTests", dependencies: [
+            "Intake", "Catalogue", "BookLookup", "MetadataSources", "BookCodes", "BookMetadata", "TestSupport",
+        ]),
+        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Intake", "Catalogue", "BookLookup", "MetadataSources", "BarcodeReading", "BookCodes", "BookMetadata", "TestSupport"]),
         .testTarget(name: "SpineOCRTests", dependencies: ["ImageTestSupport", "SpineOCR", "SpineMatching", "Imaging", "Vision", "TestSupport"]),
         .testTarget(name: "VisionTests", dependencies: ["Vision", "Imaging", "TestSupport"]),
-        .testTarget(name: "SpineScanningTests", dependencies: ["SpineScanning", "SpineMatching", "Catalogue", "Vision"]),
+        .testTarget(name: "SpineScanningTests", dependencies: ["SpineScanning", "SpineMatching", "Catalogue", "Intake", "Vision"]),
         .testTarget(name: "SpineMatchingTests", dependencies: ["SpineMatching", "Vision", "TestSupport"], exclude: ["Resources"]),
         // The CLI's own rules (exit table, raw-frame syntax, terminal detection) as units.
         .testTarget(name: "RapidScanCLITests", dependencies: [
-            "RapidScanCLI", "Pipeline", "Imaging", "BookCodes", "MetadataSources", "RapidScanConfig",
+            "RapidScanCLI", "Pipeline", "Intake", "Imaging", "BookCodes", "MetadataSources", "RapidScanConfig",
             .product(name: "Rainbow", package: "Rainbow"),
         ]),
         // Runs the built `rapidscan` binary end to end.

@@ -74,10 +74,13 @@ public final class LookupService: Sendable {
     /// rescheduled with a longer back-off. Lookups run a few at a time (the sources pace
     /// their own requests); books are then added in queue order, so which ones fit in a
     /// nearly full library does not depend on network timing.
-    public func retryPending(now: Date? = nil, onlyDue: Bool = true, maxConcurrent: Int = 4) async -> [PendingRetryOutcome] {
+    ///
+    /// `own` adds a book (the intake's add: this service never writes to the library itself).
+    public func retryPending(now: Date? = nil, onlyDue: Bool = true, maxConcurrent: Int = 4,
+                             own: (ISBN13, Work, PendingIntent) throws(CatalogueError) -> AddOutcome) async throws(CatalogueError) -> [PendingRetryOutcome] {
         let now = now ?? clock()
-        let rows: [PendingLookup]
-        do { rows = try catalogue.pendingLookups(dueBefore: onlyDue ? now : nil) } catch { return [] }
+        // A queue that cannot be read is a failure to report, never "nothing pending".
+        let rows = try catalogue.pendingLookups(dueBefore: onlyDue ? now : nil)
         // Rows are only ever written with valid ISBN-13s.
         let queued = rows.sorted { ($0.queuedAt, $0.isbn) < ($1.queuedAt, $1.isbn) }
             .compactMap { row in (try? ISBN13(validating: row.isbn)).map { (row, $0) } }
@@ -90,7 +93,7 @@ public final class LookupService: Sendable {
         var results: [LookupResult] = []
         if let first = queued.first { results.append(await lookUp(first)) }
         results += await concurrentMap(Array(queued.dropFirst()), width: maxConcurrent) { await lookUp($0) }
-        return zip(queued, results).map { queued, result in settle(queued.0, isbn: queued.1, result: result) }
+        return zip(queued, results).map { queued, result in settle(queued.0, isbn: queued.1, result: result, own: own) }
     }
 
     /// Title/author search: the cache (case-insensitive title prefix) first, then each
@@ -185,7 +188,8 @@ public final class LookupService: Sendable {
 
     /// What a retried lookup leaves behind: the book added when the scan wanted it, the row
     /// removed once resolved (found or known to no source), or kept for the next retry.
-    private func settle(_ row: PendingLookup, isbn: ISBN13, result: LookupResult) -> PendingRetryOutcome {
+    private func settle(_ row: PendingLookup, isbn: ISBN13, result: LookupResult,
+                        own: (ISBN13, Work, PendingIntent) throws(CatalogueError) -> AddOutcome) -> PendingRetryOutcome {
         if case .notFound = result { try? catalogue.removePending(isbn: isbn) }
         guard case let .found(work, _) = result else {
             let stillPending = (try? catalogue.pendingLookup(isbn: isbn)) ?? nil
@@ -194,7 +198,7 @@ public final class LookupService: Sendable {
         var added: AddOutcome?
         if row.intent.addOwned {
             do {
-                added = try addOwned(isbn, work: work, intent: row.intent)
+                added = try own(isbn, work, row.intent)
             } catch {
                 // Keep the row so the wish to own the book is not lost.
                 _ = queue(isbn, failure: nil, reason: error.description, source: "database", intent: row.intent)
@@ -214,14 +218,5 @@ public final class LookupService: Sendable {
         // Only after the book is owned: a crash before this line retries and finds it owned.
         try? catalogue.removePending(isbn: isbn)
         return PendingRetryOutcome(isbn: isbn, result: result, added: added, stillPending: nil)
-    }
-
-    /// The list the scan named may have been deleted since: the default list then.
-    private func addOwned(_ isbn: ISBN13, work: Work, intent: PendingIntent) throws(CatalogueError) -> AddOutcome {
-        do {
-            return try catalogue.addOwned(isbn: isbn, work: work, listId: intent.listId, format: intent.format, now: clock())
-        } catch .unknownList {
-            return try catalogue.addOwned(isbn: isbn, work: work, listId: nil, format: intent.format, now: clock())
-        }
     }
 }

@@ -80,6 +80,9 @@ public struct LibrarySnapshot: Sendable {
 public struct RestoreSummary: Sendable, Hashable {
     public var added = 0
     public var alreadyPresent = 0
+    /// Owned books not restored: the free plan's limit (`limit`) was reached.
+    public var libraryFull = 0
+    public var limit = User.freeOwnedLimit
 }
 
 extension Catalogue {
@@ -162,7 +165,9 @@ extension Catalogue {
 
     /// Restores a rapidscan JSON export losslessly: works and editions into the cache,
     /// lists (defaults mapped to this user's), items with every field. A book already in
-    /// the library (same ISBN) is left as it is. Counts are recomputed afterwards.
+    /// the library (same ISBN) is left as it is. Owned books count against the free plan's
+    /// limit as every add does: past it they are not restored (`libraryFull`), so running
+    /// the same restore after `account --pro` adds them. Counts are recomputed afterwards.
     public func restore(_ snapshot: LibrarySnapshot, now: Date = Date()) throws(LibraryError) -> RestoreSummary {
         let userId = userId
         return try libraryWrite { db in
@@ -188,10 +193,21 @@ extension Catalogue {
                     listIds[list.id] = copy.id
                 }
             }
+            var ownedRoom = Int.max
+            if user?.isPro == false {
+                ownedRoom = max(0, User.freeOwnedLimit - (try Item.filter(Column("userId") == userId && Column("isOwned") == true).fetchCount(db)))
+            }
             for var item in snapshot.items {
                 if try !Item.filter(Column("userId") == userId && Column("isbn") == item.isbn).isEmpty(db) {
                     summary.alreadyPresent += 1
                     continue
+                }
+                if item.isOwned {
+                    guard ownedRoom > 0 else {
+                        summary.libraryFull += 1
+                        continue
+                    }
+                    ownedRoom -= 1
                 }
                 item.userId = userId
                 item.listId = listIds[item.listId] ?? "\(userId)_\(ListType.toRead.rawValue)"

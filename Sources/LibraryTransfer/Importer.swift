@@ -2,11 +2,28 @@ import BookCodes
 import BookLookup
 import Catalogue
 import Foundation
+import Intake
 
 /// What happened to one row.
 public struct ImportEvent: Sendable, Hashable {
+    /// A row's book outcome is named as every door names it (`IntakeOutcome.Kind`); a row
+    /// that is no book (`badRow`) or was done before (`skipped`) is import's own.
     public enum Kind: String, Sendable {
-        case added, alreadyPresent, notFound, queued, libraryFull, badRow, skipped
+        case added, alreadyOwned, notFound, queued, libraryFull, failed, badRow, skipped
+
+        init(_ kind: IntakeOutcome.Kind) {
+            switch kind {
+            case .added: self = .added
+            case .alreadyOwned: self = .alreadyOwned
+            case .notFound, .unmatched: self = .notFound
+            case .queued: self = .queued
+            case .libraryFull: self = .libraryFull
+            case .failed, .review: self = .failed
+            }
+        }
+
+        /// The intake's name for a book outcome (nil for a bad or skipped row).
+        public var intakeKind: IntakeOutcome.Kind? { IntakeOutcome.Kind(rawValue: rawValue) }
     }
     public var kind: Kind
     public var file: String
@@ -17,6 +34,9 @@ public struct ImportEvent: Sendable, Hashable {
     public var workKey: String?
     public var source: String?
     public var reason: String?
+    /// Library Full: owned books and the plan's limit.
+    public var owned: Int?
+    public var limit: Int?
 }
 
 public struct ImportSummary: Sendable, Hashable {
@@ -25,6 +45,8 @@ public struct ImportSummary: Sendable, Hashable {
     public var notFound = 0
     public var queued = 0
     public var libraryFull = 0
+    /// Rows whose book could not be stored (a database failure): not marked done.
+    public var failed = 0
     public var badRows = 0
     /// Rows a previous run of the same file finished (resume).
     public var skipped = 0
@@ -33,10 +55,11 @@ public struct ImportSummary: Sendable, Hashable {
     mutating func count(_ kind: ImportEvent.Kind) {
         switch kind {
         case .added: imported += 1
-        case .alreadyPresent: alreadyPresent += 1
+        case .alreadyOwned: alreadyPresent += 1
         case .notFound: notFound += 1
         case .queued: queued += 1
         case .libraryFull: libraryFull += 1
+        case .failed: failed += 1
         case .badRow: badRows += 1
         case .skipped: skipped += 1
         }
@@ -52,12 +75,15 @@ public struct ImportSummary: Sendable, Hashable {
 /// "already present" the second time, never a duplicate.
 public struct Importer: Sendable {
     public let service: LookupService
+    /// The one way into the library: each chunk is filed through its batch add.
+    public let intake: Intake
     public var width: Int
     public var chunkSize: Int
     public var offline: Bool
 
     public init(service: LookupService, width: Int = 8, chunkSize: Int = 200, offline: Bool = false) {
         self.service = service
+        intake = Intake(lookup: service, settings: Intake.Settings(offline: offline))
         self.width = width
         self.chunkSize = chunkSize
         self.offline = offline
@@ -66,7 +92,10 @@ public struct Importer: Sendable {
     enum Resolution: Sendable {
         case work(ISBN13, Work, source: String)
         case notFound(String)
-        case queued(String)
+        /// `source`: who is awaited (a source's name; nil for a title search).
+        case queued(String, source: String? = nil)
+        /// The library could not be read or written: the row is not done.
+        case failed(String)
     }
 
     public func run(_ file: ImportText, parsed: ParsedImport, onEvent: @Sendable (ImportEvent) -> Void = { _ in }, shouldStop: @Sendable () -> Bool = { false }) async throws(CatalogueError) -> ImportSummary {
@@ -86,6 +115,7 @@ public struct Importer: Sendable {
             let resolutions = try await resolveChunk(chunk)
             var events: [ImportEvent] = []
             var books: [ImportedBook] = []
+            var bookSources: [String?] = []
             var bookEvents: [Int] = []
             var finished: [(Int, String)] = []
             for (row, resolution) in zip(chunk, resolutions) {
@@ -96,28 +126,35 @@ public struct Importer: Sendable {
                     let state = ImportedState(isOwned: row.isOwned, listType: row.listType, status: row.status, rating: row.rating,
                                               dateRead: row.dateRead, dateAdded: row.dateAdded, notes: row.notes)
                     books.append(ImportedBook(line: row.line, isbn: code, work: work, state: state))
+                    bookSources.append(source)
                     bookEvents.append(events.count)
                 case let .notFound(reason):
                     event.reason = reason
-                    if let code = row.isbn { try catalogue.rememberNotFound(isbn: code, origin: "\(file.path):\(row.line)") }
-                    finished.append((row.line, ImportEvent.Kind.notFound.rawValue))
-                case let .queued(reason):
+                    // Remembered by the intake (`library notfound`); a row it could not remember is not done.
+                    if let code = row.isbn, case let .failed(_, why) = intake.add(code, .notFound, from: .importRow(file: file.path, line: row.line)) {
+                        event.kind = .failed
+                        event.reason = why
+                    } else {
+                        finished.append((row.line, ImportEvent.Kind.notFound.rawValue))
+                    }
+                case let .queued(reason, source):
                     // A queued lookup is not done: the same file later adds it.
                     event.kind = .queued
+                    event.reason = reason
+                    event.source = source
+                case let .failed(reason):
+                    event.kind = .failed
                     event.reason = reason
                 }
                 events.append(event)
             }
             // The chunk's books are filed and its rows marked in one transaction; events go
             // out only once that has committed.
-            let outcomes = try catalogue.importBooks(books, fileHash: file.contentHash, doneLines: finished)
+            let outcomes = try intake.fileImportChunk(books, sources: bookSources, fileHash: file.contentHash, doneLines: finished)
             for (index, outcome) in zip(bookEvents, outcomes) {
-                switch outcome {
-                case .added: events[index].kind = .added
-                case .alreadyOwned: events[index].kind = .alreadyPresent
-                case let .libraryFull(owned, limit):
-                    events[index].kind = .libraryFull
-                    events[index].reason = "the free plan holds \(limit) owned books (\(owned) owned)"
+                events[index].kind = ImportEvent.Kind(outcome.kind)
+                if case let .libraryFull(_, owned, limit) = outcome {
+                    (events[index].reason, events[index].owned, events[index].limit) = (outcome.reason, owned, limit)
                 }
             }
             for event in events {
@@ -146,7 +183,8 @@ public struct Importer: Sendable {
             switch await service.lookup(code, offline: offline, intent: row.isOwned ? .own() : .lookupOnly) {
             case let .found(work, fromCache): return .work(code, work, source: fromCache ? "cache" : work.apiSource)
             case .notFound: return .notFound("no source knows ISBN \(code.digits)")
-            case let .unavailable(source, reason): return .queued("\(source) could not answer: \(reason)")
+            case let .unavailable(.database, reason): return .failed(reason)
+            case let .unavailable(source, reason): return .queued("\(source) could not answer: \(reason)", source: source.name)
             }
         }
         guard let title = row.title, !title.isEmpty else { return .notFound("the row has neither an ISBN nor a title") }

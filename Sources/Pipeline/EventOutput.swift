@@ -31,4 +31,6 @@ public enum SessionNote: Sendable, Hashable {
     case resumeStateUnreadable(file: String, reason: String)
     /// A file's books are stored but the file could not be marked processed: a later scan reads it again.
     case notMarkedProcessed(file: String, reason: String)
+    /// Interrupted: the file's lookups were cut and its books only queued, so it is left for the next run to read again.
+    case notMarkedAfterInterrupt(file: String)
 }

@@ -1,12 +1,16 @@
+import BookCodes
 import Foundation
 import Synchronization
 
 /// A lookup started ahead of time, shared by every frame that asked for the same ISBN.
 final class PendingLookupTask: Sendable {
     let task: Task<SessionPipeline.Answer, Never>
+    /// The symbology of the code that started it (the intake's origin).
+    let symbology: Symbology
     private let done: Flag
 
-    init(cancellation: LookupCancellation, _ body: @escaping @Sendable () async -> SessionPipeline.Answer) {
+    init(symbology: Symbology, cancellation: LookupCancellation, _ body: @escaping @Sendable () async -> SessionPipeline.Answer) {
+        self.symbology = symbology
         let done = Flag()
         self.done = done
         task = Task {

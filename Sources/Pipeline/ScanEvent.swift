@@ -1,6 +1,7 @@
 import BookCodes
 import BookLookup
 import Foundation
+import Intake
 
 /// Stage "emit", its input: what happened to one frame or one code in it. The outcome is an
 /// enum carrying exactly the values that outcome has, so a "queued" event always says what
@@ -115,15 +116,27 @@ public struct ScannedBook: Sendable, Hashable {
 }
 
 
-/// Where an ISBN entering the lookup stage came from: a barcode in a frame (the session's
-/// own decode), or — through `SessionPipeline.enter` — a spine reading or an import row.
-public enum ISBNOrigin: Sendable, Hashable {
-    case barcode(symbology: Symbology, addOn: AddOn?)
-    case spine(reading: String)
-    case importRow(line: Int)
-
-    var addOn: AddOn? {
-        if case let .barcode(_, addOn) = self { return addOn }
-        return nil
+extension ScanEvent.Outcome {
+    /// The intake's outcome for a scanned book, as this session reports it (the book keeps
+    /// its add-on; the title is the one the lookup found).
+    init(_ outcome: IntakeOutcome, scanned: ScannedBook) {
+        var book = scanned
+        book.title = outcome.book?.title ?? scanned.title
+        switch outcome {
+        case .added: self = .added(book)
+        case .alreadyOwned: self = .alreadyOwned(book)
+        case let .libraryFull(_, owned, limit): self = .libraryFull(book, owned: owned, limit: limit)
+        case let .queued(_, provenance, reason): self = .queued(book, waitingFor: provenance, reason: reason)
+        case .notFound: self = .notFound(book)
+        case let .failed(_, reason): self = .failed(book, reason: reason)
+        // A barcode names its ISBN: never a review or an unmatched reading.
+        case .needsReview, .unmatched: self = .failed(book, reason: outcome.reason ?? "\(outcome.kind.rawValue)")
+        }
     }
+}
+
+extension ScanEvent.Kind {
+    /// A book outcome's name is the intake's (the same `event` whichever door); nil for a
+    /// scan's own outcomes (repeats, products, frames without a code).
+    public var intakeKind: IntakeOutcome.Kind? { IntakeOutcome.Kind(rawValue: rawValue) }
 }

@@ -59,11 +59,11 @@ public struct ScanSession: Sendable {
             planned.append(pipeline.plan(decoded))
             while let first = planned.first, first.isReady || planned.count > Self.lookahead {
                 planned.removeFirst()
-                await finish(first, pipeline: pipeline, output: output)
+                await finish(first, pipeline: pipeline, output: output, interrupted: interrupted())
             }
         }
         // Frames already decoded and planned finish even when interrupted.
-        for frame in planned { await finish(frame, pipeline: pipeline, output: output) }
+        for frame in planned { await finish(frame, pipeline: pipeline, output: output, interrupted: interrupted()) }
         let summary = SessionSummary(record: pipeline.record, elapsed: Date().timeIntervalSince(started), interrupted: interrupted())
         output.finished(summary)
         return summary
@@ -97,11 +97,17 @@ extension ScanSession {
         return (toScan, found.problems)
     }
 
-    /// The resume mark comes after the frame's outcomes are committed, never before.
-    private func finish(_ planned: PlannedFrame, pipeline: SessionPipeline, output: any EventOutput) async {
+    /// The resume mark comes after the frame's outcomes are committed, never before. After
+    /// Ctrl-C a frame whose books were only queued is not marked: its lookups were cut, not
+    /// answered, so the next run reads it again and looks them up (not "already processed").
+    private func finish(_ planned: PlannedFrame, pipeline: SessionPipeline, output: any EventOutput, interrupted: Bool) async {
         let outcome = await pipeline.finish(planned)
         guard outcome.settled else { return }
         let frame = planned.frame
+        if interrupted, outcome.events.contains(where: { $0.kind == .queued }) {
+            output.note(.notMarkedAfterInterrupt(file: frame.path))
+            return
+        }
         do {
             try catalogue.markProcessed(path: frame.resumeKey, size: frame.size, modified: frame.modified, outcome: outcome.note)
         } catch {

@@ -2,6 +2,7 @@ import BookCodes
 import BookLookup
 import Catalogue
 import Foundation
+import Intake
 
 /// A RapidScan session after the decode threads, as one list of stages, each a method taking
 /// the previous stage's typed value (the way beets' `ImportSession.run` names every stage):
@@ -9,15 +10,16 @@ import Foundation
 ///     decode (threads: `BatchDecoder`, `LiveDecoder`) → DecodedFrame
 ///       → confirm   DecodedFrame            → [ReadCode] or not read (plan, capture order)
 ///       → debounce  ReadCode                → Step              (plan)
-///       → look up   ScannedBook             → Step (a task)     (plan starts it; ← `enter`)
-///       → add       ScannedBook + Answer    → ScanEvent.Outcome (finish, one frame after another)
+///       → look up   ScannedBook             → Step (a task)     (plan starts it: `Intake.resolve`)
+///       → add       ScannedBook + Answer    → ScanEvent.Outcome (finish, one frame after another: `Intake.add`)
 ///       → record    ScanEvent               → SessionRecord     (finish)
 ///       → emit      ScanEvent               → EventOutput       (finish)
 ///
 /// `plan` runs the synchronous stages in capture order and starts the frame's lookups (they
 /// may run ahead, several frames at once, while the network answers); `finish` applies the
 /// rest strictly in capture order, so a run's outcome never depends on which decode thread
-/// or lookup finished first. Spine readings and import rows enter at "look up" (`enter`).
+/// or lookup finished first. Look up and add are the `Intake`'s, the one way into the library
+/// every door shares; this session keeps what is a scan's own: confirm, debounce, the look-ahead.
 public final class SessionPipeline {
     public struct Settings: Sendable {
         public var debounceWindow: TimeInterval
@@ -35,20 +37,19 @@ public final class SessionPipeline {
 
     public private(set) var debouncer: Debouncer
     public private(set) var record = SessionRecord()
-    private let catalogue: Catalogue
-    private let lookupService: LookupService
+    private let intake: Intake
     private let settings: Settings
     private let output: any EventOutput
     private var lookupsInFlight: [ISBN13: PendingLookupTask] = [:]
     /// Cancels every lookup in flight (Ctrl-C); safe to call from a signal handler's queue.
     public let cancellation = LookupCancellation()
 
+    /// `catalogue` is the library `lookup` reads and writes (the intake adds through `lookup.catalogue`).
     /// `lookup` bounds its own network lookups (`LookupService(concurrentNetworkLookups:)`)
     /// and queues what cannot be answered now with its injected clock and back-off.
     public init(catalogue: Catalogue, lookup: LookupService, settings: Settings, output: any EventOutput) {
         debouncer = Debouncer(window: settings.debounceWindow)
-        self.catalogue = catalogue
-        lookupService = lookup
+        intake = Intake(lookup: lookup, settings: Intake.Settings(listId: settings.listId, offline: settings.offline))
         self.settings = settings
         self.output = output
     }
@@ -59,12 +60,8 @@ public final class SessionPipeline {
         case lookingUp(ScannedBook, scanId: Int, PendingLookupTask)
     }
 
-    /// What a lookup answered, typed for stage "add".
-    enum Answer: Sendable {
-        case found(Work, by: LookupProvenance)
-        case notFound
-        case unavailable(LookupProvenance, reason: String)
-    }
+    /// What a lookup answered, typed for stage "add" (the intake's resolution).
+    typealias Answer = IntakeResolution
 
     // MARK: - The session, top to bottom
 
@@ -95,15 +92,6 @@ public final class SessionPipeline {
         return FrameOutcome(events: events)
     }
 
-    /// The seam for ISBNs that are not this session's barcodes — spine readings, import
-    /// rows: they enter at stage "look up" and go through add, record and emit like a scanned book.
-    public func enter(_ isbn: ISBN13, from origin: ISBNOrigin, file: String, captureTime: Date) async -> ScanEvent {
-        let event = await settle(lookUp(ScannedBook(isbn13: isbn, addOn: origin.addOn), file: file),
-                                 file: file, captureTime: captureTime)
-        output.frameFinished(record: record)
-        return event
-    }
-
     /// Files an earlier run already processed (resume): counted, never decoded.
     public func countAlreadyProcessed(_ n: Int) { record.countAlreadyProcessed(n) }
 
@@ -115,7 +103,7 @@ public final class SessionPipeline {
         case .done(let done):
             outcome = done
         case let .lookingUp(book, id, pending):
-            outcome = add(book, answer: await answer(book.isbn13, from: pending), file: file)
+            outcome = add(book, answer: await answer(book.isbn13, from: pending), origin: .barcode(file: file, symbology: pending.symbology, addOn: book.addOn))
             scanId = id
         }
         let event = ScanEvent(file: file, captureTime: captureTime, outcome: outcome)
@@ -159,9 +147,9 @@ public final class SessionPipeline {
             return .done(.rejected(symbology: symbology, text: text, reason: reason))
         case let .product(gtin):
             return .done(debouncer.check(gtin.gtin13, at: time) == .accepted ? .nonBook(gtin) : .debounced(code))
-        case let .book(isbn, _, _, addOn):
+        case let .book(isbn, symbology, _, addOn):
             guard debouncer.check(isbn.digits, at: time) == .accepted else { return .done(.debounced(code)) }
-            return lookUp(ScannedBook(isbn13: isbn, addOn: addOn), file: frame.path)
+            return lookUp(ScannedBook(isbn13: isbn, addOn: addOn), symbology: symbology, file: frame.path)
         }
     }
 
@@ -169,13 +157,13 @@ public final class SessionPipeline {
     /// lookup that cannot be answered now is queued (`LookupService`'s one pending path,
     /// with its clock and back-off) and `rapidscan pending retry` adds the book later. Started
     /// here, awaited in "add"; frames asking for the same ISBN share one lookup.
-    private func lookUp(_ book: ScannedBook, file: String) -> Step {
+    private func lookUp(_ book: ScannedBook, symbology: Symbology, file: String) -> Step {
         let scanId = record.beginScan(isbn13: book.isbn13, file: file)
         output.frameFinished(record: record)  // shows "Adding…" while the lookup runs
-        let (service, offline, intent) = (lookupService, settings.offline, PendingIntent.own(listId: settings.listId))
+        let intake = intake
         let isbn = book.isbn13
-        let pending = lookupsInFlight[isbn] ?? PendingLookupTask(cancellation: cancellation) {
-            Self.answer(await service.lookup(isbn, offline: offline, intent: intent), offline: offline)
+        let pending = lookupsInFlight[isbn] ?? PendingLookupTask(symbology: symbology, cancellation: cancellation) {
+            await intake.resolve(isbn)
         }
         lookupsInFlight[isbn] = pending
         return .lookingUp(book, scanId: scanId, pending)
@@ -187,49 +175,12 @@ public final class SessionPipeline {
         return answer
     }
 
-    /// A `LookupResult` as the session's answer (offline, whoever was asked, the miss waits for `pending retry`).
-    static func answer(_ result: LookupResult, offline: Bool) -> Answer {
-        switch result {
-        case let .found(work, fromCache):
-            return .found(work, by: fromCache ? .cache : .source(work.apiSource))
-        case .notFound:
-            return .notFound
-        case let .unavailable(source, reason):
-            // A database that cannot be read is a failure; offline, every miss waits for `pending retry`.
-            return .unavailable(source == .database ? .database : offline ? .offline : source, reason: reason)
-        }
-    }
-
     /// Stage "add": one write transaction decides Added / Already in Library / Library Full
     /// (free plan 50 owned books, Pro unlimited), so each book counts once per user. A code
     /// no source knew is remembered with its file (`library notfound`): "Book Not Found"
     /// never leads nowhere.
-    private func add(_ book: ScannedBook, answer: Answer, file: String) -> ScanEvent.Outcome {
-        var book = book
-        switch answer {
-        case let .unavailable(.database, reason):
-            return .failed(book, reason: reason)
-        case let .unavailable(provenance, reason):
-            return .queued(book, waitingFor: provenance, reason: reason)
-        case .notFound:
-            do {
-                try catalogue.rememberNotFound(isbn: book.isbn13, origin: file)
-                return .notFound(book)
-            } catch {
-                return .failed(book, reason: "no source knows it, and it could not be remembered: \(error.description)")
-            }
-        case let .found(work, _):
-            book.title = work.title
-            do {
-                switch try catalogue.addOwned(isbn: book.isbn13, work: work, listId: settings.listId) {
-                case .added: return .added(book)
-                case .alreadyOwned: return .alreadyOwned(book)
-                case let .libraryFull(owned, limit): return .libraryFull(book, owned: owned, limit: limit)
-                }
-            } catch {
-                return .failed(book, reason: error.description)
-            }
-        }
+    private func add(_ book: ScannedBook, answer: Answer, origin: IntakeOrigin) -> ScanEvent.Outcome {
+        ScanEvent.Outcome(intake.add(book.isbn13, answer, from: origin), scanned: book)
     }
 
     /// Stage "record": totals, the badge and the recent scans the panel shows.

@@ -67,8 +67,10 @@ public struct SearchCandidateSource: CandidateSource {
             onFailure(source.name, error)
             throw error
         }
-        return editions.compactMap { edition -> PreparedCandidate? in
-            guard let work = try? catalogue.recordSearchResult(edition) else { return nil }
+        // A result the cache cannot file is a failure of the search (the reading is then
+        // queued, not settled as matching nothing).
+        return try editions.compactMap { edition throws(CatalogueError) -> PreparedCandidate? in
+            let work = try catalogue.recordSearchResult(edition)
             let isbn = [edition.isbn13, edition.isbn10].compactMap { $0 }.compactMap { try? ISBN13(validating: $0) }.first?.digits
             let title = [edition.title, edition.subtitle].compactMap { $0 }.joined(separator: ": ")
             return PreparedCandidate(MatchCandidate(workKey: work.workKey, title: title, authors: edition.authors,

@@ -1,14 +1,14 @@
 import BookCodes
 import Catalogue
 import Foundation
+import Intake
 import SpineMatching
 import Vision
 
 /// One line of `rapidscan spines` output.
 public struct SpineEvent: Sendable, Hashable {
-    public enum Kind: String, Sendable, Hashable, CaseIterable {
-        case added, alreadyOwned, review, unmatched, libraryFull, queued, failed
-    }
+    /// The intake's outcome names: the same `event` as every other door.
+    public typealias Kind = IntakeOutcome.Kind
 
     public var kind: Kind
     public var file: String
@@ -27,6 +27,11 @@ public struct SpineEvent: Sendable, Hashable {
     /// The reply came from the reply cache (nothing sent).
     public var cached: Bool = false
     public var dryRun: Bool = false
+    /// A photo that could not be read or sent (input, exit 1), not a book the library failed to store.
+    public var inputError = false
+    /// Library Full: owned books and the plan's limit (as every door reports it).
+    public var owned: Int?
+    public var limit: Int?
 
     public init(kind: Kind, file: String, reading: String? = nil, position: Int? = nil, decision: MatchDecision? = nil,
                 distance: Double? = nil, isbn13: String? = nil, title: String? = nil, authors: [String]? = nil,
@@ -54,6 +59,8 @@ public struct SpineSummary: Sendable, Hashable {
     public var fromCache = 0
     public var readings = 0
     public var counts: [SpineEvent.Kind: Int] = [:]
+    /// Photos that could not be read or sent (reported as `failed`, counted apart from books).
+    public var photoFailures = 0
     public var usage = TokenUsage()
     /// Photos whose reply was cut by the token limit.
     public var truncated = 0
@@ -68,6 +75,9 @@ public struct SpineSummary: Sendable, Hashable {
     public var interrupted = false
 
     public func count(_ kind: SpineEvent.Kind) -> Int { counts[kind, default: 0] }
+
+    /// The outcomes that happened at least once (what the exit policy reads).
+    public var kinds: Set<SpineEvent.Kind> { Set(counts.filter { $0.value > 0 }.keys) }
 }
 
 /// Photos → reader (or the reply cache) → matcher → library. Strong matches are added as
@@ -80,12 +90,16 @@ public final class SpineSession: Sendable {
     public let sources: [any CandidateSource]
     public let dryRun: Bool
     public let listId: String?
+    /// The one way into the library: a strong match is added through it.
+    public let intake: Intake
     /// Only the local cache is searched: a reading that matches nothing is reported but not
     /// recorded, so a later run with the network searches it again.
     public let offline: Bool
 
     public init(catalogue: Catalogue, reader: any SpineReader, matcher: SpineMatcher = SpineMatcher(),
-                sources: [any CandidateSource], dryRun: Bool = false, listId: String? = nil, offline: Bool = false) {
+                sources: [any CandidateSource], dryRun: Bool = false, listId: String? = nil, offline: Bool = false,
+                intake: Intake? = nil) {
+        self.intake = intake ?? Intake(catalogue: catalogue, settings: Intake.Settings(listId: listId))
         self.offline = offline
         self.catalogue = catalogue
         self.reader = reader
@@ -147,14 +161,22 @@ public final class SpineSession: Sendable {
             for (file, result) in zip(window, fetched) {
                 summary.photos += 1
                 func send(_ event: SpineEvent) {
-                    if event.reason == Self.unreadable { summary.unreadableSpines += 1 } else { summary.counts[event.kind, default: 0] += 1 }
+                    if event.reason == Self.unreadable {
+                        summary.unreadableSpines += 1
+                    } else if event.inputError {
+                        summary.photoFailures += 1
+                    } else {
+                        summary.counts[event.kind, default: 0] += 1
+                    }
                     emit(event)
                 }
                 onPhoto(summary.photos, files.count, file)
                 let shelf: ShelfReading, hash: String, cached: Bool
                 switch result {
                 case .unreadableFile?, nil:
-                    send(SpineEvent(kind: .failed, file: file, error: "\(file): cannot be read"))
+                    var event = SpineEvent(kind: .failed, file: file, error: "\(file): cannot be read")
+                    event.inputError = true
+                    send(event)
                     continue
                 case .notSent?:
                     summary.notSent.append(file)
@@ -173,7 +195,11 @@ public final class SpineSession: Sendable {
                         summary.notSent.append(file)
                         send(SpineEvent(kind: .queued, file: file, reason: "\(error)"))
                     } else {
-                        send(SpineEvent(kind: .failed, file: file, error: error is VisionError ? "\(error)" : "\(file): \(error)"))
+                        var event = SpineEvent(kind: .failed, file: file, error: error is VisionError ? "\(error)"
+                                               : error is CatalogueError ? "\(file): \(catalogue.naming("\(error)"))" : "\(file): \(error)")
+                        // The library's failure (its reply cache not written) is the database's, not the photo's.
+                        event.inputError = !(error is CatalogueError)
+                        send(event)
                     }
                     continue
                 case .reply(let reading, let photoHash, let fromCache)?:
@@ -183,7 +209,12 @@ public final class SpineSession: Sendable {
                 summary.usage.input += shelf.usage.input
                 summary.usage.output += shelf.usage.output
                 if shelf.truncated { summary.truncated += 1 }
-                let records = (try? catalogue.spineRecords(photoHash: hash, reader: reader.identity)) ?? [:]
+                let records: [Int: SpineRecord]
+                do { records = try catalogue.spineRecords(photoHash: hash, reader: reader.identity) } catch {
+                    // What earlier runs settled cannot be read: matching again could add or queue twice.
+                    send(SpineEvent(kind: .failed, file: file, error: "\(file): \(catalogue.naming("\(error)"))"))
+                    continue
+                }
                 let matches = await matchAll(shelf.readings, skipping: records)
                 for (index, reading) in shelf.readings.enumerated() {
                     summary.readings += 1
@@ -197,6 +228,9 @@ public final class SpineSession: Sendable {
                 }
             }
         }
+        // Cancelled while the last photo's readings were matched: their searches were cut
+        // (queued, nothing recorded); the run was still interrupted.
+        if isCancelled() { summary.interrupted = true }
         return summary
     }
 
@@ -283,24 +317,36 @@ public final class SpineSession: Sendable {
         switch match.decision {
         case .strong:
             guard !dryRun else { event.kind = .added; return event }
-            guard let best = match.best, let text = best.isbn13, let isbn = try? ISBN13(validating: text),
-                  let work = (try? catalogue.work(key: best.workKey)) ?? (try? catalogue.work(forISBN: isbn)) else {
+            guard let best = match.best, let text = best.isbn13, let isbn = try? ISBN13(validating: text) else {
+                event.kind = .review
+                event.reason = "the matched book has no ISBN"
+                status = .review
+                break
+            }
+            let cached: Work?
+            do { cached = try catalogue.work(key: best.workKey) ?? catalogue.work(forISBN: isbn) } catch {
+                event.kind = .failed
+                event.error = "\(file): \(catalogue.naming("\(error)"))"
+                return event
+            }
+            guard let work = cached else {
                 event.kind = .review
                 event.reason = "the matched book is not in the cache"
                 status = .review
                 break
             }
-            // The barcode path's add step: already owned (same ISBN or work), library limit.
-            switch Result(catching: { () throws(CatalogueError) -> AddOutcome in try catalogue.addOwned(isbn: isbn, work: work, listId: listId) }) {
-            case .success(.added): event.kind = .added; status = .added
-            case .success(.alreadyOwned): event.kind = .alreadyOwned; status = .alreadyOwned
-            case .success(.libraryFull(let owned, let limit)):
-                event.kind = .libraryFull
-                event.reason = "library full (\(owned) of \(limit) books on the free plan)"
+            // The intake's add, the same as a barcode's: already owned (same ISBN or work), library limit.
+            let outcome = intake.own(isbn, work: work, source: best.source, from: .spine(photo: file, position: event.position ?? index))
+            event.kind = outcome.kind
+            switch outcome {
+            case .added: status = .added
+            case .alreadyOwned: status = .alreadyOwned
+            case let .libraryFull(_, owned, limit):
+                (event.reason, event.owned, event.limit) = (outcome.reason, owned, limit)
                 status = .libraryFull
-            case .failure(let error):
+            default:
                 event.kind = .failed
-                event.error = "\(file): \(error)"
+                event.error = "\(file): \(outcome.reason ?? "not added")"
                 return event
             }
         case .medium:
@@ -320,10 +366,17 @@ public final class SpineSession: Sendable {
             }
         }
         if dryRun { return event }
-        _ = try? catalogue.saveSpineRecord(SpineRecord(
-            photoHash: hash, reader: reader.identity, index: index, file: file, text: shownText,
-            decision: match.decision.rawValue, distance: event.distance ?? 1, workKey: event.workKey, isbn13: event.isbn13,
-            title: event.title, authors: event.authors ?? [], status: status, reason: event.reason))
+        do {
+            _ = try catalogue.saveSpineRecord(SpineRecord(
+                photoHash: hash, reader: reader.identity, index: index, file: file, text: shownText,
+                decision: match.decision.rawValue, distance: event.distance ?? 1, workKey: event.workKey, isbn13: event.isbn13,
+                title: event.title, authors: event.authors ?? [], status: status, reason: event.reason))
+        } catch {
+            // Not recorded: the next run matches this reading again (an added book is then "already owned").
+            let settled = event.kind
+            event.kind = .failed
+            event.error = "\(file): \(settled.rawValue), but the reading could not be recorded: \(catalogue.naming("\(error)"))"
+        }
         return event
     }
 }
@@ -332,10 +385,12 @@ public final class SpineSession: Sendable {
 public struct SpineReview: Sendable {
     public let catalogue: Catalogue
     public let listId: String?
+    public let intake: Intake
 
-    public init(catalogue: Catalogue, listId: String? = nil) {
+    public init(catalogue: Catalogue, listId: String? = nil, intake: Intake? = nil) {
         self.catalogue = catalogue
         self.listId = listId
+        self.intake = intake ?? Intake(catalogue: catalogue, settings: Intake.Settings(listId: listId))
     }
 
     public func pending() throws(CatalogueError) -> [SpineRecord] { try catalogue.spineReviews() }
@@ -345,28 +400,37 @@ public struct SpineReview: Sendable {
         try catalogue.setSpineStatus(id: id, .rejected)
     }
 
-    /// Accepts a review entry: the book is added as owned through the same step as a scan.
+    /// Accepts a review entry: the book is added as owned through the intake, as a scan's.
     public func accept(_ record: SpineRecord) -> SpineEvent {
         var event = SpineEvent(kind: .failed, file: record.file, reading: record.text, decision: .medium, distance: record.distance,
                                isbn13: record.isbn13, title: record.title, authors: record.authors, workKey: record.workKey)
-        guard let id = record.id, let text = record.isbn13, let isbn = try? ISBN13(validating: text),
-              let work = (record.workKey.flatMap { try? catalogue.work(key: $0) }) ?? (try? catalogue.work(forISBN: isbn)) else {
-            event.error = "\(record.file): the matched book \(record.title ?? "?") has no ISBN in the cache"
+        guard let id = record.id, let text = record.isbn13, let isbn = try? ISBN13(validating: text) else {
+            event.error = "\(record.file): the matched book \(record.title ?? "?") has no ISBN"
             return event
         }
-        do {
-            switch try catalogue.addOwned(isbn: isbn, work: work, listId: listId) {
-            case .added: event.kind = .added
-            case .alreadyOwned: event.kind = .alreadyOwned
-            case .libraryFull(let owned, let limit):
-                event.kind = .libraryFull
-                event.reason = "library full (\(owned) of \(limit) books on the free plan)"
-                return event
+        let cached: Work?
+        do { cached = try record.workKey.flatMap { key throws(CatalogueError) in try catalogue.work(key: key) } ?? catalogue.work(forISBN: isbn) } catch {
+            event.error = "\(record.file): \(error)"
+            return event
+        }
+        guard let work = cached else {
+            event.error = "\(record.file): the matched book \(record.title ?? "?") is not in the cache"
+            return event
+        }
+        let outcome = intake.own(isbn, work: work, source: "review", from: .spine(photo: record.file, position: record.index))
+        event.kind = outcome.kind
+        switch outcome {
+        case .added, .alreadyOwned:
+            do { try catalogue.setSpineStatus(id: id, .accepted) } catch {
+                // Owned, but the entry still shows in review: accepting it again says "already owned".
+                event.kind = .failed
+                event.error = "\(record.file): added, but the review entry could not be closed: \(error)"
             }
-            try catalogue.setSpineStatus(id: id, .accepted)
-        } catch {
+        case let .libraryFull(_, owned, limit):
+            (event.reason, event.owned, event.limit) = (outcome.reason, owned, limit)
+        default:
             event.kind = .failed
-            event.error = "\(error)"
+            event.error = "\(record.file): \(outcome.reason ?? "not added")"
         }
         return event
     }

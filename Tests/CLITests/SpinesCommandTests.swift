@@ -17,10 +17,15 @@ import TestSupport
         ]}
         """
 
-    func prepare(_ harness: CLIHarness) throws -> String {
+    /// The model's reply (OpenAI chat completions) carrying `modelAnswer`.
+    static func chatResponse() throws -> FixtureResponse {
         let content = String(data: try JSONSerialization.data(withJSONObject: [Self.modelAnswer]), encoding: .utf8)!.dropFirst().dropLast()
-        harness.server.route(Self.chat, method: "POST", response: .json(
-            #"{"choices":[{"index":0,"message":{"role":"assistant","content":\#(content),"refusal":null},"finish_reason":"stop"}],"usage":{"prompt_tokens":1500,"completion_tokens":120}}"#))
+        return .json(
+            #"{"choices":[{"index":0,"message":{"role":"assistant","content":\#(content),"refusal":null},"finish_reason":"stop"}],"usage":{"prompt_tokens":1500,"completion_tokens":120}}"#)
+    }
+
+    func prepare(_ harness: CLIHarness) throws -> String {
+        harness.server.route(Self.chat, method: "POST", response: try Self.chatResponse())
         let fifth = try FixtureResponse.fixture("googlebooks/volumes_search_intitle_the_fifth_element_10_items.json")
         let none = try FixtureResponse.fixture("googlebooks/volumes_zero_results_no_items_key.json")
         harness.server.route(Self.volumes) { request in

@@ -178,21 +178,6 @@ import Testing
         }
     }
 
-    /// The seam for spine readings and import rows: an ISBN enters at "look up" and goes
-    /// through add, record and emit like a scanned book.
-    @Test func anISBNEntersAtTheLookupStage() async throws {
-        try await withCatalogue { catalogue in
-            let isbn = try cachedBook(11, in: catalogue)
-            let (pipeline, output) = makePipeline(catalogue)
-            let event = await pipeline.enter(isbn, from: .importRow(line: 3), file: "books.csv", captureTime: start)
-            #expect(event.outcome == .added(ScannedBook(isbn13: isbn, title: "Book Number 11")))
-            #expect(output.events == [event])
-            #expect(pipeline.record.badge == 1)
-            let again = await pipeline.enter(isbn, from: .spine(reading: "Book Number 11"), file: "shelf.jpg", captureTime: start)
-            #expect(again.kind == .alreadyOwned)
-        }
-    }
-
     // MARK: - Helpers
 
     private func withCatalogue(_ body: (Catalogue) async throws -> Void) async throws {

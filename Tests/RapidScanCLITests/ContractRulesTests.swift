@@ -1,6 +1,8 @@
 import ArgumentParser
+import BookCodes
 import Foundation
 import Imaging
+import Intake
 import Pipeline
 @preconcurrency import Rainbow
 @testable import RapidScanCLI
@@ -21,11 +23,27 @@ import Testing
         #expect(ExitStatus.table.contains("in this order: \(order)"))
     }
 
-    @Test func lookupRanksItsStatusesByTheTable() {
-        #expect(LookupExit.invalid > LookupExit.unavailable)
-        #expect(LookupExit.unavailable > LookupExit.notFound)
-        #expect(LookupExit.notFound > LookupExit.found)
-        #expect(LookupExit.invalid.rawValue == ExitStatus.inputError.rawValue)
+    /// One exit policy: each intake outcome has one status, whichever command reports it.
+    @Test func outcomesMapToTheTablesStatusesWithOnePrecedence() {
+        #expect(ExitStatus.status(outcomes: [IntakeOutcome.Kind.added, .alreadyOwned]) == ExitStatus.success)
+        #expect(ExitStatus.status(for: .libraryFull) == ExitStatus.libraryFull)
+        #expect(ExitStatus.status(for: .queued) == ExitStatus.queued)
+        #expect(ExitStatus.status(for: .notFound) == ExitStatus.notFound && ExitStatus.status(for: .unmatched) == ExitStatus.notFound)
+        #expect(ExitStatus.status(for: .review) == ExitStatus.review)
+        #expect(ExitStatus.status(for: .failed) == ExitStatus.failure)
+        #expect(ExitStatus.status(outcomes: [.queued, .notFound, .libraryFull]) == ExitStatus.libraryFull)
+        #expect(ExitStatus.status(outcomes: [.libraryFull], inputErrors: true) == ExitStatus.inputError)
+        #expect(ExitStatus.status(outcomes: [.failed], inputErrors: true, interrupted: true) == ExitStatus.interrupted)
+    }
+
+    /// The hints the wording table prints; CLITests' `IntakeHintCLITests` runs exactly these.
+    @Test func everyHintNamesACommand() throws {
+        let hints = IntakeWording.allHints(sample: try ISBN13(validating: "9780306406157")).map(\.arguments)
+        #expect(hints == [
+            ["account", "--pro"], ["pending", "retry"], ["review"],
+            ["library", "add", "9780306406157", "--title", "TITLE", "--author", "AUTHOR"],
+        ])
+        #expect(IntakeWording.libraryFull(owned: 50, limit: 50).contains("`rapidscan account --pro`"))
     }
 
     @Test func errorsMapToOneStatusEach() {

@@ -101,8 +101,8 @@ import Testing
         let book = ScannedBook(isbn13: isbn)
         #expect(event(.added(ScannedBook(isbn13: isbn, title: "Dune"))).toast == ("Added to Library", "Dune"))
         let full = event(.libraryFull(book, owned: 50, limit: 50)).toast
-        #expect(full.title == "Library Full" && full.subtitle.hasPrefix("50/50 books. Upgrade to Pro"))
-        #expect(full == ("Library Full", "50/50 books. Upgrade to Pro (ISBN 9780306406157 not added)"))
+        #expect(full.title == "Library Full" && full.subtitle.hasPrefix("50/50 books: `rapidscan account --pro` lifts the limit"))
+        #expect(full == ("Library Full", "50/50 books: `rapidscan account --pro` lifts the limit (ISBN 9780306406157 not added)"))
         let notFound = event(.notFound(book)).toast
         #expect(notFound.title == "Book Not Found" && notFound.subtitle.hasPrefix("Try scanning again"))
         #expect(notFound == ("Book Not Found", "Try scanning again (ISBN 9780306406157)"))

@@ -3,6 +3,7 @@ import Pipeline
 import BookLookup
 import Catalogue
 import Foundation
+import Intake
 import LibraryTransfer
 import Synchronization
 
@@ -17,6 +18,10 @@ struct ImportCommand: AsyncParsableCommand {
         kept); books you own already are reported, the free plan's limit holds, lookups no \
         source can answer now are queued in `pending`. Run the same file again after an \
         interruption: finished rows are skipped and nothing is added twice.
+
+        A rapidscan JSON backup is restored with every field, under the same free-plan limit: \
+        owned books past it are refused (one summary line), and the same file restores them \
+        after `rapidscan account --pro`.
 
         Exit status: 0 done, 1 some rows or files could not be used (each named with file:line), \
         5 library full, 3 some lookups queued, 2 some books not found, 70 database error, 130 interrupted.
@@ -65,10 +70,17 @@ struct ImportCommand: AsyncParsableCommand {
                 if detected == .rapidscanJSON {
                     let export = try Exporter.decodeJSON(Data(text.text.utf8))
                     let user = try service.catalogue.user()
-                    let restored = try service.catalogue.restore(LibrarySnapshot(user: user, lists: export.lists, items: export.items, works: export.works, isbnIndex: export.isbnIndex))
+                    // Through the intake: the free plan's limit holds for a backup as for every add.
+                    let restored = try Intake(lookup: service).restore(LibrarySnapshot(user: user, lists: export.lists, items: export.items, works: export.works, isbnIndex: export.isbnIndex))
                     total.imported += restored.added
                     total.alreadyPresent += restored.alreadyPresent
+                    total.libraryFull += restored.libraryFull
                     if !json && !quiet { Console.out("\(path): restored \(restored.added) books (\(restored.alreadyPresent) already present).") }
+                    if restored.libraryFull > 0 {
+                        let refused = "\(path): \(restored.libraryFull) owned books not restored: the library is full (\(IntakeWording.libraryFull(owned: restored.limit, limit: restored.limit)), then import the same file again)"
+                        if json { Console.out(try JSONLines.encode(ImportLine(libraryFull: path, count: restored.libraryFull, limit: restored.limit, error: refused))) }
+                        Console.error(refused)
+                    }
                     continue
                 }
                 let parsed = try detected.parse(text)
@@ -91,7 +103,9 @@ struct ImportCommand: AsyncParsableCommand {
                 if json { if let line = try? JSONLines.encode(ImportLine.failed(path, error.description)) { Console.out(line) } }
                 Console.error("rapidscan: \(error)")
             } catch let error as CatalogueError {
-                throw LibraryExit.fail(LibraryError.catalogue(error))
+                // The batch stops: the rows of the chunk that could not be stored are not marked done.
+                Console.error("rapidscan: \(service.catalogue.naming("\(error)"))")
+                throw ExitStatus.failure
             } catch {
                 throw LibraryExit.fail(error)
             }
@@ -101,20 +115,19 @@ struct ImportCommand: AsyncParsableCommand {
         } else {
             Console.out("imported \(total.imported), already present \(total.alreadyPresent), not found \(total.notFound), queued \(total.queued), library full \(total.libraryFull), bad rows \(total.badRows)\(total.skipped > 0 ? ", skipped \(total.skipped) done before" : "")\(interrupted.isInterrupted ? " (interrupted; run again to continue)" : "").")
         }
-        var status = ExitCode.success
-        if total.notFound > 0 { status = worse(status, LibraryExit.noMatch) }
-        if total.queued > 0 { status = worse(status, ExitCode(3)) }
-        if total.libraryFull > 0 { status = worse(status, LibraryExit.libraryFull) }
-        if total.badRows > 0 || fileErrors > 0 { status = worse(status, LibraryExit.badInput) }
-        if interrupted.isInterrupted { status = ExitCode(130) }
-        if status != .success { throw status }
+        var kinds: [IntakeOutcome.Kind] = []
+        if total.notFound > 0 { kinds.append(.notFound) }
+        if total.queued > 0 { kinds.append(.queued) }
+        if total.libraryFull > 0 { kinds.append(.libraryFull) }
+        if total.failed > 0 { kinds.append(.failed) }
+        try ExitStatus.exit(outcomes: kinds, inputErrors: total.badRows > 0 || fileErrors > 0, interrupted: interrupted.isInterrupted)
     }
 
     static func printHuman(_ event: ImportEvent, progress: ProgressCounter) {
         let name = event.title.map { "\($0)\(event.authors.map { " — " + $0.joined(separator: ", ") } ?? "")" } ?? event.isbn ?? ""
         switch event.kind {
         case .added: progress.line("added: \(name)\(event.isbn.map { " (\($0))" } ?? "")", error: false)
-        case .alreadyPresent: progress.line("already present: \(name)", error: false)
+        case .alreadyOwned: progress.line("already present: \(name)", error: false)
         case .skipped: break
         case .badRow: progress.line("\(event.file):\(event.line): \(event.reason ?? "bad row")", error: true)
         default: progress.line("\(event.file):\(event.line): \(event.kind.rawValue): \(name): \(event.reason ?? "")", error: true)
@@ -130,6 +143,7 @@ extension ImportSummary {
         queued += other.queued
         libraryFull += other.libraryFull
         badRows += other.badRows
+        failed += other.failed
         skipped += other.skipped
     }
 }
@@ -144,7 +158,12 @@ struct ImportLine: Encodable {
     var authors: [String]?
     var workKey: String?
     var source: String?
+    var reason: String?
     var error: String?
+    var owned: Int?
+    var limit: Int?
+    /// Owned books a backup's restore refused (library full).
+    var count: Int?
 
     init(_ event: ImportEvent) {
         self.event = event.kind.rawValue
@@ -155,7 +174,19 @@ struct ImportLine: Encodable {
         authors = event.authors
         workKey = event.workKey
         source = event.source
+        reason = event.kind == .badRow ? nil : event.reason
         error = event.reason
+        if event.kind == .libraryFull { (owned, limit) = (event.owned, event.limit) }
+    }
+
+    init(libraryFull file: String, count: Int, limit: Int, error: String) {
+        event = IntakeOutcome.Kind.libraryFull.rawValue
+        self.file = file
+        self.count = count
+        self.limit = limit
+        self.owned = limit
+        reason = error
+        self.error = error
     }
 
     init(failed file: String, error: String) {
@@ -175,6 +206,7 @@ struct ImportSummaryLine: Encodable {
     var notFound: Int
     var queued: Int
     var libraryFull: Int
+    var failed: Int
     var badRows: Int
     var skipped: Int
     var interrupted: Bool
@@ -185,6 +217,7 @@ struct ImportSummaryLine: Encodable {
         notFound = summary.notFound
         queued = summary.queued
         libraryFull = summary.libraryFull
+        failed = summary.failed
         badRows = summary.badRows
         skipped = summary.skipped
         self.interrupted = interrupted

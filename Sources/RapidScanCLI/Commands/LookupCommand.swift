@@ -49,7 +49,7 @@ struct LookupCommand: AsyncParsableCommand {
         // Online lookups overlap (the sources bound and pace their requests); output stays
         // in input order. Cache hits are faster one after another.
         let width = offline ? 1 : 4
-        var worst = LookupExit.found
+        var statuses: [ExitCode] = []
         for start in stride(from: 0, to: values.count, by: 64) {
             let chunk = Array(values[start..<min(start + 64, values.count)])
             let results = await concurrentMap(chunk, width: width) { value -> LookupResult? in
@@ -57,11 +57,12 @@ struct LookupCommand: AsyncParsableCommand {
                 return await service.lookup(isbn, offline: offline)
             }
             for (value, result) in zip(chunk, results) {
-                worst = max(worst, try report(result, input: value, catalogue: service.catalogue))
+                statuses.append(try report(result, input: value, catalogue: service.catalogue))
             }
         }
         fflush(nil)
-        if worst != .found { throw ExitCode(worst.rawValue) }
+        let worst = ExitStatus.worst(statuses)
+        if worst != ExitStatus.success { throw worst }
     }
 
     /// Arguments first, then the file's non-blank lines (a trailing `#` comment is ignored).
@@ -82,16 +83,16 @@ struct LookupCommand: AsyncParsableCommand {
     }
 
     /// Prints one value's outcome; nil `result` means the value is not a valid ISBN.
-    private func report(_ result: LookupResult?, input: String, catalogue: Catalogue) throws -> LookupExit {
+    private func report(_ result: LookupResult?, input: String, catalogue: Catalogue) throws -> ExitCode {
         let isbn: ISBN13
         do {
             isbn = try ISBN13(validating: input)
         } catch {
             Console.error("\(input): not a valid ISBN: \(error)")
             if json { try JSONLines.write(LookupLine(input: input, status: "invalid", error: "\(error)")) }
-            return .invalid
+            return ExitStatus.inputError
         }
-        guard let result else { return .invalid }
+        guard let result else { return ExitStatus.inputError }
         switch result {
         case let .found(work, fromCache):
             let editions = try catalogue.editions(of: work)
@@ -118,30 +119,14 @@ struct LookupCommand: AsyncParsableCommand {
                 print("\(isbn.hyphenated)  Queued — will retry when \(source) answers (\(reason))")
             }
         }
-        return LookupExit(result)
-    }
-}
-
-/// Exit status per ISBN (`ExitStatus`); the command exits with the most serious.
-enum LookupExit: Int32, Comparable {
-    case found = 0
-    case notFound = 2
-    case unavailable = 3
-    /// A value that is not an ISBN is input that could not be used: 1, as everywhere.
-    case invalid = 1
-
-    init(_ result: LookupResult) {
+        // The policy's statuses: a lookup's answers name the same situations as the intake's outcomes.
         switch result {
-        case .found: self = .found
-        case .notFound: self = .notFound
-        case .unavailable: self = .unavailable
+        case .found: return ExitStatus.success
+        case .notFound: return ExitStatus.status(for: .notFound)
+        case .unavailable(.database, _): return ExitStatus.status(for: .failed)
+        case .unavailable: return ExitStatus.status(for: .queued)
         }
     }
-
-    /// Seriousness in `ExitStatus.precedence` order: 1 over 3 over 2 over 0.
-    private var rank: Int { [.found: 0, .notFound: 1, .unavailable: 2, .invalid: 3][self]! }
-
-    static func < (lhs: LookupExit, rhs: LookupExit) -> Bool { lhs.rank < rhs.rank }
 }
 
 /// One `lookup --json` line.

@@ -2,6 +2,7 @@ import ArgumentParser
 import BookLookup
 import Catalogue
 import Foundation
+import Intake
 
 /// `rapidscan pending` (list) and `rapidscan pending retry`.
 struct PendingCommand: AsyncParsableCommand {
@@ -85,8 +86,9 @@ struct PendingRetryCommand: AsyncParsableCommand {
         passed, for cron jobs). Found books are stored and, when queued by a scan, added as \
         owned; ISBNs no source knows are dropped; the rest stay queued with a longer back-off.
 
-        Here: 0 nothing left pending, 3 some lookups are still pending, 70 the database \
-        or config could not be used.
+        Exit status as for a scan of the same books: 0 nothing left pending; 5 some books \
+        did not fit (`rapidscan account --pro`, then retry); 3 some lookups are still pending; \
+        2 some ISBN is known to no source; 70 the database or config could not be used.
         """)
 
     @Flag(name: .long, help: "Only retry lookups whose next retry time has come.")
@@ -99,46 +101,60 @@ struct PendingRetryCommand: AsyncParsableCommand {
 
     func run() async throws {
         let service = try library.openLookupService()
-        let outcomes = await service.retryPending(now: Date(), onlyDue: dueOnly)
-        for outcome in outcomes {
-            let line = RetryLine(outcome)
+        let intake = Intake(lookup: service)
+        let outcomes = try await intake.retryPending(now: Date(), onlyDue: dueOnly)
+        var tally = IntakeTally()
+        for (retry, outcome) in outcomes {
+            let line = RetryLine(retry, outcome: outcome)
+            if let outcome { tally.count(outcome) }
             if json { try JSONLines.write(line) } else { print("\(BookFormatting.hyphenated(line.isbn13))  \(line.message)") }
         }
         let remaining = try service.catalogue.pendingLookups().count
         if !json { print("\(outcomes.count) retried, \(remaining) still pending.") }
         fflush(nil)
-        if remaining > 0 { throw ExitCode(3) }
+        // A row kept for a later retry is waiting, whatever this run's outcome for it was.
+        if remaining > 0 { tally.count(.queued) }
+        try ExitStatus.exit(outcomes: tally.kinds)
     }
 }
 
-/// One retried ISBN, for people (`message`) and scripts (the rest).
+/// One retried ISBN, for people (`message`) and scripts (the rest): the intake's line
+/// (`event` named as every door names the outcome) plus `status`.
 struct RetryLine: Encodable {
     var schema = JSONSchema.version
-    /// Named like the scan events where one exists (`added`, `notFound`…): the status again.
+    /// The intake's name for the outcome (`added`, `notFound`, `queued`…); `found` for a lookup-only row.
     var event: String
     var isbn13: String
-    /// found, added, alreadyOwned, libraryFull, notFound or unavailable.
+    /// found, added, alreadyOwned, libraryFull, notFound, unavailable or failed (as before the intake).
     var status: String
     var title: String?
+    var authors: [String]?
+    var workKey: String?
+    var source: String?
+    var reason: String?
+    var owned: Int?
+    var limit: Int?
     var message: String
 
-    init(_ outcome: PendingRetryOutcome) {
-        isbn13 = outcome.isbn.digits
-        title = outcome.result.work?.title
-        switch (outcome.result, outcome.added) {
-        case let (.found(work, _), .added?):
-            (status, message) = ("added", "Added to Library — \(work.title)")
-        case let (.found(work, _), .alreadyOwned?):
-            (status, message) = ("alreadyOwned", "Already in Library — \(work.title)")
-        case let (.found(work, _), .libraryFull(owned, limit)?):
-            (status, message) = ("libraryFull", "Library Full — \(owned)/\(limit) books. Upgrade to Pro (\(work.title) is cached)")
-        case let (.found(work, _), nil):
-            (status, message) = ("found", "Found — \(BookFormatting.headline(work))")
-        case (.notFound, _):
-            (status, message) = ("notFound", "Book Not Found — no source knows this ISBN; dropped from the queue")
-        case let (.unavailable(source, reason), _):
-            (status, message) = ("unavailable", "Still queued — \(source): \(reason)")
+    init(_ retry: PendingRetryOutcome, outcome: IntakeOutcome?) {
+        isbn13 = retry.isbn.digits
+        title = retry.result.work?.title
+        guard let outcome else {
+            event = "found"
+            status = "found"
+            message = "Found — \(retry.result.work.map(BookFormatting.headline) ?? isbn13)"
+            return
         }
-        event = status
+        let line = IntakeLine(outcome)
+        event = line.event
+        (authors, workKey, source, reason, owned, limit) = (line.authors, line.workKey, line.source, line.reason, line.owned, line.limit)
+        status = outcome.kind == .queued ? "unavailable" : line.event
+        switch outcome {
+        case .notFound: message = "\(IntakeWording.title(.notFound)) — no source knows this ISBN; dropped from the queue"
+        case .queued(_, let source, let reason): message = "Still queued — \(source): \(reason)"
+        case let .libraryFull(_, owned, limit):
+            message = "\(IntakeWording.title(.libraryFull)) — \(IntakeWording.libraryFull(owned: owned, limit: limit)) (\(title ?? isbn13) is cached)"
+        default: message = "\(IntakeWording.title(outcome.kind)) — \(title ?? outcome.reason ?? "")"
+        }
     }
 }

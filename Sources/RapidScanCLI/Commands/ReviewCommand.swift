@@ -1,6 +1,7 @@
 import ArgumentParser
 import Catalogue
 import Foundation
+import Intake
 import SpineMatching
 import SpineScanning
 
@@ -14,8 +15,8 @@ struct ReviewCommand: AsyncParsableCommand {
         library limit); --reject 2 drops them; --accept-all / --reject-all for scripts.
 
         Exit status: 0 done (nothing left to review); 6 matches still wait for review; \
-        5 some accepted books did not fit in the library; 1 a number named no entry; \
-        70 database error; 64 bad usage.
+        5 some accepted books did not fit in the library (`rapidscan account --pro`); \
+        1 a number named no entry; 70 database error; 64 bad usage.
         """
     )
 
@@ -65,22 +66,22 @@ struct ReviewCommand: AsyncParsableCommand {
         do { pending = try review.pending() } catch { throw SessionExitStatus.fail("\(error)") }
         let accepted = acceptAll ? Array(1...max(1, pending.count)).filter { $0 <= pending.count } : try accept.map(Self.numbers) ?? []
         let rejected = rejectAll ? Array(1...max(1, pending.count)).filter { $0 <= pending.count } : try reject.map(Self.numbers) ?? []
-        var status: Int32 = 0
-        var full = false
+        var tally = IntakeTally()
+        var inputErrors = false
         let output = SpineOutput(json: json, quiet: false)
         if accepted.isEmpty && rejected.isEmpty {
             for (number, record) in pending.enumerated() { show(number + 1, record) }
             if !json { Console.error("\(pending.count) matches wait for review") }
-            throw ExitCode(pending.isEmpty ? 0 : 6)
+            try ExitStatus.exit(outcomes: pending.isEmpty ? [] : [.review])
+            return
         }
         for number in Set(accepted + rejected).sorted() where number > pending.count {
             Console.error("rapidscan: review: there is no entry \(number) (\(pending.count) pending)")
-            status = 1
+            inputErrors = true
         }
         for number in accepted where number <= pending.count {
             let event = review.accept(pending[number - 1])
-            if event.kind == .libraryFull { full = true }
-            if event.kind == .failed { status = 1 }
+            tally.count(event.kind)
             output.write(event)
         }
         for number in rejected where number <= pending.count && !accepted.contains(number) {
@@ -89,9 +90,11 @@ struct ReviewCommand: AsyncParsableCommand {
             event.reason = "rejected in review"
             output.write(event)
         }
-        let left = (try? review.pending().count) ?? 0
-        if status == 0 { status = full ? 5 : left > 0 ? 6 : 0 }
-        throw ExitCode(status)
+        // What is left to review decides "6"; a queue that cannot be read is the database's failure.
+        let left: Int
+        do { left = try review.pending().count } catch { throw SessionExitStatus.fail("\(error)") }
+        if left > 0 { tally.count(.review) }
+        try ExitStatus.exit(outcomes: tally.kinds, inputErrors: inputErrors)
     }
 
     private func show(_ number: Int, _ record: SpineRecord) {

@@ -3,6 +3,7 @@ import BarcodeReading
 import BookLookup
 import Catalogue
 import Foundation
+import Intake
 import Imaging
 import MetadataSources
 import Pipeline
@@ -192,13 +193,9 @@ enum SessionExitStatus {
 
     static func exitCode(for summary: SessionSummary) -> ExitCode {
         let t = summary.totals
-        // Every situation that applies; the table's precedence picks the one to report.
-        let applies: [(Bool, ExitCode)] = [
-            (summary.interrupted, ExitStatus.interrupted), (t.failed > 0, ExitStatus.failure),
-            (t.unreadable > 0, ExitStatus.inputError), (t.libraryFull > 0, ExitStatus.libraryFull),
-            (t.queued > 0, ExitStatus.queued), (t.notFound > 0, ExitStatus.notFound),
-        ]
-        return ExitStatus.worst(applies.filter(\.0).map(\.1))
+        // The books' outcomes, as every door reports them; the one policy picks the status.
+        let outcomes: [(Int, IntakeOutcome.Kind)] = [(t.failed, .failed), (t.libraryFull, .libraryFull), (t.queued, .queued), (t.notFound, .notFound)]
+        return ExitStatus.status(outcomes: outcomes.filter { $0.0 > 0 }.map(\.1), inputErrors: t.unreadable > 0, interrupted: summary.interrupted)
     }
 }
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import BarcodeReading
 import Catalogue
 import Foundation
+import Intake
 import MetadataSources
 import Pipeline
 import RapidScanConfig
@@ -124,7 +125,8 @@ struct SpinesCommand: AsyncParsableCommand {
         if !offline {
             sources += MetadataSources.make(settings: settings).map { SearchCandidateSource(source: $0, catalogue: catalogue) }
         }
-        let session = SpineSession(catalogue: catalogue, reader: reader, sources: sources, dryRun: dryRun, listId: listId, offline: offline)
+        let intake = Intake(catalogue: catalogue, settings: Intake.Settings(listId: listId, offline: offline))
+        let session = SpineSession(catalogue: catalogue, reader: reader, sources: sources, dryRun: dryRun, listId: listId, offline: offline, intake: intake)
         var files: [String] = []
         var unreadableInputs = 0
         for entry in FileWalker.imageFiles(in: paths.map { URL(fileURLWithPath: $0) }) {
@@ -148,7 +150,8 @@ struct SpinesCommand: AsyncParsableCommand {
         }
         interrupt.onInterrupt { run.cancel() }
         var summary = await run.value
-        summary.counts[.failed, default: 0] += unreadableInputs
+        summary.photoFailures += unreadableInputs
+        if interrupt.isInterrupted { summary.interrupted = true }
         output.write(summary)
         throw SpinesExitStatus.exitCode(for: summary)
     }
@@ -223,6 +226,8 @@ struct SpineOutput {
         var source: String?
         var reason: String?
         var error: String?
+        var owned: Int?
+        var limit: Int?
         var cached: Bool?
         var dryRun: Bool?
         var time: Date
@@ -259,7 +264,7 @@ struct SpineOutput {
                 event: event.kind.rawValue, number: number, file: event.file, reading: event.reading, position: event.position,
                 decision: event.decision?.rawValue, distance: event.distance, isbn13: event.isbn13, title: event.title,
                 authors: event.authors, workKey: event.workKey, source: event.source, reason: event.reason, error: event.error,
-                cached: event.cached ? true : nil, dryRun: event.dryRun ? true : nil, time: Date()))
+                owned: event.owned, limit: event.limit, cached: event.cached ? true : nil, dryRun: event.dryRun ? true : nil, time: Date()))
             return
         }
         if event.kind == .failed || event.kind == .queued && event.reading == nil {
@@ -271,15 +276,7 @@ struct SpineOutput {
         let book = event.title.map { "\($0)\(event.authors.map { " — " + $0.joined(separator: ", ") } ?? "")" } ?? ""
         // Nothing was close: a distance to no candidate says nothing.
         let decision = event.decision.flatMap { $0 == .none ? nil : "\($0.rawValue) \(String(format: "%.2f", event.distance ?? 1))" }
-        let status: String = switch event.kind {
-        case .added: event.dryRun ? "Would Add" : "Added to Library"
-        case .alreadyOwned: "Already in Library"
-        case .review: "Needs Review"
-        case .unmatched: "No Match"
-        case .libraryFull: "Library Full"
-        case .queued: "Queued"
-        case .failed: "Failed"
-        }
+        let status = event.kind == .added && event.dryRun ? "Would Add" : IntakeWording.title(event.kind)
         Console.out("\(event.file): \(read) → \(book.isEmpty ? "-" : book)\(decision.map { " [\($0)]" } ?? "") \(status)\(event.reason.map { " (\($0))" } ?? "")")
     }
 
@@ -289,7 +286,7 @@ struct SpineOutput {
                 photos: summary.photos, sent: summary.sent, fromCache: summary.fromCache, readings: summary.readings,
                 added: summary.count(.added), alreadyOwned: summary.count(.alreadyOwned), review: summary.count(.review),
                 unmatched: summary.count(.unmatched), libraryFull: summary.count(.libraryFull), queued: summary.count(.queued),
-                failed: summary.count(.failed), inputTokens: summary.usage.input, outputTokens: summary.usage.output,
+                failed: summary.count(.failed) + summary.photoFailures, inputTokens: summary.usage.input, outputTokens: summary.usage.output,
                 truncated: summary.truncated, unreadableSpines: summary.unreadableSpines, unsureUnmatched: summary.unsureUnmatched, notSent: summary.notSent, stopReason: summary.stopReason,
                 interrupted: summary.interrupted, time: Date()))
             return
@@ -297,11 +294,13 @@ struct SpineOutput {
         var line = "\(summary.photos) photo\(summary.photos == 1 ? "" : "s") (\(summary.sent) \(readsLocally ? "read here" : "sent"), \(summary.fromCache) from cache), \(summary.readings) spines: "
         line += "\(summary.count(.added)) added, \(summary.count(.alreadyOwned)) already owned, \(summary.count(.review)) to review, "
         line += "\(summary.count(.unmatched)) unmatched, \(summary.count(.libraryFull)) library full, \(summary.count(.queued)) queued, "
-        line += "\(summary.count(.failed)) failed, \(summary.unreadableSpines) unreadable"
+        line += "\(summary.count(.failed) + summary.photoFailures) failed, \(summary.unreadableSpines) unreadable"
         if summary.unsureUnmatched > 0 { line += ", \(summary.unsureUnmatched) unsure readings matched nothing (not shown)" }
         // Local OCR spends no tokens.
         if summary.usage.input + summary.usage.output > 0 { line += "; tokens \(summary.usage.input) in, \(summary.usage.output) out" }
         if summary.truncated > 0 { line += "; \(summary.truncated) replies cut by the token limit (raise maxTokens)" }
+        if summary.count(.libraryFull) > 0 { line += "\nlibrary full: \(IntakeWording.upgrade.text), then run the same command again" }
+        if summary.count(.review) > 0 { line += "\n\(summary.count(.review)) to review: \(IntakeWording.review.text)" }
         if let reason = summary.stopReason { line += "\nstopped: \(reason); \(summary.notSent.count) photos not sent stay queued (run again later)" }
         // Readings no source could search are not settled: the same command settles them
         // later, from the photo's kept reading (`pending retry` is for ISBNs).
@@ -314,7 +313,7 @@ struct SpineOutput {
     }
 }
 
-/// docs/CLI.md's exit codes for `spines` and `review`.
+/// `spines`' and `review`'s rows of the one exit policy (`ExitStatus`).
 enum SpinesExitStatus {
     static let help = """
         0 every spine settled (added, already owned); 1 some photo could not be read or \
@@ -325,15 +324,8 @@ enum SpinesExitStatus {
         """
 
     static func exitCode(for summary: SpineSummary) -> ExitCode {
-        let status: Int32 =
-            summary.interrupted ? InterruptMonitor.exitStatus
-            : summary.count(.failed) > 0 ? 1
-            : summary.count(.libraryFull) > 0 ? 5
-            : summary.count(.queued) > 0 ? 3
-            : summary.count(.unmatched) > 0 ? 2
-            : summary.count(.review) > 0 ? 6
-            : 0
-        return ExitCode(status)
+        ExitStatus.status(outcomes: summary.kinds, inputErrors: summary.photoFailures > 0, interrupted: summary.interrupted)
     }
 }
+
 extension SpinesCommand: FinishesOnInterrupt {}

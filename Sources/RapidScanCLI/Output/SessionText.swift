@@ -1,5 +1,6 @@
 import BookCodes
 import Foundation
+import Intake
 import Pipeline
 
 /// Terminal and log output of `scan` and `watch`: one toast line per event on stdout; on a
@@ -150,6 +151,8 @@ struct SessionNotes {
             "warning: \(file): cannot read whether it was already scanned (\(reason)); scanning it again"
         case let .notMarkedProcessed(file, reason):
             "warning: \(file): its books are stored but the file could not be marked scanned (\(reason)); a later scan reads it again"
+        case let .notMarkedAfterInterrupt(file):
+            "\(file): interrupted before its books were looked up (queued); the same command reads it again and adds them"
         }
     }
 }
@@ -160,15 +163,16 @@ extension ScanEvent {
         let isbn = book.map { " (ISBN \($0.isbn13.digits))" } ?? ""
         let printed = printedCode.map { "\($0.symbology.rawValue) \($0.text)" } ?? ""
         switch outcome {
-        case .added(let book): return ("Added to Library", book.title ?? "ISBN \(book.isbn13.digits)")
-        case .alreadyOwned(let book): return ("Already in Library", book.title ?? "ISBN \(book.isbn13.digits)")
-        case .notFound: return ("Book Not Found", "Try scanning again" + isbn)
+        // Book outcomes: the intake's one wording table (the same titles and hints in every command).
+        case .added(let book): return (IntakeWording.title(.added), book.title ?? "ISBN \(book.isbn13.digits)")
+        case .alreadyOwned(let book): return (IntakeWording.title(.alreadyOwned), book.title ?? "ISBN \(book.isbn13.digits)")
+        case .notFound: return (IntakeWording.title(.notFound), "Try scanning again" + isbn)
         case let .libraryFull(book, owned, limit):
-            return ("Library Full", "\(owned)/\(limit) books. Upgrade to Pro (ISBN \(book.isbn13.digits) not added)")
+            return (IntakeWording.title(.libraryFull), "\(owned)/\(limit) books: \(IntakeWording.upgrade.text) (ISBN \(book.isbn13.digits) not added)")
         case let .queued(_, provenance, _):
-            let when = provenance == .offline ? "offline: `rapidscan pending retry` adds it when online"
+            let when = provenance == .offline ? "offline: \(IntakeWording.retryPending.command) adds it when online"
                                               : "will retry when \(provenance.name) answers"
-            return ("Queued", when + isbn)
+            return (IntakeWording.title(.queued), when + isbn)
         case .nonBook: return ("Not a Book", "\(printed) is a product code, not looked up")
         case let .rejected(_, _, reason): return ("Rejected", "\(printed): \(reason)")
         case .debounced: return ("Repeat Skipped", "\(book.map { "ISBN \($0.isbn13.digits)" } ?? printed) seen moments ago")
@@ -191,8 +195,8 @@ extension SessionSummary {
         lines.append("  Added to Library:   \(t.added)")
         lines.append("  Already in Library: \(t.alreadyOwned)")
         lines.append("  Book Not Found:     \(t.notFound)")
-        if t.libraryFull > 0 { lines.append("  Library Full:       \(t.libraryFull) (not added; `rapidscan account --pro` lifts the 50-book limit)") }
-        if t.queued > 0 { lines.append("  Queued:             \(t.queued) (run `rapidscan pending retry` when the lookup service answers)") }
+        if t.libraryFull > 0 { lines.append("  Library Full:       \(t.libraryFull) (not added; \(IntakeWording.upgrade.text))") }
+        if t.queued > 0 { lines.append("  Queued:             \(t.queued) (\(IntakeWording.retryPending.text))") }
         if t.failed > 0 { lines.append("  Failed:             \(t.failed)") }
         var other: [String] = []
         if t.nonBook > 0 { other.append("\(t.nonBook) non-book code\(t.nonBook == 1 ? "" : "s")") }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Catalogue
 import Foundation
+import Intake
 import Pipeline
 import RapidScanConfig
 
@@ -34,6 +35,37 @@ enum ExitStatus {
     /// The most serious of `codes` by `precedence` (success when none is set).
     static func worst(_ codes: [ExitCode]) -> ExitCode {
         precedence.first { codes.contains($0) } ?? success
+    }
+
+    /// The exit status each intake outcome calls for, whichever command it came from
+    /// (`scan`, `watch`, `spines`, `review`, `import`, `library add`, `library notfound --retry`, `pending retry`).
+    static func status(for kind: IntakeOutcome.Kind) -> ExitCode {
+        switch kind {
+        case .added, .alreadyOwned: success
+        case .libraryFull: libraryFull
+        case .queued: queued
+        case .notFound, .unmatched: notFound
+        case .review: review
+        // A book that could not be stored or queued: the database (its message names it).
+        case .failed: failure
+        }
+    }
+
+    /// The one exit policy of a run: its outcomes, plus what is not a book's outcome (input
+    /// that could not be used, an interrupted run, a file without a code in `decode`).
+    static func status(outcomes: some Sequence<IntakeOutcome.Kind>, inputErrors: Bool = false, interrupted: Bool = false,
+                       partial: Bool = false) -> ExitCode {
+        var codes = outcomes.map(status(for:))
+        if inputErrors { codes.append(inputError) }
+        if interrupted { codes.append(Self.interrupted) }
+        if partial { codes.append(Self.partial) }
+        return worst(codes)
+    }
+
+    /// Throws the policy's status unless it is success.
+    static func exit(outcomes: some Sequence<IntakeOutcome.Kind>, inputErrors: Bool = false, interrupted: Bool = false) throws {
+        let status = status(outcomes: outcomes, inputErrors: inputErrors, interrupted: interrupted)
+        if status != success { throw status }
     }
 
     /// Appended to every command's `--help` so the table is everywhere it is needed.

@@ -3,6 +3,7 @@ import BookCodes
 import BookLookup
 import Catalogue
 import Foundation
+import Intake
 
 /// `rapidscan library add ISBN… [--list L] [--status S]`: like a scan without a photo.
 /// `--title`/`--author` file a book no source knows by hand (`apiSource: manual`).
@@ -53,77 +54,36 @@ struct LibraryAddCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var worst: ExitCode = .success
+        var tally = IntakeTally()
         do {
             let service = try library.openLookupService()
             let catalogue = service.catalogue
             let listId = try list.map { try catalogue.list(named: $0).id }
+            let intake = Intake(lookup: service, settings: Intake.Settings(listId: listId, format: ownedFormat, offline: offline))
             for text in isbns {
                 let code = parseISBN(text)!
-                let work: Work
-                var source = "cache"
+                var outcome: IntakeOutcome
                 if let title {
-                    work = try catalogue.recordManual(isbn: code, title: title, authors: author)
+                    let work = try catalogue.recordManual(isbn: code, title: title, authors: author)
                     try catalogue.forgetNotFound(isbn: code)
-                    source = "manual"
+                    outcome = intake.own(code, work: work, source: "manual", from: .typed)
                 } else {
-                    switch await service.lookup(code, offline: offline, intent: .own(listId: listId, format: ownedFormat)) {
-                    case let .found(found, fromCache):
-                        work = found
-                        source = fromCache ? "cache" : found.apiSource
-                    case .notFound:
-                        try catalogue.rememberNotFound(isbn: code, origin: "add")
-                        report(AddLine(event: "notFound", isbn13: code.digits, source: nil, error: "no source knows \(code.digits); add it by hand with --title and --author"))
-                        worst = worse(worst, LibraryExit.noMatch)
-                        continue
-                    case let .unavailable(source, reason):
-                        report(AddLine(event: "queued", isbn13: code.digits, source: source.name, error: "\(source) could not answer (\(reason)); `rapidscan pending retry` adds it later"))
-                        worst = worse(worst, ExitCode(3))
-                        continue
-                    }
+                    outcome = await intake.take(code, from: .typed)
                 }
-                switch try catalogue.addOwned(isbn: code, work: work, listId: listId, format: ownedFormat) {
-                case var .added(item):
-                    if let status = status.flatMap(ReadingStatus.init) { item = try catalogue.updateItem(id: item.id, ItemChange(status: status)) }
-                    report(AddLine(event: "added", isbn13: code.digits, title: item.title, authors: item.authors, workKey: item.bookId, source: source))
-                case let .alreadyOwned(item):
-                    report(AddLine(event: "alreadyOwned", isbn13: code.digits, title: item.title, authors: item.authors, workKey: item.bookId, source: source))
-                case let .libraryFull(owned, limit):
-                    report(AddLine(event: "libraryFull", isbn13: code.digits, title: work.title, authors: work.authors, workKey: work.workKey, source: source,
-                                   error: "the free plan holds \(limit) owned books (\(owned) owned); `rapidscan account pro` lifts the limit"))
-                    worst = worse(worst, LibraryExit.libraryFull)
+                if case .added(let book) = outcome, let status = status.flatMap(ReadingStatus.init), let id = book.itemId {
+                    _ = try catalogue.updateItem(id: id, ItemChange(status: status))
                 }
+                tally.count(outcome)
+                report(outcome)
             }
         } catch {
             throw LibraryExit.fail(error)
         }
-        if worst != .success { throw worst }
+        try ExitStatus.exit(outcomes: tally.kinds)
     }
 
-    func report(_ line: AddLine) {
-        if json { if let text = try? JSONLines.encode(line) { Console.out(text) }; return }
-        let name = line.title.map { "\($0)\(line.authors.map { " — " + $0.joined(separator: ", ") } ?? "")" } ?? line.isbn13
-        switch line.event {
-        case "added": Console.out("added: \(name) (\(line.isbn13))")
-        case "alreadyOwned": Console.out("already in library: \(name) (\(line.isbn13))")
-        default: Console.error("\(line.event): \(line.isbn13): \(line.error ?? "")")
-        }
+    func report(_ outcome: IntakeOutcome) {
+        if json { if let text = try? JSONLines.encode(IntakeLine(outcome)) { Console.out(text) }; return }
+        if outcome.isSuccess { Console.out(outcome.humanLine) } else { Console.error(outcome.humanLine) }
     }
-}
-
-/// The first code in docs/CLI.md's precedence order wins.
-func worse(_ a: ExitCode, _ b: ExitCode) -> ExitCode {
-    let order: [Int32] = [130, 70, 1, 5, 3, 2, 6, 4, 0]
-    return (order.firstIndex(of: a.rawValue) ?? 8) <= (order.firstIndex(of: b.rawValue) ?? 8) ? a : b
-}
-
-struct AddLine: Encodable {
-    var schema = JSONSchema.version
-    var event: String
-    var isbn13: String
-    var title: String?
-    var authors: [String]?
-    var workKey: String?
-    var source: String?
-    var error: String?
 }

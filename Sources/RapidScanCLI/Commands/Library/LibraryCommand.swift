@@ -24,12 +24,11 @@ struct LibraryCommand: AsyncParsableCommand {
         defaultSubcommand: LibraryListCommand.self)
 }
 
-/// Exit codes of docs/CLI.md used by the library commands.
+/// The library commands' rows of the one exit table (`ExitStatus`), and their error report.
 enum LibraryExit {
-    static let badInput = ExitCode(1)
-    static let noMatch = ExitCode(2)
-    static let libraryFull = ExitCode(5)
-    static let database = ExitCode(70)
+    static let badInput = ExitStatus.inputError
+    static let noMatch = ExitStatus.notFound
+    static let database = ExitStatus.failure
 
     /// Prints the error on stderr and returns the exit code its kind calls for.
     static func fail(_ error: any Error) -> ExitCode {

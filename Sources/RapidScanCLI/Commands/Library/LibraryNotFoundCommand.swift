@@ -2,6 +2,7 @@ import ArgumentParser
 import BookLookup
 import Catalogue
 import Foundation
+import Intake
 
 /// `rapidscan library notfound [--retry]`: codes no source knew, remembered.
 struct LibraryNotFoundCommand: AsyncParsableCommand {
@@ -19,29 +20,41 @@ struct LibraryNotFoundCommand: AsyncParsableCommand {
     @OptionGroup var library: LibraryOptions
 
     func run() async throws {
+        var tally = IntakeTally()
         do {
             let service = try library.openLookupService()
             let catalogue = service.catalogue
-            var stillMissing = 0
+            let intake = Intake(lookup: service)
             for row in try catalogue.notFoundCodes() {
                 guard let code = parseISBN(row.isbn) else { continue }
                 var event = "notFound"
-                if retry, case let .found(work, _) = await service.lookup(code, intent: .own()) {
-                    try catalogue.forgetNotFound(isbn: code)
-                    if case .libraryFull = try catalogue.addOwned(isbn: code, work: work) { event = "libraryFull" } else { event = "added" }
-                } else {
-                    stillMissing += 1
+                if retry {
+                    // Asked again through the intake; still unknown, the row stays as it was (not seen again).
+                    let resolution = await intake.resolve(code)
+                    let outcome: IntakeOutcome = if case .notFound = resolution {
+                        .notFound(IntakeBook(isbn13: code))
+                    } else {
+                        intake.add(code, resolution, from: .notFoundRetry(seenIn: row.origin))
+                    }
+                    if outcome.isSuccess { try catalogue.forgetNotFound(isbn: code) }
+                    tally.count(outcome)
+                    event = outcome.kind.rawValue
+                    if outcome.kind != .notFound {
+                        if json { Console.out(try JSONLines.encode(IntakeLine(outcome, file: row.origin))) }
+                        else if outcome.isSuccess { Console.out(outcome.humanLine) } else { Console.error(outcome.humanLine) }
+                        continue
+                    }
                 }
                 if json {
                     Console.out(try JSONLines.encode(NotFoundLine(event: event, isbn13: row.isbn, file: row.origin, time: row.lastSeenAt, times: row.times)))
                 } else {
-                    Console.out("\(event == "notFound" ? "not found" : event): \(BookFormatting.hyphenated(row.isbn)) · \(row.origin) · \(ISO8601DateFormatter().string(from: row.lastSeenAt))\(row.times > 1 ? " · seen \(row.times) times" : "")")
+                    Console.out("not found: \(BookFormatting.hyphenated(row.isbn)) · \(row.origin) · \(ISO8601DateFormatter().string(from: row.lastSeenAt))\(row.times > 1 ? " · seen \(row.times) times" : "")")
                 }
             }
-            if stillMissing > 0 && retry { throw LibraryExit.noMatch }
         } catch {
             throw LibraryExit.fail(error)
         }
+        try ExitStatus.exit(outcomes: tally.kinds)
     }
 }
 
