@@ -104,7 +104,8 @@ import Testing
 
     @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func aLibraryMadeReadOnlyMidSpinesIsAnErrorAndARerunAddsEveryBookOnce() async throws {
         try SharedFiles.requireShared()
-        let harness = try CLIHarness()
+        let harness = try await CLIHarness.started()
+        defer { Task { await harness.server.stop() } }
         let photo = try SpinesCommandTests().prepare(harness)
         let second = harness.directory.appendingPathComponent("shelf-2.jpg")
         var bytes = try Data(contentsOf: URL(fileURLWithPath: photo))
@@ -117,8 +118,6 @@ import Testing
             trigger.ask()
             return answer
         }
-        try await harness.server.start()
-        defer { Task { await harness.server.stop() } }
         defer { Self.setImmutable(false, Self.databaseFiles(harness)) }
 
         let broken = try await harness.run("spines", "--json", photo, second.path)
@@ -164,7 +163,7 @@ import Testing
         }
         let rerun = try await harness.run(["scan", "--json", folder.path])
         #expect(rerun.status == 0, "\(rerun.stderr)")
-        #expect(rerun.summary?["alreadyProcessed"] as? Int == 0, "no cut file was marked done")
+        #expect(rerun.summary?["alreadyProcessed"] as? Int == 0, "no cut file was marked done: \(interrupted.stdout)\(interrupted.stderr)")
         #expect(rerun.events("added").count == 3)
         #expect(try await harness.ownedCount() == 3)
         #expect(try await harness.run("pending", "list", "--json").jsonLines.isEmpty, "nothing left waiting")
@@ -210,11 +209,11 @@ import Testing
     @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func spinesInterruptedWhileSearchingExits130() async throws {
         try SharedFiles.requireShared()
         let harness = try CLIHarness(server: FixtureServer(hangLimit: .seconds(300)))
+        try await harness.server.start()
+        defer { Task { await harness.server.stop() } }
         let photo = try SpinesCommandTests().prepare(harness)
         harness.server.neverAnswer(SpinesCommandTests.volumes)
         harness.extraEnvironment["RAPIDSCAN_HTTP_TIMEOUT"] = "120"
-        try await harness.server.start()
-        defer { Task { await harness.server.stop() } }
         let running = try await harness.start(["spines", "--json", photo])
         try await running.waitFor("the first search") { _ in !harness.server.requests(to: SpinesCommandTests.volumes).isEmpty }
         running.signal(SIGINT)
