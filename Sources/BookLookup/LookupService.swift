@@ -108,8 +108,15 @@ public final class LookupService: Sendable {
             do {
                 let editions = try await source.search(title: title, author: author, limit: limit)
                 var seen = Set<String>()
-                let works = editions.compactMap { try? catalogue.recordSearchResult($0, now: clock()) }
-                    .filter { seen.insert($0.workKey).inserted }
+                let works: [Work]
+                do {
+                    works = try editions.map { edition throws(CatalogueError) in try catalogue.recordSearchResult(edition, now: clock()) }
+                        .filter { seen.insert($0.workKey).inserted }
+                } catch {
+                    // Answers the cache cannot file are no answer (a caller must not take "nothing found" from it).
+                    failures.append(SourceFailure(source: "database", error: .badResponse("\(catalogue.path): \(error)")))
+                    return SearchOutcome(works: [], source: nil, failures: failures)
+                }
                 if !works.isEmpty { return SearchOutcome(works: works, source: .source(source.name), failures: failures) }
             } catch {
                 failures.append(SourceFailure(source: source.name, error: error))

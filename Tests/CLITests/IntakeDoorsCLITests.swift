@@ -38,6 +38,8 @@ import Testing
     final class Library: Sendable {
         let down = Mutex(false)
         let knowsTheBook = Mutex(true)
+        /// The answer to a title search (a spine's), nil: none.
+        let search = Mutex<FixtureResponse?>(nil)
     }
 
     static func harness(_ library: Library) async throws -> CLIHarness {
@@ -48,7 +50,9 @@ import Testing
         let none = try FixtureResponse.fixture("googlebooks/volumes_zero_results_no_items_key.json")
         harness.server.route("/books/v1/volumes") { request in
             if library.down.withLock({ $0 }) { return FixtureResponse.json(#"{"error":{"code":503,"message":"down"}}"#, status: 503) }
-            let isbn = (request.query("q") ?? "").replacingOccurrences(of: "isbn:", with: "")
+            let q = request.query("q") ?? ""
+            guard q.hasPrefix("isbn:") else { return library.search.withLock { $0 } ?? none }
+            let isbn = q.replacingOccurrences(of: "isbn:", with: "")
             if isbn == known { return library.knowsTheBook.withLock { $0 } ? fixture : none }
             guard isbn.hasPrefix("97800") else { return none }
             let volume: [String: Any] = ["totalItems": 1, "items": [["volumeInfo": [
@@ -130,5 +134,76 @@ import Testing
         case .queued: #expect(line["source"] as? String == "googleBooks" && line["reason"] is String, "\(door): \(line)")
         case .notFound: break
         }
+    }
+}
+
+/// The same table for the shelf doors: a strong spine match (`spines`) and a medium one
+/// accepted in `review`. The model reads one spine; Google Books' search finds it.
+@Suite(.serialized) struct IntakeShelfDoorsCLITests {
+    static let book = "9780006483465"  // The Fifth Element, Terry Bisson
+    static let strong = #"{"spines": [{"text": "THE FIFTH ELEMENT  TERRY BISSON", "title": "The Fifth Element", "author": "Terry Bisson", "series": null, "volume": null, "position": 0, "confidence": 0.9, "unreadable": false}]}"#
+    static let medium = #"{"spines": [{"text": "THE FIFTH ELEMENT", "title": "The Fifth Element", "author": null, "series": null, "volume": null, "position": 0, "confidence": 0.7, "unreadable": false}]}"#
+
+    enum Door: String, CaseIterable, CustomStringConvertible {
+        case spines, review
+        var description: String { rawValue }
+    }
+
+    static func chat(_ answer: String) throws -> FixtureResponse {
+        let content = String(data: try JSONSerialization.data(withJSONObject: [answer]), encoding: .utf8)!.dropFirst().dropLast()
+        return .json(#"{"choices":[{"index":0,"message":{"role":"assistant","content":\#(content),"refusal":null},"finish_reason":"stop"}],"usage":{"prompt_tokens":10,"completion_tokens":10}}"#)
+    }
+
+    /// A shelf photo with its own bytes (its own reply in the cache).
+    static func photo(_ harness: CLIHarness, _ name: String) throws -> String {
+        var bytes = try Data(contentsOf: try #require(SharedFiles.fixture("shelves/minhan_img1346_top_shelf.jpg")))
+        bytes.append(contentsOf: Array(name.utf8))
+        let path = harness.directory.appendingPathComponent(name + ".jpg")
+        try bytes.write(to: path)
+        return path.path
+    }
+
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped),
+          arguments: [IntakeDoorsCLITests.Outcome.added, .alreadyOwned, .libraryFull, .queued], Door.allCases)
+    func theShelfDoorsNameTheSameOutcomeAlikeAndExitAlike(outcome: IntakeDoorsCLITests.Outcome, door: Door) async throws {
+        try SharedFiles.requireShared()
+        if door == .review && outcome == .queued { return }  // an entry in review was found already: nothing to wait for
+        let library = IntakeDoorsCLITests.Library()
+        let harness = try await IntakeDoorsCLITests.harness(library)
+        defer { Task { await harness.server.stop() } }
+        let fifth = try FixtureResponse.fixture("googlebooks/volumes_search_intitle_the_fifth_element_10_items.json")
+        library.search.withLock { $0 = fifth }
+        let answer = Mutex(door == .review ? Self.medium : Self.strong)
+        harness.server.route(SpinesCommandTests.chat, method: "POST") { _ in (try? Self.chat(answer.withLock { $0 })) ?? FixtureResponse(status: 500) }
+        harness.extraEnvironment["RAPIDSCAN_VISION_PROVIDER"] = "openai"
+        harness.extraEnvironment["RAPIDSCAN_VISION_URL"] = harness.server.baseURL.appendingPathComponent("v1").absoluteString
+        harness.extraEnvironment["RAPIDSCAN_VISION_MODEL"] = "shelf-test-model"
+
+        if door == .review {
+            let kept = try await harness.run("spines", "--json", try Self.photo(harness, "kept"))
+            #expect(kept.status == 6, "\(kept.stdout)\(kept.stderr)")
+        }
+        switch outcome {
+        case .alreadyOwned:
+            answer.withLock { $0 = Self.strong }
+            #expect(try await harness.run("spines", try Self.photo(harness, "owned")).status == 0)
+            answer.withLock { $0 = door == .review ? Self.medium : Self.strong }
+        case .libraryFull: try await IntakeDoorsCLITests.fill(harness)
+        case .queued: library.down.withLock { $0 = true }
+        case .added, .notFound: break
+        }
+        let result = switch door {
+        case .spines: try await harness.run("spines", "--json", try Self.photo(harness, "shelf"))
+        case .review: try await harness.run("review", "--accept", "1", "--json")
+        }
+        let lines = result.jsonLines.filter { $0["event"] as? String != "summary" }
+        #expect(lines.map { $0["event"] as? String } == [outcome.rawValue], "\(door): \(result.stdout)\(result.stderr)")
+        #expect(result.status == outcome.status, "\(door) \(outcome): \(result.stderr)")
+        let line = try #require(lines.first)
+        switch outcome {
+        case .added, .alreadyOwned, .libraryFull: #expect(line["isbn13"] as? String == Self.book && line["title"] as? String == "The Fifth Element")
+        case .queued, .notFound: break
+        }
+        if outcome == .libraryFull { #expect(line["owned"] as? Int == 50 && line["limit"] as? Int == 50, "\(line)") }
     }
 }

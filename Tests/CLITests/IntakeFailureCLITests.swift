@@ -153,8 +153,10 @@ import Testing
         let interrupted = await running.finish()
         #expect(interrupted.status == 130, "\(interrupted.stderr)")
         #expect(interrupted.events("added").isEmpty)
-        let cut = interrupted.events("queued").count
-        #expect(cut >= 1)
+        // Books whose lookup the signal cut (a loaded machine may also time a lookup out
+        // before it: that one is queued for `pending retry` the ordinary way, its file done).
+        let cut = interrupted.events("queued").filter { ($0["reason"] as? String)?.contains("cancelled") == true }
+        #expect(!cut.isEmpty, "\(interrupted.stdout)")
         #expect(interrupted.stderr.contains("reads it again"), "\(interrupted.stderr)")
 
         // The server answers now: the same command reads the cut files again and adds their books.
@@ -162,9 +164,14 @@ import Testing
             try harness.server.replay("/books/v1/volumes", fixture: fixture, query: ["q": "isbn:\(isbn)"])
         }
         let rerun = try await harness.run(["scan", "--json", folder.path])
-        #expect(rerun.status == 0, "\(rerun.stderr)")
-        #expect(rerun.summary?["alreadyProcessed"] as? Int == 0, "no cut file was marked done: \(interrupted.stdout)\(interrupted.stderr)")
-        #expect(rerun.events("added").count == 3)
+        #expect([0, 3].contains(rerun.status), "\(rerun.stderr)")
+        let added = Set(rerun.events("added").compactMap { $0["isbn13"] as? String })
+        for line in cut {
+            let isbn = try #require(line["isbn13"] as? String)
+            #expect(added.contains(isbn), "\(isbn) was cut by the signal and skipped by the re-run: \(interrupted.stdout)\(rerun.stdout)")
+        }
+        // Nothing left behind: what the re-run did not read waits in `pending` and is added from there.
+        #expect(try await harness.run("pending", "retry").status == 0)
         #expect(try await harness.ownedCount() == 3)
         #expect(try await harness.run("pending", "list", "--json").jsonLines.isEmpty, "nothing left waiting")
     }
