@@ -115,7 +115,8 @@ struct SpinesCommand: AsyncParsableCommand {
         let (settings, catalogue) = try library.openForSession()
         let reader: any SpineReader
         do {
-            reader = try makeReader(settings.vision, configFile: settings.configFile, environment: environment)
+            reader = try makeReader(settings.vision, configFile: settings.configFile, environment: environment,
+                                    logger: settings.debugLogging ? .standardError : .disabled)
         } catch {
             throw SessionExitStatus.fail("\(error)")
         }
@@ -169,7 +170,8 @@ struct SpinesCommand: AsyncParsableCommand {
 
     /// `[vision]` + environment + flags → a reader. The key comes from the variable named.
     /// With no provider and no endpoint anywhere, spines are read locally with Tesseract.
-    func makeReader(_ config: VisionConfig, configFile: URL?, environment: [String: String]) throws -> any SpineReader {
+    func makeReader(_ config: VisionConfig, configFile: URL?, environment: [String: String],
+                    logger: RequestLogger = .disabled) throws -> any SpineReader {
         let chosen = provider ?? config.provider
         if TesseractProvider.isSelected(provider: chosen, baseURL: (url ?? config.baseURL?.absoluteString)) {
             return try TesseractProvider.makeReader(TesseractProviderSettings(
@@ -195,7 +197,7 @@ struct SpinesCommand: AsyncParsableCommand {
             return file.deletingLastPathComponent().appendingPathComponent(path).path
         }
         let template = try (prompt ?? configured).map { try PromptTemplate.load(path: $0) } ?? .builtIn
-        return VisionReader(settings: settings, prompt: template, tiles: tiles)
+        return VisionReader(settings: settings, prompt: template, tiles: tiles, logger: logger)
     }
 }
 
@@ -245,6 +247,8 @@ struct SpineOutput {
         var inputTokens: Int
         var outputTokens: Int
         var truncated: Int
+        var droppedReadings: Int
+        var shortenedReadings: Int
         var unreadableSpines: Int
         var unsureUnmatched: Int
         var notSent: [String]
@@ -290,7 +294,7 @@ struct SpineOutput {
                 added: summary.count(.added), alreadyOwned: summary.count(.alreadyOwned), review: summary.count(.review),
                 unmatched: summary.count(.unmatched), libraryFull: summary.count(.libraryFull), queued: summary.count(.queued),
                 failed: summary.count(.failed), inputTokens: summary.usage.input, outputTokens: summary.usage.output,
-                truncated: summary.truncated, unreadableSpines: summary.unreadableSpines, unsureUnmatched: summary.unsureUnmatched, notSent: summary.notSent, stopReason: summary.stopReason,
+                truncated: summary.truncated, droppedReadings: summary.droppedReadings, shortenedReadings: summary.shortenedReadings, unreadableSpines: summary.unreadableSpines, unsureUnmatched: summary.unsureUnmatched, notSent: summary.notSent, stopReason: summary.stopReason,
                 interrupted: summary.interrupted, time: Date()))
             return
         }
@@ -302,6 +306,8 @@ struct SpineOutput {
         // Local OCR spends no tokens.
         if summary.usage.input + summary.usage.output > 0 { line += "; tokens \(summary.usage.input) in, \(summary.usage.output) out" }
         if summary.truncated > 0 { line += "; \(summary.truncated) replies cut by the token limit (raise maxTokens)" }
+        if summary.droppedReadings > 0 { line += "; \(summary.droppedReadings) entries past \(ReplyLimits.maxReadings) a photo dropped" }
+        if summary.shortenedReadings > 0 { line += "; \(summary.shortenedReadings) readings cut to \(ReplyLimits.maxCharacters) characters" }
         if let reason = summary.stopReason { line += "\nstopped: \(reason); \(summary.notSent.count) photos not sent stay queued (run again later)" }
         // Readings no source could search are not settled: the same command settles them
         // later, from the photo's kept reading (`pending retry` is for ISBNs).
