@@ -71,7 +71,7 @@ let package = Package(
             "BookCodes", "Catalogue", "BookLookup", "Intake", .product(name: "CSV", package: "CSV.swift"),
         ]),
         // Shelf photos -> spine readings (vision models over HTTP, local OCR): the SpineReader seam.
-        .target(name: "Vision", dependencies: ["Imaging", .product(name: "Mustache", package: "swift-mustache")]),
+        .target(name: "Vision", dependencies: ["Imaging", "MetadataSources", .product(name: "Mustache", package: "swift-mustache")]),
         // Local OCR spine reader: Tesseract on Imaging's gray pixels, words grouped into spines.
         .target(name: "SpineOCR", dependencies: ["CTesseract", "Imaging", "Vision"]),
         // Spine readings -> scored candidate works -> strong / medium / none (beets-style).
@@ -129,7 +129,7 @@ let package = Package(
         ]),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Intake", "Catalogue", "BookLookup", "MetadataSources", "BarcodeReading", "BookCodes", "BookMetadata", "TestSupport"]),
         .testTarget(name: "SpineOCRTests", dependencies: ["ImageTestSupport", "SpineOCR", "SpineMatching", "Imaging", "Vision", "TestSupport"]),
-        .testTarget(name: "VisionTests", dependencies: ["Vision", "Imaging", "TestSupport"]),
+        .testTarget(name: "VisionTests", dependencies: ["Vision", "Imaging", "MetadataSources", "TestSupport"]),
         .testTarget(name: "SpineScanningTests", dependencies: ["SpineScanning", "SpineMatching", "Catalogue", "Intake", "Vision"]),
         .testTarget(name: "SpineMatchingTests", dependencies: ["SpineMatching", "Vision", "TestSupport"], exclude: ["Resources"]),
         // The CLI's own rules (exit table, raw-frame syntax, terminal detection) as units.

@@ -47,9 +47,10 @@ static int on_progress(void *user, curl_off_t a, curl_off_t b, curl_off_t c, cur
     return cancel && *cancel ? 1 : 0;
 }
 
-void rs_http_get(const char *url, const char *const *headers, size_t header_count,
-                 long timeout_ms, long connect_timeout_ms, size_t max_bytes,
-                 const volatile int *cancel, rs_http_response *out) {
+void rs_http_perform(const char *method, const char *url, const char *const *headers, size_t header_count,
+                     const char *body_data, size_t body_len,
+                     long timeout_ms, long connect_timeout_ms, size_t max_bytes,
+                     const volatile int *cancel, rs_http_response *out) {
     memset(out, 0, sizeof *out);
     pthread_once(&once, global_init);
     CURL *curl = curl_easy_init();
@@ -59,16 +60,25 @@ void rs_http_get(const char *url, const char *const *headers, size_t header_coun
     head.limit = 1 << 20;
     struct curl_slist *list = NULL;
     for (size_t i = 0; i < header_count; i++) list = curl_slist_append(list, headers[i]);
+    /* No "Expect: 100-continue" round trip before a large POST body. */
+    if (body_data) list = curl_slist_append(list, "Expect:");
 
     curl_easy_setopt(curl, CURLOPT_URL, url);
     curl_easy_setopt(curl, CURLOPT_HTTPHEADER, list);
     curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, timeout_ms);
     curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, connect_timeout_ms);
-    curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
-    curl_easy_setopt(curl, CURLOPT_MAXREDIRS, 5L);
+    /* Redirects are Swift's to follow: curl would re-send custom headers (keys) to any host. */
+    curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
     curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+    if (body_data && strcmp(method, "POST") == 0) {
+        curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body_len);
+        curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body_data);
+    } else if (strcmp(method, "GET") != 0) {
+        curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method);
+    }
+    /* Decoded (gzip/deflate) bytes reach on_body, so its cap bounds what a small compressed
+       body expands to; MAXFILESIZE refuses an announced Content-Length early. */
     curl_easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "");
     if (max_bytes) curl_easy_setopt(curl, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)max_bytes);
     curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
@@ -85,8 +95,8 @@ void rs_http_get(const char *url, const char *const *headers, size_t header_coun
     out->too_large = body.over || code == CURLE_FILESIZE_EXCEEDED;
     out->cancelled = code == CURLE_ABORTED_BY_CALLBACK;
     curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &out->status);
-    char *effective = NULL;
-    if (curl_easy_getinfo(curl, CURLINFO_EFFECTIVE_URL, &effective) == CURLE_OK && effective) out->effective_url = strdup(effective);
+    char *redirect = NULL;
+    if (curl_easy_getinfo(curl, CURLINFO_REDIRECT_URL, &redirect) == CURLE_OK && redirect) out->redirect_url = strdup(redirect);
     out->body = body.data;
     out->body_len = body.len;
     out->headers = head.data;
@@ -98,8 +108,8 @@ void rs_http_get(const char *url, const char *const *headers, size_t header_coun
 void rs_http_response_free(rs_http_response *response) {
     free(response->body);
     free(response->headers);
-    free(response->effective_url);
-    response->body = response->headers = response->effective_url = NULL;
+    free(response->redirect_url);
+    response->body = response->headers = response->redirect_url = NULL;
 }
 
 int rs_http_is_tls_error(int code) {

@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import WorkerPools
 
 /// An HTTP answer as the sources see it.
@@ -29,6 +26,36 @@ public struct HTTPResponse: Sendable {
     }
 }
 
+/// A request as the client sends it: GET, or POST with a body (vision models).
+public struct HTTPRequest: Sendable {
+    public var method: String
+    public var url: URL
+    public var headers: [String: String]
+    public var body: Data?
+
+    public init(method: String = "GET", url: URL, headers: [String: String] = [:], body: Data? = nil) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+    }
+
+    /// The credentials this request carries (header values, secret query values): what
+    /// every answer and error is redacted of, and what a redirect must not carry elsewhere.
+    var secrets: [String] {
+        var found: [String] = []
+        for (name, value) in headers where HTTPClient.secretHeaders.contains(name.lowercased()) {
+            found.append(value)
+            // "Bearer sk-…": the token alone is what a server quotes back.
+            if let space = value.firstIndex(of: " ") {
+                found.append(String(value[value.index(after: space)...]).trimmingCharacters(in: .whitespaces))
+            }
+        }
+        let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+        return found + items.filter { HTTPClient.secretQueryItems.contains($0.name) }.compactMap(\.value)
+    }
+}
+
 /// Where the client hands one line per request (debug level); the executable decides where
 /// it goes. Lines never contain secret query values.
 public struct RequestLogger: Sendable {
@@ -39,17 +66,21 @@ public struct RequestLogger: Sendable {
     public static let disabled = RequestLogger { _ in }
 }
 
-/// GET requests over libcurl (CurlTransport) with time-outs, a response-size cap, retries
-/// (exponential back-off with jitter, `Retry-After` honoured), a bound on requests in
-/// flight, an optional rate limiter, and request logging with secrets redacted.
+/// HTTP requests over libcurl (CurlTransport) with time-outs, a response-size cap, redirects
+/// only within the configured host (RedirectPolicy), retries (`Backoff`, `Retry-After`
+/// honoured), a bound on requests in flight, an optional rate limiter, and request logging;
+/// every answer and error is redacted of the request's secrets before anyone reads it.
+/// The metadata sources and the vision reader share this one stack.
 public final class HTTPClient: Sendable {
     public struct Policy: Sendable, Hashable {
+        /// The whole exchange (connecting, waiting, reading, redirects), per attempt.
         public var timeout: TimeInterval
         public var retries: Int
         public var maxConcurrentRequests: Int
         public var baseDelay: TimeInterval
         public var maxDelay: TimeInterval
-        /// Larger response bodies are refused (a book's record is a few KB).
+        /// Larger response bodies are refused, counted after gzip/deflate decoding (a book's
+        /// record is a few KB).
         public var maxResponseBytes: Int
 
         public init(timeout: TimeInterval = 10, retries: Int = 2, maxConcurrentRequests: Int = 4,
@@ -72,9 +103,10 @@ public final class HTTPClient: Sendable {
     private let inFlight: AsyncSemaphore
     private let logger: RequestLogger
     /// Query items whose values are replaced by REDACTED in logs.
-    private let secretQueryItems: Set<String> = ["key"]
-    /// Request headers that carry secrets (lower-cased).
-    static let secretHeaders: Set<String> = ["x-goog-api-key", "authorization"]
+    static let secretQueryItems: Set<String> = ["key"]
+    /// Request headers that carry secrets (lower-cased): Google's key, bearer tokens
+    /// (OpenAI, Ollama behind a proxy, Vertex), Anthropic's key.
+    static let secretHeaders: Set<String> = ["x-goog-api-key", "authorization", "x-api-key"]
 
     public init(policy: Policy = Policy(), clock: any PacingClock = SystemPacingClock(), logger: RequestLogger = .disabled) {
         self.policy = policy
@@ -83,53 +115,76 @@ public final class HTTPClient: Sendable {
         self.inFlight = AsyncSemaphore(limit: policy.maxConcurrentRequests)
     }
 
-    private static func sessionTimeout(_ seconds: TimeInterval) -> TimeInterval { max(1, seconds.rounded(.up)) + 1 }
-
-    /// GETs `url`, retrying transient failures up to `policy.retries` times.
+    /// GETs `url`, retrying transient failures up to `policy.retries` times; throws what
+    /// `classify` makes of the last answer.
     public func get(
         _ url: URL, headers: [String: String] = [:], rateLimiter: TokenBucket? = nil,
         classify: Classifier = HTTPClient.standardClassification
     ) async throws(SourceError) -> HTTPResponse {
-        var request = URLRequest(
-            url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: Self.sessionTimeout(policy.timeout))
-        for (field, value) in headers { request.setValue(value, forHTTPHeaderField: field) }
+        let (response, failure) = try await exchange(HTTPRequest(url: url, headers: headers), rateLimiter: rateLimiter, classify: classify)
+        if let failure { throw failure }
+        return response
+    }
+
+    /// Sends `request`, retrying while `classify` names a transient failure; returns the last
+    /// answer whatever its status (the caller reads a provider's own error body), redacted.
+    /// Throws only when no answer came (time-out, connection, size cap, refused redirect).
+    public func send(
+        _ request: HTTPRequest, rateLimiter: TokenBucket? = nil, classify: Classifier = HTTPClient.standardClassification
+    ) async throws(SourceError) -> HTTPResponse {
+        try await exchange(request, rateLimiter: rateLimiter, classify: classify).response
+    }
+
+    /// The redaction every answer to `request` gets.
+    public static func redaction(for request: HTTPRequest) -> SecretRedaction { SecretRedaction(secrets: request.secrets) }
+
+    /// The retry loop: the last answer and what `classify` made of it.
+    private func exchange(
+        _ request: HTTPRequest, rateLimiter: TokenBucket?, classify: Classifier
+    ) async throws(SourceError) -> (response: HTTPResponse, failure: SourceError?) {
         // Whatever a server sends back (bodies, error messages) loses the request's secrets
         // in every encoding before anyone reads it.
-        let redaction = SecretRedaction(secrets: headers.filter { Self.secretHeaders.contains($0.key.lowercased()) }.map(\.value)
-            + secretQueryValues(url))
-        let shownURL = redaction.redact(redacted(url))
+        let redaction = Self.redaction(for: request)
+        let shownURL = redaction.redact(redacted(request.url))
         var attempt = 0
         while true {
             attempt += 1
             let failure: SourceError
-            switch await send(request, rateLimiter: rateLimiter) {
-            case .success(let (answer, elapsed)):
-                let response = redaction.isEmpty ? answer : answer.redacting(redaction)
-                logger.write("GET \(shownURL) -> \(response.status) (\(Int(elapsed * 1000)) ms, attempt \(attempt))")
+            var answer: HTTPResponse?
+            switch await sendOnce(request, rateLimiter: rateLimiter) {
+            case .success(let (received, elapsed)):
+                let response = redaction.isEmpty ? received : received.redacting(redaction)
+                logger.write("\(request.method) \(shownURL) -> \(response.status) (\(Int(elapsed * 1000)) ms, attempt \(attempt))")
                 if response.body.count > policy.maxResponseBytes {
-                    throw .badResponse("the response from \(url.host ?? "the server") is \(response.body.count) bytes, over the \(policy.maxResponseBytes)-byte limit")
+                    throw .badResponse("the response from \(request.url.host ?? "the server") is \(response.body.count) bytes, over the \(policy.maxResponseBytes)-byte limit")
                 }
-                guard let error = classify(response) else { return response }
+                guard let error = classify(response) else { return (response, nil) }
                 failure = error.redacting(redaction)
+                answer = response
             case .failure(let error):
-                logger.write("GET \(shownURL) -> \(error.redacting(redaction)) (attempt \(attempt))")
+                logger.write("\(request.method) \(shownURL) -> \(error.redacting(redaction)) (attempt \(attempt))")
                 failure = error.redacting(redaction)
             }
             // A server asking to wait longer than a back-off would is not waited for: the
-            // caller queues the lookup instead of holding up a scan.
-            if let asked = failure.retryAfter, asked > policy.maxDelay { throw failure }
+            // caller queues the lookup (or the photo) instead of holding up a run.
             // No connection at all (DNS, refused, unreachable) and time-outs are not retried
             // here: the lookup's breaker queues this book and the ones after it at once, and
             // `pending retry` asks again later.
-            guard failure.isTransient, !failure.isConnectionLevel, failure != .timeout, attempt <= policy.retries, !Task.isCancelled else { throw failure }
+            let waitTooLong = failure.retryAfter.map { $0 > policy.maxDelay } ?? false
+            guard !waitTooLong, failure.isTransient, !failure.isConnectionLevel, failure != .timeout, attempt <= policy.retries,
+                  !Task.isCancelled
+            else {
+                if let answer { return (answer, failure) }
+                throw failure
+            }
             let delay = retryDelay(after: attempt, error: failure)
-            logger.write("retrying GET \(shownURL) in \(String(format: "%.2f", delay)) s")
+            logger.write("retrying \(request.method) \(shownURL) in \(String(format: "%.2f", delay)) s")
             await clock.sleep(seconds: delay)
         }
     }
 
     /// One attempt: waits for the rate limiter and a free slot, then sends.
-    private func send(_ request: URLRequest, rateLimiter: TokenBucket?) async -> Result<(HTTPResponse, TimeInterval), SourceError> {
+    private func sendOnce(_ request: HTTPRequest, rateLimiter: TokenBucket?) async -> Result<(HTTPResponse, TimeInterval), SourceError> {
         await rateLimiter?.acquire()
         await inFlight.acquire()
         let result = await perform(request)
@@ -137,16 +192,14 @@ public final class HTTPClient: Sendable {
         return result
     }
 
-    private func perform(_ request: URLRequest) async -> Result<(HTTPResponse, TimeInterval), SourceError> {
+    private func perform(_ request: HTTPRequest) async -> Result<(HTTPResponse, TimeInterval), SourceError> {
         let started = Date()
-        guard let url = request.url else { return .failure(.badResponse("no request URL")) }
-        switch await CurlTransport.get(url: url, headers: request.allHTTPHeaderFields ?? [:], timeout: policy.timeout,
-                                       maxBytes: policy.maxResponseBytes) {
+        switch await CurlTransport.perform(request, timeout: policy.timeout, maxBytes: policy.maxResponseBytes) {
         case .success(let answer):
             let response = HTTPResponse(status: answer.status, headers: answer.headers, body: answer.body, url: answer.url)
             return .success((response, Date().timeIntervalSince(started)))
         case .failure(let failure):
-            return .failure(Self.sourceError(for: failure, url: url, limit: policy.maxResponseBytes))
+            return .failure(Self.sourceError(for: failure, url: request.url, limit: policy.maxResponseBytes))
         }
     }
 
@@ -159,6 +212,8 @@ public final class HTTPClient: Sendable {
         case .tls: return .network("TLS connection to \(host) failed")
         case .cancelled: return .network("request cancelled")
         case .tooManyRedirects: return .badResponse("bad redirect from \(host)")
+        case .redirectRefused(let target, let reason):
+            return .badResponse("\(host) redirected \(reason) (\(target)); not followed: requests and their keys go only to the configured host")
         case .tooLarge:
             return .badResponse("the response from \(host) is over the \(limit)-byte limit")
         case .other(let code, let message):
@@ -208,18 +263,13 @@ public final class HTTPClient: Sendable {
     /// How `sourceError` words failures where no connection was made at all.
     static let connectionLevelReasons = ["cannot connect to", "cannot resolve", "not connected to the internet"]
 
-    private func secretQueryValues(_ url: URL) -> [String] {
-        let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
-        return items.filter { secretQueryItems.contains($0.name) }.compactMap(\.value)
-    }
-
     /// The URL with secret query values replaced, for logs.
     func redacted(_ url: URL) -> String {
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
               let items = components.percentEncodedQueryItems
         else { return url.absoluteString }
         components.percentEncodedQueryItems = items.map { item in
-            secretQueryItems.contains(item.name) ? URLQueryItem(name: item.name, value: "REDACTED") : item
+            Self.secretQueryItems.contains(item.name) ? URLQueryItem(name: item.name, value: "REDACTED") : item
         }
         return components.string ?? "\(url.scheme ?? "http")://\(url.host ?? "")\(url.path)"
     }

@@ -3,7 +3,8 @@ import Foundation
 /// Replaces a secret (an API key) with `REDACTED` in any text that came from a request or
 /// a response, in every encoding the secret can take there: raw, percent-encoded (upper-
 /// or lower-case hex, every byte or only the reserved ones), form-encoded (`+` for space)
-/// and JSON-escaped (`\/`). A server that quotes the query string back in an error
+/// JSON-escaped (`\/`) and base64 (standard or URL-safe, at any offset in a longer base64
+/// text: a Basic credential, a quoted header dump). A server that quotes the query string back in an error
 /// message must not carry the key into output, logs or the database.
 public struct SecretRedaction: Sendable, Hashable {
     public static let placeholder = "REDACTED"
@@ -37,7 +38,7 @@ public struct SecretRedaction: Sendable, Hashable {
         let bytes = Array(secret.utf8)
         // Every byte percent-encoded except unreserved characters (RFC 3986).
         let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-        for allowed in [unreserved, .urlQueryAllowed, .urlPathAllowed, RequestURL.queryValueAllowed] {
+        for allowed in [unreserved, .alphanumerics, .urlQueryAllowed, .urlPathAllowed, RequestURL.queryValueAllowed] {
             if let encoded = secret.addingPercentEncoding(withAllowedCharacters: allowed) { result.insert(encoded) }
         }
         // Form encoding: space as `+`.
@@ -55,6 +56,29 @@ public struct SecretRedaction: Sendable, Hashable {
         for single in Array(result) {
             if let double = single.addingPercentEncoding(withAllowedCharacters: unreserved) { result.insert(double) }
         }
+        result.formUnion(base64Cores(of: bytes))
         return result.filter { !$0.isEmpty }
+    }
+
+    /// The secret's bytes in base64 as they appear at each of the three byte offsets within a
+    /// longer encoded text: the characters that depend on the secret's bytes alone (a
+    /// neighbouring byte shares the first and last group's characters). Too short a core (a
+    /// secret under a dozen bytes) would match unrelated text, so none is given for it.
+    static func base64Cores(of bytes: [UInt8]) -> Set<String> {
+        guard bytes.count >= 12 else { return [] }
+        var cores = Set<String>()
+        for offset in 0..<3 {
+            let encoded = Data([UInt8](repeating: 0, count: offset) + bytes).base64EncodedString()
+            // Characters wholly from the secret: skip the prefix's share, stop before the last
+            // group that a following byte could change.
+            let skip = [0, 2, 3][offset]
+            let whole = (offset + bytes.count) / 3 * 4
+            guard whole - skip >= 12 else { continue }
+            let characters = Array(encoded)
+            let core = String(characters[skip..<whole])
+            cores.insert(core)
+            cores.insert(core.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_"))
+        }
+        return cores
     }
 }

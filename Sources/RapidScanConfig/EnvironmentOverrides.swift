@@ -1,6 +1,7 @@
 import Foundation
 
-/// Environment variables that override the config file (empty values are ignored).
+/// Environment variables that override the config file (empty values are ignored, except
+/// the URL variables: an empty one is an error naming it).
 public enum EnvironmentVariable {
     public static let config = "RAPIDSCAN_CONFIG"
     public static let database = "RAPIDSCAN_DB"
@@ -77,8 +78,13 @@ struct EnvironmentOverrides {
         }
     }
 
+    /// A URL variable set to nothing is an error, not "unset": falling back to the real host
+    /// would send requests (and keys) where the user meant not to.
     private func url(_ variable: String) throws(ConfigError) -> URL? {
-        guard let text = environment.nonEmpty(variable) else { return nil }
+        guard environment[variable] != nil else { return nil }
+        guard let text = environment.nonEmpty(variable) else {
+            throw .invalidEnvironment(variable: variable, message: "is set but empty; unset it to use the configured URL, or give an http:// or https:// URL")
+        }
         guard let url = HTTPBaseURL.parse(text) else {
             throw .invalidEnvironment(variable: variable, message: "expected an http:// or https:// URL, got \"\(text)\"")
         }

@@ -64,6 +64,10 @@ public struct SpineSummary: Sendable, Hashable {
     public var usage = TokenUsage()
     /// Photos whose reply was cut by the token limit.
     public var truncated = 0
+    /// Entries past a photo's `ReplyLimits.maxReadings`, and readings cut to its length (not
+    /// counted again when the reply comes from the cache, which holds the bounded readings).
+    public var droppedReadings = 0
+    public var shortenedReadings = 0
     /// Spines the reader saw but could not read (reported, not counted as unmatched).
     public var unreadableSpines = 0
     /// Readings the reader was unsure of (OCR's unsure words) that matched nothing: texture
@@ -209,6 +213,8 @@ public final class SpineSession: Sendable {
                 summary.usage.input += shelf.usage.input
                 summary.usage.output += shelf.usage.output
                 if shelf.truncated { summary.truncated += 1 }
+                summary.droppedReadings += shelf.dropped
+                summary.shortenedReadings += shelf.shortened
                 let records: [Int: SpineRecord]
                 do { records = try catalogue.spineRecords(photoHash: hash, reader: reader.identity) } catch {
                     // What earlier runs settled cannot be read: matching again could add or queue twice.

@@ -1,4 +1,5 @@
 import Foundation
+import MetadataSources
 
 /// A request ready to send.
 struct VisionRequest: Sendable {
@@ -116,7 +117,7 @@ struct ProviderAPI: Sendable {
     /// A 2xx body. Throws `.noReadings` style errors only for bodies that are not the provider's format.
     func reply(_ body: Data, photo: String) throws(VisionError) -> ModelReply {
         guard let json = try? JSONSerialization.jsonObject(with: body) else {
-            throw .noReadings(photo: photo, excerpt: Self.excerpt(String(decoding: body, as: UTF8.self)))
+            throw .noReadings(photo: photo, excerpt: Self.excerpt(String(decoding: body, as: UTF8.self), redaction: redaction))
         }
         let object = json as? [String: Any] ?? [:]
         switch settings.provider {
@@ -164,7 +165,7 @@ struct ProviderAPI: Sendable {
 
     /// What a non-2xx answer means: retry (with the server's delay), quota gone, or a plain failure.
     func failure(status: Int, headers: [String: String], body: Data) -> FailureKind {
-        let message = Self.errorMessage(body)
+        let message = Self.errorMessage(body, redaction: redaction)
         let retryAfter = Self.retryAfter(headers: headers, body: body)
         switch status {
         case 429:
@@ -185,6 +186,15 @@ struct ProviderAPI: Sendable {
         }
     }
 
+    /// What HTTPClient retries: a rate limit (with the provider's delay) or a server error;
+    /// every other answer, success or not, comes back to `failure` and `reply`.
+    func retryable(_ response: HTTPResponse) -> SourceError? {
+        guard !(200..<300).contains(response.status),
+              case .retry(let after) = failure(status: response.status, headers: response.headers, body: response.body)
+        else { return nil }
+        return response.status == 429 ? .rateLimited(retryAfter: after) : .server(status: response.status)
+    }
+
     /// A 400 from an OpenAI-compatible server that does not know structured output.
     func rejectsStructuredOutput(_ error: VisionError) -> Bool {
         guard settings.provider == .openai, case .request(_, let status, let message) = error, status == 400 || status == 422 else { return false }
@@ -194,8 +204,12 @@ struct ProviderAPI: Sendable {
 
     static func int(_ value: Any?) -> Int { (value as? NSNumber)?.intValue ?? 0 }
 
-    static func excerpt(_ text: String) -> String {
-        let flat = text.replacingOccurrences(of: "\n", with: " ").trimmingCharacters(in: .whitespaces)
+    /// The key in every encoding: removed from what a server wrote before it is cut to an
+    /// excerpt (a key cut in half would no longer be found).
+    var redaction: SecretRedaction { SecretRedaction(secret: settings.apiKey) }
+
+    static func excerpt(_ text: String, redaction: SecretRedaction = SecretRedaction(secrets: [])) -> String {
+        let flat = redaction.redact(text).replacingOccurrences(of: "\n", with: " ").trimmingCharacters(in: .whitespaces)
         return flat.count > 80 ? String(flat.prefix(80)) + "…" : flat
     }
 
@@ -207,15 +221,15 @@ struct ProviderAPI: Sendable {
         return top
     }
 
-    static func errorMessage(_ body: Data) -> String {
+    static func errorMessage(_ body: Data, redaction: SecretRedaction = SecretRedaction(secrets: [])) -> String {
         if let error = errorObject(body) {
-            if let message = error["message"] as? String { return excerpt(message) }
-            if let message = error["error"] as? String { return excerpt(message) }
+            if let message = error["message"] as? String { return excerpt(message, redaction: redaction) }
+            if let message = error["error"] as? String { return excerpt(message, redaction: redaction) }
         }
         if let json = try? JSONSerialization.jsonObject(with: body) as? [String: Any], let message = json["error"] as? String {
-            return excerpt(message)
+            return excerpt(message, redaction: redaction)
         }
-        return excerpt(String(decoding: body.prefix(200), as: UTF8.self))
+        return excerpt(String(decoding: body.prefix(200), as: UTF8.self), redaction: redaction)
     }
 
     static func errorCode(_ body: Data) -> String? {
@@ -229,13 +243,7 @@ struct ProviderAPI: Sendable {
 
     /// `Retry-After` (seconds or HTTP date), else Gemini's `RetryInfo.retryDelay` ("37s").
     static func retryAfter(headers: [String: String], body: Data) -> TimeInterval? {
-        if let value = headers["retry-after"]?.trimmingCharacters(in: .whitespaces) {
-            if let seconds = Double(value) { return max(0, seconds) }
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-            if let date = formatter.date(from: value) { return max(0, date.timeIntervalSinceNow) }
-        }
+        if let seconds = HTTPClient.retryAfter(headers["retry-after"]) { return seconds }
         if let details = errorObject(body)?["details"] as? [[String: Any]] {
             for detail in details where (detail["@type"] as? String)?.hasSuffix("RetryInfo") == true {
                 if let delay = detail["retryDelay"] as? String, let seconds = Double(delay.trimmingCharacters(in: CharacterSet(charactersIn: "s"))) {

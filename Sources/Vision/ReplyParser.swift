@@ -10,24 +10,62 @@ public enum ReplyParser {
         public var incomplete: Bool
     }
 
-    /// nil when the text holds no JSON at all (prose only).
+    /// Deeper nesting is no list of spines (an object in a list in an object is three).
+    static let maxDepth = 32
+    /// Bracketed spans tried as JSON before the reply is given up on (prose full of "{}").
+    static let maxAttempts = 1000
+
+    /// nil when the text holds no JSON at all (prose only), or nothing a list of spines could be.
+    /// Linear in the text: the brackets are matched in one pass, and with nesting bounded each
+    /// byte lies in at most `maxDepth` of the spans tried.
     public static func parse(_ text: String) -> Parsed? {
         let bytes = Array(unfenced(text).utf8)
-        var start = 0
+        guard let closes = matchBrackets(bytes) else { return nil }
+        var attempts = 0
         // Try each opening bracket in turn: prose before the JSON may hold a stray "[".
-        while let open = bytes[start...].firstIndex(where: { $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "{") }) {
-            if let end = closingIndex(bytes, from: open) {
-                if let value = try? JSONSerialization.jsonObject(with: Data(bytes[open...end]), options: [.fragmentsAllowed]),
-                   let readings = readings(from: value) {
-                    return Parsed(readings: readings, incomplete: false)
-                }
-                start = open + 1
-                continue
+        for open in bytes.indices where closes[open] != notOpening {
+            let end = closes[open]
+            guard end != neverCloses else {
+                // Never closed: the reply was cut. Keep the entries that did close.
+                return Parsed(readings: salvage(bytes, closes, from: open), incomplete: true)
             }
-            // Never closed: the reply was cut. Keep the entries that did close.
-            return Parsed(readings: salvage(bytes, from: open), incomplete: true)
+            attempts += 1
+            guard attempts <= maxAttempts else { return nil }
+            if let value = try? JSONSerialization.jsonObject(with: Data(bytes[open...end]), options: [.fragmentsAllowed]),
+               let readings = readings(from: value) {
+                return Parsed(readings: readings, incomplete: false)
+            }
         }
         return nil
+    }
+
+    /// `matchBrackets`' marks: a byte that opens no bracket, a bracket the text never closes.
+    static let notOpening = -1
+    static let neverCloses = -2
+
+    /// For each byte: the index of the bracket closing the one it opens (outside strings), else
+    /// `notOpening` or `neverCloses`. nil when brackets nest deeper than `maxDepth`.
+    static func matchBrackets(_ bytes: [UInt8]) -> [Int]? {
+        var closes = [Int](repeating: notOpening, count: bytes.count)
+        var open: [Int] = []
+        var inString = false, escaped = false
+        for (index, byte) in bytes.enumerated() {
+            if inString {
+                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                guard open.count < maxDepth else { return nil }
+                closes[index] = neverCloses
+                open.append(index)
+            case UInt8(ascii: "]"), UInt8(ascii: "}"):
+                if let start = open.popLast() { closes[start] = index }
+            default: break
+            }
+        }
+        return closes
     }
 
     /// The inside of the first ``` fence (to the end when the fence never closes), else the text.
@@ -41,41 +79,23 @@ public enum ReplyParser {
         return String(body)
     }
 
-    /// Index of the bracket closing the one at `open`, skipping strings; nil when it never closes.
-    static func closingIndex(_ bytes: [UInt8], from open: Int) -> Int? {
-        var depth = 0, inString = false, escaped = false
-        for index in open..<bytes.count {
-            let byte = bytes[index]
-            if inString {
-                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
-                continue
-            }
-            switch byte {
-            case UInt8(ascii: "\""): inString = true
-            case UInt8(ascii: "["), UInt8(ascii: "{"): depth += 1
-            case UInt8(ascii: "]"), UInt8(ascii: "}"):
-                depth -= 1
-                if depth == 0 { return index }
-            default: break
-            }
-        }
-        return nil
-    }
-
     /// The complete objects of the innermost list being written when the text stopped.
-    static func salvage(_ bytes: [UInt8], from open: Int) -> [SpineReading] {
+    static func salvage(_ bytes: [UInt8], _ closes: [Int], from open: Int) -> [SpineReading] {
         var found: [SpineReading] = []
         var index = open
-        while index < bytes.count {
+        var attempts = 0
+        while index < bytes.count, attempts < maxAttempts {
             // Each "{" that closes is a candidate entry; one that holds a list is descended into.
             guard let objectStart = bytes[index...].firstIndex(of: UInt8(ascii: "{")) else { break }
-            if let end = closingIndex(bytes, from: objectStart),
-               let object = try? JSONSerialization.jsonObject(with: Data(bytes[objectStart...end])) as? [String: Any],
+            index = objectStart + 1
+            let end = closes[objectStart]
+            guard end >= 0 else { continue }
+            attempts += 1
+            if let object = try? JSONSerialization.jsonObject(with: Data(bytes[objectStart...end])) as? [String: Any],
                let reading = reading(from: object) {
                 found.append(reading)
+                attempts = 0
                 index = end + 1
-            } else {
-                index = objectStart + 1
             }
         }
         return found

@@ -107,7 +107,10 @@ public enum ShelfImage {
         var readings: [SpineReading] = []
         var usage = TokenUsage()
         var truncated = false
+        var dropped = 0, shortened = 0
         for tile in tiles {
+            dropped += tile.dropped
+            shortened += tile.shortened
             usage.input += tile.usage.input
             usage.output += tile.usage.output
             truncated = truncated || tile.truncated
@@ -124,7 +127,7 @@ public enum ShelfImage {
             }
             previousTile = thisTile
         }
-        return ShelfReading(readings: readings, usage: usage, truncated: truncated)
+        return ShelfReading(readings: readings, usage: usage, truncated: truncated, dropped: dropped, shortened: shortened)
     }
 }
 

@@ -84,10 +84,60 @@ public struct ShelfReading: Sendable, Hashable {
     public var usage: TokenUsage
     /// The reply was cut (max tokens): `readings` holds the complete entries only.
     public var truncated: Bool
-    public init(readings: [SpineReading], usage: TokenUsage = TokenUsage(), truncated: Bool = false) {
+    /// Entries past `ReplyLimits.maxReadings` the reply held, not kept.
+    public var dropped: Int
+    /// Readings with a field cut to `ReplyLimits.maxCharacters`.
+    public var shortened: Int
+    public init(readings: [SpineReading], usage: TokenUsage = TokenUsage(), truncated: Bool = false, dropped: Int = 0, shortened: Int = 0) {
         self.readings = readings
         self.usage = usage
         self.truncated = truncated
+        self.dropped = dropped
+        self.shortened = shortened
+    }
+}
+
+/// What one photo's readings may hold, whatever a model replies: a shelf photo shows at most
+/// a few hundred spines, and a spine's text is a title, an author and a publisher. Every
+/// reading is matched and may be searched for, and its text is stored: the bounds keep a
+/// hostile or runaway reply from costing minutes of searches or megabytes per photo.
+public enum ReplyLimits {
+    public static let maxReadings = 400
+    public static let maxCharacters = 300
+    /// OCR's other readings of a spine (it gives at most six).
+    static let maxAlternatives = 8
+
+    /// `shelf` within the bounds, what was cut counted.
+    public static func apply(_ shelf: ShelfReading) -> ShelfReading {
+        var bounded = shelf
+        if bounded.readings.count > maxReadings {
+            bounded.dropped += bounded.readings.count - maxReadings
+            bounded.readings.removeSubrange(maxReadings...)
+        }
+        for index in bounded.readings.indices {
+            var reading = bounded.readings[index]
+            var cut = false
+            func bound(_ text: String) -> String {
+                guard text.count > maxCharacters else { return text }
+                cut = true
+                return String(text.prefix(maxCharacters))
+            }
+            reading.text = bound(reading.text)
+            reading.title = reading.title.map(bound)
+            reading.author = reading.author.map(bound)
+            reading.series = reading.series.map(bound)
+            reading.volume = reading.volume.map(bound)
+            if reading.alternatives.count > maxAlternatives {
+                reading.alternatives.removeSubrange(maxAlternatives...)
+                cut = true
+            }
+            reading.alternatives = reading.alternatives.map(bound)
+            if cut {
+                bounded.shortened += 1
+                bounded.readings[index] = reading
+            }
+        }
+        return bounded
     }
 }
 

@@ -1,33 +1,40 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import MetadataSources
 
 /// A vision model over HTTP as a `SpineReader`: prepares the photo, renders the prompt,
-/// sends it (bounded concurrency, retries with back-off, `Retry-After`/`RetryInfo`
-/// honoured), and parses the reply tolerantly.
+/// sends it through MetadataSources' `HTTPClient` (libcurl; requests in flight bounded,
+/// retries by `Backoff`, `Retry-After`/`RetryInfo` honoured, a wait longer than a retry would
+/// take not waited for, the key redacted from every answer and error, redirects only within
+/// the configured host), and parses the reply tolerantly within `ReplyLimits`.
 public final class VisionReader: SpineReader {
     public let settings: VisionSettings
     public let prompt: PromptTemplate
     public let tiles: Int
     private let api: ProviderAPI
-    private let session: URLSession
-    private let slots: Slots
-    private let sleep: @Sendable (TimeInterval) async -> Void
+    private let client: HTTPClient
+    /// The key in every encoding, for the errors built from what a server said.
+    private let redaction: SecretRedaction
 
+    /// The largest reply body read, counted after gzip decoding: a reply of 200,000 tokens
+    /// (the most `--max-tokens` allows) is under 2 MB of JSON.
+    public static let maxReplyBytes = 8 << 20
+
+    /// - Parameters:
+    ///   - clock: waits between retries (tests record them instead).
+    ///   - logger: one line per request, the key redacted (`RAPIDSCAN_DEBUG`).
     public init(settings: VisionSettings, prompt: PromptTemplate = .builtIn, tiles: Int = 1,
-                sleep: @escaping @Sendable (TimeInterval) async -> Void = { try? await Task.sleep(for: .seconds($0)) }) {
+                clock: any PacingClock = SystemPacingClock(), logger: RequestLogger = .disabled) {
         self.settings = settings
         self.prompt = prompt
         self.tiles = max(1, tiles)
         self.api = ProviderAPI(settings: settings)
-        self.slots = Slots(limit: max(1, settings.maxConcurrentRequests))
-        self.sleep = sleep
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = max(1, settings.timeoutSeconds)
-        configuration.timeoutIntervalForResource = max(1, settings.timeoutSeconds)
-        configuration.urlCache = nil
-        self.session = URLSession(configuration: configuration)
+        self.redaction = SecretRedaction(secret: settings.apiKey)
+        self.client = HTTPClient(
+            policy: HTTPClient.Policy(
+                timeout: max(1, settings.timeoutSeconds), retries: max(0, settings.retries),
+                maxConcurrentRequests: max(1, settings.maxConcurrentRequests), baseDelay: settings.retryBaseDelaySeconds,
+                maxDelay: settings.maxRetryDelaySeconds, maxResponseBytes: Self.maxReplyBytes),
+            clock: clock, logger: logger)
     }
 
     /// Provider, endpoint, model and a fingerprint of everything that shapes the answer
@@ -53,10 +60,20 @@ public final class VisionReader: SpineReader {
             for try await (index, reading) in group { byIndex[index] = reading }
             return images.indices.compactMap { byIndex[$0] }
         }
-        return ShelfImage.merge(answers)
+        return ReplyLimits.apply(ShelfImage.merge(answers))
     }
 
+    /// One image's readings; every error is redacted of the key (a server may quote it back,
+    /// in any encoding, in a body the error repeats).
     func read(_ image: PreparedImage, prompt: String, photo: String) async throws(VisionError) -> ShelfReading {
+        do {
+            return try await readUnredacted(image, prompt: prompt, photo: photo)
+        } catch {
+            throw error.redacting(redaction)
+        }
+    }
+
+    private func readUnredacted(_ image: PreparedImage, prompt: String, photo: String) async throws(VisionError) -> ShelfReading {
         let body: Data
         do {
             body = try await send(try api.request(prompt: prompt, jpeg: image.jpeg))
@@ -70,73 +87,45 @@ public final class VisionReader: SpineReader {
         guard let parsed = ReplyParser.parse(reply.text) else {
             // A cut reply that had not reached its JSON yet is a truncation, not prose.
             if reply.truncated { return ShelfReading(readings: [], usage: reply.usage, truncated: true) }
-            throw .noReadings(photo: photo, excerpt: ProviderAPI.excerpt(reply.text))
+            throw .noReadings(photo: photo, excerpt: ProviderAPI.excerpt(reply.text, redaction: redaction))
         }
-        return ShelfReading(readings: parsed.readings, usage: reply.usage, truncated: reply.truncated || parsed.incomplete)
+        return ReplyLimits.apply(ShelfReading(readings: parsed.readings, usage: reply.usage, truncated: reply.truncated || parsed.incomplete))
     }
 
-    /// POSTs with retries; returns the 2xx body or throws what the failure means.
+    /// POSTs with retries (HTTPClient: rate limits and server errors, within the policy);
+    /// returns the 2xx body or throws what the last answer means.
     func send(_ request: VisionRequest) async throws(VisionError) -> Data {
-        var urlRequest = URLRequest(url: request.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: max(1, settings.timeoutSeconds))
-        urlRequest.httpMethod = "POST"
-        urlRequest.httpBody = request.body
-        for (field, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: field) }
         let provider = settings.provider.rawValue
-        var attempt = 0
-        while true {
-            attempt += 1
-            await slots.acquire()
-            let result: Result<(Data, URLResponse), any Error>
-            do { result = .success(try await session.data(for: urlRequest)) } catch { result = .failure(error) }
-            await slots.release()
-            var retryAfter: TimeInterval?
-            let lastError: VisionError
-            switch result {
-            case .failure(let error):
-                lastError = .network(provider: provider, message: Self.describe(error, url: request.url))
-            case .success(let (data, response)):
-                guard let http = response as? HTTPURLResponse else { throw .network(provider: provider, message: "not an HTTP response") }
-                var headers: [String: String] = [:]
-                for (key, value) in http.allHeaderFields { if let key = key as? String, let value = value as? String { headers[key.lowercased()] = value } }
-                if (200..<300).contains(http.statusCode) { return data }
-                switch api.failure(status: http.statusCode, headers: headers, body: data) {
-                case .quota(let message): throw .quotaExhausted(provider: provider, message: message)
-                case .fail(let message): throw .request(provider: provider, status: http.statusCode, message: message)
-                case .retry(let after):
-                    retryAfter = after
-                    lastError = http.statusCode == 429
-                        ? .rateLimited(provider: provider, retryAfter: after)
-                        : .server(provider: provider, status: http.statusCode, message: ProviderAPI.errorMessage(data))
-                }
-            }
-            guard attempt <= settings.retries, !Task.isCancelled else { throw lastError }
-            let backoff = settings.retryBaseDelaySeconds * pow(2, Double(attempt - 1)) * Double.random(in: 0.5...1)
-            await sleep(min(retryAfter ?? backoff, settings.maxRetryDelaySeconds))
+        let response: HTTPResponse
+        do {
+            response = try await client.send(
+                HTTPRequest(method: "POST", url: request.url, headers: request.headers, body: request.body),
+                classify: { [api] in api.retryable($0) })
+        } catch {
+            throw .network(provider: provider, message: describe(error, url: request.url))
+        }
+        if (200..<300).contains(response.status) { return response.body }
+        switch api.failure(status: response.status, headers: response.headers, body: response.body) {
+        case .quota(let message): throw .quotaExhausted(provider: provider, message: message)
+        case .fail(let message): throw .request(provider: provider, status: response.status, message: message)
+        case .retry(let after):
+            throw response.status == 429
+                ? .rateLimited(provider: provider, retryAt: after.map { Date().addingTimeInterval($0) })
+                : .server(provider: provider, status: response.status, message: ProviderAPI.errorMessage(response.body, redaction: redaction))
         }
     }
 
-    static func describe(_ error: any Error, url: URL) -> String {
+    /// A request that got no answer, in the reader's words.
+    func describe(_ error: SourceError, url: URL) -> String {
         let host = "\(url.host ?? "?")\(url.port.map { ":\($0)" } ?? "")"
-        guard let urlError = error as? URLError else { return "request to \(host) failed" }
-        switch urlError.code {
-        case .timedOut: return "\(host) did not answer in time"
-        case .cannotConnectToHost: return "cannot connect to \(host)"
-        case .cannotFindHost, .dnsLookupFailed: return "cannot resolve \(host)"
-        default: return "URL error \(urlError.code.rawValue) talking to \(host)"
+        switch error {
+        case .timeout: return "\(host) did not answer within \(Self.seconds(settings.timeoutSeconds)) s (the time-out: --timeout or [vision] timeoutSeconds)"
+        case .network(let reason), .badResponse(let reason): return reason
+        default: return "\(error)"
         }
     }
-}
 
-/// Requests in flight at once.
-actor Slots {
-    private var free: Int
-    private var waiting: [CheckedContinuation<Void, Never>] = []
-    init(limit: Int) { free = limit }
-    func acquire() async {
-        if free > 0 { free -= 1; return }
-        await withCheckedContinuation { waiting.append($0) }
-    }
-    func release() {
-        if waiting.isEmpty { free += 1 } else { waiting.removeFirst().resume() }
+    static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(format: "%.1f", value)
     }
 }

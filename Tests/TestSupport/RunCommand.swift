@@ -163,6 +163,42 @@ public final class RunningCommand: @unchecked Sendable {
 
     public func signal(_ number: Int32) { kill(process.processIdentifier, number) }
 
+    /// Like `finish()`, but the process is killed (SIGKILL) once it runs past `limit` or its
+    /// resident memory passes `maxResidentBytes`: a hostile-input test that would hang or blow
+    /// up without its fix fails with `killed` saying why, instead of stalling the suite or the
+    /// machine. A bound, not a timing assertion: set it far above the expected time.
+    public func finish(within limit: Duration, maxResidentBytes: Int? = nil) async -> (result: CommandResult, killed: String?) {
+        let pid = process.processIdentifier
+        let reason = LockedValue<String?>(nil)
+        let watchdog = Thread { [self] in
+            let deadline = ContinuousClock.now + limit
+            while process.isRunning {
+                if ContinuousClock.now > deadline {
+                    reason.set("still running after \(limit)")
+                } else if let maxResidentBytes, let resident = Self.residentBytes(pid), resident > maxResidentBytes {
+                    reason.set("resident memory \(resident >> 20) MB, over \(maxResidentBytes >> 20) MB")
+                }
+                if reason.value != nil {
+                    kill(pid, SIGKILL)
+                    return
+                }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+        }
+        watchdog.start()
+        let result = await finish()
+        return (result, reason.value)
+    }
+
+    /// VmRSS from /proc (Linux), in bytes.
+    static func residentBytes(_ pid: Int32) -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+              let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
+        else { return nil }
+        return kilobytes * 1024
+    }
+
     /// Waits for the process to exit and its output to end.
     public func finish() async -> CommandResult {
         await withCheckedContinuation { continuation in
@@ -174,4 +210,13 @@ public final class RunningCommand: @unchecked Sendable {
             }
         }
     }
+}
+
+/// A value read and written from several threads.
+final class LockedValue<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value
+    init(_ value: Value) { stored = value }
+    var value: Value { lock.withLock { stored } }
+    func set(_ value: Value) { lock.withLock { stored = value } }
 }

@@ -133,6 +133,40 @@ import Testing
         }
     }
 
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func aRetryAfterLongerThanAnyBackOffIsNotWaitedAndStopsTheRun() async throws {
+        try await withHarness { h in
+            h.route(Self.paths[.openai]!, provider: .openai, responses: [
+                try h.fixture("openai/error_429_rate_limit_exceeded_tokens.json", status: 429, headers: ["Retry-After": "999999"]),
+            ])
+            do {
+                _ = try await h.reader(.openai).readSpines(in: h.photo)
+                Issue.record("a rate limit asking for days was taken for an answer")
+            } catch let error as VisionError {
+                guard case .rateLimited(_, let retryAt?) = error else { Issue.record("\(error)"); return }
+                #expect(retryAt > Date().addingTimeInterval(999_000))
+                #expect(error.stopsRun)
+                #expect(error.description.contains("asks to wait 99999"), "\(error)")
+            }
+            #expect(h.server.requests.count == 1)
+            #expect(await h.sleeps.all.isEmpty)
+        }
+    }
+
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func aKeyQuotedBackInAnErrorIsRedacted() async throws {
+        try await withHarness { h in
+            let escaped = "sk-test-secret".unicodeScalars.map { String(format: "\\u%04x", $0.value) }.joined()
+            h.route(Self.paths[.anthropic]!, provider: .anthropic, responses: [
+                .json(#"{"error": {"type": "authentication_error", "message": "invalid x-api-key \#(escaped) (sk-test-secret)"}}"#, status: 401),
+            ])
+            do {
+                _ = try await h.reader(.anthropic).readSpines(in: h.photo)
+                Issue.record("no error")
+            } catch let error as VisionError {
+                #expect(error.description == "anthropic: request rejected with HTTP 401 (invalid x-api-key REDACTED (REDACTED))")
+            }
+        }
+    }
+
     @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func openAICompatibleServerWithoutSchemaSupportIsAskedAgainWithoutIt() async throws {
         try await withHarness { h in
             // A server that refuses json_schema and answers once it is left out.
@@ -367,6 +401,34 @@ import Testing
         #expect(nested?.readings.first?.author == "Jane Austen")
         #expect(nested?.readings.first?.confidence == 0.9)
         #expect(ReplyParser.parse("No books are visible.") == nil)
+    }
+
+    @Test func deepOrEndlessBracketsFailFast() {
+        // 200,000 nested "[" (never closed, then closed) and 100,000 empty objects: each byte is
+        // looked at a bounded number of times, so these end at once (they took minutes).
+        #expect(ReplyParser.parse(String(repeating: "[", count: 200_000)) == nil)
+        #expect(ReplyParser.parse(String(repeating: "[", count: 200_000) + String(repeating: "]", count: 200_000)) == nil)
+        #expect(ReplyParser.parse(String(repeating: "{}", count: 100_000)) == nil)
+        // Nesting a spine list needs stays readable.
+        let nested = ReplyParser.parse(#"{"result": {"shelf": {"spines": [{"title": "Emma", "author": "Jane Austen"}]}}}"#)
+        #expect(nested?.readings.first?.title == "Emma")
+    }
+
+    @Test func repliesAreBoundedAndWhatWasCutIsCounted() {
+        let long = String(repeating: "Title ", count: 10_000)
+        var readings = (0..<1000).map { SpineReading(text: "Book \($0)") }
+        readings[3] = SpineReading(text: long, title: long, author: "A")
+        let bounded = ReplyLimits.apply(ShelfReading(readings: readings))
+        #expect(bounded.readings.count == ReplyLimits.maxReadings)
+        #expect(bounded.dropped == 1000 - ReplyLimits.maxReadings)
+        #expect(bounded.shortened == 1)
+        #expect(bounded.readings[3].text.count == ReplyLimits.maxCharacters && bounded.readings[3].title?.count == ReplyLimits.maxCharacters)
+        #expect(bounded.readings[3].author == "A" && bounded.readings[4].text == "Book 4")
+        // Tiles: each bounded, then the photo.
+        let other = ReplyLimits.apply(ShelfReading(readings: (0..<400).map { SpineReading(text: "Other \($0)") }))
+        let merged = ReplyLimits.apply(ShelfImage.merge([bounded, other]))
+        #expect(merged.readings.count == ReplyLimits.maxReadings)
+        #expect(merged.dropped == bounded.dropped + 400 && merged.shortened == 1)
     }
 
     @Test func tilesMergeSpinesSeenTwice() {

@@ -1,5 +1,6 @@
 import Foundation
 import Imaging
+import MetadataSources
 import TestSupport
 import Testing
 @testable import Vision
@@ -29,8 +30,7 @@ final class VisionHarness: Sendable {
         let settings = VisionSettings(provider: provider, baseURL: baseURL ?? (provider == .openai ? server.baseURL.appendingPathComponent("v1") : server.baseURL),
                                       model: model, apiKey: key, timeoutSeconds: 20, maxTokens: 2000, maxImageSide: 1024,
                                       retries: retries, retryBaseDelaySeconds: 0.5, maxRetryDelaySeconds: 60)
-        let delays = sleeps
-        return VisionReader(settings: settings, tiles: tiles, sleep: { await delays.record($0) })
+        return VisionReader(settings: settings, tiles: tiles, clock: sleeps)
     }
 
     /// Answers `path` (POST) with `responses` in turn after checking each request.
@@ -135,7 +135,8 @@ actor ResponseQueue {
 }
 
 /// Back-off delays the reader asked for (the test does not wait them out).
-actor Delays {
+actor Delays: PacingClock {
     private(set) var all: [TimeInterval] = []
-    func record(_ seconds: TimeInterval) { all.append(seconds) }
+    nonisolated var now: TimeInterval { SystemPacingClock().now }
+    func sleep(seconds: TimeInterval) { all.append(seconds) }
 }

@@ -116,7 +116,8 @@ struct SpinesCommand: AsyncParsableCommand {
         let (settings, catalogue) = try library.openForSession()
         let reader: any SpineReader
         do {
-            reader = try makeReader(settings.vision, configFile: settings.configFile, environment: environment)
+            reader = try makeReader(settings.vision, configFile: settings.configFile, environment: environment,
+                                    logger: settings.debugLogging ? .standardError : .disabled)
         } catch {
             throw SessionExitStatus.fail("\(error)")
         }
@@ -172,7 +173,8 @@ struct SpinesCommand: AsyncParsableCommand {
 
     /// `[vision]` + environment + flags → a reader. The key comes from the variable named.
     /// With no provider and no endpoint anywhere, spines are read locally with Tesseract.
-    func makeReader(_ config: VisionConfig, configFile: URL?, environment: [String: String]) throws -> any SpineReader {
+    func makeReader(_ config: VisionConfig, configFile: URL?, environment: [String: String],
+                    logger: RequestLogger = .disabled) throws -> any SpineReader {
         let chosen = provider ?? config.provider
         if TesseractProvider.isSelected(provider: chosen, baseURL: (url ?? config.baseURL?.absoluteString)) {
             return try TesseractProvider.makeReader(TesseractProviderSettings(
@@ -198,7 +200,7 @@ struct SpinesCommand: AsyncParsableCommand {
             return file.deletingLastPathComponent().appendingPathComponent(path).path
         }
         let template = try (prompt ?? configured).map { try PromptTemplate.load(path: $0) } ?? .builtIn
-        return VisionReader(settings: settings, prompt: template, tiles: tiles)
+        return VisionReader(settings: settings, prompt: template, tiles: tiles, logger: logger)
     }
 }
 
@@ -250,6 +252,8 @@ struct SpineOutput {
         var inputTokens: Int
         var outputTokens: Int
         var truncated: Int
+        var droppedReadings: Int
+        var shortenedReadings: Int
         var unreadableSpines: Int
         var unsureUnmatched: Int
         var notSent: [String]
@@ -287,7 +291,7 @@ struct SpineOutput {
                 added: summary.count(.added), alreadyOwned: summary.count(.alreadyOwned), review: summary.count(.review),
                 unmatched: summary.count(.unmatched), libraryFull: summary.count(.libraryFull), queued: summary.count(.queued),
                 failed: summary.count(.failed) + summary.photoFailures, inputTokens: summary.usage.input, outputTokens: summary.usage.output,
-                truncated: summary.truncated, unreadableSpines: summary.unreadableSpines, unsureUnmatched: summary.unsureUnmatched, notSent: summary.notSent, stopReason: summary.stopReason,
+                truncated: summary.truncated, droppedReadings: summary.droppedReadings, shortenedReadings: summary.shortenedReadings, unreadableSpines: summary.unreadableSpines, unsureUnmatched: summary.unsureUnmatched, notSent: summary.notSent, stopReason: summary.stopReason,
                 interrupted: summary.interrupted, time: Date()))
             return
         }
@@ -299,6 +303,8 @@ struct SpineOutput {
         // Local OCR spends no tokens.
         if summary.usage.input + summary.usage.output > 0 { line += "; tokens \(summary.usage.input) in, \(summary.usage.output) out" }
         if summary.truncated > 0 { line += "; \(summary.truncated) replies cut by the token limit (raise maxTokens)" }
+        if summary.droppedReadings > 0 { line += "; \(summary.droppedReadings) entries past \(ReplyLimits.maxReadings) a photo dropped" }
+        if summary.shortenedReadings > 0 { line += "; \(summary.shortenedReadings) readings cut to \(ReplyLimits.maxCharacters) characters" }
         if summary.count(.libraryFull) > 0 { line += "\nlibrary full: \(IntakeWording.upgrade.text), then run the same command again" }
         if summary.count(.review) > 0 { line += "\n\(summary.count(.review)) to review: \(IntakeWording.review.text)" }
         if let reason = summary.stopReason { line += "\nstopped: \(reason); \(summary.notSent.count) photos not sent stay queued (run again later)" }
