@@ -1,4 +1,5 @@
 import ArgumentParser
+import BookMetadata
 import Pipeline
 import BookLookup
 import Catalogue
@@ -68,11 +69,11 @@ struct ImportCommand: AsyncParsableCommand {
                     let restored = try service.catalogue.restore(LibrarySnapshot(user: user, lists: export.lists, items: export.items, works: export.works, isbnIndex: export.isbnIndex))
                     total.imported += restored.added
                     total.alreadyPresent += restored.alreadyPresent
-                    if !json && !quiet { Console.out("\(path): restored \(restored.added) books (\(restored.alreadyPresent) already present).") }
+                    if !json && !quiet { Console.out("\(OutsideText.shown(path)): restored \(restored.added) books (\(restored.alreadyPresent) already present).") }
                     continue
                 }
                 let parsed = try detected.parse(text)
-                if !json && !quiet { Console.error("\(path): \(detected.rawValue), \(text.encoding), \(parsed.rows.count) rows") }
+                if !json && !quiet { Console.error("\(OutsideText.shown(path)): \(detected.rawValue), \(text.encoding), \(parsed.rows.count) rows") }
                 let importer = Importer(service: service, width: concurrency, offline: offline)
                 let progress = ProgressCounter(total: parsed.rows.count + parsed.badRows.count, enabled: isTerminal && !quiet)
                 let json = json, quiet = quiet
@@ -116,8 +117,8 @@ struct ImportCommand: AsyncParsableCommand {
         case .added: progress.line("added: \(name)\(event.isbn.map { " (\($0))" } ?? "")", error: false)
         case .alreadyPresent: progress.line("already present: \(name)", error: false)
         case .skipped: break
-        case .badRow: progress.line("\(event.file):\(event.line): \(event.reason ?? "bad row")", error: true)
-        default: progress.line("\(event.file):\(event.line): \(event.kind.rawValue): \(name): \(event.reason ?? "")", error: true)
+        case .badRow: progress.line("\(OutsideText.shown(event.file)):\(event.line): \(event.reason ?? "bad row")", error: true)
+        default: progress.line("\(OutsideText.shown(event.file)):\(event.line): \(event.kind.rawValue): \(name): \(event.reason ?? "")", error: true)
         }
     }
 }

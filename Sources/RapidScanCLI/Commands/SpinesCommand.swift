@@ -1,5 +1,6 @@
 import ArgumentParser
 import BarcodeReading
+import BookMetadata
 import Catalogue
 import Foundation
 import MetadataSources
@@ -143,7 +144,7 @@ struct SpinesCommand: AsyncParsableCommand {
         // stays settled, the photo being read is read again next time.
         let run = Task {
             await session.run(files: files, photosAtOnce: (reader as? VisionReader)?.settings.maxConcurrentRequests ?? 1, isCancelled: { interrupt.isInterrupted || Task.isCancelled }, onPhoto: { number, count, file in
-                if progress { Console.error("[\(number)/\(count)] \(file)") }
+                if progress { Console.error("[\(number)/\(count)] \(OutsideText.shown(file))") }
             }) { event in output.write(event) }
         }
         interrupt.onInterrupt { run.cancel() }
@@ -263,7 +264,7 @@ struct SpineOutput {
             return
         }
         if event.kind == .failed || event.kind == .queued && event.reading == nil {
-            Console.error("rapidscan: \(event.error ?? event.reason ?? event.file)")
+            Console.error("rapidscan: \(OutsideText.shown(event.error ?? event.reason ?? event.file))")
             return
         }
         guard !quiet else { return }
@@ -280,7 +281,7 @@ struct SpineOutput {
         case .queued: "Queued"
         case .failed: "Failed"
         }
-        Console.out("\(event.file): \(read) → \(book.isEmpty ? "-" : book)\(decision.map { " [\($0)]" } ?? "") \(status)\(event.reason.map { " (\($0))" } ?? "")")
+        Console.out("\(OutsideText.shown(event.file)): \(read) → \(book.isEmpty ? "-" : book)\(decision.map { " [\($0)]" } ?? "") \(status)\(event.reason.map { " (\($0))" } ?? "")")
     }
 
     func write(_ summary: SpineSummary) {
