@@ -45,7 +45,7 @@ let package = Package(
         // Files -> 8-bit grayscale images.
         .target(name: "Imaging", dependencies: ["CImageCodecs", "CWebP", "CHeif"]),
         // zbar behind a safe Swift type; detections validated through BookCodes.
-        .target(name: "BarcodeReading", dependencies: ["CZBar", "Imaging", "BookCodes", "WorkerPools"]),
+        .target(name: "BarcodeReading", dependencies: ["CZBar", "Imaging", "BookCodes", "BookMetadata", "WorkerPools"]),
         // Config file, environment, XDG locations.
         .target(name: "RapidScanConfig", dependencies: [
             .product(name: "TOMLKit", package: "TOMLKit"),
@@ -68,10 +68,10 @@ let package = Package(
         ]),
         // Import of other apps' exports and ISBN lists; export to Firestore/CSV/Goodreads/JSON.
         .target(name: "LibraryTransfer", dependencies: [
-            "BookCodes", "Catalogue", "BookLookup", "Intake", .product(name: "CSV", package: "CSV.swift"),
+            "BookCodes", "BookMetadata", "Catalogue", "BookLookup", "Intake", .product(name: "CSV", package: "CSV.swift"),
         ]),
         // Shelf photos -> spine readings (vision models over HTTP, local OCR): the SpineReader seam.
-        .target(name: "Vision", dependencies: ["Imaging", "MetadataSources", .product(name: "Mustache", package: "swift-mustache")]),
+        .target(name: "Vision", dependencies: ["Imaging", "BookMetadata", "MetadataSources", .product(name: "Mustache", package: "swift-mustache")]),
         // Local OCR spine reader: Tesseract on Imaging's gray pixels, words grouped into spines.
         .target(name: "SpineOCR", dependencies: ["CTesseract", "Imaging", "Vision"]),
         // Spine readings -> scored candidate works -> strong / medium / none (beets-style).

@@ -1,3 +1,4 @@
+import BookMetadata
 import Foundation
 import Imaging
 
@@ -25,8 +26,10 @@ public enum FileWalkError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Paths are shown escaped (`OutsideText.shown`): a name holding ESC or a newline
+    /// reaches the terminal as text.
     public var description: String {
-        switch self {
+        switch self.shownPaths {
         case .notFound(let path):
             "\(path): no such file or directory"
         case .danglingLink(let path, let target):
@@ -43,6 +46,22 @@ public enum FileWalkError: Error, Sendable, Hashable, CustomStringConvertible {
             "\(path): file name is not valid UTF-8 (bytes shown escaped); rename it to scan it"
         case .undecodableArgument(let path):
             "\(path): the name given has bytes that are not UTF-8; rename the file or scan its folder"
+        }
+    }
+}
+
+extension FileWalkError {
+    fileprivate var shownPaths: FileWalkError {
+        let shown: (String) -> String = OutsideText.shown
+        return switch self {
+        case .notFound(let path): .notFound(path: shown(path))
+        case .danglingLink(let path, let target): .danglingLink(path: shown(path), target: shown(target))
+        case .unreadableDirectory(let path, let reason): .unreadableDirectory(path: shown(path), reason: reason)
+        case .noImages(let path): .noImages(path: shown(path))
+        case .symlinkLoop(let path): .symlinkLoop(path: shown(path))
+        case .pathTooLong(let path, let bytes): .pathTooLong(path: shown(path), bytes: bytes)
+        case .notUTF8(let path): .notUTF8(path: shown(path))
+        case .undecodableArgument(let path): .undecodableArgument(path: shown(path))
         }
     }
 }
@@ -166,27 +185,9 @@ struct RawName {
     /// The name with every byte that is not part of valid UTF-8 shown as `\xHH`.
     var shown: String { RawName.escaped(bytes) }
 
-    static func escaped(_ bytes: [UInt8]) -> String {
-        var result = ""
-        var index = 0
-        while index < bytes.count {
-            // The longest valid UTF-8 sequence starting here (1-4 bytes), else one escaped byte.
-            var matched = false
-            for length in (1...4).reversed() where index + length <= bytes.count {
-                if let text = String(validating: bytes[index..<index + length], as: UTF8.self), text.count == 1 {
-                    result += text
-                    index += length
-                    matched = true
-                    break
-                }
-            }
-            if !matched {
-                result += String(format: "\\x%02X", bytes[index])
-                index += 1
-            }
-        }
-        return result
-    }
+    /// The one rule for showing a name (`OutsideText.shown`): bytes that are not UTF-8 and
+    /// control characters (ESC, a newline) escaped.
+    static func escaped(_ bytes: [UInt8]) -> String { OutsideText.shown(bytes) }
 }
 
 /// The entries of `path` (without `.` and `..`) as raw bytes, or why it cannot be read.

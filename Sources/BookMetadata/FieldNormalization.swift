@@ -15,9 +15,10 @@ public enum PlainText {
         return tidy(text)
     }
 
-    /// Trims and collapses runs of spaces and of blank lines.
+    /// Trims and collapses runs of spaces and of blank lines; control characters dropped
+    /// (`OutsideText.clean`).
     public static func tidy(_ text: String) -> String? {
-        let unified = text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
+        let unified = OutsideText.clean(text, keepingLines: true).replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
         let lines = unified.split(separator: "\n", omittingEmptySubsequences: false).map { line in
             line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\u{00A0}" }).joined(separator: " ")
         }
@@ -66,15 +67,16 @@ public enum PlainText {
 
     /// U+0080…U+009F are C1 controls no one means; in book blurbs they are Windows-1252
     /// punctuation decoded as Latin-1 (e.g. U+0097 for an em dash).
+    static let windows1252C1: [UInt32: Character] = [
+        0x85: "…", 0x91: "‘", 0x92: "’", 0x93: "“", 0x94: "”", 0x95: "•", 0x96: "–", 0x97: "—", 0x99: "™",
+    ]
+
     static func repairC1(_ text: String) -> String {
-        let windows1252: [UInt32: Character] = [
-            0x85: "…", 0x91: "‘", 0x92: "’", 0x93: "“", 0x94: "”", 0x95: "•", 0x96: "–", 0x97: "—", 0x99: "™",
-        ]
         guard text.unicodeScalars.contains(where: { (0x80...0x9F).contains($0.value) }) else { return text }
         var output = ""
         for scalar in text.unicodeScalars {
             if (0x80...0x9F).contains(scalar.value) {
-                if let replacement = windows1252[scalar.value] { output.append(replacement) }
+                if let replacement = windows1252C1[scalar.value] { output.append(replacement) }
             } else {
                 output.unicodeScalars.append(scalar)
             }
@@ -118,7 +120,7 @@ public enum LanguageCode {
 
     public static func normalize(_ raw: String?) -> String? {
         guard let raw else { return nil }
-        let code = raw.split(separator: "/").last.map(String.init)?.lowercased() ?? ""
+        let code = OutsideText.clean(raw).split(separator: "/").last.map(String.init)?.lowercased() ?? ""
         guard !code.isEmpty else { return nil }
         return twoLetter[code] ?? code
     }

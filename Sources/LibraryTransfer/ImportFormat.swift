@@ -1,4 +1,5 @@
 import BookCodes
+import BookMetadata
 import CSV
 import Catalogue
 import Foundation
@@ -32,6 +33,13 @@ public enum ImportFormat: String, Sendable, CaseIterable {
 
     /// Parses `text` (of file `path`) into rows; rows that cannot be used become bad rows.
     public func parse(_ file: ImportText) throws(ImportError) -> ParsedImport {
+        var parsed = try parseRows(file)
+        // Outside text: what is stored holds no terminal control.
+        parsed.rows = parsed.rows.map(\.cleaned)
+        return parsed
+    }
+
+    private func parseRows(_ file: ImportText) throws(ImportError) -> ParsedImport {
         switch self {
         case .isbnList: return try ISBNListParser.parse(file)
         case .goodreads: return try TableParser.parse(file, format: self, mapping: GoodreadsMapping())
@@ -180,7 +188,7 @@ struct LibibMapping: ColumnMapping {
 
     func row(_ cell: (String) -> String, line: Int) -> Result<ImportRow, ImportRowProblem> {
         guard cell("item_type").lowercased() == "book" else {
-            return .failure(ImportRowProblem(reason: "a \(cell("item_type")), not a book"))
+            return .failure(ImportRowProblem(reason: "a \(OutsideText.excerpt(cell("item_type"))), not a book"))
         }
         return TableParser.isbn([cell("ean_isbn13"), cell("upc_isbn10")]).map { code in
             var row = ImportRow(line: line, isbn: code, title: cell("title"))
@@ -229,10 +237,11 @@ struct LibraryThingMapping: ColumnMapping {
 enum ISBNListParser {
     static func parse(_ file: ImportText) throws(ImportError) -> ParsedImport {
         let lines = file.text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
-        let first = lines.first.map(String.init) ?? ""
+        // The delimiter is sniffed from the first line's start: a 50 MB line is not copied.
+        let first = lines.first.map { String($0.prefix(4096)) } ?? ""
         let delimiter: UnicodeScalar? = first.contains("\t") ? "\t" : (first.contains(",") || first.contains(";")) ? (first.contains(";") ? ";" : ",") : nil
         var rows: [ImportRow] = [], bad: [BadRow] = []
-        var cells: [(Int, String)] = []
+        var cells: [(Int, Substring)] = []
         if let delimiter {
             let table = try CSVTable.read(file.text, path: file.path, delimiter: delimiter, hasHeader: false)
             guard let column = isbnColumn(table) else { throw .malformed(file.path, "no column of ISBNs found") }
@@ -243,13 +252,13 @@ enum ISBNListParser {
                 return true
             }()
             for (offset, row) in table.rows.enumerated() where !(offset == 0 && headerIsLabel) {
-                cells.append((row.line, row.fields[safe: column] ?? ""))
+                cells.append((row.line, Substring(row.fields[safe: column] ?? "")))
             }
         } else {
             for (offset, line) in lines.enumerated() {
                 // A one-column list may carry a label ("ISBN") on its first line.
-                if offset == 0, ["isbn", "isbn13", "isbn10", "ean"].contains(line.trimmingCharacters(in: .whitespaces).lowercased()) { continue }
-                cells.append((offset + 1, String(line)))
+                if offset == 0, line.utf8.count < 16, ["isbn", "isbn13", "isbn10", "ean"].contains(line.trimmingCharacters(in: .whitespaces).lowercased()) { continue }
+                cells.append((offset + 1, line))
             }
         }
         for (line, cell) in cells {
@@ -259,9 +268,13 @@ enum ISBNListParser {
                 if delimiter != nil { bad.append(BadRow(file: file.path, line: line, reason: "the ISBN cell is empty")) }
                 continue
             }
-            switch ISBNCell.read(cell) {
+            // A line longer than any ISBN is quoted from its start, never copied whole.
+            if cell.utf8.count > ISBNCell.longestCell {
+                bad.append(BadRow(file: file.path, line: line, reason: "'\(OutsideText.excerpt(cell))' is not an ISBN")); continue
+            }
+            switch ISBNCell.read(String(cell)) {
             case let .isbn(code): rows.append(ImportRow(line: line, isbn: code))
-            case .empty: bad.append(BadRow(file: file.path, line: line, reason: "the ISBN is empty ('\(cell)')"))
+            case .empty: bad.append(BadRow(file: file.path, line: line, reason: "the ISBN is empty ('\(OutsideText.excerpt(cell))')"))
             case let .invalid(reason): bad.append(BadRow(file: file.path, line: line, reason: reason))
             }
         }

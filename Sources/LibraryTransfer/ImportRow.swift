@@ -1,4 +1,5 @@
 import BookCodes
+import BookMetadata
 import Catalogue
 import Foundation
 
@@ -22,6 +23,15 @@ public struct ImportRow: Sendable, Hashable {
         self.line = line
         self.isbn = isbn
         self.title = title
+    }
+
+    /// The row's text as it may be stored: no control characters (`OutsideText.clean`).
+    var cleaned: ImportRow {
+        var row = self
+        row.title = title.map { OutsideText.clean($0).trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
+        row.authors = authors.map { OutsideText.clean($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        row.notes = notes.map { OutsideText.clean($0, keepingLines: true) }.flatMap { $0.isEmpty ? nil : $0 }
+        return row
     }
 }
 
@@ -51,7 +61,11 @@ enum ISBNCell {
     /// `="0441013597"`, `=""`, `[0441013597]`, `978-0-441-...`, `441013597` (a spreadsheet ate
     /// the leading zero: recovered only when the check digit proves it), `9.78044E+12`
     /// (a spreadsheet rounded it: unrecoverable).
+    /// Longer than any way of writing an ISBN: refused without reading it through.
+    static let longestCell = 64
+
     static func read(_ raw: String) -> Reading {
+        if raw.utf8.count > longestCell { return .invalid("'\(OutsideText.excerpt(raw))' is not an ISBN") }
         var text = raw.trimmingCharacters(in: .whitespaces)
         if text.hasPrefix("=") { text.removeFirst() }
         text = text.filter { !"\"[]".contains($0) }.trimmingCharacters(in: .whitespaces)
@@ -59,7 +73,7 @@ enum ISBNCell {
         // The regular expression only where an exponent could be (it was most of parsing a
         // 10,000-line list).
         if text.contains(where: { $0 == "e" || $0 == "E" }), text.range(of: #"^[0-9.]+[eE]\+?[0-9]+$"#, options: .regularExpression) != nil {
-            return .invalid("'\(raw)' is an ISBN a spreadsheet turned into a rounded number; it cannot be recovered")
+            return .invalid("'\(OutsideText.excerpt(raw))' is an ISBN a spreadsheet turned into a rounded number; it cannot be recovered")
         }
         let cleaned = text.filter { !$0.isWhitespace && $0 != "-" }.uppercased()
         if let code = try? ISBN13(validating: cleaned) { return .isbn(code) }
@@ -69,9 +83,9 @@ enum ISBNCell {
             if let code = try? ISBN10(validating: padded) { return .isbn(code.isbn13) }
         }
         if cleaned.count == 10 || cleaned.count == 13, cleaned.dropLast().allSatisfy(\.isNumber) {
-            return .invalid("'\(raw)' has a wrong check digit")
+            return .invalid("'\(OutsideText.excerpt(raw))' has a wrong check digit")
         }
-        return .invalid("'\(raw)' is not an ISBN")
+        return .invalid("'\(OutsideText.excerpt(raw))' is not an ISBN")
     }
 }
 

@@ -39,9 +39,11 @@ public struct GoogleBooksSource: MetadataSource {
     public func edition(isbn: ISBN13) async throws(SourceError) -> EditionMetadata? {
         let volumes = try await volumes(query: "isbn:\(isbn.digits)", maxResults: nil)
         let wanted = Set([isbn.digits, isbn.isbn10?.digits].compactMap { $0 })
+        // Only a volume that lists this ISBN is this ISBN's book: a server answering with
+        // another book's volume (or one listing no ISBN) has not found it.
         let match = volumes.first { volume in
             (volume.volumeInfo?.industryIdentifiers ?? []).contains { wanted.contains(Self.canonical($0.identifier)) }
-        } ?? volumes.first
+        }
         guard let match else { return nil }
         guard var edition = Self.edition(from: match) else {
             throw .badResponse("Google Books volume \(match.id ?? "?") has no title")
@@ -104,7 +106,7 @@ public struct GoogleBooksSource: MetadataSource {
         guard response.status >= 400 else { return nil }
         let envelope = try? JSONDecoder().decode(GoogleErrorEnvelope.self, from: response.body)
         let reasons = Set(envelope?.error.allReasons.map { $0.lowercased() } ?? [])
-        let message = redact(envelope?.error.message ?? "HTTP \(response.status)", secret: secret)
+        let message = redact(OutsideText.clean(envelope?.error.message ?? "HTTP \(response.status)"), secret: secret)
         if response.status == 429 || response.status == 403, !reasons.isDisjoint(with: quotaReasons) {
             return .quotaExceeded
         }
@@ -124,9 +126,7 @@ public struct GoogleBooksSource: MetadataSource {
     // MARK: Mapping
 
     static func edition(from volume: GoogleVolume) -> EditionMetadata? {
-        guard let info = volume.volumeInfo,
-              let title = info.title?.trimmingCharacters(in: .whitespacesAndNewlines), !title.isEmpty
-        else { return nil }
+        guard let info = volume.volumeInfo, let title = info.title.flatMap(PlainText.tidy) else { return nil }
         let identifiers = info.industryIdentifiers ?? []
         func identifier(_ type: String) -> String? {
             identifiers.first { $0.type == type }.map { canonical($0.identifier) }.flatMap { $0.isEmpty ? nil : $0 }
@@ -143,7 +143,7 @@ public struct GoogleBooksSource: MetadataSource {
             authors: (info.authors ?? []).compactMap(PlainText.tidy),
             description: PlainText.fromHTML(info.description),
             coverImageUrl: CoverURL.normalize(cover),
-            categories: info.categories ?? [],
+            categories: (info.categories ?? []).compactMap(PlainText.tidy),
             pageCount: info.pageCount.flatMap { $0 > 0 ? $0 : nil },
             publishDate: PublishDate.normalize(info.publishedDate),
             publisher: info.publisher.flatMap(PlainText.tidy),

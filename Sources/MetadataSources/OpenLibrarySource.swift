@@ -62,6 +62,9 @@ public struct OpenLibrarySource: MetadataSource {
     public func edition(isbn: ISBN13) async throws(SourceError) -> EditionMetadata? {
         // URLSession follows the 302 to /books/OL…M.json.
         guard let edition = try await record(OLEdition.self, path: "/isbn/\(isbn.digits).json") else { return nil }
+        // An edition that lists ISBNs, none of them this one, is another book's.
+        let listed = ((edition.isbn_13 ?? []) + (edition.isbn_10 ?? [])).compactMap { (try? ISBN13(validating: $0)) ?? (try? ISBN10(validating: $0))?.isbn13 }
+        guard listed.isEmpty || listed.contains(isbn) else { return nil }
         guard let title = PlainText.tidy(edition.title ?? "") else {
             throw .badResponse("Open Library edition \(edition.key ?? isbn.digits) has no title")
         }
@@ -91,7 +94,7 @@ public struct OpenLibrarySource: MetadataSource {
             authors: authors,
             description: PlainText.tidy(edition.description?.text ?? work?.description?.text ?? ""),
             coverImageUrl: coverID.map(coverURL(id:)),
-            categories: Array((edition.subjects ?? work?.subjects ?? []).prefix(Self.maxCategories)),
+            categories: Array((edition.subjects ?? work?.subjects ?? []).prefix(Self.maxCategories).compactMap(PlainText.tidy)),
             pageCount: edition.number_of_pages.flatMap { $0 > 0 ? $0 : nil },
             publishDate: PublishDate.normalize(edition.publish_date ?? work?.first_publish_date),
             publisher: edition.publishers?.first.flatMap(PlainText.tidy),
@@ -158,12 +161,12 @@ public struct OpenLibrarySource: MetadataSource {
             isbn13: isbn13?.digits,
             isbn10: isbn13?.isbn10?.digits,
             title: title,
-            authors: doc.author_name ?? [],
+            authors: (doc.author_name ?? []).compactMap(PlainText.tidy),
             coverImageUrl: doc.cover_i.flatMap { $0 > 0 ? coverURL(id: $0) : nil },
-            categories: Array((doc.subject ?? []).prefix(Self.maxCategories)),
+            categories: Array((doc.subject ?? []).prefix(Self.maxCategories).compactMap(PlainText.tidy)),
             pageCount: doc.number_of_pages_median.flatMap { $0 > 0 ? $0 : nil },
             publishDate: doc.first_publish_year.map { String(format: "%04d", $0) },
-            publisher: doc.publisher?.first,
+            publisher: doc.publisher?.first.flatMap(PlainText.tidy),
             language: LanguageCode.normalize(doc.language?.first),
             apiSource: name)
     }
@@ -237,11 +240,12 @@ struct OLEdition: Decodable {
     var physical_format: String?
     var subjects: [String]?
     var isbn_10: [String]?
+    var isbn_13: [String]?
     var by_statement: String?
 
     enum CodingKeys: String, CodingKey {
         case key, title, subtitle, authors, works, description, covers, number_of_pages, publish_date
-        case publishers, languages, physical_format, subjects, isbn_10, by_statement
+        case publishers, languages, physical_format, subjects, isbn_10, isbn_13, by_statement
     }
 
     init(from decoder: any Decoder) throws {
@@ -260,6 +264,7 @@ struct OLEdition: Decodable {
         physical_format = try? c.decode(String.self, forKey: .physical_format)
         subjects = (try? c.decode(Lossy<String>.self, forKey: .subjects))?.values
         isbn_10 = (try? c.decode(Lossy<String>.self, forKey: .isbn_10))?.values
+        isbn_13 = (try? c.decode(Lossy<String>.self, forKey: .isbn_13))?.values
         by_statement = try? c.decode(String.self, forKey: .by_statement)
     }
 }

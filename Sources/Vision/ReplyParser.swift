@@ -1,3 +1,4 @@
+import BookMetadata
 import Foundation
 
 /// Turns a model's text into spine readings, tolerating what real replies do: JSON in code
@@ -107,7 +108,7 @@ public enum ReplyParser {
         if let list = value as? [Any] {
             return list.compactMap { element in
                 if let object = element as? [String: Any] { return reading(from: object) }
-                if let text = element as? String, !text.isEmpty { return SpineReading(text: text) }
+                if let text = (element as? String).map({ OutsideText.clean($0) }), !text.isEmpty { return SpineReading(text: text) }
                 return nil
             }
         }
@@ -120,7 +121,10 @@ public enum ReplyParser {
     static func reading(from object: [String: Any]) -> SpineReading? {
         func string(_ keys: String...) -> String? {
             for key in keys {
-                if let s = object[key] as? String, !s.trimmingCharacters(in: .whitespaces).isEmpty { return s.trimmingCharacters(in: .whitespaces) }
+                // A model's reply is outside text: no terminal control reaches the store.
+                if let s = (object[key] as? String).map({ OutsideText.clean($0) }), !s.trimmingCharacters(in: .whitespaces).isEmpty {
+                    return s.trimmingCharacters(in: .whitespaces)
+                }
                 if let n = object[key] as? NSNumber, !(object[key] is Bool) { return n.stringValue }
                 if let list = object[key] as? [String], !list.isEmpty { return list.joined(separator: ", ") }
             }

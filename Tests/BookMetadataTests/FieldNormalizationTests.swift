@@ -69,3 +69,34 @@ import Testing
         #expect(LanguageCode.normalize(nil) == nil)
     }
 }
+
+/// Outside text on its way in (`clean`) and names on their way to a terminal (`shown`).
+@Suite struct OutsideTextTests {
+    @Test func terminalControlIsDroppedWholeAndTheRestKept() {
+        #expect(OutsideText.clean("Evil\u{1B}[2J Title") == "Evil Title")
+        #expect(OutsideText.clean("Ann\u{1B}]52;c;ZXZpbA==\u{07} Author") == "Ann Author")
+        #expect(OutsideText.clean("a\u{1B}]0;title\u{1B}\\b") == "ab", "OSC ended by ESC \\")
+        #expect(OutsideText.clean("a\u{1B}Pq#0;2\u{1B}\\b") == "ab", "DCS (sixel)")
+        #expect(OutsideText.clean("a\u{1B}cb\u{1B}(Bc") == "abc", "reset and charset escapes")
+        #expect(OutsideText.clean("Pub\u{9B}31mlisher\u{9D}0;x\u{9C}") == "Publisher", "C1 CSI and OSC")
+        #expect(OutsideText.clean("Bob \u{202E}Reversed\u{2066}\u{200F}") == "Bob Reversed")
+        #expect(OutsideText.clean("Title\u{0}Tail") == "TitleTail", "a NUL is no end")
+        #expect(OutsideText.clean("one\ttwo\nthree\u{7F}") == "one two three")
+        #expect(OutsideText.clean("one\nline\u{85}", keepingLines: true) == "one\nline…", "Windows-1252 punctuation repaired")
+        #expect(OutsideText.clean("unterminated \u{1B}]52;c;abc") == "unterminated 52;c;abc", "only the introducer goes")
+        #expect(OutsideText.clean("Ngũgĩ wa Thiong'o — 日本 🙂") == "Ngũgĩ wa Thiong'o — 日本 🙂")
+    }
+
+    @Test func sourcesTidyTheirTextWithTheSameRule() {
+        #expect(PlainText.tidy("  A\u{1B}[31m  B \u{202E}") == "A B")
+        #expect(PlainText.fromHTML("<p>One\u{1B}]0;x\u{07}</p><p>Two</p>") == "One\n\nTwo")
+        #expect(LanguageCode.normalize("/languages/\u{1B}[2Jeng") == "en")
+    }
+
+    @Test func namesAreShownWithControlsAndBadBytesEscaped() {
+        #expect(OutsideText.shown("shelf\u{1B}[2J\nnext.png") == #"shelf\x1B[2J\nnext.png"#)
+        #expect(OutsideText.shown("\u{202E}gnp.exe") == #"\u{202E}gnp.exe"#)
+        #expect(OutsideText.shown(Array("caf".utf8) + [0xE9] + Array(".png".utf8)) == #"caf\xE9.png"#)
+        #expect(OutsideText.shown("Café 🙂.png") == "Café 🙂.png")
+    }
+}

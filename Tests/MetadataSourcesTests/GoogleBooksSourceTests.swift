@@ -68,10 +68,8 @@ import TestSupport
             let byISBN10 = try #require(try await harness.google.edition(isbn: isbn("9780006483465")))
             #expect(byISBN10.authors == ["Terry Bisson"])
             #expect(byISBN10.publishDate == "1997")
-            // Nothing matches: the first item is Google's best guess.
-            let fallback = try #require(try await harness.google.edition(isbn: isbn("9780306406157")))
-            #expect(fallback.title == "The Fifth Element")
-            #expect(fallback.isbn13 == "9780306406157")
+            // Nothing lists it: another book's volume is not this ISBN's book (issue 37).
+            #expect(try await harness.google.edition(isbn: isbn("9780306406157")) == nil)
         }
     }
 

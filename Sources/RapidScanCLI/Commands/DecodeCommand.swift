@@ -1,6 +1,7 @@
 import ArgumentParser
 import BarcodeReading
 import BookCodes
+import BookMetadata
 import Foundation
 import Imaging
 
@@ -73,7 +74,7 @@ struct DecodeCommand: AsyncParsableCommand {
         // and shown as `-` wherever the file is named.
         let stdin = paths.contains("-") ? try StandardInputFile(raw: rawFormat != nil) : nil
         defer { stdin?.remove() }
-        let output = DecodeOutput(mode: json ? .json : raw ? .raw : .text, quiet: quiet, shown: { stdin?.shown($0) ?? $0 })
+        let output = DecodeOutput(mode: json ? .json : raw ? .raw : .text, quiet: quiet, shown: { OutsideText.shown(stdin?.shown($0) ?? $0) })
         var tally = DecodeTally()
         output.detail(verbose: verbosity.verbose, "decoding on \(workers ?? ProcessInfo.processInfo.activeProcessorCount) threads, effort \(fast ? ScanEffort.fast : effort)")
         let entries = FileWalker.imageFiles(in: paths.map { $0 == "-" ? stdin!.url : URL(fileURLWithPath: $0) }, rawFormat: rawFormat)

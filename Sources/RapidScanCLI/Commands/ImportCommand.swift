@@ -1,4 +1,5 @@
 import ArgumentParser
+import BookMetadata
 import Pipeline
 import BookLookup
 import Catalogue
@@ -75,16 +76,16 @@ struct ImportCommand: AsyncParsableCommand {
                     total.imported += restored.added
                     total.alreadyPresent += restored.alreadyPresent
                     total.libraryFull += restored.libraryFull
-                    if !json && !quiet { Console.out("\(path): restored \(restored.added) books (\(restored.alreadyPresent) already present).") }
+                    if !json && !quiet { Console.out("\(OutsideText.shown(path)): restored \(restored.added) books (\(restored.alreadyPresent) already present).") }
                     if restored.libraryFull > 0 {
-                        let refused = "\(path): \(restored.libraryFull) owned books not restored: the library is full (\(IntakeWording.libraryFull(owned: restored.limit, limit: restored.limit)), then import the same file again)"
+                        let refused = "\(OutsideText.shown(path)): \(restored.libraryFull) owned books not restored: the library is full (\(IntakeWording.libraryFull(owned: restored.limit, limit: restored.limit)), then import the same file again)"
                         if json { Console.out(try JSONLines.encode(ImportLine(libraryFull: path, count: restored.libraryFull, limit: restored.limit, error: refused))) }
                         Console.error(refused)
                     }
                     continue
                 }
                 let parsed = try detected.parse(text)
-                if !json && !quiet { Console.error("\(path): \(detected.rawValue), \(text.encoding), \(parsed.rows.count) rows") }
+                if !json && !quiet { Console.error("\(OutsideText.shown(path)): \(detected.rawValue), \(text.encoding), \(parsed.rows.count) rows") }
                 let importer = Importer(service: service, width: concurrency, offline: offline)
                 let progress = ProgressCounter(total: parsed.rows.count + parsed.badRows.count, enabled: isTerminal && !quiet)
                 let json = json, quiet = quiet
@@ -129,8 +130,8 @@ struct ImportCommand: AsyncParsableCommand {
         case .added: progress.line("added: \(name)\(event.isbn.map { " (\($0))" } ?? "")", error: false)
         case .alreadyOwned: progress.line("already present: \(name)", error: false)
         case .skipped: break
-        case .badRow: progress.line("\(event.file):\(event.line): \(event.reason ?? "bad row")", error: true)
-        default: progress.line("\(event.file):\(event.line): \(event.kind.rawValue): \(name): \(event.reason ?? "")", error: true)
+        case .badRow: progress.line("\(OutsideText.shown(event.file)):\(event.line): \(event.reason ?? "bad row")", error: true)
+        default: progress.line("\(OutsideText.shown(event.file)):\(event.line): \(event.kind.rawValue): \(name): \(event.reason ?? "")", error: true)
         }
     }
 }

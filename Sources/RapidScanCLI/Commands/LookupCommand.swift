@@ -1,6 +1,7 @@
 import ArgumentParser
 import BookCodes
 import BookLookup
+import BookMetadata
 import Catalogue
 import Foundation
 
@@ -88,8 +89,11 @@ struct LookupCommand: AsyncParsableCommand {
         do {
             isbn = try ISBN13(validating: input)
         } catch {
-            Console.error("\(input): not a valid ISBN: \(error)")
-            if json { try JSONLines.write(LookupLine(input: input, status: "invalid", error: "\(error)")) }
+            // The value is outside text: quoted short and escaped (a 50 MB line is not echoed).
+            let quoted = OutsideText.excerpt(input)
+            let reason = input.utf8.count > OutsideText.excerptLength ? "not a valid ISBN" : "not a valid ISBN: \(OutsideText.shown("\(error)"))"
+            Console.error("\(quoted): \(reason)")
+            if json { try JSONLines.write(LookupLine(input: quoted, status: "invalid", error: reason)) }
             return ExitStatus.inputError
         }
         guard let result else { return ExitStatus.inputError }

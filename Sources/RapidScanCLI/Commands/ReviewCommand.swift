@@ -1,4 +1,5 @@
 import ArgumentParser
+import BookMetadata
 import Catalogue
 import Foundation
 import Intake
@@ -105,7 +106,7 @@ struct ReviewCommand: AsyncParsableCommand {
             SpineOutput(json: true, quiet: false).write(event, number: number)
         } else {
             let book = "\(record.title ?? "?")\(record.authors.isEmpty ? "" : " — " + record.authors.joined(separator: ", "))"
-            Console.out("\(number). \(record.file): \"\(record.text)\" → \(book) (\(record.isbn13 ?? "no ISBN"), distance \(String(format: "%.2f", record.distance)))")
+            Console.out("\(number). \(OutsideText.shown(record.file)): \"\(record.text)\" → \(book) (\(record.isbn13 ?? "no ISBN"), distance \(String(format: "%.2f", record.distance)))")
         }
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BarcodeReading
+import BookMetadata
 import Catalogue
 import Foundation
 import Intake
@@ -146,7 +147,7 @@ struct SpinesCommand: AsyncParsableCommand {
         // stays settled, the photo being read is read again next time.
         let run = Task {
             await session.run(files: files, photosAtOnce: (reader as? VisionReader)?.settings.maxConcurrentRequests ?? 1, isCancelled: { interrupt.isInterrupted || Task.isCancelled }, onPhoto: { number, count, file in
-                if progress { Console.error("[\(number)/\(count)] \(file)") }
+                if progress { Console.error("[\(number)/\(count)] \(OutsideText.shown(file))") }
             }) { event in output.write(event) }
         }
         interrupt.onInterrupt { run.cancel() }
@@ -272,7 +273,7 @@ struct SpineOutput {
             return
         }
         if event.kind == .failed || event.kind == .queued && event.reading == nil {
-            Console.error("rapidscan: \(event.error ?? event.reason ?? event.file)")
+            Console.error("rapidscan: \(OutsideText.shown(event.error ?? event.reason ?? event.file))")
             return
         }
         guard !quiet else { return }
@@ -281,7 +282,7 @@ struct SpineOutput {
         // Nothing was close: a distance to no candidate says nothing.
         let decision = event.decision.flatMap { $0 == .none ? nil : "\($0.rawValue) \(String(format: "%.2f", event.distance ?? 1))" }
         let status = event.kind == .added && event.dryRun ? "Would Add" : IntakeWording.title(event.kind)
-        Console.out("\(event.file): \(read) → \(book.isEmpty ? "-" : book)\(decision.map { " [\($0)]" } ?? "") \(status)\(event.reason.map { " (\($0))" } ?? "")")
+        Console.out("\(OutsideText.shown(event.file)): \(read) → \(book.isEmpty ? "-" : book)\(decision.map { " [\($0)]" } ?? "") \(status)\(event.reason.map { " (\($0))" } ?? "")")
     }
 
     func write(_ summary: SpineSummary) {

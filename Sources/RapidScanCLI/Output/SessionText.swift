@@ -1,4 +1,5 @@
 import BookCodes
+import BookMetadata
 import Foundation
 import Intake
 import Pipeline
@@ -46,7 +47,10 @@ final class HumanOutput: EventOutput {
             // A per-file error: on standard error, starting with the path, naming it once
             // (docs/CLI.md: fatal errors start `rapidscan: `, per-file ones with the file).
             clearLive()
-            err.write((reason.hasPrefix(event.file) ? reason : "\(event.file): \(reason)") + "\n")
+            // The path shown escaped: a name may hold ESC or a newline (OutsideText.shown).
+            let file = OutsideText.shown(event.file)
+            let shownReason = file == event.file ? reason : reason.replacingOccurrences(of: event.file, with: file)
+            err.write((shownReason.hasPrefix(file) ? shownReason : "\(file): \(shownReason)") + "\n")
             draw(record: record, force: true)
             return
         }
@@ -55,7 +59,7 @@ final class HumanOutput: EventOutput {
         let toast = event.toast
         let subtitle = toast.subtitle.isEmpty ? "" : " — \(toast.subtitle)"
         let symbol = Self.symbol(for: event.kind)
-        out.write(colour("\(symbol) \(toast.title)\(subtitle)  [\(event.file)]", event.kind) + "\n")
+        out.write(colour("\(symbol) \(toast.title)\(subtitle)  [\(OutsideText.shown(event.file))]", event.kind) + "\n")
         draw(record: record, force: true)
     }
 
@@ -136,23 +140,24 @@ struct SessionNotes {
     }
 
     static func text(for note: SessionNote, quiet: Bool) -> String? {
-        switch note {
+        let shown: (String) -> String = OutsideText.shown
+        return switch note {
         case .watching(let directory):
-            quiet ? nil : "Watching \(directory) for frames (Ctrl-C to stop)"
+            quiet ? nil : "Watching \(shown(directory)) for frames (Ctrl-C to stop)"
         case .watchOverflowed:
             "rapidscan: warning: inotify queue overflowed; some frames were not seen"
         case .directoryGone(let directory):
-            "rapidscan: \(directory) was removed or moved; stopping"
+            "rapidscan: \(shown(directory)) was removed or moved; stopping"
         case let .keptFrame(file, outcomes):
-            "rapidscan: kept \(file): \(Set(outcomes.map(\.rawValue)).sorted().joined(separator: ", ")) (not settled in the library)"
+            "rapidscan: kept \(shown(file)): \(Set(outcomes.map(\.rawValue)).sorted().joined(separator: ", ")) (not settled in the library)"
         case let .cannotMove(file, directory, reason):
-            "rapidscan: cannot move \(file) to \(directory): \(reason)"
+            "rapidscan: cannot move \(shown(file)) to \(shown(directory)): \(reason)"
         case let .resumeStateUnreadable(file, reason):
-            "warning: \(file): cannot read whether it was already scanned (\(reason)); scanning it again"
+            "warning: \(shown(file)): cannot read whether it was already scanned (\(reason)); scanning it again"
         case let .notMarkedProcessed(file, reason):
-            "warning: \(file): its books are stored but the file could not be marked scanned (\(reason)); a later scan reads it again"
+            "warning: \(shown(file)): its books are stored but the file could not be marked scanned (\(reason)); a later scan reads it again"
         case let .notMarkedAfterInterrupt(file):
-            "\(file): interrupted before its books were looked up (queued); the same command reads it again and adds them"
+            "\(shown(file)): interrupted before its books were looked up (queued); the same command reads it again and adds them"
         }
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BookCodes
 import BookLookup
+import BookMetadata
 import Catalogue
 import Foundation
 import Intake
@@ -50,6 +51,7 @@ struct LibraryAddCommand: AsyncParsableCommand {
         if OwnedFormat(rawValue: ownedFormat) == nil { throw ValidationError("--owned-format must be physical, ebook or audiobook.") }
         if title != nil && isbns.count != 1 { throw ValidationError("--title adds one book by hand: give exactly one ISBN.") }
         if title != nil && author.isEmpty { throw ValidationError("--title needs --author.") }
+        if let title, OutsideText.clean(title).trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("--title is empty.") }
         if title == nil && !author.isEmpty { throw ValidationError("--author needs --title.") }
     }
 
@@ -64,7 +66,9 @@ struct LibraryAddCommand: AsyncParsableCommand {
                 let code = parseISBN(text)!
                 var outcome: IntakeOutcome
                 if let title {
-                    let work = try catalogue.recordManual(isbn: code, title: title, authors: author)
+                    // Pasted text may carry terminal controls: stored clean like a source's.
+                    let work = try catalogue.recordManual(isbn: code, title: OutsideText.clean(title),
+                                                          authors: author.map { OutsideText.clean($0) })
                     try catalogue.forgetNotFound(isbn: code)
                     outcome = intake.own(code, work: work, source: "manual", from: .typed)
                 } else {
