@@ -7,6 +7,15 @@ public struct RapidScanCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "rapidscan",
         abstract: "Catalogue physical books from pictures of their barcodes.",
+        discussion: """
+        Examples:
+          rapidscan scan ~/Pictures/books          photos and folders -> owned books
+          rapidscan watch --consume /tmp/frames    a webcam's frames, live
+          rapidscan spines shelf.jpg               shelf photos: the spines read
+          rapidscan import goodreads_library_export.csv
+          rapidscan library                        what you own
+          rapidscan doctor                         what it works with, what is missing
+        """,
         version: RapidScanVersion.current,
         subcommands: [
             DecodeCommand.self,
@@ -22,6 +31,7 @@ public struct RapidScanCommand: AsyncParsableCommand {
             LibraryCommand.self,
             ImportCommand.self,
             ExportCommand.self,
+            DoctorCommand.self,
         ]
     )
 
@@ -68,6 +78,11 @@ public enum RapidScanEntryPoint {
             if argumentParserStatus == ExitStatus.usage {
                 var message = RapidScanCommand.fullMessage(for: error)
                 if message.hasPrefix("Error: ") { message = "rapidscan: " + message.dropFirst("Error: ".count) }
+                // A mistyped subcommand (`rapidscan scna photos`): name the one meant.
+                if let near = CommandSuggestion.nearest(to: Array(CommandLine.arguments.dropFirst())) {
+                    message = "rapidscan: '\(near.typed)' is not a command; did you mean '\(near.suggestion)'?\n"
+                        + message.split(separator: "\n", omittingEmptySubsequences: false).dropFirst().joined(separator: "\n")
+                }
                 Console.error(message)
                 RapidScanCommand.exit(withError: ExitStatus.usage)
             }

@@ -317,7 +317,9 @@ enum HTTPBaseURL {
     }
 }
 
-private func editDistance(_ a: String, _ b: String) -> Int {
+/// Levenshtein distance: how many letters to insert, delete or replace to turn `a` into `b`
+/// (a config key or a command name typed a letter or two off).
+public func editDistance(_ a: String, _ b: String) -> Int {
     let a = Array(a), b = Array(b)
     var row = Array(0...b.count)
     for i in 1...max(a.count, 1) where !a.isEmpty {

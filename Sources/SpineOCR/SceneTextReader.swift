@@ -239,26 +239,46 @@ public final class SceneTextReader: @unchecked Sendable {
         environment[pythonVariable] ?? configured.flatMap { $0.lowercased() == "auto" ? nil : $0 }
     }
 
-    /// The interpreter to run: the one named ("" or "off": none), else `.ppocr-venv/bin/python`
-    /// in the current folder or in the project the binary was built in
-    /// (`<project>/.build/release/rapidscan`); nil when none exists.
+    /// The interpreter to run: the one named ("" or "off": none), else the first of
+    /// `candidatePythons` that exists; nil when none does.
     public static func locatePython(environment: [String: String] = ProcessInfo.processInfo.environment,
                                     configured: String? = nil,
-                                    executable: String? = CommandLine.arguments.first) -> String? {
+                                    executable: String? = runningExecutable) -> String? {
         if let named = namedPython(environment: environment, configured: configured) {
             return named.isEmpty || named.lowercased() == "off" ? nil : named
         }
+        return candidatePythons(executable: executable).first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// Where `scripts/install` puts PP-OCR's venv, from the install prefix
+    /// (PREFIX/bin/rapidscan finds PREFIX/lib/rapidscan/ppocr-venv).
+    public static let installedVenv = "lib/rapidscan/ppocr-venv"
+
+    /// The interpreters looked for when none is named, in order: the venv installed beside
+    /// the binary (`scripts/install`), then `.ppocr-venv` (`scripts/setup`) in the current
+    /// folder and in the project the binary was built in (`<project>/.build/release/rapidscan`,
+    /// or `.build/<triple>/<configuration>/rapidscan`).
+    public static func candidatePythons(executable: String? = runningExecutable) -> [String] {
+        var candidates: [String] = []
         var roots = [FileManager.default.currentDirectoryPath]
         if let executable {
-            let binary = URL(fileURLWithPath: executable).resolvingSymlinksInPath()
-            // .build/<configuration>/rapidscan, or .build/<triple>/<configuration>/rapidscan.
-            var folder = binary.deletingLastPathComponent()
+            var folder = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
+            candidates.append(folder.deletingLastPathComponent().appendingPathComponent(installedVenv + "/bin/python").path)
             for _ in 0..<3 {
                 folder = folder.deletingLastPathComponent()
                 roots.append(folder.path)
             }
         }
-        return roots.map { $0 + "/.ppocr-venv/bin/python" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+        for root in roots where !candidates.contains(root + "/.ppocr-venv/bin/python") {
+            candidates.append(root + "/.ppocr-venv/bin/python")
+        }
+        return candidates
+    }
+
+    /// This process's executable file: `/proc/self/exe` (a binary run through PATH has no
+    /// folder in argv[0]), else argv[0].
+    public static var runningExecutable: String? {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments.first
     }
 
     /// The worker: reads `{"path", "width", "height"}` lines, answers `{"lines": [[text,

@@ -7,7 +7,13 @@ struct AccountCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "account",
         abstract: "Show the plan and owned-book count; switch between the free plan and Pro.",
-        discussion: "The free plan holds \(User.freeOwnedLimit) owned books; Pro is unlimited."
+        discussion: """
+        Examples:
+          rapidscan account
+          rapidscan account --pro
+
+        The free plan holds \(User.freeOwnedLimit) owned books; Pro is unlimited.
+        """
     )
 
     @OptionGroup var library: LibraryOptions

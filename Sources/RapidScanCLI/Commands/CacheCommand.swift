@@ -7,6 +7,10 @@ struct CacheCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cache",
         abstract: "The local work/ISBN cache.",
+        discussion: """
+        Example:
+          rapidscan cache stats
+        """,
         subcommands: [CacheStatsCommand.self, CacheBenchCommand.self],
         defaultSubcommand: CacheStatsCommand.self)
 }
@@ -14,7 +18,12 @@ struct CacheCommand: AsyncParsableCommand {
 struct CacheStatsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats",
-        abstract: "Counts of works, editions, owned books and pending lookups, and the database size.")
+        abstract: "Counts of works, editions, owned books and pending lookups, and the database size.",
+        discussion: """
+        Examples:
+          rapidscan cache stats
+          rapidscan cache stats --json
+        """)
 
     @Flag(name: .long, help: "Print one JSON object.")
     var json = false

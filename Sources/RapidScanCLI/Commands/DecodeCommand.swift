@@ -11,6 +11,10 @@ struct DecodeCommand: AsyncParsableCommand {
         commandName: "decode",
         abstract: "Read EAN/UPC/ISBN barcodes from image files and folders.",
         discussion: """
+        Examples:
+          rapidscan decode photo.jpg
+          rapidscan decode --json ~/Pictures/books
+
         Prints one line per code: `path: EAN-13 9780306406157 (ISBN 978-0-306-40615-7)`, \
         with any EAN-2/EAN-5 add-on after it (`+ EAN-5 51299 (price US$12.99)`). Folders are \
         walked recursively (hidden files and non-images skipped). Codes that fail validation, \

@@ -9,19 +9,23 @@ struct ExportCommand: ParsableCommand {
         commandName: "export",
         abstract: "Export the library as Firestore documents, CSV, a Goodreads import CSV or rapidscan JSON.",
         discussion: """
+        Examples:
+          rapidscan export --format goodreads -o goodreads.csv
+          rapidscan export --format json -o backup.json
+
         firestore: one JSON document with the collections works, isbnIndex, items, lists, users \
         (document id → the seed's camelCase fields, timestamps ISO 8601). csv: one row per book \
         with its work's metadata. goodreads: the 24-column CSV Goodreads imports. json: \
         rapidscan's own versioned format; `rapidscan import` restores it losslessly.
         """)
 
-    @Option(name: .long, help: "firestore, csv, goodreads or json.")
+    @Option(name: .long, help: "firestore, csv, goodreads or json.", completion: ValueCompletion.exportFormat)
     var format: String
 
     @Argument(help: "A library query (words and field filters) selecting the books; none exports all.")
     var query: [String] = []
 
-    @Option(name: .long, help: "Only the books in this list (name or id).")
+    @Option(name: .long, help: "Only the books in this list (name or id).", completion: ValueCompletion.listNames)
     var list: String?
 
     @Flag(name: .long, help: "Every item in your lists, not only owned books.")

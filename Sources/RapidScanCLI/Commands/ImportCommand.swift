@@ -14,6 +14,9 @@ struct ImportCommand: AsyncParsableCommand {
         commandName: "import",
         abstract: "Import ISBN lists and Goodreads, StoryGraph, Libib, LibraryThing, calibre or rapidscan JSON exports.",
         discussion: """
+        Example:
+          rapidscan import goodreads_library_export.csv
+
         The format is detected from the content (--format forces it). Rows go through the same \
         lookup as scans: the cache first, then the sources (a few at a time, each source's pace \
         kept); books you own already are reported, the free plan's limit holds, lookups no \
@@ -31,7 +34,8 @@ struct ImportCommand: AsyncParsableCommand {
     @Argument(help: "Files to import.")
     var files: [String]
 
-    @Option(name: .long, help: "Force the format: \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
+    @Option(name: .long, help: "Force the format: \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", ")).",
+            completion: ValueCompletion.importFormat)
     var format: String?
 
     @Option(name: .long, help: "Lookups in flight at once (1-32).")

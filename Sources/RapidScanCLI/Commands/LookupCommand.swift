@@ -11,6 +11,10 @@ struct LookupCommand: AsyncParsableCommand {
         commandName: "lookup",
         abstract: "Look books up by ISBN: the local cache first, then Google Books and Open Library.",
         discussion: """
+        Examples:
+          rapidscan lookup 9780306406157
+          rapidscan lookup --offline --file isbns.txt
+
         Each ISBN (ISBN-13 or ISBN-10, hyphens allowed) prints its work: title, authors, \
         details and every known edition. A book found online is stored in the cache, so the \
         next lookup needs no network. When a source cannot answer (network down, quota, \
@@ -20,8 +24,6 @@ struct LookupCommand: AsyncParsableCommand {
         Here: 2 some ISBN is known to no source; 3 some lookup is unavailable (queued, or \
         not cached with --offline); 1 some value is not a valid ISBN or the ISBN file cannot \
         be read; 70 the database or config cannot be used.
-
-        \(ExitStatus.table)
         """)
 
     @Argument(help: "ISBN-13 or ISBN-10 values.")

@@ -9,6 +9,11 @@ struct PendingCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pending",
         abstract: "Lookups waiting for a source to answer (network, quota or server errors).",
+        discussion: """
+        Examples:
+          rapidscan pending
+          rapidscan pending retry
+        """,
         subcommands: [PendingListCommand.self, PendingRetryCommand.self],
         defaultSubcommand: PendingListCommand.self)
 }
@@ -16,7 +21,11 @@ struct PendingCommand: AsyncParsableCommand {
 struct PendingListCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
-        abstract: "List queued lookups with their reason and next retry time.")
+        abstract: "List queued lookups with their reason and next retry time.",
+        discussion: """
+        Example:
+          rapidscan pending list
+        """)
 
     @Flag(name: .long, help: "One JSON object per queued ISBN (JSON Lines).")
     var json = false
@@ -82,6 +91,10 @@ struct PendingRetryCommand: AsyncParsableCommand {
         commandName: "retry",
         abstract: "Retry queued lookups now; books a scan wanted owned are added to the library.",
         discussion: """
+        Examples:
+          rapidscan pending retry
+          rapidscan pending retry --due-only    (from cron)
+
         Every queued ISBN is retried (with --due-only, only those whose back-off has \
         passed, for cron jobs). Found books are stored and, when queued by a scan, added as \
         owned; ISBNs no source knows are dropped; the rest stay queued with a longer back-off.

@@ -11,6 +11,10 @@ struct ReviewCommand: AsyncParsableCommand {
         commandName: "review",
         abstract: "List spine matches waiting for review and accept or reject them.",
         discussion: """
+        Examples:
+          rapidscan review
+          rapidscan review --accept 1,3 --reject 2
+
         Without options, lists the medium matches `rapidscan spines` kept back, numbered. \
         --accept 1,3 adds those books as owned (the same step as a scan: already owned, \
         library limit); --reject 2 drops them; --accept-all / --reject-all for scripts.
@@ -38,7 +42,7 @@ struct ReviewCommand: AsyncParsableCommand {
     @Flag(help: "Print JSON Lines.")
     var json = false
 
-    @Option(help: "The list accepted books go to, by id or name (default: Want to Read).")
+    @Option(help: "The list accepted books go to, by id or name (default: Want to Read).", completion: ValueCompletion.listNames)
     var list: String?
 
     func validate() throws {

@@ -14,6 +14,10 @@ struct ScanCommand: AsyncParsableCommand {
         commandName: "scan",
         abstract: "Read book barcodes from photos and folders and add the books to your library.",
         discussion: """
+        Examples:
+          rapidscan scan ~/Pictures/books
+          rapidscan scan --json IMG_2041.jpg IMG_2042.jpg
+
         Each image (JPEG, PNG, WebP, HEIC/HEIF/AVIF, PGM/PPM; folders are walked recursively) is decoded on all \
         cores; in capture order (a timestamp in the file name such as \
         IMG_20261122_101530.jpg, frame-20261122-101530.250.jpg, 2026-11-22_10-15-30.jpg or \
@@ -66,7 +70,7 @@ struct SessionOptions: ParsableArguments {
 
     @OptionGroup var library: LibraryOptions
 
-    @Option(help: "The list to add books to, by id or name (default: Want to Read).")
+    @Option(help: "The list to add books to, by id or name (default: Want to Read).", completion: ValueCompletion.listNames)
     var list: String?
 
     @Flag(help: "Do not use the network: books not in the local cache are queued for `rapidscan pending retry`.")

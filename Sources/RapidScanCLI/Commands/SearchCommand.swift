@@ -9,6 +9,9 @@ struct SearchCommand: AsyncParsableCommand {
         commandName: "search",
         abstract: "Search books by title (and author): the local cache first, then Google Books and Open Library.",
         discussion: """
+        Example:
+          rapidscan search "the hobbit" --author tolkien
+
         The cache matches a case-insensitive title prefix, ignoring a leading "The", "A" or \
         "An". When it has nothing, each source is asked in order and its results are stored \
         in the cache.

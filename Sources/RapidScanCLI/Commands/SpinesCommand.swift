@@ -17,6 +17,10 @@ struct SpinesCommand: AsyncParsableCommand {
         commandName: "spines",
         abstract: "Read the spines on shelf photos with a vision model and add the books to your library.",
         discussion: """
+        Examples:
+          rapidscan spines shelf.jpg
+          rapidscan spines --dry-run ~/Pictures/shelves
+
         Each photo (JPEG, PNG, PGM/PPM; folders are walked) is turned upright, scaled to \
         --max-image-side and sent as JPEG with the prompt (built in, or --prompt FILE, a \
         Mustache template) to the model configured in [vision] (provider openai, ollama, \
@@ -49,10 +53,11 @@ struct SpinesCommand: AsyncParsableCommand {
 
     @OptionGroup var library: LibraryOptions
 
-    @Option(help: "The list to add books to, by id or name (default: Want to Read).")
+    @Option(help: "The list to add books to, by id or name (default: Want to Read).", completion: ValueCompletion.listNames)
     var list: String?
 
-    @Option(help: "openai, ollama, gemini, anthropic or tesseract (default: [vision] provider; tesseract when no model is configured: local OCR, PP-OCR for the whole photo when installed + Tesseract).")
+    @Option(help: "openai, ollama, gemini, anthropic or tesseract (default: [vision] provider; tesseract when no model is configured: local OCR, PP-OCR for the whole photo when installed + Tesseract).",
+            completion: ValueCompletion.spineProvider)
     var provider: String?
 
     @Option(help: ArgumentHelp("The provider's base URL.", valueName: "url"))
@@ -172,15 +177,32 @@ struct SpinesCommand: AsyncParsableCommand {
         return reader.identity
     }
 
+    /// `--verbose`: the OCR engines the local reader uses; without PP-OCR, why, and what adds it.
+    static func describeEngines(_ reader: TesseractSpineReader, configured: String?, environment: [String: String]) -> String {
+        let tesseract = "Tesseract \(OCREngines.tesseractVersion)"
+        if let sceneText = reader.ocr.sceneText { return "OCR engines: PP-OCR (\(sceneText.python)) + \(tesseract)" }
+        let why: String
+        switch OCREngines.sceneTextSource(environment: environment, configured: configured) {
+        case .switchedOff(let setting): why = "PP-OCR is switched off by \(setting)"
+        case .notFound(let searched):
+            why = "PP-OCR is not installed (looked for " + searched.joined(separator: ", ")
+                + "); to add it: " + OCREngines.sceneTextInstallCommand()
+        case .found(let python), .named(let python, _): why = "PP-OCR at \(python) did not start (`rapidscan doctor` says why)"
+        }
+        return "OCR engines: \(tesseract) alone: \(why)"
+    }
+
     /// `[vision]` + environment + flags → a reader. The key comes from the variable named.
     /// With no provider and no endpoint anywhere, spines are read locally with Tesseract.
     func makeReader(_ config: VisionConfig, configFile: URL?, environment: [String: String],
                     logger: RequestLogger = .disabled) throws -> any SpineReader {
         let chosen = provider ?? config.provider
         if TesseractProvider.isSelected(provider: chosen, baseURL: (url ?? config.baseURL?.absoluteString)) {
-            return try TesseractProvider.makeReader(TesseractProviderSettings(
+            let reader = try TesseractProvider.makeReader(TesseractProviderSettings(
                 languages: config.languages ?? ["eng"], pageSegmentationMode: config.psm, rotations: config.rotations,
                 ppocr: config.ppocr, environment: environment))
+            library.output.detail(Self.describeEngines(reader, configured: config.ppocr, environment: environment))
+            return reader
         }
         let name = chosen ?? "openai"
         guard let kind = VisionProvider(rawValue: name) else {

@@ -7,6 +7,9 @@ struct WatchCommand: AsyncParsableCommand {
         commandName: "watch",
         abstract: "Add books from the frames a webcam capture program writes into a directory.",
         discussion: """
+        Example:
+          rapidscan watch --consume /tmp/frames
+
         Frames are read as soon as they are complete (inotify close-write or moved-in; a \
         frame still being written is never read) and processed like `scan` does, with the \
         moment a frame landed as its capture time for the 3-second debounce. When frames \

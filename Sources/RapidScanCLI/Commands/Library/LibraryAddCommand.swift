@@ -13,6 +13,10 @@ struct LibraryAddCommand: AsyncParsableCommand {
         commandName: "add",
         abstract: "Look ISBNs up and add them as owned; --title/--author add a book no source knows.",
         discussion: """
+        Examples:
+          rapidscan library add 9780306406157
+          rapidscan library add 9780000000002 --title "Recipes" --author "A. Smith"
+
         Each ISBN goes through the cache, then the sources, like a scanned barcode: a book you \
         own already (any edition) is reported, the free plan's limit holds. A code no source \
         knows is remembered (`rapidscan library notfound`); add it by hand with \
@@ -22,10 +26,10 @@ struct LibraryAddCommand: AsyncParsableCommand {
     @Argument(help: "ISBN-10 or ISBN-13 (hyphens allowed).")
     var isbns: [String]
 
-    @Option(name: .long, help: "The list to add to (name or id; default: Want to Read).")
+    @Option(name: .long, help: "The list to add to (name or id; default: Want to Read).", completion: ValueCompletion.listNames)
     var list: String?
 
-    @Option(name: .long, help: "Reading status: unread, reading, read, notInterested.")
+    @Option(name: .long, help: "Reading status: unread, reading, read, notInterested.", completion: ValueCompletion.readingStatus)
     var status: String?
 
     @Option(name: .long, help: "Title of a book no source knows (one ISBN only).")

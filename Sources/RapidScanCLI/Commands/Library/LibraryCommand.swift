@@ -10,6 +10,11 @@ struct LibraryCommand: AsyncParsableCommand {
         commandName: "library",
         abstract: "List, show, add, remove and edit the books in your library, and manage lists.",
         discussion: """
+        Examples:
+          rapidscan library tolkien
+          rapidscan library list status:read --sort rating
+          rapidscan library set 9780306406157 --status read --rating 5
+
         A QUERY is words matched anywhere in title, authors and notes (each word as the start \
         of a word, in any order) plus field filters: author:NAME isbn:DIGITS status:unread|reading|read|notInterested \
         list:NAME added:2024 added:2024-01..2024-06-30.

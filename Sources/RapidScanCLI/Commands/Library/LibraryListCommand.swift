@@ -6,7 +6,13 @@ import Foundation
 struct LibraryListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
-        abstract: "List owned books matching a query (every item, owned or not, with --all).")
+        abstract: "List owned books matching a query (every item, owned or not, with --all).",
+        discussion: """
+        Examples:
+          rapidscan library list
+          rapidscan library list author:tolkien --sort added --limit 10
+          rapidscan library list --format '{isbn}\\t{title}' status:unread
+        """)
 
     @Argument(help: "Words and field filters (author: isbn: status: list: added:); none lists everything.")
     var query: [String] = []
@@ -14,7 +20,8 @@ struct LibraryListCommand: ParsableCommand {
     @Flag(name: .long, help: "Every item in your lists, not only owned books.")
     var all = false
 
-    @Option(name: .long, help: "Sort by title, author, added, rating or status (default: best match with words, else added).")
+    @Option(name: .long, help: "Sort by title, author, added, rating or status (default: best match with words, else added).",
+            completion: ValueCompletion.librarySort)
     var sort: String?
 
     @Flag(name: .long, help: "Reverse the sort.")

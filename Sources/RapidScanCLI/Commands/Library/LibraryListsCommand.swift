@@ -7,12 +7,19 @@ struct LibraryListsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lists",
         abstract: "Show your lists; create, rename or delete custom lists (Pro).",
-        discussion: "The default lists (Want to Read, Finished) cannot be deleted; the free plan has no custom lists.",
+        discussion: """
+        Examples:
+          rapidscan library lists
+          rapidscan library lists create "Lent out"
+
+        The default lists (Want to Read, Finished) cannot be deleted; the free plan has no custom lists.
+        """,
         subcommands: [Show.self, Create.self, Rename.self, Delete.self],
         defaultSubcommand: Show.self)
 
     struct Show: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "show", abstract: "Every list with its book count.")
+        static let configuration = CommandConfiguration(commandName: "show", abstract: "Every list with its book count.",
+                                                        discussion: "Example:\n  rapidscan library lists show")
         @Flag(name: .long, help: "JSON Lines.") var json = false
         @OptionGroup var library: LibraryOptions
 
@@ -31,7 +38,8 @@ struct LibraryListsCommand: ParsableCommand {
     }
 
     struct Create: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "create", abstract: "Create a custom list (Pro).")
+        static let configuration = CommandConfiguration(commandName: "create", abstract: "Create a custom list (Pro).",
+                                                        discussion: "Example:\n  rapidscan library lists create \"Lent out\" --description \"books friends have\"")
         @Argument(help: "The list's name.") var name: String
         @Option(name: .long, help: "A description.") var description: String?
         @OptionGroup var library: LibraryOptions
@@ -49,8 +57,9 @@ struct LibraryListsCommand: ParsableCommand {
     }
 
     struct Rename: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "rename", abstract: "Rename a list.")
-        @Argument(help: "The list (name or id).") var list: String
+        static let configuration = CommandConfiguration(commandName: "rename", abstract: "Rename a list.",
+                                                        discussion: "Example:\n  rapidscan library lists rename \"Lent out\" \"Borrowed\"")
+        @Argument(help: "The list (name or id).", completion: ValueCompletion.listNames) var list: String
         @Argument(help: "The new name.") var name: String
         @OptionGroup var library: LibraryOptions
 
@@ -67,8 +76,9 @@ struct LibraryListsCommand: ParsableCommand {
     }
 
     struct Delete: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete a custom list; its books move to Want to Read.")
-        @Argument(help: "The list (name or id).") var list: String
+        static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete a custom list; its books move to Want to Read.",
+                                                        discussion: "Example:\n  rapidscan library lists delete \"Borrowed\"")
+        @Argument(help: "The list (name or id).", completion: ValueCompletion.listNames) var list: String
         @OptionGroup var library: LibraryOptions
 
         func run() throws {

@@ -6,12 +6,16 @@ import Foundation
 struct LibraryMoveCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "move",
-        abstract: "Move books to another list (a book is in one list of your library).")
+        abstract: "Move books to another list (a book is in one list of your library).",
+        discussion: """
+        Example:
+          rapidscan library move 9780306406157 --to Finished
+        """)
 
-    @Argument(help: "An ISBN, or a query.")
+    @Argument(help: "An ISBN, or a query.", completion: ValueCompletion.ownedISBNs)
     var query: [String]
 
-    @Option(name: .long, help: "The list (name or id).")
+    @Option(name: .long, help: "The list (name or id).", completion: ValueCompletion.listNames)
     var to: String
 
     @Flag(name: .long, help: "Every item that matches, not only owned books.")

@@ -9,7 +9,13 @@ struct LibraryNotFoundCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "notfound",
         abstract: "Codes no source knew (from scans, add and import); --retry asks the sources again.",
-        discussion: "Add one by hand with `rapidscan library add ISBN --title T --author A`.")
+        discussion: """
+        Examples:
+          rapidscan library notfound
+          rapidscan library notfound --retry
+
+        Add one by hand with `rapidscan library add ISBN --title T --author A`.
+        """)
 
     @Flag(name: .long, help: "Look each one up again; found books are added as owned.")
     var retry = false

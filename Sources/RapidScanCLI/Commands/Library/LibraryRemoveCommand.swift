@@ -7,9 +7,14 @@ struct LibraryRemoveCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "remove",
         abstract: "Remove books (by ISBN or query) from the library; list counts follow.",
-        discussion: "More than one match asks for confirmation on a terminal; elsewhere it needs --yes.")
+        discussion: """
+        Example:
+          rapidscan library remove 9780306406157
 
-    @Argument(help: "An ISBN, or a query (words and field filters).")
+        More than one match asks for confirmation on a terminal; elsewhere it needs --yes.
+        """)
+
+    @Argument(help: "An ISBN, or a query (words and field filters).", completion: ValueCompletion.ownedISBNs)
     var query: [String]
 
     @Flag(name: .long, help: "Remove every item in your lists that matches, not only owned books.")

@@ -8,14 +8,18 @@ struct LibrarySetCommand: ParsableCommand {
         commandName: "set",
         abstract: "Set a book's status, rating, liked, notes, current page or owned format.",
         discussion: """
+        Examples:
+          rapidscan library set 9780306406157 --status reading --page 120
+          rapidscan library set "dune" --rating 5
+
         Status follows the reading-progress rules: reading sets the start date, read the \
         finish date, unread clears both; your books-read and currently-reading counts follow.
         """)
 
-    @Argument(help: "An ISBN, or a query that matches one book.")
+    @Argument(help: "An ISBN, or a query that matches one book.", completion: ValueCompletion.ownedISBNs)
     var query: [String]
 
-    @Option(name: .long, help: "unread, reading, read or notInterested.")
+    @Option(name: .long, help: "unread, reading, read or notInterested.", completion: ValueCompletion.readingStatus)
     var status: String?
 
     @Option(name: .long, help: "1 to 5, or 0 to clear.")
@@ -30,7 +34,7 @@ struct LibrarySetCommand: ParsableCommand {
     @Option(name: .long, help: "Current page (0 or more).")
     var page: Int?
 
-    @Option(name: .customLong("owned-format"), help: "physical, ebook or audiobook.")
+    @Option(name: .customLong("owned-format"), help: "physical, ebook or audiobook.", completion: ValueCompletion.ownedFormat)
     var ownedFormat: String?
 
     @Flag(name: .long, help: "JSON (one line).")

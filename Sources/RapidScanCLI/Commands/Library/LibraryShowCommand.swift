@@ -5,9 +5,14 @@ import Foundation
 /// `rapidscan library show ISBN|QUERY`: every field of one book, its work's editions, its list.
 struct LibraryShowCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "show", abstract: "Show one book: all its fields, the editions of its work, its list.")
+        commandName: "show", abstract: "Show one book: all its fields, the editions of its work, its list.",
+        discussion: """
+        Examples:
+          rapidscan library show 9780306406157
+          rapidscan library show dune herbert
+        """)
 
-    @Argument(help: "An ISBN, or a query that matches one book.")
+    @Argument(help: "An ISBN, or a query that matches one book.", completion: ValueCompletion.ownedISBNs)
     var query: [String]
 
     @Flag(name: .long, help: "JSON (one line).")
