@@ -60,7 +60,7 @@ public struct OpenLibrarySource: MetadataSource {
     }
 
     public func edition(isbn: ISBN13) async throws(SourceError) -> EditionMetadata? {
-        // URLSession follows the 302 to /books/OL…M.json.
+        // HTTPClient follows the 302 to /books/OL…M.json (the same host).
         guard let edition = try await record(OLEdition.self, path: "/isbn/\(isbn.digits).json") else { return nil }
         guard let title = PlainText.tidy(edition.title ?? "") else {
             throw .badResponse("Open Library edition \(edition.key ?? isbn.digits) has no title")
