@@ -60,7 +60,7 @@ public struct OpenLibrarySource: MetadataSource {
     }
 
     public func edition(isbn: ISBN13) async throws(SourceError) -> EditionMetadata? {
-        // URLSession follows the 302 to /books/OL…M.json.
+        // HTTPClient follows the 302 to /books/OL…M.json (the same host).
         guard let edition = try await record(OLEdition.self, path: "/isbn/\(isbn.digits).json") else { return nil }
         // An edition that lists ISBNs, none of them this one, is another book's.
         let listed = ((edition.isbn_13 ?? []) + (edition.isbn_10 ?? [])).compactMap { (try? ISBN13(validating: $0)) ?? (try? ISBN10(validating: $0))?.isbn13 }

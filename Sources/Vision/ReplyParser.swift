@@ -9,6 +9,8 @@ public enum ReplyParser {
         public var readings: [SpineReading]
         /// The JSON ended before it closed: `readings` holds the complete entries only.
         public var incomplete: Bool
+        /// Entries of a list longer than `ReplyLimits.maxReadings`, not parsed (counted).
+        public var dropped = 0
     }
 
     /// Deeper nesting is no list of spines (an object in a list in an object is three).
@@ -18,17 +20,26 @@ public enum ReplyParser {
 
     /// nil when the text holds no JSON at all (prose only), or nothing a list of spines could be.
     /// Linear in the text: the brackets are matched in one pass, and with nesting bounded each
-    /// byte lies in at most `maxDepth` of the spans tried.
+    /// byte lies in at most `maxDepth` of the spans tried. A list of more entries than a shelf
+    /// holds is cut before JSON parsing (the entries past the limit are counted, not parsed).
     public static func parse(_ text: String) -> Parsed? {
-        let bytes = Array(unfenced(text).utf8)
-        guard let closes = matchBrackets(bytes) else { return nil }
+        parse(Array(unfenced(text).utf8), trimming: true)
+    }
+
+    static func parse(_ bytes: [UInt8], trimming: Bool) -> Parsed? {
+        guard let brackets = Brackets(bytes) else { return nil }
+        if trimming, let (trimmed, dropped) = brackets.trimmingCrowdedList(bytes, keeping: ReplyLimits.maxReadings) {
+            guard var parsed = parse(trimmed, trimming: false) else { return nil }
+            parsed.dropped += dropped
+            return parsed
+        }
         var attempts = 0
         // Try each opening bracket in turn: prose before the JSON may hold a stray "[".
-        for open in bytes.indices where closes[open] != notOpening {
-            let end = closes[open]
-            guard end != neverCloses else {
+        for number in brackets.position.indices {
+            let open = Int(brackets.position[number]), end = Int(brackets.close[number])
+            guard end >= 0 else {
                 // Never closed: the reply was cut. Keep the entries that did close.
-                return Parsed(readings: salvage(bytes, closes, from: open), incomplete: true)
+                return Parsed(readings: salvage(bytes, brackets, from: number), incomplete: true)
             }
             attempts += 1
             guard attempts <= maxAttempts else { return nil }
@@ -40,33 +51,61 @@ public enum ReplyParser {
         return nil
     }
 
-    /// `matchBrackets`' marks: a byte that opens no bracket, a bracket the text never closes.
-    static let notOpening = -1
-    static let neverCloses = -2
+    /// Every bracket outside a string, matched in one pass: opening brackets in text order with
+    /// the offset of their closing bracket (-1: never closed), the bracket they sit in (-1:
+    /// none) and how many brackets sit directly in them. Int32: a reply is at most 8 MB.
+    struct Brackets {
+        var position: [Int32] = []
+        var close: [Int32] = []
+        var parent: [Int32] = []
+        var children: [Int32] = []
 
-    /// For each byte: the index of the bracket closing the one it opens (outside strings), else
-    /// `notOpening` or `neverCloses`. nil when brackets nest deeper than `maxDepth`.
-    static func matchBrackets(_ bytes: [UInt8]) -> [Int]? {
-        var closes = [Int](repeating: notOpening, count: bytes.count)
-        var open: [Int] = []
-        var inString = false, escaped = false
-        for (index, byte) in bytes.enumerated() {
-            if inString {
-                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
-                continue
-            }
-            switch byte {
-            case UInt8(ascii: "\""): inString = true
-            case UInt8(ascii: "["), UInt8(ascii: "{"):
-                guard open.count < maxDepth else { return nil }
-                closes[index] = neverCloses
-                open.append(index)
-            case UInt8(ascii: "]"), UInt8(ascii: "}"):
-                if let start = open.popLast() { closes[start] = index }
-            default: break
+        /// nil when brackets nest deeper than `maxDepth`.
+        init?(_ bytes: [UInt8]) {
+            var open: [Int32] = []
+            var inString = false, escaped = false
+            for (index, byte) in bytes.enumerated() {
+                if inString {
+                    if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                    continue
+                }
+                switch byte {
+                case UInt8(ascii: "\""): inString = true
+                case UInt8(ascii: "["), UInt8(ascii: "{"):
+                    guard open.count < maxDepth else { return nil }
+                    if let enclosing = open.last { children[Int(enclosing)] += 1 }
+                    position.append(Int32(index))
+                    close.append(-1)
+                    parent.append(open.last ?? -1)
+                    children.append(0)
+                    open.append(Int32(position.count - 1))
+                case UInt8(ascii: "]"), UInt8(ascii: "}"):
+                    if let number = open.popLast() { close[Int(number)] = Int32(index) }
+                default: break
+                }
             }
         }
-        return closes
+
+        /// The text cut after the `keeping`-th entry of the list holding the most bracketed
+        /// entries, when it holds more, with the brackets around the cut closed again; and how
+        /// many entries were cut. nil when no list holds more.
+        func trimmingCrowdedList(_ bytes: [UInt8], keeping: Int) -> ([UInt8], dropped: Int)? {
+            guard let crowded = children.indices.max(by: { children[$0] < children[$1] }), Int(children[crowded]) > keeping else { return nil }
+            var kept = 0
+            var cut: Int?
+            for number in (crowded + 1)..<position.count where Int(parent[number]) == crowded {
+                kept += 1
+                if kept == keeping { cut = Int(close[number]); break }
+            }
+            guard let cut, cut >= 0 else { return nil }
+            var trimmed = Array(bytes[...cut])
+            var enclosing = crowded
+            while enclosing >= 0 {
+                trimmed.append(bytes[Int(position[enclosing])] == UInt8(ascii: "[") ? UInt8(ascii: "]") : UInt8(ascii: "}"))
+                enclosing = Int(parent[enclosing])
+            }
+            return (trimmed, Int(children[crowded]) - keeping)
+        }
     }
 
     /// The inside of the first ``` fence (to the end when the fence never closes), else the text.
@@ -81,22 +120,22 @@ public enum ReplyParser {
     }
 
     /// The complete objects of the innermost list being written when the text stopped.
-    static func salvage(_ bytes: [UInt8], _ closes: [Int], from open: Int) -> [SpineReading] {
+    static func salvage(_ bytes: [UInt8], _ brackets: Brackets, from first: Int) -> [SpineReading] {
         var found: [SpineReading] = []
-        var index = open
+        var number = first
         var attempts = 0
-        while index < bytes.count, attempts < maxAttempts {
+        while number < brackets.position.count, attempts < maxAttempts {
             // Each "{" that closes is a candidate entry; one that holds a list is descended into.
-            guard let objectStart = bytes[index...].firstIndex(of: UInt8(ascii: "{")) else { break }
-            index = objectStart + 1
-            let end = closes[objectStart]
-            guard end >= 0 else { continue }
+            let start = Int(brackets.position[number]), end = Int(brackets.close[number])
+            number += 1
+            guard bytes[start] == UInt8(ascii: "{"), end >= 0 else { continue }
             attempts += 1
-            if let object = try? JSONSerialization.jsonObject(with: Data(bytes[objectStart...end])) as? [String: Any],
+            if let object = try? JSONSerialization.jsonObject(with: Data(bytes[start...end])) as? [String: Any],
                let reading = reading(from: object) {
                 found.append(reading)
                 attempts = 0
-                index = end + 1
+                // Past the entry and everything inside it.
+                while number < brackets.position.count, brackets.position[number] < Int32(end) { number += 1 }
             }
         }
         return found

@@ -89,7 +89,8 @@ public final class VisionReader: SpineReader {
             if reply.truncated { return ShelfReading(readings: [], usage: reply.usage, truncated: true) }
             throw .noReadings(photo: photo, excerpt: ProviderAPI.excerpt(reply.text, redaction: redaction))
         }
-        return ReplyLimits.apply(ShelfReading(readings: parsed.readings, usage: reply.usage, truncated: reply.truncated || parsed.incomplete))
+        return ReplyLimits.apply(ShelfReading(readings: parsed.readings, usage: reply.usage, truncated: reply.truncated || parsed.incomplete,
+                                              dropped: parsed.dropped))
     }
 
     /// POSTs with retries (HTTPClient: rate limits and server errors, within the policy);

@@ -409,6 +409,10 @@ import Testing
         #expect(ReplyParser.parse(String(repeating: "[", count: 200_000)) == nil)
         #expect(ReplyParser.parse(String(repeating: "[", count: 200_000) + String(repeating: "]", count: 200_000)) == nil)
         #expect(ReplyParser.parse(String(repeating: "{}", count: 100_000)) == nil)
+        // A list longer than a shelf: only its first entries are parsed, the rest counted.
+        let crowded = ReplyParser.parse("Here: {\"spines\": [" + (0..<1000).map { #"{"title": "Book \#($0)"}"# }.joined(separator: ",") + "]} done")
+        #expect(crowded?.readings.count == ReplyLimits.maxReadings && crowded?.dropped == 1000 - ReplyLimits.maxReadings)
+        #expect(crowded?.readings.last?.title == "Book \(ReplyLimits.maxReadings - 1)" && crowded?.incomplete == false)
         // Nesting a spine list needs stays readable.
         let nested = ReplyParser.parse(#"{"result": {"shelf": {"spines": [{"title": "Emma", "author": "Jane Austen"}]}}}"#)
         #expect(nested?.readings.first?.title == "Emma")
