@@ -128,6 +128,84 @@ import TestSupport
         #expect((show.jsonLines.first?["item"] as? [String: Any])?["notes"] as? String == "Note kept!", "\(show.stdout)")
     }
 
+    @Test func exportWritesIntoDevicesFIFOsAndSymlinkTargets() async throws {
+        let harness = try CLIHarness()
+        #expect(try await harness.run("library", "add", "9780306406157", "--title", "A Local History", "--author", "Ann Writer").status == 0)
+
+        // /dev/null stays a character device (renaming over it, as root, made it a file).
+        let devNull = try await harness.run("export", "--format", "csv", "-o", "/dev/null")
+        #expect(devNull.status == 0, "\(devNull.stderr)")
+        var info = stat()
+        #expect(stat("/dev/null", &info) == 0 && info.st_mode & S_IFMT == S_IFCHR)
+
+        // A FIFO is written into: its reader gets the export, and it is still a FIFO.
+        let fifo = harness.directory.appendingPathComponent("export.fifo").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let reader = Task.detached { () -> Data in
+            (try? FileHandle(forReadingFrom: URL(fileURLWithPath: fifo)).readToEnd()) ?? Data()
+        }
+        let toFIFO = try await harness.run("export", "--format", "csv", "-o", fifo)
+        #expect(toFIFO.status == 0, "\(toFIFO.stderr)")
+        let received = String(decoding: await reader.value, as: UTF8.self)
+        #expect(received.contains("A Local History"))
+        #expect(lstat(fifo, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO)
+
+        // A symlink: its target gets the export; the link stays a link.
+        let target = harness.directory.appendingPathComponent("real.csv")
+        try "old\n".write(to: target, atomically: true, encoding: .utf8)
+        let link = harness.directory.appendingPathComponent("link.csv")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
+        let toLink = try await harness.run("export", "--format", "csv", "-o", link.path)
+        #expect(toLink.status == 0, "\(toLink.stderr)")
+        #expect(lstat(link.path, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK)
+        #expect(try String(contentsOf: target, encoding: .utf8).contains("A Local History"))
+
+        // A regular file is replaced whole and keeps its permissions; a folder is refused.
+        try "old\n".write(to: target, atomically: true, encoding: .utf8)
+        #expect(chmod(target.path, 0o640) == 0)
+        #expect(try await harness.run("export", "--format", "json", "-o", target.path).status == 0)
+        #expect(stat(target.path, &info) == 0 && info.st_mode & 0o777 == 0o640)
+        #expect(try String(contentsOf: target, encoding: .utf8).contains("\"rapidscanExport\""))
+        let folder = try await harness.run("export", "--format", "csv", "-o", harness.directory.path)
+        #expect(folder.status == 1 && folder.stderr.contains("directory"))
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: harness.directory.path).filter { $0.hasPrefix(".rapidscan-export") }
+        #expect(leftovers.isEmpty)
+    }
+
+    @Test func csvExportsNeutraliseFormulasAndImportRestoresThem() async throws {
+        let harness = try await CLIHarness.started()
+        defer { Task { await harness.server.stop() } }
+        harness.server.route(Self.volumes, query: ["q": "isbn:\(Self.isbn)"], response: .json(#"""
+            {"totalItems": 1, "items": [{"volumeInfo": {"title": "=HYPERLINK(\"http://evil.example\",\"click\")",
+             "authors": ["@SUM(1+1)", "-2+3"], "publisher": "+cmd|' /C calc'!A0", "pageCount": 120,
+             "industryIdentifiers": [{"type": "ISBN_13", "identifier": "\#(Self.isbn)"}]}}]}
+            """#))
+        #expect(try await harness.run("library", "add", Self.isbn).status == 0)
+        #expect(try await harness.run("library", "set", Self.isbn, "--notes", "=1+2", "--rating", "4").status == 0)
+
+        let csv = try await harness.run("export", "--format", "csv")
+        let csvRow = try #require(csv.stdoutLines.dropFirst().first)
+        #expect(csvRow.hasPrefix("\(Self.isbn),0990582930,\"'=HYPERLINK(\"\"http://evil.example\"\",\"\"click\"\")\",'@SUM(1+1); -2+3,'+cmd|' /C calc'!A0,"), "\(csvRow)")
+        #expect(csvRow.contains(",120,") && csvRow.contains(",4,") && csvRow.contains(",'=1+2,"), "numbers untouched, notes protected: \(csvRow)")
+
+        let goodreads = try await harness.run("export", "--format", "goodreads")
+        let grRow = try #require(goodreads.stdoutLines.dropFirst().first)
+        #expect(grRow.contains(",'@SUM(1+1),"), "\(grRow)")
+        #expect(grRow.contains(",'-2+3,"), "additional authors: \(grRow)")
+        #expect(grRow.contains(#","=""0990582930""","=""9780990582939""",4,"#), "Goodreads' own ISBN cells and the rating stay: \(grRow)")
+        #expect(grRow.contains(",'=1+2,"))
+
+        // Our own Goodreads export read back restores the text as it was.
+        let file = harness.directory.appendingPathComponent("goodreads.csv")
+        try goodreads.stdout.write(to: file, atomically: true, encoding: .utf8)
+        let other = try CLIHarness()
+        other.extraEnvironment = harness.server.sourcesEnvironment()
+        let imported = try await other.run("import", file.path)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let show = try await other.run("library", "show", "--json", Self.isbn)
+        #expect((show.jsonLines.first?["item"] as? [String: Any])?["notes"] as? String == "=1+2", "\(show.stdout)")
+    }
+
     /// The attack used 50 MB (1.5 GB before; the report has that run's figures): 8 MB here
     /// shows the same path without a minute of a debug build's time.
     @Test func aLongOneLineFileIsQuotedShort() async throws {
