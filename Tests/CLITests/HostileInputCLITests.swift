@@ -232,4 +232,25 @@ import TestSupport
             #expect(result.stdout.contains("already present: Café Stories"), "\(result.stdout)")
         }
     }
+
+    @Test func anAPIKeyInAWorldReadableConfigIsWarnedAbout() async throws {
+        let harness = try CLIHarness()
+        let folder = harness.directory.appendingPathComponent("config/rapidscan")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let config = folder.appendingPathComponent("config.toml")
+        let key = "AIzaCANARY-world-readable-0123456789"
+        try "[sources.googleBooks]\napiKey = \"\(key)\"\n".write(to: config, atomically: true, encoding: .utf8)
+
+        #expect(chmod(config.path, 0o644) == 0)
+        let readable = try await harness.run("library", "list")
+        #expect(readable.status == 0, "\(readable.stderr)")
+        #expect(readable.stderr.contains("warning: \(config.path) holds an API key"))
+        #expect(readable.stderr.contains("mode 644") && readable.stderr.contains("chmod 600 \(config.path)"))
+        #expect(readable.stderrLines.filter { $0.contains("holds an API key") }.count == 1, "said once")
+        #expect(!readable.stderr.contains(key) && !readable.stdout.contains(key))
+
+        #expect(chmod(config.path, 0o600) == 0)
+        let closed = try await harness.run("library", "list")
+        #expect(closed.status == 0 && !closed.stderr.contains("API key"))
+    }
 }
