@@ -105,6 +105,36 @@ import TestSupport
         #expect(imported.stderr.contains(#"isbns\x1B[2J\n.txt:2: 'not-an-isbn\x1B[2J' is not an ISBN"#), "\(imported.stderr)")
     }
 
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func escapesInAVisionReplyAreNotStoredOrPrinted() async throws {
+        try SharedFiles.requireShared()
+        let harness = try await CLIHarness.started()
+        defer { Task { await harness.server.stop() } }
+        // The model's reply (JSON-escaped inside the chat answer) holds CSI, OSC 52, a bidi override and a NUL.
+        let answer = #"{"spines": [{"text": "THE SILENT\u001b[2J ORCHARD\u001b]52;c;ZXZpbA==\u0007 MARGOT\u0000 HALE", "title": "The Silent\u202e Orchard", "author": "Margot\u009b31m Hale", "position": 0, "confidence": 0.8}]}"#
+        let content = String(decoding: try JSONSerialization.data(withJSONObject: [answer]), as: UTF8.self).dropFirst().dropLast()
+        harness.server.route("/v1/chat/completions", method: "POST", response: .json(
+            #"{"choices":[{"index":0,"message":{"role":"assistant","content":\#(content)},"finish_reason":"stop"}],"usage":{"prompt_tokens":10,"completion_tokens":10}}"#))
+        harness.server.route(Self.volumes, response: .json(#"{"totalItems": 0}"#))
+        harness.extraEnvironment = [
+            "RAPIDSCAN_VISION_PROVIDER": "openai",
+            "RAPIDSCAN_VISION_URL": harness.server.baseURL.appendingPathComponent("v1").absoluteString,
+            "RAPIDSCAN_VISION_MODEL": "shelf-test-model",
+            "RAPIDSCAN_VISION_API_KEY_ENV": "SHELF_TEST_KEY",
+            "SHELF_TEST_KEY": "sk-e2e-secret-value",
+            "RAPIDSCAN_SOURCES": "googleBooks",
+        ]
+        let photo = harness.directory.appendingPathComponent("shelf.jpg")
+        try FileManager.default.copyItem(at: try #require(SharedFiles.fixture("shelves/minhan_img1346_top_shelf.jpg")), to: photo)
+
+        let spines = try await harness.run("spines", photo.path)
+        #expect(Self.isTerminalSafe(spines.stdout + spines.stderr), "\(spines.stdout.debugDescription) \(spines.stderr.debugDescription)")
+        #expect(spines.stdout.contains(#""THE SILENT ORCHARD MARGOT HALE""#), "\(spines.stdout)")
+        // Stored clean: the JSON of the run read back from the reply cache says the same.
+        let again = try await harness.run("spines", "--json", photo.path)
+        let reading = try #require(again.jsonLines.first { $0["reading"] != nil }?["reading"] as? String)
+        #expect(reading == "THE SILENT ORCHARD MARGOT HALE")
+    }
+
     @Test func escapesInAnImportFileAreNotStored() async throws {
         let harness = try await CLIHarness.started()
         defer { Task { await harness.server.stop() } }
