@@ -70,6 +70,8 @@ struct CSVTable {
             // The row's own line breaks (multi-line quoted reviews) move the next row down.
             line += 1 + fields.reduce(0) { $0 + $1.reduce(0) { $0 + ($1 == "\n" || $1 == "\r\n" || $1 == "\r" ? 1 : 0) } }
             if hasHeader && header.isEmpty && start == 1 { header = fields.map { $0.trimmingCharacters(in: .whitespaces) }; continue }
+            // Cells our exports protected against formula injection read back as written.
+            let fields = fields.map(CSVCell.unprotected)
             if fields.allSatisfy({ $0.trimmingCharacters(in: .whitespaces).isEmpty }) { continue }
             rows.append((start, fields))
         }

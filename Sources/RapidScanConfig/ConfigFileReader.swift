@@ -41,6 +41,17 @@ extension RapidScanSettings {
     }
 }
 
+extension RapidScanSettings {
+    /// The config file and its permission bits when it holds an API key that every user
+    /// of the machine can read (mode & 0o004): the CLI warns and says `chmod 600`.
+    public var readableKeyFile: (path: String, mode: UInt32)? {
+        guard configFileHoldsAPIKey, let file = configFile else { return nil }
+        var info = stat()
+        guard stat(file.path, &info) == 0, info.st_mode & 0o004 != 0 else { return nil }
+        return (file.path, UInt32(info.st_mode & 0o777))
+    }
+}
+
 /// Walks a parsed TOML document key by key so that errors can name the key and line.
 struct ConfigFileReader {
     let path: String
@@ -146,6 +157,7 @@ struct ConfigFileReader {
         if let value = google["apiKey"] {
             guard let key = value.string else { throw invalid(scope, "apiKey", "expected a string") }
             if !key.isEmpty {
+                settings.configFileHoldsAPIKey = true
                 settings.googleBooksAPIKey = Secret(key)
                 settings.googleBooksAPIKeyOrigin = "config file"
             }

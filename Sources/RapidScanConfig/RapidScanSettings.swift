@@ -80,6 +80,8 @@ public struct RapidScanSettings: Sendable, Hashable, CustomStringConvertible {
     public var database: String?
     /// The config file that was read, if any.
     public var configFile: URL?
+    /// The config file holds an API key (`[sources.googleBooks] apiKey`), whatever overrides it.
+    public var configFileHoldsAPIKey = false
     /// `RAPIDSCAN_DEBUG=1`: log every HTTP request (key redacted) to standard error.
     public var debugLogging: Bool
     /// Requests per second allowed to Open Library; nil = its policy (1/s, or 3/s with a contact).

@@ -105,6 +105,36 @@ import TestSupport
         #expect(imported.stderr.contains(#"isbns\x1B[2J\n.txt:2: 'not-an-isbn\x1B[2J' is not an ISBN"#), "\(imported.stderr)")
     }
 
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func escapesInAVisionReplyAreNotStoredOrPrinted() async throws {
+        try SharedFiles.requireShared()
+        let harness = try await CLIHarness.started()
+        defer { Task { await harness.server.stop() } }
+        // The model's reply (JSON-escaped inside the chat answer) holds CSI, OSC 52, a bidi override and a NUL.
+        let answer = #"{"spines": [{"text": "THE SILENT\u001b[2J ORCHARD\u001b]52;c;ZXZpbA==\u0007 MARGOT\u0000 HALE", "title": "The Silent\u202e Orchard", "author": "Margot\u009b31m Hale", "position": 0, "confidence": 0.8}]}"#
+        let content = String(decoding: try JSONSerialization.data(withJSONObject: [answer]), as: UTF8.self).dropFirst().dropLast()
+        harness.server.route("/v1/chat/completions", method: "POST", response: .json(
+            #"{"choices":[{"index":0,"message":{"role":"assistant","content":\#(content)},"finish_reason":"stop"}],"usage":{"prompt_tokens":10,"completion_tokens":10}}"#))
+        harness.server.route(Self.volumes, response: .json(#"{"totalItems": 0}"#))
+        harness.extraEnvironment = [
+            "RAPIDSCAN_VISION_PROVIDER": "openai",
+            "RAPIDSCAN_VISION_URL": harness.server.baseURL.appendingPathComponent("v1").absoluteString,
+            "RAPIDSCAN_VISION_MODEL": "shelf-test-model",
+            "RAPIDSCAN_VISION_API_KEY_ENV": "SHELF_TEST_KEY",
+            "SHELF_TEST_KEY": "sk-e2e-secret-value",
+            "RAPIDSCAN_SOURCES": "googleBooks",
+        ]
+        let photo = harness.directory.appendingPathComponent("shelf.jpg")
+        try FileManager.default.copyItem(at: try #require(SharedFiles.fixture("shelves/minhan_img1346_top_shelf.jpg")), to: photo)
+
+        let spines = try await harness.run("spines", photo.path)
+        #expect(Self.isTerminalSafe(spines.stdout + spines.stderr), "\(spines.stdout.debugDescription) \(spines.stderr.debugDescription)")
+        #expect(spines.stdout.contains(#""THE SILENT ORCHARD MARGOT HALE""#), "\(spines.stdout)")
+        // Stored clean: the JSON of the run read back from the reply cache says the same.
+        let again = try await harness.run("spines", "--json", photo.path)
+        let reading = try #require(again.jsonLines.first { $0["reading"] != nil }?["reading"] as? String)
+        #expect(reading == "THE SILENT ORCHARD MARGOT HALE")
+    }
+
     @Test func escapesInAnImportFileAreNotStored() async throws {
         let harness = try await CLIHarness.started()
         defer { Task { await harness.server.stop() } }
@@ -126,6 +156,84 @@ import TestSupport
         #expect(imported.stderr.contains("notFound: Gone Book — Nobody"), "\(imported.stderr)")
         let show = try await harness.run("library", "show", "--json", Self.isbn)
         #expect((show.jsonLines.first?["item"] as? [String: Any])?["notes"] as? String == "Note kept!", "\(show.stdout)")
+    }
+
+    @Test func exportWritesIntoDevicesFIFOsAndSymlinkTargets() async throws {
+        let harness = try CLIHarness()
+        #expect(try await harness.run("library", "add", "9780306406157", "--title", "A Local History", "--author", "Ann Writer").status == 0)
+
+        // /dev/null stays a character device (renaming over it, as root, made it a file).
+        let devNull = try await harness.run("export", "--format", "csv", "-o", "/dev/null")
+        #expect(devNull.status == 0, "\(devNull.stderr)")
+        var info = stat()
+        #expect(stat("/dev/null", &info) == 0 && info.st_mode & S_IFMT == S_IFCHR)
+
+        // A FIFO is written into: its reader gets the export, and it is still a FIFO.
+        let fifo = harness.directory.appendingPathComponent("export.fifo").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let reader = Task.detached { () -> Data in
+            (try? FileHandle(forReadingFrom: URL(fileURLWithPath: fifo)).readToEnd()) ?? Data()
+        }
+        let toFIFO = try await harness.run("export", "--format", "csv", "-o", fifo)
+        #expect(toFIFO.status == 0, "\(toFIFO.stderr)")
+        let received = String(decoding: await reader.value, as: UTF8.self)
+        #expect(received.contains("A Local History"))
+        #expect(lstat(fifo, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO)
+
+        // A symlink: its target gets the export; the link stays a link.
+        let target = harness.directory.appendingPathComponent("real.csv")
+        try "old\n".write(to: target, atomically: true, encoding: .utf8)
+        let link = harness.directory.appendingPathComponent("link.csv")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
+        let toLink = try await harness.run("export", "--format", "csv", "-o", link.path)
+        #expect(toLink.status == 0, "\(toLink.stderr)")
+        #expect(lstat(link.path, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK)
+        #expect(try String(contentsOf: target, encoding: .utf8).contains("A Local History"))
+
+        // A regular file is replaced whole and keeps its permissions; a folder is refused.
+        try "old\n".write(to: target, atomically: true, encoding: .utf8)
+        #expect(chmod(target.path, 0o640) == 0)
+        #expect(try await harness.run("export", "--format", "json", "-o", target.path).status == 0)
+        #expect(stat(target.path, &info) == 0 && info.st_mode & 0o777 == 0o640)
+        #expect(try String(contentsOf: target, encoding: .utf8).contains("\"rapidscanExport\""))
+        let folder = try await harness.run("export", "--format", "csv", "-o", harness.directory.path)
+        #expect(folder.status == 1 && folder.stderr.contains("directory"))
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: harness.directory.path).filter { $0.hasPrefix(".rapidscan-export") }
+        #expect(leftovers.isEmpty)
+    }
+
+    @Test func csvExportsNeutraliseFormulasAndImportRestoresThem() async throws {
+        let harness = try await CLIHarness.started()
+        defer { Task { await harness.server.stop() } }
+        harness.server.route(Self.volumes, query: ["q": "isbn:\(Self.isbn)"], response: .json(#"""
+            {"totalItems": 1, "items": [{"volumeInfo": {"title": "=HYPERLINK(\"http://evil.example\",\"click\")",
+             "authors": ["@SUM(1+1)", "-2+3"], "publisher": "+cmd|' /C calc'!A0", "pageCount": 120,
+             "industryIdentifiers": [{"type": "ISBN_13", "identifier": "\#(Self.isbn)"}]}}]}
+            """#))
+        #expect(try await harness.run("library", "add", Self.isbn).status == 0)
+        #expect(try await harness.run("library", "set", Self.isbn, "--notes", "=1+2", "--rating", "4").status == 0)
+
+        let csv = try await harness.run("export", "--format", "csv")
+        let csvRow = try #require(csv.stdoutLines.dropFirst().first)
+        #expect(csvRow.hasPrefix("\(Self.isbn),0990582930,\"'=HYPERLINK(\"\"http://evil.example\"\",\"\"click\"\")\",'@SUM(1+1); -2+3,'+cmd|' /C calc'!A0,"), "\(csvRow)")
+        #expect(csvRow.contains(",120,") && csvRow.contains(",4,") && csvRow.contains(",'=1+2,"), "numbers untouched, notes protected: \(csvRow)")
+
+        let goodreads = try await harness.run("export", "--format", "goodreads")
+        let grRow = try #require(goodreads.stdoutLines.dropFirst().first)
+        #expect(grRow.contains(",'@SUM(1+1),"), "\(grRow)")
+        #expect(grRow.contains(",'-2+3,"), "additional authors: \(grRow)")
+        #expect(grRow.contains(#","=""0990582930""","=""9780990582939""",4,"#), "Goodreads' own ISBN cells and the rating stay: \(grRow)")
+        #expect(grRow.contains(",'=1+2,"))
+
+        // Our own Goodreads export read back restores the text as it was.
+        let file = harness.directory.appendingPathComponent("goodreads.csv")
+        try goodreads.stdout.write(to: file, atomically: true, encoding: .utf8)
+        let other = try CLIHarness()
+        other.extraEnvironment = harness.server.sourcesEnvironment()
+        let imported = try await other.run("import", file.path)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let show = try await other.run("library", "show", "--json", Self.isbn)
+        #expect((show.jsonLines.first?["item"] as? [String: Any])?["notes"] as? String == "=1+2", "\(show.stdout)")
     }
 
     /// The attack used 50 MB (1.5 GB before; the report has that run's figures): 8 MB here
@@ -153,5 +261,26 @@ import TestSupport
             #expect(result.stderr.contains("isbns, utf-16\(name.prefix(2)), 1 rows"), "\(result.stderr)")
             #expect(result.stdout.contains("already present: Café Stories"), "\(result.stdout)")
         }
+    }
+
+    @Test func anAPIKeyInAWorldReadableConfigIsWarnedAbout() async throws {
+        let harness = try CLIHarness()
+        let folder = harness.directory.appendingPathComponent("config/rapidscan")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let config = folder.appendingPathComponent("config.toml")
+        let key = "AIzaCANARY-world-readable-0123456789"
+        try "[sources.googleBooks]\napiKey = \"\(key)\"\n".write(to: config, atomically: true, encoding: .utf8)
+
+        #expect(chmod(config.path, 0o644) == 0)
+        let readable = try await harness.run("library", "list")
+        #expect(readable.status == 0, "\(readable.stderr)")
+        #expect(readable.stderr.contains("warning: \(config.path) holds an API key"))
+        #expect(readable.stderr.contains("mode 644") && readable.stderr.contains("chmod 600 \(config.path)"))
+        #expect(readable.stderrLines.filter { $0.contains("holds an API key") }.count == 1, "said once")
+        #expect(!readable.stderr.contains(key) && !readable.stdout.contains(key))
+
+        #expect(chmod(config.path, 0o600) == 0)
+        let closed = try await harness.run("library", "list")
+        #expect(closed.status == 0 && !closed.stderr.contains("API key"))
     }
 }

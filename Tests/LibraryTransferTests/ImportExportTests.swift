@@ -310,3 +310,24 @@ extension ISO8601DateFormatter {
         return formatter
     }
 }
+
+/// OWASP's formula-injection defence, reversible.
+@Suite struct CSVCellTests {
+    @Test func formulaCellsAreQuotedAndReadBackAsTheyWere() {
+        let cases = ["=HYPERLINK(\"x\")", "+1", "-2+3", "@SUM(A1)", "\tx", "\rx", "'=x", "''+y", "'hello", "it's", "", "plain", "'"]
+        for text in cases {
+            #expect(CSVCell.unprotected(CSVCell.protected(text)) == text, "\(text.debugDescription)")
+        }
+        #expect(CSVCell.protected("=1+2") == "'=1+2")
+        #expect(CSVCell.protected("'=x") == "''=x")
+        #expect(CSVCell.protected("'hello") == "'hello")
+        #expect(CSVCell.unprotected("=1+2") == "=1+2", "another app's cell is left as it is")
+    }
+
+    @Test func onlyTextColumnsAreProtected() throws {
+        let data = Exporter.writeCSV(header: ["title", "pageCount"], rows: [["-ism", "-3"]], textColumns: ["title"])
+        #expect(String(decoding: data, as: UTF8.self) == "title,pageCount\n'-ism,-3\n")
+        let table = try CSVTable.read(String(decoding: data, as: UTF8.self), path: "export.csv")
+        #expect(table.rows.map(\.fields) == [["-ism", "-3"]])
+    }
+}

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BookMetadata
 import Catalogue
 import Foundation
 import LibraryTransfer
@@ -50,11 +51,12 @@ struct ExportCommand: ParsableCommand {
             let ids = try catalogue.itemIds(matching: parsed)
             let data = try Exporter.export(catalogue, format: ExportFormat(rawValue: format)!, itemIds: ids)
             if let output {
-                do { try data.write(to: URL(fileURLWithPath: output), options: .atomic) } catch {
-                    Console.error("rapidscan: cannot write \(output): \(error.localizedDescription)")
+                // A regular file is replaced whole; /dev/null, a FIFO or a link's target is written into.
+                do { try ExportFile.write(data, to: output) } catch {
+                    Console.error("rapidscan: cannot write \(OutsideText.shown(output)): \(error.reason)")
                     throw LibraryExit.badInput
                 }
-                Console.error("exported \(ids.count) books to \(output).")
+                Console.error("exported \(ids.count) books to \(OutsideText.shown(output)).")
             } else {
                 FileHandle.standardOutput.write(data)
                 if data.last != UInt8(ascii: "\n") { FileHandle.standardOutput.write(Data("\n".utf8)) }

@@ -1,9 +1,11 @@
 import ArgumentParser
 import BookLookup
+import BookMetadata
 import Catalogue
 import Foundation
 import MetadataSources
 import RapidScanConfig
+import Synchronization
 
 /// `--db` and `--config`, shared by every command that opens the library database.
 struct LibraryOptions: ParsableArguments {
@@ -24,8 +26,15 @@ struct LibraryOptions: ParsableArguments {
     func settings(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> RapidScanSettings {
         var settings = try RapidScanSettings.load(configFile: config.map { URL(fileURLWithPath: $0) }, environment: environment)
         if let db { settings.database = db }
+        if let (path, mode) = settings.readableKeyFile, Self.keyFileWarned.exchange(true, ordering: .relaxed) == false {
+            let file = OutsideText.shown(path)
+            Console.error("rapidscan: warning: \(file) holds an API key and every user on this machine can read it (mode \(String(mode, radix: 8))); run: chmod 600 \(file)")
+        }
         return settings
     }
+
+    /// Settings are read more than once by some commands: the warning is said once.
+    private static let keyFileWarned = Atomic(false)
 
     /// Opens (creating on first use) the library database the settings name.
     ///
