@@ -138,5 +138,17 @@ import Testing
         #expect(broken.stdout.contains("error    ") && broken.stdout.contains(config.path) && broken.stdout.contains("timeoutSecond"), "\(broken.stdout)")
         #expect(broken.stdout.contains("optional PP-OCR worker: switched off by RAPIDSCAN_PPOCR_PYTHON"), "\(broken.stdout)")
         #expect(!(broken.stdout + broken.stderr).contains(canary))
+
+        // Language data the local spine reader needs but lacks: required, with the package.
+        try "[vision]\nlanguages = [\"zzz\"]\n".write(to: config, atomically: true, encoding: .utf8)
+        let noData = try await harness.run("doctor")
+        #expect(noData.status == 70, "\(noData.stdout)")
+        #expect(noData.stdout.contains("missing  Tesseract ") && noData.stdout.contains("fix: apt-get install tesseract-ocr-zzz"), "\(noData.stdout)")
+        // With a vision model configured the local reader is not needed: optional.
+        try "[vision]\nprovider = \"openai\"\nbaseURL = \"http://127.0.0.1:9/v1\"\nmodel = \"m\"\nlanguages = [\"zzz\"]\n"
+            .write(to: config, atomically: true, encoding: .utf8)
+        let remote = try await harness.run("doctor")
+        #expect(remote.status == 0, "\(remote.stdout)")
+        #expect(remote.stdout.contains("optional Tesseract "), "\(remote.stdout)")
     }
 }

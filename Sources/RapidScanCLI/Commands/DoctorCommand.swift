@@ -18,9 +18,9 @@ struct DoctorCommand: AsyncParsableCommand {
         Each line starts with ok, missing (required: the command fails without it), \
         optional (works without it, with less) or error, and a missing piece is followed by \
         the command that fixes it. Required: libzbar, Tesseract's language data for [vision] \
-        languages, a config file that parses, a library that opens (a library not created yet \
-        is fine: the first scan creates it), and PP-OCR's interpreter when one is named \
-        (RAPIDSCAN_PPOCR_PYTHON or [vision] ppocr). Nothing is created or changed; API keys \
+        languages (when no vision model is configured), a config file that parses, a library \
+        that opens (a library not created yet is fine: the first scan creates it), and \
+        PP-OCR's interpreter when one is named (RAPIDSCAN_PPOCR_PYTHON or [vision] ppocr). Nothing is created or changed; API keys \
         are never printed, only whether they are set.
 
         Here: 0 every required piece is there; 70 some required piece is missing or broken.
@@ -82,8 +82,10 @@ struct DoctorCommand: AsyncParsableCommand {
             findings.append(Finding(state: .ok, text: "Tesseract \(OCREngines.tesseractVersion), language data "
                 + languages.joined(separator: "+") + " in \(folder)" + (others.isEmpty ? "" : " (also: \(others.joined(separator: ", ")))")))
         case .failure(let error):
+            // Required only where spines are read locally (no vision model configured).
+            let local = TesseractProvider.isSelected(provider: settings.vision.provider, baseURL: settings.vision.baseURL?.absoluteString)
             let packages = languages.map(TesseractError.debianPackage(for:)).joined(separator: " ")
-            findings.append(Finding(state: .missing, text: "Tesseract \(OCREngines.tesseractVersion): \(error)",
+            findings.append(Finding(state: local ? .missing : .optional, text: "Tesseract \(OCREngines.tesseractVersion): \(error)",
                                     fix: "apt-get install \(packages)"))
         }
         findings.append(sceneTextFinding(settings: settings, environment: environment, executable: executable))
