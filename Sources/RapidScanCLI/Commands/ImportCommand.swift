@@ -63,7 +63,13 @@ struct ImportCommand: AsyncParsableCommand {
                 let text = try ImportText(contentsOf: path)
                 let detected = format.flatMap(ImportFormat.init) ?? ImportFormat.detect(text.text)
                 if detected == .rapidscanJSON {
-                    let export = try Exporter.decodeJSON(Data(text.text.utf8))
+                    let backup = try RapidScanBackup.read(text.text, file: path)
+                    for bad in backup.badRows {
+                        if json { if let line = try? JSONLines.encode(ImportLine.failed(path, bad.description)) { Console.out(line) } }
+                        Console.error("rapidscan: \(bad)")
+                    }
+                    total.badRows += backup.badRows.count
+                    let export = backup.export
                     let user = try service.catalogue.user()
                     let restored = try service.catalogue.restore(LibrarySnapshot(user: user, lists: export.lists, items: export.items, works: export.works, isbnIndex: export.isbnIndex))
                     total.imported += restored.added
