@@ -9,22 +9,21 @@ extension Catalogue {
     /// The work an ISBN belongs to, or nil when the cache has never seen it. One indexed join.
     public func work(forISBN isbn: ISBN13) throws(CatalogueError) -> Work? {
         try read { db in
-            try Work.fetchOne(db, SQLRequest(sql: """
-                SELECT works.* FROM isbnIndex JOIN works ON works.workKey = isbnIndex.workKey
+            try storedOne(Work.self, db, sql: """
+                SELECT works.rowid, works.* FROM isbnIndex JOIN works ON works.workKey = isbnIndex.workKey
                 WHERE isbnIndex.isbn = ?
-                """, arguments: [isbn.digits], cached: true))
+                """, arguments: [isbn.digits], cached: true)
         }
     }
 
     public func work(key: String) throws(CatalogueError) -> Work? {
-        try read { db in try Self.work(key: key, db) }
+        try read { db in try self.work(key: key, db) }
     }
 
     /// The isbnIndex rows of a work's editions, primary edition first.
     public func editions(of work: Work) throws(CatalogueError) -> [ISBNIndexEntry] {
         let entries = try read { db in
-            try ISBNIndexEntry.fetchAll(db, SQLRequest(
-                sql: "SELECT * FROM isbnIndex WHERE workKey = ?", arguments: [work.workKey], cached: true))
+            try stored(ISBNIndexEntry.self, db, sql: "SELECT rowid, * FROM isbnIndex WHERE workKey = ?", arguments: [work.workKey], cached: true)
         }
         return entries.sorted { lhs, rhs in
             (lhs.isbn == work.primaryIsbn ? 0 : 1, lhs.isbn) < (rhs.isbn == work.primaryIsbn ? 0 : 1, rhs.isbn)
@@ -32,7 +31,7 @@ extension Catalogue {
     }
 
     public func isbnIndexEntry(_ isbn: ISBN13) throws(CatalogueError) -> ISBNIndexEntry? {
-        try read { db in try Self.indexEntry(isbn.digits, db) }
+        try read { db in try self.indexEntry(isbn.digits, db) }
     }
 
     /// Works whose title starts with `title`, ignoring case and a leading "The", "A" or
@@ -51,8 +50,8 @@ extension Catalogue {
             arguments.append(author)
         }
         arguments.append(limit)
-        let sql = "SELECT * FROM works WHERE \(conditions) ORDER BY editionCount DESC, title LIMIT ?"
-        return try read { db in try Work.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)) }
+        let sql = "SELECT rowid, * FROM works WHERE \(conditions) ORDER BY editionCount DESC, title LIMIT ?"
+        return try read { db in try stored(Work.self, db, sql: sql, arguments: StatementArguments(arguments)) }
     }
 
     /// Files what a source said about `isbn` into the cache, in one transaction: the
@@ -60,7 +59,7 @@ extension Catalogue {
     /// workKey names, else a new one) improved by best-data merge, and its isbnIndex row.
     @discardableResult
     public func record(_ edition: EditionMetadata, for isbn: ISBN13, now: Date = Date()) throws(CatalogueError) -> Work {
-        try write { db in try Self.record(edition, isbn: isbn.digits, db: db, now: now) }
+        try write { db in try self.record(edition, isbn: isbn.digits, db: db, now: now) }
     }
 
     /// Files a search result: indexed under its ISBN when it has a valid one, otherwise
@@ -69,55 +68,64 @@ extension Catalogue {
     public func recordSearchResult(_ edition: EditionMetadata, now: Date = Date()) throws(CatalogueError) -> Work {
         let isbn = [edition.isbn13, edition.isbn10].lazy.compactMap { $0 }
             .compactMap { try? ISBN13(validating: $0) }.first
-        return try write { db in try Self.record(edition, isbn: isbn?.digits, db: db, now: now) }
+        return try write { db in try self.record(edition, isbn: isbn?.digits, db: db, now: now) }
     }
 
     /// Fills the cache with many editions in one transaction (imports, benchmarks).
     public func recordAll(_ editions: [(EditionMetadata, ISBN13)], now: Date = Date()) throws(CatalogueError) {
         try write { db in
-            for (edition, isbn) in editions { _ = try Self.record(edition, isbn: isbn.digits, db: db, now: now) }
+            for (edition, isbn) in editions { _ = try self.record(edition, isbn: isbn.digits, db: db, now: now) }
         }
     }
 
-    static func record(_ edition: EditionMetadata, isbn: String?, db: Database, now: Date) throws -> Work {
+    func record(_ edition: EditionMetadata, isbn: String?, db: Database, now: Date) throws -> Work {
         let edition = StoredFieldLimits.apply(to: edition)
-        let indexed = try isbn.flatMap { try Self.indexEntry($0, db) }
+        let indexed = try isbn.flatMap { try self.indexEntry($0, db) }
         let existing: Work?
-        if let indexed, let work = try Self.work(key: indexed.workKey, db) {
+        if let indexed, let work = try self.work(key: indexed.workKey, db) {
             existing = work
         } else {
-            existing = try Self.work(key: WorkKey(edition: edition, isbn: isbn).rawValue, db)
+            existing = try self.work(key: WorkKey(edition: edition, isbn: isbn).rawValue, db)
         }
         let score = BestDataMerge.score(edition)
         let work: Work
         if let existing {
             let primaryScore = existing.primaryIsbn == isbn
                 ? -1
-                : try Self.indexEntry(existing.primaryIsbn, db)?.metadataScore ?? -1
+                : try self.indexEntry(existing.primaryIsbn, db)?.metadataScore ?? -1
             work = BestDataMerge.merge(existing, with: edition, isbn: isbn, isBetterEdition: score > primaryScore, now: now)
         } else {
             work = BestDataMerge.newWork(from: edition, isbn: isbn, workKey: WorkKey(edition: edition, isbn: isbn), now: now)
         }
-        if existing == nil { try work.insert(db) } else { try work.update(db) }
+        // A row found damaged (and so not read) is replaced by what the source says now.
+        if existing == nil { try Self.insertOrReplaceDamaged(work, db) } else { try work.update(db) }
         if let isbn {
             let entry = ISBNIndexEntry(
                 isbn: isbn, workKey: work.workKey, format: BookFormat.stored(edition.format),
                 publisher: BestDataMerge.cleaned(edition.publisher),
                 publishDate: PublishDate(parsing: edition.publishDate)?.text,
                 indexedAt: indexed?.indexedAt ?? now, apiSource: edition.apiSource, metadataScore: score)
-            if indexed == nil { try entry.insert(db) } else { try entry.update(db) }
+            if indexed == nil { try Self.insertOrReplaceDamaged(entry, db) } else { try entry.update(db) }
         }
         // As stored (dates at the database's millisecond precision), so it equals later reads.
-        return try Self.work(key: work.workKey, db) ?? work
+        return try self.work(key: work.workKey, db) ?? work
+    }
+
+    /// Inserts a cache row; one already under its key that could not be read (damaged) is
+    /// overwritten in place (an update, never a delete that would cascade to its editions).
+    static func insertOrReplaceDamaged(_ record: some PersistableRecord, _ db: Database) throws {
+        do { try record.insert(db) } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY {
+            try record.update(db)
+        }
     }
 
     // Cached statements: filling or reading the cache runs these thousands of times.
-    static func work(key: String, _ db: Database) throws -> Work? {
-        try Work.fetchOne(db, SQLRequest(sql: "SELECT * FROM works WHERE workKey = ?", arguments: [key], cached: true))
+    func work(key: String, _ db: Database) throws -> Work? {
+        try storedOne(Work.self, db, sql: "SELECT rowid, * FROM works WHERE workKey = ?", arguments: [key], cached: true)
     }
 
-    static func indexEntry(_ isbn: String, _ db: Database) throws -> ISBNIndexEntry? {
-        try ISBNIndexEntry.fetchOne(db, SQLRequest(sql: "SELECT * FROM isbnIndex WHERE isbn = ?", arguments: [isbn], cached: true))
+    func indexEntry(_ isbn: String, _ db: Database) throws -> ISBNIndexEntry? {
+        try storedOne(ISBNIndexEntry.self, db, sql: "SELECT rowid, * FROM isbnIndex WHERE isbn = ?", arguments: [isbn], cached: true)
     }
 }
 
@@ -160,11 +168,14 @@ extension Catalogue {
             // SQLite's default limit on bound variables is 32766; a chunk stays far below in slices.
             for start in stride(from: 0, to: isbns.count, by: 500) {
                 let slice = isbns[start..<min(start + 500, isbns.count)]
-                let rows = try Row.fetchAll(db, sql: """
-                    SELECT isbnIndex.isbn AS requestedIsbn, works.* FROM isbnIndex JOIN works ON works.workKey = isbnIndex.workKey
+                let rows = try Row.fetchCursor(db, sql: """
+                    SELECT isbnIndex.isbn AS requestedIsbn, works.rowid, works.* FROM isbnIndex JOIN works ON works.workKey = isbnIndex.workKey
                     WHERE isbnIndex.isbn IN (\(databaseQuestionMarks(count: slice.count)))
                     """, arguments: StatementArguments(slice.map(\.digits)))
-                for row in rows { found[row["requestedIsbn"]] = try Work(row: row) }
+                while let row = try rows.next() {
+                    guard let isbn = try row.decode(String?.self, forColumn: "requestedIsbn"), let work = decoded(Work.self, row) else { continue }
+                    found[isbn] = work
+                }
             }
             return found
         }

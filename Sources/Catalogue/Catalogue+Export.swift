@@ -76,6 +76,31 @@ public struct LibrarySnapshot: Sendable {
     }
 }
 
+/// The collections a Firestore-shaped export holds, each named as the seed names it.
+public enum ExportCollection: String, Sendable, CaseIterable {
+    case works, isbnIndex, items, lists, users
+
+    /// The field whose value is a document's id.
+    public var keyField: String {
+        switch self {
+        case .works: "workKey"
+        case .isbnIndex: "isbn"
+        case .items, .lists, .users: "id"
+        }
+    }
+}
+
+/// One stored record as an export document: its id and every stored field.
+public struct ExportDocument: Sendable, Hashable {
+    public var id: String
+    public var fields: [String: JSONValue]
+
+    public init(id: String, fields: [String: JSONValue]) {
+        self.id = id
+        self.fields = fields
+    }
+}
+
 /// A lossless restore's outcome.
 public struct RestoreSummary: Sendable, Hashable {
     public var added = 0
@@ -98,6 +123,9 @@ extension Catalogue {
         return String(decoding: iso, as: UTF8.self)
     }
 
+    /// In-clause placeholders for a slice of keys.
+    static func placeholders(_ count: Int) -> String { Array(repeating: "?", count: count).joined(separator: ",") }
+
     static let jsonColumns: Set<String> = ["authors", "categories", "editions"]
     static let boolColumns: Set<String> = ["isPro", "hasCompletedOnboarding", "isPublic", "isDefault", "liked", "isOwned"]
     static let dateColumns: Set<String> = ["createdAt", "updatedAt", "indexedAt", "addedAt", "ownedAt", "startedReadingAt", "finishedReadingAt", "subscriptionUpdatedAt"]
@@ -106,8 +134,11 @@ extension Catalogue {
     public func snapshot(itemIds: [String]? = nil) throws(LibraryError) -> LibrarySnapshot {
         let userId = userId
         return try libraryRead { db in
-            guard let user = try User.fetchOne(db, key: userId) else { throw LibraryError.catalogue(.database("user \(userId) is missing")) }
-            var items = try Item.filter(Column("userId") == userId).order(Column("addedAt"), Column("id")).fetchAll(db)
+            guard let user = try storedOne(User.self, db, sql: "SELECT rowid, * FROM users WHERE id = ?", arguments: [userId], orThrow: true) else {
+                throw LibraryError.catalogue(.database("user \(userId) is missing"))
+            }
+            // Every row that can be read: a damaged one is named (`damage`) and left out, the rest exported.
+            var items = try stored(Item.self, db, sql: "SELECT rowid, * FROM items WHERE userId = ? ORDER BY addedAt, id", arguments: [userId])
             if let itemIds {
                 let wanted = Set(itemIds)
                 items = items.filter { wanted.contains($0.id) }
@@ -116,27 +147,30 @@ extension Catalogue {
             var works: [Work] = [], entries: [ISBNIndexEntry] = []
             for start in stride(from: 0, to: keys.count, by: 500) {
                 let slice = Array(keys[start..<min(start + 500, keys.count)])
-                works += try Work.filter(slice.contains(Column("workKey"))).fetchAll(db)
-                entries += try ISBNIndexEntry.filter(slice.contains(Column("workKey"))).fetchAll(db)
+                let marks = Self.placeholders(slice.count)
+                works += try stored(Work.self, db, sql: "SELECT rowid, * FROM works WHERE workKey IN (\(marks))", arguments: StatementArguments(slice))
+                entries += try stored(ISBNIndexEntry.self, db, sql: "SELECT rowid, * FROM isbnIndex WHERE workKey IN (\(marks))", arguments: StatementArguments(slice))
             }
-            let lists = try BookList.filter(Column("ownerId") == userId).order(Column("createdAt"), Column("id")).fetchAll(db)
+            let lists = try stored(BookList.self, db, sql: "SELECT rowid, * FROM lists WHERE ownerId = ? ORDER BY createdAt, id", arguments: [userId])
             return LibrarySnapshot(user: user, lists: lists, items: items, works: works.sorted { $0.workKey < $1.workKey },
                                    isbnIndex: entries.sorted { $0.isbn < $1.isbn })
         }
     }
 
-    /// Rows of a table as documents: every column (the seed's field names), nulls kept,
-    /// JSON arrays as arrays, booleans as booleans, timestamps ISO 8601 UTC.
-    public func documents(table: String, keyColumn: String, keys: [String]) throws(LibraryError) -> [(id: String, fields: [String: JSONValue])] {
-        guard ["works", "isbnIndex", "items", "lists", "users"].contains(table) else { throw .catalogue(.database("no table \(table)")) }
+    /// Stored records of one collection as documents: every stored field (the seed's field
+    /// names), nulls kept, JSON arrays as arrays, booleans as booleans, timestamps ISO 8601 UTC,
+    /// sorted by document id. Values are exported as stored (a damaged one as its text).
+    public func documents(_ collection: ExportCollection, keys: [String]) throws(LibraryError) -> [ExportDocument] {
+        let (table, keyColumn) = (collection.rawValue, collection.keyField)
         let iso = ISO8601DateFormatter()
         iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         return try libraryRead { db in
-            var documents: [(String, [String: JSONValue])] = []
+            var documents: [ExportDocument] = []
             for start in stride(from: 0, to: keys.count, by: 500) {
                 let slice = Array(keys[start..<min(start + 500, keys.count)])
-                let rows = try Row.fetchAll(db, sql: "SELECT * FROM \(table) WHERE \(keyColumn) IN (\(slice.map { _ in "?" }.joined(separator: ",")))", arguments: StatementArguments(slice))
-                for row in rows {
+                let rows = try Row.fetchCursor(db, sql: "SELECT * FROM \(table) WHERE \(keyColumn) IN (\(Self.placeholders(slice.count)))", arguments: StatementArguments(slice))
+                while let row = try rows.next() {
+                    guard let id = try row.decode(String?.self, forColumn: keyColumn) else { continue }
                     var fields: [String: JSONValue] = [:]
                     for (column, value) in row {
                         switch value.storage {
@@ -156,10 +190,10 @@ extension Catalogue {
                         case .blob: fields[column] = .null
                         }
                     }
-                    documents.append((row[keyColumn], fields))
+                    documents.append(ExportDocument(id: id, fields: fields))
                 }
             }
-            return documents.sorted { $0.0 < $1.0 }
+            return documents.sorted { $0.id < $1.id }
         }
     }
 
@@ -177,11 +211,12 @@ extension Catalogue {
                 if try Work.exists(db, key: entry.workKey) { try entry.insert(db) }
             }
             var listIds: [String: String] = [:]
-            let user = try User.fetchOne(db, key: userId)
+            let user = try storedOne(User.self, db, sql: "SELECT rowid, * FROM users WHERE id = ?", arguments: [userId])
             for list in snapshot.lists {
                 if list.isDefault {
                     listIds[list.id] = "\(userId)_\(list.listType.rawValue)"
-                } else if let existing = try BookList.fetchOne(db, key: list.id), existing.ownerId == userId {
+                } else if let existing = try storedOne(BookList.self, db, sql: "SELECT rowid, * FROM lists WHERE id = ?", arguments: [list.id]),
+                          existing.ownerId == userId {
                     listIds[list.id] = existing.id
                 } else {
                     var copy = list

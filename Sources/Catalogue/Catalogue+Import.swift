@@ -51,7 +51,7 @@ extension Catalogue {
             outcomes.reserveCapacity(books.count)
             var lines = doneLines
             for book in books {
-                let outcome = try Self.importBook(isbn: book.isbn, work: book.work, state: book.state, userId: userId, now: now, db)
+                let outcome = try self.importBook(isbn: book.isbn, work: book.work, state: book.state, userId: userId, now: now, db)
                 outcomes.append(outcome)
                 switch outcome {
                 case .added: lines.append((book.line, "added"))
@@ -68,14 +68,14 @@ extension Catalogue {
     /// plan's limit), others become a not-owned item in their list. Reading state from the
     /// file is applied to a new item, or to an existing one the user has not touched
     /// (unread, no rating), so a re-run of the same file changes nothing.
-    static func importBook(isbn: ISBN13, work: Work, state: ImportedState, userId: String, now: Date, _ db: Database) throws -> AddOutcome {
+    func importBook(isbn: ISBN13, work: Work, state: ImportedState, userId: String, now: Date, _ db: Database) throws -> AddOutcome {
         let listId = "\(userId)_\((state.listType ?? (state.status == .read ? .completed : .toRead)).rawValue)"
         let outcome: AddOutcome
         if state.isOwned {
             outcome = try addOwned(isbn: isbn, work: work, listId: listId, format: .physical, userId: userId, now: now, db)
         } else {
-            let mine = Item.filter(Column("userId") == userId)
-            if let same = try mine.filter(Column("isbn") == isbn.digits || Column("bookId") == work.workKey).fetchOne(db) {
+            if let same = try storedOne(Item.self, db, sql: "SELECT rowid, * FROM items WHERE userId = ? AND (isbn = ? OR bookId = ?) LIMIT 1",
+                                        arguments: [userId, isbn.digits, work.workKey], cached: true, orThrow: true) {
                 outcome = .alreadyOwned(same)
             } else {
                 let item = Item(
@@ -85,7 +85,7 @@ extension Catalogue {
                     rating: nil, notes: nil, currentPage: nil, startedReadingAt: nil, finishedReadingAt: nil,
                     addedAt: state.dateAdded ?? now, updatedAt: now, isOwned: false, ownedFormat: nil, ownedAt: nil)
                 try item.insert(db)
-                try adjustCount(listId: listId, by: 1, now: now, db)
+                try Self.adjustCount(listId: listId, by: 1, now: now, db)
                 outcome = .added(item)
             }
         }
@@ -98,9 +98,9 @@ extension Catalogue {
         guard item.status == .unread, item.rating == nil,
               state.status != nil && state.status != .unread || state.rating != nil || state.notes != nil || state.dateAdded != nil
         else { return outcome }
-        guard var row = try Item.fetchOne(db, SQLRequest(sql: "SELECT * FROM items WHERE id = ?", arguments: [item.id], cached: true)) else { return outcome }
+        guard var row = try storedOne(Item.self, db, sql: "SELECT rowid, * FROM items WHERE id = ?", arguments: [item.id], cached: true, orThrow: true) else { return outcome }
         if let status = state.status, status != row.status {
-            try adjustReadingCounters(userId: userId, from: row.status, to: status, now: now, db)
+            try Self.adjustReadingCounters(userId: userId, from: row.status, to: status, now: now, db)
             row.status = status
             if status == .read { row.finishedReadingAt = state.dateRead ?? now }
             if status == .reading { row.startedReadingAt = now }
@@ -110,7 +110,7 @@ extension Catalogue {
         if case .added = outcome, let added = state.dateAdded { row.addedAt = added }
         row.updatedAt = now
         try row.update(db)
-        let updated = try Item.fetchOne(db, SQLRequest(sql: "SELECT * FROM items WHERE id = ?", arguments: [row.id], cached: true)) ?? row
+        let updated = try storedOne(Item.self, db, sql: "SELECT rowid, * FROM items WHERE id = ?", arguments: [row.id], cached: true) ?? row
         if case .added = outcome { return .added(updated) }
         return .alreadyOwned(updated)
     }

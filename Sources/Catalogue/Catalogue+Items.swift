@@ -150,8 +150,8 @@ extension Catalogue {
     public func items(matching query: LibraryQuery) throws(LibraryError) -> [Item] {
         let userId = userId
         return try libraryRead { db in
-            let (sql, arguments) = try Self.selection(query, columns: "items.*", userId: userId, db)
-            return try Item.fetchAll(db, sql: sql, arguments: arguments)
+            let (sql, arguments) = try self.selection(query, columns: "items.rowid, items.*", userId: userId, db)
+            return try stored(Item.self, db, sql: sql, arguments: arguments)
         }
     }
 
@@ -160,12 +160,12 @@ extension Catalogue {
     public func itemIds(matching query: LibraryQuery) throws(LibraryError) -> [String] {
         let userId = userId
         return try libraryRead { db in
-            let (sql, arguments) = try Self.selection(query, columns: "items.id", userId: userId, db)
+            let (sql, arguments) = try self.selection(query, columns: "items.id", userId: userId, db)
             return try String.fetchAll(db, sql: sql, arguments: arguments)
         }
     }
 
-    static func selection(_ query: LibraryQuery, columns: String, userId: String, _ db: Database) throws -> (String, StatementArguments) {
+    func selection(_ query: LibraryQuery, columns: String, userId: String, _ db: Database) throws -> (String, StatementArguments) {
         let search = SearchText(query.words)
         var conditions = ["items.userId = ?"]
         var arguments: [any DatabaseValueConvertible] = [userId]
@@ -190,7 +190,7 @@ extension Catalogue {
             arguments.append(status.rawValue)
         }
         if let list = query.list {
-            let found = try Self.findList(list, userId: userId, db)
+            let found = try self.findList(list, userId: userId, db)
             conditions.append("items.listId = ?")
             arguments.append(found.id)
         }
@@ -212,12 +212,14 @@ extension Catalogue {
     /// A list by id or by name (case-insensitive).
     public func list(named nameOrId: String) throws(LibraryError) -> BookList {
         let userId = userId
-        return try libraryRead { db in try Self.findList(nameOrId, userId: userId, db) }
+        return try libraryRead { db in try self.findList(nameOrId, userId: userId, db) }
     }
 
-    static func findList(_ nameOrId: String, userId: String, _ db: Database) throws -> BookList {
-        if let list = try BookList.fetchOne(db, key: nameOrId), list.ownerId == userId { return list }
-        if let list = try BookList.fetchOne(db, sql: "SELECT * FROM lists WHERE ownerId = ? AND name = ? COLLATE NOCASE", arguments: [userId, nameOrId]) {
+    func findList(_ nameOrId: String, userId: String, _ db: Database) throws -> BookList {
+        if let list = try storedOne(BookList.self, db, sql: "SELECT rowid, * FROM lists WHERE id = ?", arguments: [nameOrId], orThrow: true),
+           list.ownerId == userId { return list }
+        if let list = try storedOne(BookList.self, db, sql: "SELECT rowid, * FROM lists WHERE ownerId = ? AND name = ? COLLATE NOCASE",
+                                    arguments: [userId, nameOrId], orThrow: true) {
             return list
         }
         throw LibraryError.unknownList(nameOrId)
@@ -230,10 +232,15 @@ extension Catalogue {
         return try libraryWrite { db in
             var removed = 0
             for id in ids {
-                guard let item = try Item.fetchOne(db, key: id), item.userId == userId else { continue }
-                try item.delete(db)
-                try Self.adjustCount(listId: item.listId, by: -1, now: now, db)
-                try Self.adjustReadingCounters(userId: userId, from: item.status, to: nil, now: now, db)
+                // Read raw, each value failable: a damaged item can still be removed.
+                guard let row = try Row.fetchOne(db, sql: "SELECT listId, status FROM items WHERE id = ? AND userId = ?", arguments: [id, userId])
+                else { continue }
+                try db.execute(sql: "DELETE FROM items WHERE id = ?", arguments: [id])
+                if let listId = try row.decode(String?.self, forColumn: "listId") {
+                    try Self.adjustCount(listId: listId, by: -1, now: now, db)
+                }
+                let status = try row.decode(String?.self, forColumn: "status").flatMap(ReadingStatus.init(rawValue:))
+                try Self.adjustReadingCounters(userId: userId, from: status, to: nil, now: now, db)
                 removed += 1
             }
             return removed
@@ -249,7 +256,8 @@ extension Catalogue {
         if case let page?? = change.currentPage, page < 0 { throw .invalidPage(page) }
         let userId = userId
         return try libraryWrite { db in
-            guard var item = try Item.fetchOne(db, key: id), item.userId == userId else { throw LibraryError.notInLibrary(id) }
+            guard var item = try storedOne(Item.self, db, sql: "SELECT rowid, * FROM items WHERE id = ?", arguments: [id], orThrow: true),
+                  item.userId == userId else { throw LibraryError.notInLibrary(id) }
             let before = item.status
             if let status = change.status, status != item.status {
                 item.status = status
@@ -275,7 +283,7 @@ extension Catalogue {
             if let format = change.ownedFormat { item.ownedFormat = format }
             item.updatedAt = now
             try item.update(db)
-            return try Item.fetchOne(db, key: id) ?? item
+            return try storedOne(Item.self, db, sql: "SELECT rowid, * FROM items WHERE id = ?", arguments: [id]) ?? item
         }
     }
 
@@ -283,15 +291,16 @@ extension Catalogue {
     public func moveItem(id: String, toList nameOrId: String, now: Date = Date()) throws(LibraryError) -> Item {
         let userId = userId
         return try libraryWrite { db in
-            guard var item = try Item.fetchOne(db, key: id), item.userId == userId else { throw LibraryError.notInLibrary(id) }
-            let target = try Self.findList(nameOrId, userId: userId, db)
+            guard var item = try storedOne(Item.self, db, sql: "SELECT rowid, * FROM items WHERE id = ?", arguments: [id], orThrow: true),
+                  item.userId == userId else { throw LibraryError.notInLibrary(id) }
+            let target = try self.findList(nameOrId, userId: userId, db)
             guard target.id != item.listId else { return item }
             try Self.adjustCount(listId: item.listId, by: -1, now: now, db)
             try Self.adjustCount(listId: target.id, by: 1, now: now, db)
             item.listId = target.id
             item.updatedAt = now
             try item.update(db)
-            return try Item.fetchOne(db, key: id) ?? item
+            return try storedOne(Item.self, db, sql: "SELECT rowid, * FROM items WHERE id = ?", arguments: [id]) ?? item
         }
     }
 
@@ -299,9 +308,11 @@ extension Catalogue {
     public func createList(name: String, description: String? = nil, now: Date = Date()) throws(LibraryError) -> BookList {
         let userId = userId
         return try libraryWrite { db in
-            guard let user = try User.fetchOne(db, key: userId) else { throw LibraryError.catalogue(.database("user \(userId) is missing")) }
+            guard let user = try storedOne(User.self, db, sql: "SELECT rowid, * FROM users WHERE id = ?", arguments: [userId], orThrow: true) else {
+                throw LibraryError.catalogue(.database("user \(userId) is missing"))
+            }
             guard user.isPro else { throw LibraryError.customListsNeedPro }
-            if (try? Self.findList(name, userId: userId, db)) != nil { throw LibraryError.listNameTaken(name) }
+            if (try? self.findList(name, userId: userId, db)) != nil { throw LibraryError.listNameTaken(name) }
             var code = BookList.randomShareCode()
             while try !BookList.filter(Column("shareCode") == code).isEmpty(db) { code = BookList.randomShareCode() }
             let list = BookList(
@@ -309,15 +320,15 @@ extension Catalogue {
                 bannerImageUrl: nil, isPublic: false, shareCode: code, listType: .custom, isDefault: false,
                 itemCount: 0, createdAt: now, updatedAt: now)
             try list.insert(db)
-            return try BookList.fetchOne(db, key: list.id) ?? list
+            return try storedOne(BookList.self, db, sql: "SELECT rowid, * FROM lists WHERE id = ?", arguments: [list.id]) ?? list
         }
     }
 
     public func renameList(_ nameOrId: String, to name: String, now: Date = Date()) throws(LibraryError) -> BookList {
         let userId = userId
         return try libraryWrite { db in
-            var list = try Self.findList(nameOrId, userId: userId, db)
-            if let other = try? Self.findList(name, userId: userId, db), other.id != list.id { throw LibraryError.listNameTaken(name) }
+            var list = try self.findList(nameOrId, userId: userId, db)
+            if let other = try? self.findList(name, userId: userId, db), other.id != list.id { throw LibraryError.listNameTaken(name) }
             list.name = name
             list.updatedAt = now
             try list.update(db)
@@ -329,7 +340,7 @@ extension Catalogue {
     public func deleteList(_ nameOrId: String, now: Date = Date()) throws(LibraryError) -> Int {
         let userId = userId, fallback = defaultListId
         return try libraryWrite { db in
-            let list = try Self.findList(nameOrId, userId: userId, db)
+            let list = try self.findList(nameOrId, userId: userId, db)
             guard !list.isDefault else { throw LibraryError.defaultListCannotBeDeleted(list.name) }
             let moved = try Item.filter(Column("listId") == list.id).fetchCount(db)
             try db.execute(sql: "UPDATE items SET listId = ?, updatedAt = ? WHERE listId = ?", arguments: [fallback, now, list.id])

@@ -26,24 +26,25 @@ extension Catalogue {
         guard let ownedFormat = OwnedFormat(rawValue: format) else { throw .invalidFormat(format) }
         let userId = userId
         let listId = listId ?? defaultListId
-        return try write { db in try Self.addOwned(isbn: isbn, work: work, listId: listId, format: ownedFormat, userId: userId, now: now, db) }
+        return try write { db in try self.addOwned(isbn: isbn, work: work, listId: listId, format: ownedFormat, userId: userId, now: now, db) }
     }
 
     /// `addOwned` inside a caller's transaction (a batch import files a chunk in one).
-    static func addOwned(isbn: ISBN13, work: Work, listId: String, format ownedFormat: OwnedFormat, userId: String, now: Date, _ db: Database) throws -> AddOutcome {
+    func addOwned(isbn: ISBN13, work: Work, listId: String, format ownedFormat: OwnedFormat, userId: String, now: Date, _ db: Database) throws -> AddOutcome {
         // Cached statements: preparing these five queries anew for every book was most of a
         // 10,000-book import's time.
         guard let listOwner = try String.fetchOne(db, SQLRequest(sql: "SELECT ownerId FROM lists WHERE id = ?", arguments: [listId], cached: true)),
               listOwner == userId else {
             throw CatalogueError.unknownList(listId)
         }
-        let sameEdition = try Item.fetchOne(db, SQLRequest(
-            sql: "SELECT * FROM items WHERE userId = ? AND isbn = ? LIMIT 1", arguments: [userId, isbn.digits], cached: true))
+        // A damaged row of this book is an error naming it, never taken for "not owned".
+        let sameEdition = try storedOne(Item.self, db,
+            sql: "SELECT rowid, * FROM items WHERE userId = ? AND isbn = ? LIMIT 1", arguments: [userId, isbn.digits], cached: true, orThrow: true)
         if let sameEdition, sameEdition.isOwned { return .alreadyOwned(sameEdition) }
         // `+isOwned` keeps SQLite on the (userId, bookId) index: left to choose, it walked the
         // (userId, isOwned) one, every owned book for every add.
-        if let sameWork = try Item.fetchOne(db, SQLRequest(
-            sql: "SELECT * FROM items WHERE userId = ? AND bookId = ? AND +isOwned = 1 LIMIT 1", arguments: [userId, work.workKey], cached: true)) {
+        if let sameWork = try storedOne(Item.self, db,
+            sql: "SELECT rowid, * FROM items WHERE userId = ? AND bookId = ? AND +isOwned = 1 LIMIT 1", arguments: [userId, work.workKey], cached: true, orThrow: true) {
             return .alreadyOwned(sameWork)
         }
         guard let isPro = try Bool.fetchOne(db, SQLRequest(sql: "SELECT isPro FROM users WHERE id = ?", arguments: [userId], cached: true)) else {
@@ -74,18 +75,18 @@ extension Catalogue {
                 startedReadingAt: nil, finishedReadingAt: nil, addedAt: now, updatedAt: now,
                 isOwned: true, ownedFormat: ownedFormat, ownedAt: now)
             try item.insert(db)
-            try adjustCount(listId: listId, by: 1, now: now, db)
+            try Self.adjustCount(listId: listId, by: 1, now: now, db)
         }
         try db.cachedStatement(sql: "UPDATE users SET scanCount = scanCount + 1, updatedAt = ? WHERE id = ?").execute(arguments: [now, userId])
         // As stored (dates at the database's millisecond precision), so it equals later reads.
-        return .added(try Item.fetchOne(db, SQLRequest(sql: "SELECT * FROM items WHERE id = ?", arguments: [item.id], cached: true)) ?? item)
+        return .added(try storedOne(Item.self, db, sql: "SELECT rowid, * FROM items WHERE id = ?", arguments: [item.id], cached: true) ?? item)
     }
 
     /// Switches the local user between the free plan and Pro (unlimited owned books).
     public func setPro(_ isPro: Bool, now: Date = Date()) throws(CatalogueError) {
         let userId = userId
         try write { db in
-            guard var user = try User.fetchOne(db, key: userId) else { return }
+            guard var user = try storedOne(User.self, db, sql: "SELECT rowid, * FROM users WHERE id = ?", arguments: [userId], orThrow: true) else { return }
             user.isPro = isPro
             user.subscriptionUpdatedAt = now
             user.updatedAt = now
@@ -96,7 +97,9 @@ extension Catalogue {
     public func user() throws(CatalogueError) -> User {
         let userId = userId
         return try read { db in
-            guard let user = try User.fetchOne(db, key: userId) else { throw CatalogueError.database("user \(userId) is missing") }
+            guard let user = try storedOne(User.self, db, sql: "SELECT rowid, * FROM users WHERE id = ?", arguments: [userId], orThrow: true) else {
+                throw CatalogueError.database("user \(userId) is missing")
+            }
             return user
         }
     }
@@ -110,14 +113,13 @@ extension Catalogue {
     public func ownedItems() throws(CatalogueError) -> [Item] {
         let userId = userId
         return try read { db in
-            try Item.filter(Column("userId") == userId && Column("isOwned") == true)
-                .order(Column("ownedAt"), Column("id")).fetchAll(db)
+            try stored(Item.self, db, sql: "SELECT rowid, * FROM items WHERE userId = ? AND isOwned = 1 ORDER BY ownedAt, id", arguments: [userId])
         }
     }
 
     /// The user's item for an ISBN-13, owned or not.
     public func item(isbn: ISBN13) throws(CatalogueError) -> Item? {
         let userId = userId
-        return try read { db in try Item.filter(Column("userId") == userId && Column("isbn") == isbn.digits).fetchOne(db) }
+        return try read { db in try storedOne(Item.self, db, sql: "SELECT rowid, * FROM items WHERE userId = ? AND isbn = ?", arguments: [userId, isbn.digits]) }
     }
 }

@@ -3,14 +3,34 @@ import Foundation
 import GRDB
 
 /// A code no source knew, kept so the user can retry it or add the book by hand.
-public struct NotFoundCode: Codable, Sendable, Hashable, FetchableRecord, PersistableRecord {
+public struct NotFoundCode: Codable, Sendable, Hashable, FetchableRecord, PersistableRecord, StoredRecord {
     public static let databaseTableName = "notFoundCodes"
+    static let storedTable = "notFoundCodes"
+    static let storedKey = "isbn"
     public var isbn: String
     /// The photo or import file (with line) it came from, when there was one.
     public var origin: String
     public var firstSeenAt: Date
     public var lastSeenAt: Date
     public var times: Int
+
+    public init(isbn: String, origin: String, firstSeenAt: Date, lastSeenAt: Date, times: Int) {
+        self.isbn = isbn
+        self.origin = origin
+        self.firstSeenAt = firstSeenAt
+        self.lastSeenAt = lastSeenAt
+        self.times = times
+    }
+
+    public init(row: Row) throws { self = try .strictly(row) }
+
+    init(stored row: inout StoredRow) {
+        isbn = row.isbn13("isbn") ?? ""
+        origin = row.optionalText("origin") ?? ""
+        firstSeenAt = row.date("firstSeenAt")
+        lastSeenAt = row.date("lastSeenAt")
+        times = row.count("times")
+    }
 }
 
 extension Schema {
@@ -37,13 +57,14 @@ extension Catalogue {
     /// Remembers (or counts again) a code that no source knew.
     public func rememberNotFound(isbn: ISBN13, origin: String, now: Date = Date()) throws(CatalogueError) {
         try write { db in
-            if var row = try NotFoundCode.fetchOne(db, key: isbn.digits) {
+            if var row = try storedOne(NotFoundCode.self, db, sql: "SELECT rowid, * FROM notFoundCodes WHERE isbn = ?", arguments: [isbn.digits]) {
                 row.lastSeenAt = now
                 row.times += 1
                 row.origin = origin
                 try row.update(db)
             } else {
-                try NotFoundCode(isbn: isbn.digits, origin: origin, firstSeenAt: now, lastSeenAt: now, times: 1).insert(db)
+                // `save`: a row of this code found damaged is written over, not tripped on.
+                try NotFoundCode(isbn: isbn.digits, origin: origin, firstSeenAt: now, lastSeenAt: now, times: 1).save(db)
             }
         }
     }
@@ -54,12 +75,18 @@ extension Catalogue {
 
     /// Every remembered not-found code, most recent first.
     public func notFoundCodes() throws(CatalogueError) -> [NotFoundCode] {
-        try read { db in try NotFoundCode.order(Column("lastSeenAt").desc, Column("isbn")).fetchAll(db) }
+        try read { db in try stored(NotFoundCode.self, db, sql: "SELECT rowid, * FROM notFoundCodes ORDER BY lastSeenAt DESC, isbn") }
     }
 
     /// Lines of the import `fileHash` already finished with.
     public func importedLines(fileHash: String) throws(CatalogueError) -> Set<Int> {
-        try read { db in Set(try Int.fetchAll(db, sql: "SELECT line FROM importedRows WHERE fileHash = ?", arguments: [fileHash])) }
+        try read { db in
+            // A line that is not a number marks nothing done: that row is imported again (idempotent), never skipped.
+            Set(try DatabaseValue.fetchAll(db, sql: "SELECT line FROM importedRows WHERE fileHash = ?", arguments: [fileHash]).compactMap { value in
+                if case let .int64(line) = value.storage { return Int(exactly: line) }
+                return nil
+            })
+        }
     }
 
     /// Marks import rows done (idempotent), inside the transaction that filed them.

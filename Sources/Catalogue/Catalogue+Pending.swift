@@ -11,7 +11,7 @@ extension Catalogue {
     public func enqueuePending(isbn: ISBN13, reason: String, source: String, nextRetryAt: Date, intent: PendingIntent = .lookupOnly, now: Date = Date()) throws(CatalogueError) -> PendingLookup {
         try write { db in
             var row: PendingLookup
-            if var existing = try PendingLookup.fetchOne(db, key: isbn.digits) {
+            if var existing = try storedOne(PendingLookup.self, db, sql: "SELECT rowid, * FROM pendingLookups WHERE isbn = ?", arguments: [isbn.digits]) {
                 existing.attempts += 1
                 existing.intent = existing.intent.merged(with: intent)
                 row = existing
@@ -31,14 +31,16 @@ extension Catalogue {
     /// Rows due at `dueBefore` (all rows when nil), earliest retry first.
     public func pendingLookups(dueBefore: Date? = nil) throws(CatalogueError) -> [PendingLookup] {
         try read { db in
-            var request = PendingLookup.order(Column("nextRetryAt"), Column("isbn"))
-            if let dueBefore { request = request.filter(Column("nextRetryAt") <= dueBefore) }
-            return try request.fetchAll(db)
+            if let dueBefore {
+                return try stored(PendingLookup.self, db, sql: "SELECT rowid, * FROM pendingLookups WHERE nextRetryAt <= ? ORDER BY nextRetryAt, isbn",
+                                  arguments: [dueBefore])
+            }
+            return try stored(PendingLookup.self, db, sql: "SELECT rowid, * FROM pendingLookups ORDER BY nextRetryAt, isbn")
         }
     }
 
     public func pendingLookup(isbn: ISBN13) throws(CatalogueError) -> PendingLookup? {
-        try read { db in try PendingLookup.fetchOne(db, key: isbn.digits) }
+        try read { db in try storedOne(PendingLookup.self, db, sql: "SELECT rowid, * FROM pendingLookups WHERE isbn = ?", arguments: [isbn.digits]) }
     }
 
     public func removePending(isbn: ISBN13) throws(CatalogueError) {
@@ -57,7 +59,7 @@ extension Catalogue {
     }
 
     public func processedFile(path: String) throws(CatalogueError) -> ProcessedFile? {
-        try read { db in try ProcessedFile.fetchOne(db, key: path) }
+        try read { db in try storedOne(ProcessedFile.self, db, sql: "SELECT rowid, * FROM processedFiles WHERE path = ?", arguments: [path]) }
     }
 
     public func markProcessed(path: String, size: Int64, modified: Date, outcome: String, now: Date = Date()) throws(CatalogueError) {

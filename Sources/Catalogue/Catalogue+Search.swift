@@ -44,16 +44,16 @@ extension Catalogue {
         let search = SearchText(text)
         guard !search.isEmpty, limit > 0 else { return [] }
         let sql = """
-            SELECT works.* FROM worksSearch
+            SELECT works.rowid, works.* FROM worksSearch
             JOIN works ON works.workKey = worksSearch.workKey
             WHERE worksSearch MATCH ?
             ORDER BY bm25(worksSearch, 0.0, 10.0, 5.0, 1.0), works.editionCount DESC
             LIMIT ?
             """
         return try read { db in
-            let all = try Work.fetchAll(db, sql: sql, arguments: [search.allWords, limit])
+            let all = try stored(Work.self, db, sql: sql, arguments: [search.allWords, limit])
             if !all.isEmpty || search.words.count == 1 { return all }
-            return try Work.fetchAll(db, sql: sql, arguments: [search.anyWord, limit])
+            return try stored(Work.self, db, sql: sql, arguments: [search.anyWord, limit])
         }
     }
 }

@@ -27,7 +27,7 @@ public struct SpineReplyRecord: Sendable, Hashable {
 
 /// What became of one spine reading: the review table (status `review` until the user
 /// accepts or rejects it) and the record that makes a re-run settle without the network.
-public struct SpineRecord: Sendable, Hashable {
+public struct SpineRecord: Sendable, Hashable, StoredRecord {
     public enum Status: String, Sendable, Hashable, CaseIterable {
         case added, alreadyOwned, libraryFull, review, accepted, rejected, unmatched
     }
@@ -69,22 +69,25 @@ public struct SpineRecord: Sendable, Hashable {
         self.updatedAt = updatedAt
     }
 
-    init(row: Row) throws {
-        id = row["id"]
-        photoHash = row["photoHash"]
-        reader = row["reader"]
-        index = row["readingIndex"]
-        file = row["file"]
-        text = row["text"]
-        decision = row["decision"]
-        distance = row["distance"]
-        workKey = row["workKey"]
-        isbn13 = row["isbn13"]
-        title = row["title"]
-        authors = try JSONColumn.strings(row["authors"])
-        status = Status(rawValue: row["status"]) ?? .review
-        reason = row["reason"]
-        updatedAt = row["updatedAt"]
+    static let storedTable = "spineReadings"
+    static let storedKey = "photoHash"
+
+    init(stored row: inout StoredRow) {
+        id = row.optionalInt("id").map(Int64.init)
+        photoHash = row.text("photoHash")
+        reader = row.text("reader")
+        index = row.int("readingIndex")
+        file = row.optionalText("file") ?? ""
+        text = row.optionalText("text") ?? ""
+        decision = row.optionalText("decision") ?? ""
+        distance = row.optionalDouble("distance") ?? .infinity
+        workKey = row.optionalText("workKey")
+        isbn13 = row.isbn13("isbn13", required: false)
+        title = row.optionalText("title")
+        authors = row.strings("authors")
+        status = row.choice("status", Status.self) ?? .review
+        reason = row.optionalText("reason")
+        updatedAt = row.date("updatedAt")
     }
 }
 
@@ -123,15 +126,33 @@ enum SpinesMigration {
     }
 }
 
+extension SpineReplyRecord: StoredRecord {
+    static let storedTable = "spineReplies"
+    static let storedKey = "photoHash"
+
+    init(stored row: inout StoredRow) {
+        photoHash = row.text("photoHash")
+        reader = row.text("reader")
+        file = row.optionalText("file") ?? ""
+        let stored = row.value("readings")
+        if let data = Data.fromDatabaseValue(stored) {
+            readings = data
+        } else {
+            row.note("readings", stored, "is not a reply", required: true)
+            readings = Data()
+        }
+        inputTokens = row.count("inputTokens")
+        outputTokens = row.count("outputTokens")
+        truncated = row.bool("truncated")
+        createdAt = row.date("createdAt")
+    }
+}
+
 // Spine recognition's storage: cached replies, settled readings, the review queue.
 extension Catalogue {
     public func spineReply(photoHash: String, reader: String) throws(CatalogueError) -> SpineReplyRecord? {
         try read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM spineReplies WHERE photoHash = ? AND reader = ?", arguments: [photoHash, reader]).map { row in
-                SpineReplyRecord(photoHash: row["photoHash"], reader: row["reader"], file: row["file"], readings: row["readings"],
-                                 inputTokens: row["inputTokens"], outputTokens: row["outputTokens"], truncated: row["truncated"],
-                                 createdAt: row["createdAt"])
-            }
+            try storedOne(SpineReplyRecord.self, db, sql: "SELECT rowid, * FROM spineReplies WHERE photoHash = ? AND reader = ?", arguments: [photoHash, reader])
         }
     }
 
@@ -148,8 +169,8 @@ extension Catalogue {
     /// The settled readings of one photo by one reader, by index.
     public func spineRecords(photoHash: String, reader: String) throws(CatalogueError) -> [Int: SpineRecord] {
         try read { db in
-            let rows = try Row.fetchAll(db, sql: "SELECT * FROM spineReadings WHERE photoHash = ? AND reader = ?", arguments: [photoHash, reader])
-            return Dictionary(try rows.map { let r = try SpineRecord(row: $0); return (r.index, r) }, uniquingKeysWith: { a, _ in a })
+            let records = try stored(SpineRecord.self, db, sql: "SELECT rowid, * FROM spineReadings WHERE photoHash = ? AND reader = ?", arguments: [photoHash, reader])
+            return Dictionary(records.map { ($0.index, $0) }, uniquingKeysWith: { a, _ in a })
         }
     }
 
@@ -168,16 +189,15 @@ extension Catalogue {
                 """, arguments: [record.photoHash, record.reader, record.index, record.file, record.text, record.decision,
                                  record.distance, record.workKey, record.isbn13, record.title, authors, record.status.rawValue,
                                  record.reason, record.updatedAt])
-            let row = try Row.fetchOne(db, sql: "SELECT * FROM spineReadings WHERE photoHash = ? AND reader = ? AND readingIndex = ?",
-                                       arguments: [record.photoHash, record.reader, record.index])
-            return try row.map(SpineRecord.init(row:)) ?? record
+            return try storedOne(SpineRecord.self, db, sql: "SELECT rowid, * FROM spineReadings WHERE photoHash = ? AND reader = ? AND readingIndex = ?",
+                                 arguments: [record.photoHash, record.reader, record.index]) ?? record
         }
     }
 
     /// Medium matches waiting for the user, oldest first.
     public func spineReviews() throws(CatalogueError) -> [SpineRecord] {
         try read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM spineReadings WHERE status = 'review' ORDER BY id").map(SpineRecord.init(row:))
+            try stored(SpineRecord.self, db, sql: "SELECT rowid, * FROM spineReadings WHERE status = 'review' ORDER BY id")
         }
     }
 
@@ -190,9 +210,16 @@ extension Catalogue {
     /// Every work in the cache as (workKey, title, authors, primary ISBN): the spine matcher's local candidates.
     public func allWorkSummaries() throws(CatalogueError) -> [(workKey: String, title: String, authors: [String], isbn: String)] {
         try read { db in
-            try Row.fetchAll(db, sql: "SELECT workKey, title, authors, primaryIsbn FROM works").map { row in
-                (row["workKey"], row["title"], try JSONColumn.strings(row["authors"]), row["primaryIsbn"])
+            // Four columns, not whole works: the matcher loads every cached work.
+            var summaries: [(workKey: String, title: String, authors: [String], isbn: String)] = []
+            let rows = try Row.fetchCursor(db, sql: "SELECT rowid, workKey, title, authors, primaryIsbn FROM works")
+            while let row = try rows.next() {
+                var stored = StoredRow(row, table: Work.storedTable, keyColumn: Work.storedKey)
+                let summary = (stored.text("workKey"), stored.text("title"), stored.strings("authors"), stored.optionalText("primaryIsbn") ?? "")
+                stored.problems.forEach(damage.record)
+                if !stored.skipped { summaries.append(summary) }
             }
+            return summaries
         }
     }
 }

@@ -12,6 +12,8 @@ public final class Catalogue: Sendable {
     public let path: String
     /// The local user every library operation applies to.
     public let userId: String
+    /// Stored values found damaged (named, each once; the CLI prints them as warnings).
+    public let damage: DamageLog
     let writer: any DatabaseWriter
 
     /// Opens (creating folders and file on first use) and migrates the database, then
@@ -20,9 +22,11 @@ public final class Catalogue: Sendable {
     /// `readOnly`: for commands that only read a library on a read-only location (a mount,
     /// a folder the user cannot write): nothing is created, migrated or written, and a write
     /// fails with `.readOnly`.
-    public convenience init(path: String, userId: String = "local", displayName: String = "Local user", readOnly: Bool = false) throws(CatalogueError) {
+    public convenience init(path: String, userId: String = "local", displayName: String = "Local user", readOnly: Bool = false,
+                            reportDamage: (@Sendable (DamagedValue) -> Void)? = nil) throws(CatalogueError) {
+        let damage = DamageLog(report: reportDamage)
         if readOnly {
-            self.init(opened: try Self.openReadOnly(path: path), path: path, userId: userId)
+            self.init(opened: try Self.openReadOnly(path: path), path: path, userId: userId, damage: damage)
             return
         }
         let url = URL(fileURLWithPath: path)
@@ -42,8 +46,13 @@ public final class Catalogue: Sendable {
         }
         let pool: DatabasePool
         do {
+            // Checked on a read-only connection first: opening the pool already writes to the
+            // file's header, and a newer rapidscan's database must not be touched at all.
+            if FileManager.default.fileExists(atPath: path) { try Self.refuseNewerVersion(path: path) }
             pool = try DatabasePool(path: path, configuration: configuration)
-            try Self.prepare(pool, userId: userId, displayName: displayName)
+            try Self.prepare(pool, path: path, userId: userId, displayName: displayName)
+        } catch let error as CatalogueError {
+            throw error
         } catch {
             // Opening writes too (WAL, shared memory, migrations): a full disk says so.
             if let failure = error as? DatabaseError, failure.resultCode == .SQLITE_FULL
@@ -52,51 +61,66 @@ public final class Catalogue: Sendable {
             }
             throw .cannotOpen(path: path, reason: CatalogueError.describe(error))
         }
-        self.init(opened: pool, path: path, userId: userId)
+        self.init(opened: pool, path: path, userId: userId, damage: damage)
     }
 
     /// Opens on any writer (its file, or memory), with the same migrations and local user
     /// as `init(path:)`. The writer's configuration is the caller's.
-    public convenience init(writer: any DatabaseWriter, userId: String = "local", displayName: String = "Local user") throws(CatalogueError) {
+    public convenience init(writer: any DatabaseWriter, userId: String = "local", displayName: String = "Local user",
+                            reportDamage: (@Sendable (DamagedValue) -> Void)? = nil) throws(CatalogueError) {
         do {
-            try Self.prepare(writer, userId: userId, displayName: displayName)
+            try Self.prepare(writer, path: writer.path, userId: userId, displayName: displayName)
+        } catch let error as CatalogueError {
+            throw error
         } catch {
             throw .cannotOpen(path: writer.path, reason: CatalogueError.describe(error))
         }
-        self.init(opened: writer, path: writer.path, userId: userId)
+        self.init(opened: writer, path: writer.path, userId: userId, damage: DamageLog(report: reportDamage))
     }
 
     /// A new, empty catalogue in memory: for tests where a file adds nothing (no WAL, no
     /// second process, no permissions, no disk).
-    public static func inMemory(userId: String = "local", displayName: String = "Local user") throws(CatalogueError) -> Catalogue {
+    public static func inMemory(userId: String = "local", displayName: String = "Local user",
+                                reportDamage: (@Sendable (DamagedValue) -> Void)? = nil) throws(CatalogueError) -> Catalogue {
         var configuration = Configuration()
         configuration.label = "rapidscan"
         let queue: DatabaseQueue
         do { queue = try DatabaseQueue(configuration: configuration) } catch {
             throw .cannotOpen(path: ":memory:", reason: CatalogueError.describe(error))
         }
-        return try Catalogue(writer: queue, userId: userId, displayName: displayName)
+        return try Catalogue(writer: queue, userId: userId, displayName: displayName, reportDamage: reportDamage)
     }
 
-    private init(opened writer: any DatabaseWriter, path: String, userId: String) {
+    private init(opened writer: any DatabaseWriter, path: String, userId: String, damage: DamageLog) {
         self.writer = writer
         self.path = path
         self.userId = userId
+        self.damage = damage
     }
 
     /// Migrates and creates the local user, checked with a read first: an open that has
     /// nothing to change writes nothing (no commit, no fsync), which keeps `library list` quick.
-    private static func prepare(_ writer: any DatabaseWriter, userId: String, displayName: String) throws {
-        let ready = try writer.read { db in
-            try Schema.migrator.hasCompletedMigrations(db) && User.exists(db, key: userId)
+    /// A database a newer rapidscan made is refused before anything is written.
+    private static func prepare(_ writer: any DatabaseWriter, path: String, userId: String, displayName: String) throws {
+        let (ready, newer) = try writer.read { db in
+            (try Schema.migrator.hasCompletedMigrations(db) && User.exists(db, key: userId), try Schema.newerVersion(db))
         }
+        if let newer { throw CatalogueError.newerVersion(path: path, detail: newer) }
         if !ready {
             try Schema.migrator.migrate(writer)
             try writer.write { db in try createLocalUser(db, id: userId, displayName: displayName, now: Date()) }
         }
     }
 
-    private static func openReadOnly(path: String) throws(CatalogueError) -> DatabasePool {
+    private static func refuseNewerVersion(path: String) throws {
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.label = "rapidscan"
+        let newer = try DatabaseQueue(path: path, configuration: configuration).read { db in try Schema.newerVersion(db) }
+        if let newer { throw CatalogueError.newerVersion(path: path, detail: newer) }
+    }
+
+    private static func openReadOnly(path: String) throws(CatalogueError) -> any DatabaseWriter {
         guard FileManager.default.fileExists(atPath: path) else {
             throw .cannotOpen(path: path, reason: "no such file (a read-only location cannot hold a new library)")
         }
@@ -106,24 +130,49 @@ public final class Catalogue: Sendable {
         // A WAL database needs its -shm file; where none exists and none can be created (a
         // folder nothing can write), SQLite reads only with `immutable=1`, right there since no
         // writer can exist. Anywhere else a scan may be writing at this moment, and an immutable
-        // reader would neither see its WAL nor lock against its checkpoint; a WAL holding pages
-        // not yet checkpointed must be read through too.
+        // reader would neither see its WAL nor lock against its checkpoint. A WAL holding pages
+        // not yet checkpointed in a folder nothing can write (a crash, then the folder made
+        // read-only) cannot be read in place at all: it is read from a private copy.
         let walBytes = CatalogueError.fileSize(path + "-wal")
         let folderWritable = FileManager.default.isWritableFile(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path)
-        let openPath = walBytes > 0 || folderWritable ? path : "file:" + Self.uriEscaped(path) + "?immutable=1"
         do {
-            let pool = try DatabasePool(path: openPath, configuration: configuration)
-            let current = try pool.read { db in try Schema.migrator.hasCompletedMigrations(db) }
+            let reader: any DatabaseWriter
+            if walBytes > 0 && !folderWritable {
+                reader = try Self.privateCopy(of: path)
+            } else {
+                reader = try DatabasePool(path: folderWritable ? path : "file:" + Self.uriEscaped(path) + "?immutable=1", configuration: configuration)
+            }
+            let (current, newer) = try reader.read { db in (try Schema.migrator.hasCompletedMigrations(db), try Schema.newerVersion(db)) }
+            if let newer { throw CatalogueError.newerVersion(path: path, detail: newer) }
             guard current else {
                 throw CatalogueError.cannotOpen(path: path, reason: "it was made by an older rapidscan; "
                     + "open it once where it can be written to upgrade it")
             }
-            return pool
+            return reader
         } catch let error as CatalogueError {
             throw error
         } catch {
             throw .cannotOpen(path: path, reason: CatalogueError.describe(error) + " (opened read-only)")
         }
+    }
+
+    /// The database and its WAL copied into a private temporary folder, opened there (SQLite
+    /// replays the WAL into the copy), then backed up into memory and the copy removed: the
+    /// reading command sees every committed page and leaves no file behind. The memory copy
+    /// refuses writes (`query_only`), as a read-only open would.
+    private static func privateCopy(of path: String) throws -> DatabaseQueue {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rapidscan-read-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let copy = folder.appendingPathComponent("library.sqlite").path
+        try FileManager.default.copyItem(atPath: path, toPath: copy)
+        try FileManager.default.copyItem(atPath: path + "-wal", toPath: copy + "-wal")
+        var configuration = Configuration()
+        configuration.label = "rapidscan"
+        let memory = try DatabaseQueue(configuration: configuration)
+        try DatabaseQueue(path: copy, configuration: configuration).backup(to: memory)
+        try memory.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA query_only = 1") }
+        return memory
     }
 
     /// A file path inside a `file:` URI: `%`, `?` and `#` would otherwise be read as URI syntax.
@@ -133,7 +182,7 @@ public final class Catalogue: Sendable {
     }
 
     private static func createLocalUser(_ db: Database, id: String, displayName: String, now: Date) throws {
-        guard try User.fetchOne(db, key: id) == nil else { return }
+        guard try !User.exists(db, key: id) else { return }
         try User(
             id: id, email: nil, displayName: displayName, photoURL: nil, authProvider: "local",
             isPro: false, createdAt: now, updatedAt: now, booksRead: 0, currentlyReading: 0,
@@ -203,8 +252,8 @@ public final class Catalogue: Sendable {
     }
 
     public func lists() throws(CatalogueError) -> [BookList] {
-        try read { db in try BookList.fetchAll(db, sql: """
-                SELECT * FROM lists WHERE ownerId = ?
+        try read { db in try stored(BookList.self, db, sql: """
+                SELECT rowid, * FROM lists WHERE ownerId = ?
                 ORDER BY isDefault DESC, listType = 'completed', createdAt, name
                 """, arguments: [userId]) }
     }
@@ -240,6 +289,11 @@ public enum CatalogueError: Error, Sendable, CustomStringConvertible, Equatable 
     case busy(path: String)
     case readOnly(path: String)
     case diskFull(path: String, walBytes: Int64, freeBytes: Int64?)
+    /// A stored value the operation needs cannot be read (see `DamagedValue`).
+    case damaged(DamagedValue)
+    /// The database was made by a newer rapidscan (migrations this one does not know, or a
+    /// newer `user_version`): never written by this one.
+    case newerVersion(path: String, detail: String)
 
     init(_ error: any Error, path: String? = nil) {
         if let error = error as? CatalogueError {
@@ -297,6 +351,11 @@ public enum CatalogueError: Error, Sendable, CustomStringConvertible, Equatable 
         case let .diskFull(path, walBytes, free):
             "the disk holding \(path) is full\(free.map { " (\(Self.size($0)) free)" } ?? ""); nothing was written. "
                 + "Free at least \(Self.size(max(1 << 20, walBytes * 2))) and run again"
+        case let .damaged(value): "a stored value cannot be read: \(value)"
+        case let .newerVersion(path, detail):
+            "the database \(path) was made by a newer rapidscan (\(detail)); this version does not open it, "
+                + "so nothing was read or written. Use that newer rapidscan, or `rapidscan export` the library with it "
+                + "and `rapidscan import` the export here with --db pointing at a new file"
         }
     }
 }

@@ -13,6 +13,20 @@ enum Schema {
         return migrator
     }
 
+    /// The `user_version` this rapidscan writes (it has never set one). A larger one, or a
+    /// migration this version does not know, means a newer rapidscan made the file.
+    static let userVersion = 0
+
+    /// Why the database is from a newer rapidscan, or nil when it is not.
+    static func newerVersion(_ db: Database) throws -> String? {
+        let stored = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+        if stored > userVersion { return "user_version \(stored); this rapidscan knows \(userVersion)" }
+        let known = Set(migrator.migrations)
+        let unknown = try migrator.appliedIdentifiers(db).filter { !known.contains($0) }.sorted()
+        guard !unknown.isEmpty else { return nil }
+        return "migration\(unknown.count == 1 ? "" : "s") \(unknown.map { "'\($0)'" }.joined(separator: ", ")) unknown to this rapidscan"
+    }
+
     private static func createTables(_ db: Database) throws {
         try db.create(table: "works") { t in
             t.primaryKey("workKey", .text)

@@ -73,21 +73,21 @@ public enum Exporter {
     /// One JSON document: each collection maps document ids to their fields (keys sorted,
     /// two-space indentation, as JSONEncoder's pretty printing lays it out).
     static func firestore(_ catalogue: Catalogue, _ snapshot: LibrarySnapshot) throws -> Data {
-        let plan: [(String, String, [String])] = [
-            ("works", "workKey", snapshot.works.map(\.workKey)),
-            ("isbnIndex", "isbn", snapshot.isbnIndex.map(\.isbn)),
-            ("items", "id", snapshot.items.map(\.id)),
-            ("lists", "id", snapshot.lists.map(\.id)),
-            ("users", "id", [snapshot.user.id]),
-        ].sorted { $0.0 < $1.0 }
+        let plan: [(ExportCollection, [String])] = [
+            (.works, snapshot.works.map(\.workKey)),
+            (.isbnIndex, snapshot.isbnIndex.map(\.isbn)),
+            (.items, snapshot.items.map(\.id)),
+            (.lists, snapshot.lists.map(\.id)),
+            (.users, [snapshot.user.id]),
+        ].sorted { $0.0.rawValue < $1.0.rawValue }
         var out: [UInt8] = []
         out.reserveCapacity(snapshot.items.count * 2048)
         out += "{".utf8
-        for (tableIndex, (table, key, ids)) in plan.enumerated() {
+        for (tableIndex, (collection, ids)) in plan.enumerated() {
             out += (tableIndex == 0 ? "\n  " : ",\n  ").utf8
-            JSONValue.appendString(table, to: &out)
+            JSONValue.appendString(collection.rawValue, to: &out)
             out += " : {".utf8
-            let documents = try catalogue.documents(table: table, keyColumn: key, keys: ids)
+            let documents = try catalogue.documents(collection, keys: ids)
             for (documentIndex, document) in documents.enumerated() {
                 out += (documentIndex == 0 ? "\n    " : ",\n    ").utf8
                 JSONValue.appendString(document.id, to: &out)

@@ -111,3 +111,121 @@ enum ImportDates {
         return calendar.date(from: components)
     }
 }
+
+/// A rapidscan JSON export read back for restoring, every record checked as strictly as a
+/// scan would file it: a record that fails is a bad row (named, with its place in the file)
+/// and left out; the rest is restored. Only values this rapidscan could itself have stored
+/// get in: a crafted backup cannot put a rating of 99 or an ISBN that is not one in the library.
+public struct RapidScanBackup: Sendable {
+    public var export: RapidScanExport
+    public var badRows: [BadRow]
+
+    /// Decodes (`Exporter.decodeJSON`: the format, its version, ISO dates, known enum values)
+    /// and then validates record by record.
+    public static func read(_ text: String, file: String) throws(ImportError) -> RapidScanBackup {
+        let decoded: RapidScanExport
+        do { decoded = try Exporter.decodeJSON(Data(text.utf8)) } catch let error as ImportError { throw error } catch {
+            throw .malformed(file, "not a rapidscan export this version reads: \(Self.describe(error))")
+        }
+        return validated(decoded, text: text, file: file)
+    }
+
+    static func validated(_ export: RapidScanExport, text: String, file: String) -> RapidScanBackup {
+        var valid = export
+        var badRows: [BadRow] = []
+        let lines = LineFinder(text)
+        func refuse(_ collection: String, _ index: Int, _ key: String, _ problems: [String]) {
+            badRows.append(BadRow(file: file, line: lines.line(of: key),
+                                  reason: "\(collection)[\(index)] '\(key)': \(problems.joined(separator: "; ")); not restored"))
+        }
+
+        valid.works = []
+        for (index, work) in export.works.enumerated() {
+            var problems: [String] = []
+            if work.workKey.isEmpty { problems.append("workKey is empty") }
+            if work.title.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { problems.append("title is empty") }
+            if let pages = work.pageCount, !Limits.pageCount.contains(pages) { problems.append("pageCount \(pages) is outside \(Limits.pageCount)") }
+            if let rating = work.averageRating, !(0...5).contains(rating) || !rating.isFinite { problems.append("averageRating \(rating) is outside 0...5") }
+            for (name, count) in [("editionCount", work.editionCount), ("totalReaders", work.totalReaders), ("ratingsCount", work.ratingsCount)] where count < 0 {
+                problems.append("\(name) \(count) is negative")
+            }
+            if !work.primaryIsbn.isEmpty, ISBNValue.isbn13(work.primaryIsbn) == nil { problems.append("primaryIsbn '\(work.primaryIsbn)' is not an ISBN") }
+            if let bad = work.editions.first(where: { ISBNValue.isbn13($0) == nil }) { problems.append("edition '\(bad)' is not an ISBN") }
+            if problems.isEmpty { valid.works.append(work) } else { refuse("works", index, work.workKey, problems) }
+        }
+        let works = Set(valid.works.map(\.workKey))
+
+        valid.isbnIndex = []
+        for (index, entry) in export.isbnIndex.enumerated() {
+            var problems: [String] = []
+            if ISBNValue.isbn13(entry.isbn) == nil { problems.append("isbn '\(entry.isbn)' is not an ISBN") }
+            if !works.contains(entry.workKey) { problems.append("workKey '\(entry.workKey)' is not a work restored from this backup") }
+            if entry.metadataScore < 0 { problems.append("metadataScore \(entry.metadataScore) is negative") }
+            if problems.isEmpty { valid.isbnIndex.append(entry) } else { refuse("isbnIndex", index, entry.isbn, problems) }
+        }
+
+        valid.lists = []
+        for (index, list) in export.lists.enumerated() {
+            var problems: [String] = []
+            if list.id.isEmpty { problems.append("id is empty") }
+            if list.name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { problems.append("name is empty") }
+            if list.itemCount < 0 { problems.append("itemCount \(list.itemCount) is negative") }
+            if problems.isEmpty { valid.lists.append(list) } else { refuse("lists", index, list.id, problems) }
+        }
+        let lists = Set(valid.lists.map(\.id))
+
+        valid.items = []
+        for (index, item) in export.items.enumerated() {
+            var problems: [String] = []
+            var checked = item
+            if let code = ISBNValue.isbn13(item.isbn) { checked.isbn = code } else { problems.append("isbn '\(item.isbn)' is not an ISBN") }
+            if item.title.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { problems.append("title is empty") }
+            if !works.contains(item.bookId) { problems.append("bookId '\(item.bookId)' is not a work restored from this backup") }
+            if !lists.contains(item.listId) { problems.append("listId '\(item.listId)' is not a list in this backup") }
+            if let rating = item.rating, !(1...5).contains(rating) { problems.append("rating \(rating) is outside 1...5") }
+            if let pages = item.pageCount, !Limits.pageCount.contains(pages) { problems.append("pageCount \(pages) is outside \(Limits.pageCount)") }
+            if let page = item.currentPage, !Limits.pageCount.contains(page) { problems.append("currentPage \(page) is outside \(Limits.pageCount)") }
+            if item.isOwned && item.ownedFormat == nil { problems.append("an owned book without ownedFormat") }
+            if problems.isEmpty { valid.items.append(checked) } else { refuse("items", index, item.id, problems) }
+        }
+        return RapidScanBackup(export: valid, badRows: badRows)
+    }
+
+    enum Limits {
+        static let pageCount = 0...1_000_000
+    }
+
+    static func describe(_ error: any Error) -> String {
+        guard let error = error as? DecodingError else { return "\(error)" }
+        func path(_ context: DecodingError.Context) -> String {
+            context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().drop { $0 == "." }.description
+        }
+        switch error {
+        case let .dataCorrupted(context): return "\(path(context)): \(context.debugDescription)"
+        case let .keyNotFound(key, context): return "\(path(context)): '\(key.stringValue)' is missing"
+        case let .typeMismatch(_, context), let .valueNotFound(_, context): return "\(path(context)): \(context.debugDescription)"
+        @unknown default: return "\(error)"
+        }
+    }
+}
+
+/// ISBN text as a scan files it: ISBN-13 digits (an ISBN-10 converted), or nil.
+enum ISBNValue {
+    static func isbn13(_ text: String) -> String? {
+        if let code = try? ISBN13(validating: text) { return code.digits }
+        if let code = try? ISBN10(validating: text) { return code.isbn13.digits }
+        return nil
+    }
+}
+
+/// The 1-based line where a key first appears quoted in a file (1 when it does not).
+struct LineFinder {
+    private let text: String
+
+    init(_ text: String) { self.text = text }
+
+    func line(of key: String) -> Int {
+        guard !key.isEmpty, let range = text.range(of: "\"\(key)\"") else { return 1 }
+        return text[..<range.lowerBound].reduce(1) { $1 == "\n" ? $0 + 1 : $0 }
+    }
+}

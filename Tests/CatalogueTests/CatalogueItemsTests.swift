@@ -43,8 +43,10 @@ import TestSupport
             #expect(read.authors == expected)
             #expect(read.categories == expected)
         }
+        // Authors that are not a JSON list are named and left out; the book still reads.
         try temp.execute("UPDATE items SET authors = 'not json' WHERE isbn = '\(code.digits)'")
-        #expect(throws: (any Error).self) { try temp.catalogue.item(isbn: code) }
+        #expect(try temp.catalogue.item(isbn: code)?.authors == [])
+        #expect(temp.catalogue.damage.found.map(\.column) == ["authors"])
     }
 
     @Test func queryMatchesWordsAnywhereAndFieldFilters() throws {

@@ -73,7 +73,13 @@ struct ImportCommand: AsyncParsableCommand {
                 let text = try ImportText(contentsOf: path)
                 let detected = format.flatMap(ImportFormat.init) ?? ImportFormat.detect(text.text)
                 if detected == .rapidscanJSON {
-                    let export = try Exporter.decodeJSON(Data(text.text.utf8))
+                    let backup = try RapidScanBackup.read(text.text, file: path)
+                    for bad in backup.badRows {
+                        if json { if let line = try? JSONLines.encode(ImportLine.failed(path, bad.description)) { Console.out(line) } }
+                        Console.error("rapidscan: \(bad)")
+                    }
+                    total.badRows += backup.badRows.count
+                    let export = backup.export
                     let user = try service.catalogue.user()
                     // Through the intake: the free plan's limit holds for a backup as for every add.
                     let restored = try Intake(lookup: service).restore(LibrarySnapshot(user: user, lists: export.lists, items: export.items, works: export.works, isbnIndex: export.isbnIndex))

@@ -49,14 +49,20 @@ struct LibraryOptions: ParsableArguments {
         output.detail("config \(settings.configFile?.path ?? "none (defaults)")")
         guard LibraryLocation.isReadOnly(path) else {
             output.detail("library \(path)")
-            return try Catalogue(path: path)
+            return try Catalogue(path: path, reportDamage: Self.warnDamaged)
         }
         switch access {
         case .read:
             output.detail("library \(path) (read-only location: opened read-only)")
-            return try Catalogue(path: path, readOnly: true)
+            return try Catalogue(path: path, readOnly: true, reportDamage: Self.warnDamaged)
         case .write: throw LibraryLocation.ReadOnlyLocation(path: path)
         }
+    }
+
+    /// A stored value that cannot be read is named on stderr as it is met; the command goes on
+    /// without that row (or that field).
+    static let warnDamaged: @Sendable (DamagedValue) -> Void = { damage in
+        Console.error("rapidscan: warning: \(damage)")
     }
 
     /// The catalogue and a lookup service over the configured sources, in configured order.
