@@ -153,7 +153,8 @@ public final class Intake: Sendable {
             guard let row = retried.stillPending else { return nil }
             return .failed(bare, reason: row.reason)
         case (.notFound, _):
-            return .notFound(bare)
+            // Dropped from the queue, remembered like every code no source knows (`library notfound`).
+            return add(retried.isbn, .notFound, from: .pendingRetry)
         case let (.unavailable(source, reason), _):
             return source == .database ? .failed(bare, reason: catalogue.naming(reason))
                 : .queued(IntakeBook(isbn13: retried.isbn, source: source.name), waitingFor: source, reason: reason)

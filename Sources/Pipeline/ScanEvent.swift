@@ -134,9 +134,3 @@ extension ScanEvent.Outcome {
         }
     }
 }
-
-extension ScanEvent.Kind {
-    /// A book outcome's name is the intake's (the same `event` whichever door); nil for a
-    /// scan's own outcomes (repeats, products, frames without a code).
-    public var intakeKind: IntakeOutcome.Kind? { IntakeOutcome.Kind(rawValue: rawValue) }
-}

@@ -27,7 +27,8 @@ public struct SpineEvent: Sendable, Hashable {
     /// The reply came from the reply cache (nothing sent).
     public var cached: Bool = false
     public var dryRun: Bool = false
-    /// A photo that could not be read or sent (input, exit 1), not a book the library failed to store.
+    /// A photo that could not be read or sent, or a review entry naming no usable book (input,
+    /// exit 1), not a book the library failed to store.
     public var inputError = false
     /// Library Full: owned books and the plan's limit (as every door reports it).
     public var owned: Int?
@@ -412,15 +413,17 @@ public struct SpineReview: Sendable {
                                isbn13: record.isbn13, title: record.title, authors: record.authors, workKey: record.workKey)
         guard let id = record.id, let text = record.isbn13, let isbn = try? ISBN13(validating: text) else {
             event.error = "\(record.file): the matched book \(record.title ?? "?") has no ISBN"
+            event.inputError = true
             return event
         }
         let cached: Work?
         do { cached = try record.workKey.flatMap { key throws(CatalogueError) in try catalogue.work(key: key) } ?? catalogue.work(forISBN: isbn) } catch {
-            event.error = "\(record.file): \(error)"
+            event.error = "\(record.file): \(catalogue.naming("\(error)"))"
             return event
         }
         guard let work = cached else {
             event.error = "\(record.file): the matched book \(record.title ?? "?") is not in the cache"
+            event.inputError = true
             return event
         }
         let outcome = intake.own(isbn, work: work, source: "review", from: .spine(photo: record.file, position: record.index))

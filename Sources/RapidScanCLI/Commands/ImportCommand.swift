@@ -136,12 +136,16 @@ struct ImportCommand: AsyncParsableCommand {
 
     static func printHuman(_ event: ImportEvent, progress: ProgressCounter) {
         let name = event.title.map { "\($0)\(event.authors.map { " — " + $0.joined(separator: ", ") } ?? "")" } ?? event.isbn ?? ""
+        // Book outcomes in the intake's words (the same titles as every door); a bad row is import's own.
         switch event.kind {
-        case .added: progress.line("added: \(name)\(event.isbn.map { " (\($0))" } ?? "")", error: false)
-        case .alreadyOwned: progress.line("already present: \(name)", error: false)
+        case .added: progress.line("\(IntakeWording.title(.added)): \(name)\(event.isbn.map { " (\($0))" } ?? "")", error: false)
+        case .alreadyOwned: progress.line("\(IntakeWording.title(.alreadyOwned)): \(name)", error: false)
         case .skipped: break
         case .badRow: progress.line("\(OutsideText.shown(event.file)):\(event.line): \(event.reason ?? "bad row")", error: true)
-        default: progress.line("\(OutsideText.shown(event.file)):\(event.line): \(event.kind.rawValue): \(name): \(event.reason ?? "")", error: true)
+        default:
+            let title = event.kind.intakeKind.map(IntakeWording.title) ?? event.kind.rawValue
+            let hint = event.kind.intakeKind.flatMap { IntakeWording.hint($0) }.map { "; \($0.text)" } ?? ""
+            progress.line("\(OutsideText.shown(event.file)):\(event.line): \(title): \(name): \(event.reason ?? "")\(hint)", error: true)
         }
     }
 }

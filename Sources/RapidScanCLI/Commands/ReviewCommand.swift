@@ -86,7 +86,7 @@ struct ReviewCommand: AsyncParsableCommand {
         }
         for number in accepted where number <= pending.count {
             let event = review.accept(pending[number - 1])
-            tally.count(event.kind)
+            if event.inputError { inputErrors = true } else { tally.count(event.kind) }
             output.write(event)
         }
         for number in rejected where number <= pending.count && !accepted.contains(number) {
