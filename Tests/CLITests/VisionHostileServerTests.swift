@@ -234,9 +234,10 @@ import TestSupport
         let harness = try await CLIHarness.started()
         defer { Task { await harness.server.stop() } }
         harness.server.route("/v1/chat/completions", method: "POST",
-                             response: Self.openAIEnvelope(text: String(repeating: "[", count: 200_000)))
+                             response: Self.openAIEnvelope(text: "[" + String(repeating: "{", count: 200_000)))
         useVision(harness, provider: "openai", base: harness.server.baseURL)
-        // Quadratic parsing took minutes here; the bound is far above a linear parse.
+        // 200,000 nested brackets never closed: looking for each one's close from each one, as
+        // the cut-reply salvage did, was quadratic (minutes); the bound is far above a linear parse.
         let result = try await spines(harness, ["--offline", try photo(in: harness)], within: .seconds(60))
         #expect(result.status == 1, "\(result.stderr)")
         let error = result.jsonLines.first { $0["event"] as? String == "failed" }?["error"] as? String ?? ""
