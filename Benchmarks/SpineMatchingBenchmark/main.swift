@@ -5,12 +5,16 @@ import Foundation
 import SpineMatching
 import SpineScanning
 
-// Usage: SpineMatchingBenchmark TABLE.csv GOODBOOKS.csv [repeats]
+// Usage: SpineMatchingBenchmark TABLE.csv GOODBOOKS.csv [repeats] [TRAPS.csv SHELF-LABELS.json] [--distinctiveness]
 // Prints the table's precision/recall and the matching time per reading against an
-// in-memory index of the 10,000 goodbooks works.
-let arguments = CommandLine.arguments
+// in-memory index of the 10,000 goodbooks works; with a trap table, its false strong matches
+// against the works plus the shelves' books; --distinctiveness: how many titles of each shape
+// lie within strong distance of another book's title (SpineMatcher.standsAlone's measurement).
+var arguments = CommandLine.arguments
+let measuresDistinctiveness = arguments.contains("--distinctiveness")
+arguments.removeAll { $0 == "--distinctiveness" }
 guard arguments.count >= 3 else {
-    FileHandle.standardError.write(Data("usage: SpineMatchingBenchmark TABLE.csv GOODBOOKS.csv [repeats]\n".utf8))
+    FileHandle.standardError.write(Data("usage: SpineMatchingBenchmark TABLE.csv GOODBOOKS.csv [repeats] [TRAPS.csv SHELF-LABELS.json] [--distinctiveness]\n".utf8))
     exit(64)
 }
 let repeats = arguments.count > 3 ? Int(arguments[3]) ?? 5 : 5
@@ -25,6 +29,19 @@ let report = table.evaluate(matcher, index: index)
 print(report.summary)
 if !report.wrongStrong.isEmpty { print("wrong strong matches:\n  " + report.wrongStrong.joined(separator: "\n  ")) }
 if verbose { print("disagreements:\n  " + report.disagreements.joined(separator: "\n  ")) }
+if arguments.count > 5 {
+    let traps = try TrapTable.load(traps: URL(fileURLWithPath: arguments[4]), goodbooks: URL(fileURLWithPath: arguments[2]),
+                                   shelves: URL(fileURLWithPath: arguments[5]))
+    let trapIndex = WorkIndex(traps.catalogue)
+    let wrong = traps.falseStrongMatches(matcher, index: trapIndex)
+    print("trap table: \(traps.rows.count) junk readings against \(trapIndex.count) works (goodbooks + the shelves' books): "
+        + "false strong matches \(wrong.count) (target 0), for review \(traps.reviewMatches(matcher, index: trapIndex))")
+    for line in wrong { print("  FALSE STRONG: \(line)") }
+}
+if measuresDistinctiveness {
+    print("distinctiveness (titles of the catalogue by shape):")
+    print(TitleDistinctiveness.summary(TitleDistinctiveness.measure(index, matcher: matcher)))
+}
 func cpuSeconds() -> Double {
     var usage = rusage()
     getrusage(RUSAGE_SELF.rawValue, &usage)

@@ -14,7 +14,7 @@ import Vision
 // Environment: OCR_CACHE / OCR_PASSES (replay; passes 0, 1000000, i0, s, s64...), STRIPS_FILL=1 (read
 // the strips again into a cache), STRIP_DUMP=folder (the prepared strips as PNG, and each photo with its
 // strips outlined; STRIP_DUMP_BOXES_ONLY=1: the outlines only), MATCH="text~alternative|text" (match these readings
-// and stop). A replay keeps only the passes of --rotations (--rotations 270,90: what the 0° pass adds).
+// and stop), READINGS_DUMP=file (append every photo's readings to it). A replay keeps only the passes of --rotations (--rotations 270,90: what the 0° pass adds).
 
 struct Labelled: Decodable {
     struct Book: Decodable { var title: String; var author: String? }
@@ -248,7 +248,8 @@ if let texts = ProcessInfo.processInfo.environment["MATCH"] {
         let parts = text.split(separator: "~").map(String.init)
         let result = matcher.match(SpineReading(text: parts[0], confidence: 0.9, alternatives: Array(parts.dropFirst())), index: index)
         print(index.candidates(for: CandidateQuery(title: String(text), author: nil, text: String(text)), limit: 5).map(\.candidate.title))
-        print(text, "->", result.decision, result.best?.title ?? "-", result.distance, result.reason ?? "", result.matchedText ?? "")
+        print(text, "->", result.decision, result.best?.title ?? "-", result.distance, result.reason ?? "", result.matchedText ?? "",
+              result.alsoHeld.map { "+ \($0.decision) \($0.best?.title ?? "-") \($0.distance)" }.joined(separator: " "))
     }
     exit(0)
 }
@@ -330,6 +331,17 @@ for set in sets {
         cpuPage += pageMilliseconds; cpuStrip += stripMilliseconds
         var lines: [String] = []
         let readings = TesseractSpineReader.readings(of: spines)
+        // READINGS_DUMP=file: every photo's readings (text, then alternatives, tab-separated), e.g. for the trap table.
+        if let dump = ProcessInfo.processInfo.environment["READINGS_DUMP"] {
+            let lines = readings.map { ([photo.file, $0.text] + $0.alternatives).joined(separator: "\t") + "\n" }.joined()
+            if let handle = FileHandle(forWritingAtPath: dump) {
+                handle.seekToEndOfFile()
+                handle.write(Data(lines.utf8))
+                try? handle.close()
+            } else {
+                try lines.write(toFile: dump, atomically: true, encoding: .utf8)
+            }
+        }
         let results = neighbourJoins ? matcher.matchShelf(readings, index: index) : readings.map { matcher.match($0, index: index) }
         if contextChance > 0 {
             let before = readings.map { matcher.match($0, index: index) }
@@ -365,6 +377,21 @@ for set in sets {
             }
             if let text = result.matchedText { verdict += " (from \"\(text)\")" }
             verdict += String(format: " d=%.2f n=%d", result.distance, result.agreeing) + (result.runnerUpDistance.map { String(format: " r=%.2f", $0) } ?? "")
+            // Other titles the reading holds (neighbouring spines run together), each its own book.
+            for held in result.alsoHeld where held.decision != .none {
+                guard let book = held.best else { continue }
+                if held.decision == .strong { strong += 1 } else { medium += 1 }
+                let key = key(book.title)
+                if let index = open.firstIndex(of: key) {
+                    open.remove(at: index); found += 1; verdict += " + \(held.decision) ok: \(book.title)"
+                } else if onShelf.contains(key) {
+                    verdict += " + \(held.decision) again: \(book.title)"
+                } else {
+                    if held.decision == .strong { wrong += 1 } else { mediumWrong += 1 }
+                    verdict += " + \(held.decision) WRONG: \(book.title)"
+                }
+                verdict += String(format: " d=%.2f", held.distance)
+            }
             lines.append(String(format: "    [%d %3d°%@ %2.0f] %@  -> %@", spine.row, spine.rotation.degrees, spine.fromStrip ? "s" : " ", spine.confidence, spine.text, verdict))
             for alternative in spine.alternatives { lines.append("        | \(alternative)") }
         }

@@ -96,6 +96,9 @@ public final class WorkIndex: CandidateSource, @unchecked Sendable {
     /// words one edit apart share one of these (or one is the other's), so a misread word's
     /// neighbours are found without comparing it with every word.
     private let deletions: [String: [String]]
+    /// The indexed words with the number of works using each, and the system dictionary: what
+    /// glued OCR words are spaced with (`WordFrequencies.split`).
+    public let words: WordFrequencies
 
     public init(_ candidates: [MatchCandidate]) {
         let prepared = candidates.map(PreparedCandidate.init)
@@ -109,6 +112,7 @@ public final class WorkIndex: CandidateSource, @unchecked Sendable {
         }
         self.works = prepared
         self.postings = postings
+        self.words = WordFrequencies(counts: postings.mapValues(\.count))
         var deletions: [String: [String]] = [:]
         for word in postings.keys where word.utf8.count >= 4 && word.utf8.count <= 30 && word.utf8.allSatisfy({ $0 < 0x80 }) {
             for variant in Self.deletionVariants(word) { deletions[variant, default: []].append(word) }
@@ -132,33 +136,6 @@ public final class WorkIndex: CandidateSource, @unchecked Sendable {
 
     /// The works an indexed word is in (title, series or an author's name).
     func postings(for word: String) -> [Int32] { postings[word] ?? [] }
-
-    /// `word` as the fewest indexed words (or stopwords), each at least two letters, glued
-    /// together; empty when it does not split that way.
-    func segmented(_ word: String) -> [String] {
-        let characters = Array(word)
-        let count = characters.count
-        guard count <= 40 else { return [] }
-        // best[i]: the fewest pieces covering characters[0..<i], and where the last piece starts.
-        var best = [(pieces: Int, start: Int)?](repeating: nil, count: count + 1)
-        best[0] = (0, 0)
-        for end in 2...count {
-            for start in stride(from: end - 2, through: 0, by: -1) {
-                guard let before = best[start] else { continue }
-                let piece = String(characters[start..<end])
-                guard postings[piece] != nil || TextNormalizer.stopwords.contains(piece) || piece == "a" else { continue }
-                if best[end] == nil || before.pieces + 1 < best[end]!.pieces { best[end] = (before.pieces + 1, start) }
-            }
-        }
-        guard let last = best[count], last.pieces >= 2 else { return [] }
-        var pieces: [String] = []
-        var end = count
-        while end > 0, let step = best[end] {
-            pieces.append(String(characters[step.start..<end]))
-            end = step.start
-        }
-        return pieces.reversed()
-    }
 
     /// Indexed words one edit (a letter changed, dropped or added) away from `word`, which is
     /// at least five letters long: "unwin" finds "unwind", "twistrd" "twisted" (shorter words
@@ -194,12 +171,12 @@ public final class WorkIndex: CandidateSource, @unchecked Sendable {
             }
         }
         // OCR glues words ("shootingthe", "catonahottinroof"): an unknown long word is also
-        // looked up as the fewest known words it splits into.
+        // looked up as the likeliest known words it splits into.
         // A word misread by a letter ("Bulle Teak" for Belle Teal) is looked up as the known
         // words one edit away, at half weight: the exact words read still rank first.
         var near: Set<String> = []
         for word in words where postings[word] == nil {
-            let pieces = word.count >= 6 ? segmented(word) : []
+            let pieces = word.count >= 6 ? self.words.split(word) ?? [] : []
             words.formUnion(pieces)
             if pieces.isEmpty { near.formUnion(nearWords(word)) }
         }

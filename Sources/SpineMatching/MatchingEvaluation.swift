@@ -22,13 +22,7 @@ public struct MatchingTable: Sendable {
     }
 
     public static func load(table: URL, goodbooks: URL) throws -> MatchingTable {
-        let books = try CSV.records(URL: goodbooks)
-        let catalogue = books.compactMap { book -> MatchCandidate? in
-            guard let id = book["goodreads_book_id"], let title = book["title"] else { return nil }
-            let isbn = book["isbn13"].flatMap { $0.count == 13 && $0.allSatisfy(\.isNumber) ? $0 : nil }
-            let authors = (book["authors"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-            return MatchCandidate(workKey: id, title: title, authors: authors, isbn13: isbn, source: "table")
-        }
+        let catalogue = try goodbooksCatalogue(goodbooks)
         let rows = try CSV.records(URL: table).compactMap { row -> Row? in
             func field(_ name: String) -> String? { row[name].flatMap { $0.isEmpty ? nil : $0 } }
             guard let id = field("id").flatMap(Int.init), let expected = field("expected").flatMap(MatchDecision.init) else { return nil }
@@ -37,6 +31,16 @@ public struct MatchingTable: Sendable {
             return Row(id: id, kind: field("kind") ?? "", reading: reading, expectedWork: field("expectedWork"), expected: expected)
         }
         return MatchingTable(rows: rows, catalogue: catalogue)
+    }
+
+    /// The goodbooks-10k works (goodreads id as the work key).
+    public static func goodbooksCatalogue(_ goodbooks: URL) throws -> [MatchCandidate] {
+        try CSV.records(URL: goodbooks).compactMap { book -> MatchCandidate? in
+            guard let id = book["goodreads_book_id"], let title = book["title"] else { return nil }
+            let isbn = book["isbn13"].flatMap { $0.count == 13 && $0.allSatisfy(\.isNumber) ? $0 : nil }
+            let authors = (book["authors"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            return MatchCandidate(workKey: id, title: title, authors: authors, isbn13: isbn, source: "table")
+        }
     }
 
     /// Matches every row against an index of the catalogue.
@@ -162,5 +166,126 @@ enum CSV {
         }
         if !field.isEmpty || !row.isEmpty { row.append(field); rows.append(row) }
         return rows
+    }
+}
+
+/// How distinctive catalogue titles are, measured on the catalogue itself: every work's title
+/// is read as OCR text and compared with its candidates' titles; a work whose whole title lies
+/// in another book's title (different title, different author) within the title part of the
+/// strong distance is one a spine of that other book, its author unread, could be taken for. Counted by the title's shape (significant
+/// words, their letters): the threshold of `SpineMatcher.standsAlone` comes from this table.
+public enum TitleDistinctiveness {
+    public struct Bucket: Sendable, Hashable {
+        public var words: Int
+        public var letters: ClosedRange<Int>
+        public var titles = 0
+        public var confused = 0
+        public var examples: [String] = []
+    }
+
+    static let letterBands: [ClosedRange<Int>] = [0...7, 8...11, 12...15, 16...Int.max]
+    /// 0.75 · (1 − title similarity) within this: the title as close as a strong match's with its author read.
+    static let titleStrongDistance = 0.075
+
+    public static func measure(_ index: WorkIndex, matcher: SpineMatcher = SpineMatcher()) -> [Bucket] {
+        var confused: [String: String] = [:]
+        for work in index.works {
+            let reading = ParsedReading(SpineReading(text: work.candidate.title, confidence: 0.9))
+            guard reading.refusal == nil else { continue }
+            for candidate in index.candidates(for: reading.query, limit: matcher.candidateLimit)
+            where candidate.identity != work.identity && candidate.parts.full != work.parts.full
+                && candidate.surnames.first != work.surnames.first {
+                // The title part of the distance alone (the author unread costs every title the same):
+                // the candidate's whole title found in the other title, its words nearly exact.
+                let run = Similarity.bestRun(reading.title.full, candidate.parts.full)
+                if run.complete, 0.75 * (1 - run.score) <= titleStrongDistance {
+                    confused[candidate.identity] = confused[candidate.identity] ?? work.candidate.title
+                }
+            }
+        }
+        var buckets: [Bucket] = []
+        for words in 1...3 {
+            for letters in letterBands { buckets.append(Bucket(words: words, letters: letters)) }
+        }
+        var seen = Set<String>()
+        for work in index.works where seen.insert(work.identity).inserted {
+            let significant = work.parts.full.filter { !TextNormalizer.stopwords.contains($0) }
+            guard !significant.isEmpty else { continue }
+            let letters = significant.reduce(0) { $0 + $1.count }
+            guard let slot = buckets.firstIndex(where: { $0.words == min(3, significant.count) && $0.letters.contains(letters) }) else { continue }
+            buckets[slot].titles += 1
+            if let other = confused[work.identity] {
+                buckets[slot].confused += 1
+                if buckets[slot].examples.count < 3 { buckets[slot].examples.append("\(work.candidate.title) <- \(other)") }
+            }
+        }
+        return buckets
+    }
+
+    public static func summary(_ buckets: [Bucket]) -> String {
+        buckets.map { bucket in
+            let band = bucket.letters.upperBound == Int.max ? "\(bucket.letters.lowerBound)+" : "\(bucket.letters.lowerBound)-\(bucket.letters.upperBound)"
+            let share = 100 * Double(bucket.confused) / Double(max(1, bucket.titles))
+            return String(format: "  %@ significant word%@, %@ letters: %d titles, %d (%.1f%%) within strong distance of another book's title",
+                          bucket.words == 3 ? "3+" : "\(bucket.words)", bucket.words == 1 ? "" : "s", band, bucket.titles, bucket.confused, share)
+                + (bucket.examples.isEmpty ? "" : "  e.g. " + bucket.examples.joined(separator: "; "))
+        }.joined(separator: "\n")
+    }
+}
+
+/// Junk readings from shelves (call numbers, library labels, publishers, the label of issue 35,
+/// readings of the real shelf photo that holds no readable title) that must never be added as a
+/// book: matched against the goodbooks catalogue plus the labelled shelves' books.
+public struct TrapTable: Sendable {
+    public struct Row: Sendable, Hashable {
+        public var kind: String
+        public var text: String
+    }
+
+    public var rows: [Row]
+    public var catalogue: [MatchCandidate]
+
+    /// `shelves`: labels.json of the real shelf photos; their books join the catalogue with a
+    /// stand-in ISBN, so a trap reading could be added as one of them.
+    public static func load(traps: URL, goodbooks: URL, shelves: URL?) throws -> TrapTable {
+        // A work goodbooks lists without an ISBN gets a stand-in: a network source answers with one
+        // (issue 35's "14" by Peter Clines came from one), and a trap must be able to be added.
+        var catalogue = try MatchingTable.goodbooksCatalogue(goodbooks).map { work in
+            var work = work
+            if work.isbn13 == nil { work.isbn13 = "stand-in" }
+            return work
+        }
+        if let shelves {
+            struct Shelf: Decodable {
+                struct Book: Decodable { var title: String; var author: String? }
+                var books: [Book]
+            }
+            let labels = try JSONDecoder().decode([String: Shelf].self, from: Data(contentsOf: shelves))
+            for (photo, shelf) in labels.sorted(by: { $0.key < $1.key }) {
+                for book in shelf.books {
+                    catalogue.append(MatchCandidate(workKey: "\(photo):\(book.title)", title: book.title,
+                                                    authors: book.author.map { [$0] } ?? [], isbn13: "label", source: "shelves"))
+                }
+            }
+        }
+        let rows = try CSV.records(URL: traps).compactMap { row -> Row? in
+            guard let text = row["text"], !text.isEmpty else { return nil }
+            return Row(kind: row["kind"] ?? "", text: text)
+        }
+        return TrapTable(rows: rows, catalogue: catalogue)
+    }
+
+    /// Every trap reading matched strongly: "kind "text" -> title (distance)".
+    public func falseStrongMatches(_ matcher: SpineMatcher, index: WorkIndex) -> [String] {
+        rows.compactMap { row in
+            let match = matcher.match(SpineReading(text: row.text, confidence: 0.9), index: index)
+            guard match.decision == .strong else { return nil }
+            return "\(row.kind) \"\(row.text)\" -> \(match.best?.title ?? "?") / \(match.best?.authors.first ?? "-") (\(String(format: "%.3f", match.distance)))"
+        }
+    }
+
+    /// Trap readings matched for review (not wrong, but a suggestion a person has to reject).
+    public func reviewMatches(_ matcher: SpineMatcher, index: WorkIndex) -> Int {
+        rows.filter { matcher.match(SpineReading(text: $0.text, confidence: 0.9), index: index).decision == .medium }.count
     }
 }

@@ -25,6 +25,9 @@ public struct SpineMatch: Sendable, Hashable {
     public var ambiguous = false
     /// How many of the spine's readings matched this book.
     public var agreeing = 1
+    /// Other titles the reading holds beside this one (OCR ran neighbouring spines together),
+    /// each matched on its own words: a book for each, strong only by the same rules.
+    public var alsoHeld: [SpineMatch] = []
 }
 
 /// Scores candidates for a reading and decides. Distance = 0.75·title + 0.25·author + volume
@@ -60,6 +63,9 @@ public struct SpineMatcher: Sendable {
     public var joinsFragments: Bool
     /// Searches one source is asked per spine (one per reading): bounds network requests.
     public var queriesPerSource = 4
+    /// What glued OCR words are spaced with when candidates come from sources (matching against
+    /// a `WorkIndex` uses the index's own words with the dictionary).
+    public var words = WordFrequencies.dictionaryOnly
 
     public init(thresholds: Thresholds = Thresholds(), candidateLimit: Int = 30, joinsFragments: Bool = true) {
         self.thresholds = thresholds
@@ -73,7 +79,7 @@ public struct SpineMatcher: Sendable {
     /// alternatives) ask one after another, at most `queriesPerSource` of them, until the
     /// answer is strong: every reading is still scored against every candidate found.
     public func match(_ reading: SpineReading, sources: [any CandidateSource]) async -> SpineMatch {
-        let parsed = Self.parsed(reading)
+        let parsed = Self.parsed(reading, words: words)
         guard let readings = parsed.readings else { return Self.refused(reading, parsed.refusal) }
         var pool: [PreparedCandidate] = []
         var result = SpineMatch(reading: reading, decision: .none, distance: 1, reason: "no candidate")
@@ -96,25 +102,25 @@ public struct SpineMatcher: Sendable {
 
     /// Synchronous scoring against candidates already at hand.
     public func match(_ reading: SpineReading, candidates: [PreparedCandidate]) -> SpineMatch {
-        let parsed = Self.parsed(reading)
+        let parsed = Self.parsed(reading, words: words)
         guard let readings = parsed.readings else { return Self.refused(reading, parsed.refusal) }
         return decide(readings, candidates, spine: reading)
     }
 
     public func match(_ reading: SpineReading, index: WorkIndex) -> SpineMatch {
-        let parsed = Self.parsed(reading)
+        let parsed = Self.parsed(reading, words: index.words)
         guard let readings = parsed.readings else { return Self.refused(reading, parsed.refusal) }
         return decide(readings, Self.queries(readings).flatMap { index.candidates(for: $0, limit: candidateLimit) }, spine: reading)
     }
 
     /// The reading and each alternative taken apart; those that cannot be a title (call numbers,
     /// publishers) left out. Nil readings when none is left, with the main text's refusal.
-    static func parsed(_ reading: SpineReading) -> (readings: [ParsedReading]?, refusal: String) {
-        let main = ParsedReading(reading)
+    static func parsed(_ reading: SpineReading, words: WordFrequencies? = nil) -> (readings: [ParsedReading]?, refusal: String) {
+        let main = ParsedReading(reading, words: words)
         var readings = main.refusal == nil ? [main] : []
         if !reading.unreadable {
             for text in reading.alternatives {
-                let alternative = ParsedReading(SpineReading(text: text, confidence: reading.confidence))
+                let alternative = ParsedReading(SpineReading(text: text, confidence: reading.confidence), words: words)
                 if alternative.refusal == nil { readings.append(alternative) }
             }
         }
@@ -211,7 +217,7 @@ public struct SpineMatcher: Sendable {
             for second in readings.indices where second > first && !words[first].isEmpty && !words[second].isEmpty
                 && words[first].isDisjoint(with: words[second]) {
                 guard joined.count < limit else { return joined }
-                joined.append(ParsedReading(SpineReading(text: readings[first].reading.text + " " + readings[second].reading.text,
+                joined.append(ParsedReading(SpineReading(text: readings[first].query.text + " " + readings[second].query.text,
                                                          confidence: readings[first].reading.confidence)))
             }
         }
@@ -220,14 +226,14 @@ public struct SpineMatcher: Sendable {
 
     /// One reading against the candidates, and the work it matched.
     func decide(_ reading: ParsedReading, _ candidates: [PreparedCandidate]) -> (match: SpineMatch, work: PreparedCandidate?, mayAgree: Bool) {
-        var bestByWork: [String: (Double, PreparedCandidate, Bool)] = [:]
+        var bestByWork: [String: (Double, PreparedCandidate, Bool, Bool)] = [:]
         var authorOnly = false
         var vetoes = 0
         for candidate in candidates {
             switch score(reading, candidate) {
-            case .distance(let d, let mayAgree):
+            case .distance(let d, let mayAgree, let mayBeStrong):
                 if let seen = bestByWork[candidate.identity], seen.0 <= d { continue }
-                bestByWork[candidate.identity] = (d, candidate, mayAgree)
+                bestByWork[candidate.identity] = (d, candidate, mayAgree, mayBeStrong)
             case .authorOnly: authorOnly = true
             case .veto: vetoes += 1
             }
@@ -237,7 +243,7 @@ public struct SpineMatcher: Sendable {
         // title match elsewhere ("The Lost Child of Philomena Lee") is chance.
         let onlyAName = authorOnly && !reading.hasSeparateTitle && (ranked.first.map { $0.0 > thresholds.strong } ?? true)
         let medium = thresholds.isUnsure(reading.reading) ? min(thresholds.unsureMedium, thresholds.medium) : thresholds.medium
-        guard !onlyAName, let (distance, best, mayAgree) = ranked.first, distance <= medium else {
+        guard !onlyAName, let (distance, best, mayAgree, mayBeStrong) = ranked.first, distance <= medium else {
             let reason = authorOnly ? Self.authorAloneReason : (vetoes > 0 ? "author or volume differs" : "no candidate close enough")
             return (SpineMatch(reading: reading.reading, decision: .none, distance: ranked.first?.0 ?? 1,
                                best: nil, runnerUpDistance: nil, reason: reason), nil, false)
@@ -246,8 +252,61 @@ public struct SpineMatcher: Sendable {
         var match = SpineMatch(reading: reading.reading, decision: .medium, distance: distance, best: best.candidate,
                                runnerUpDistance: runnerUp)
         (match.decision, match.reason) = rule(match, strongBelow: thresholds.strong)
+        if match.decision == .strong, !mayBeStrong {
+            match.decision = .medium
+            match.reason = Self.needsAuthorReason
+        }
+        // Words no part of this book that hold another title: that title matched on its own, and
+        // this one again without them (they are no junk around it). A match of those words weaker
+        // than an unsure reading's suggestion is chance ("YEARLING NEWBIRYA" is no The Yearling).
+        if !reading.hasSeparateTitle, let rest = Self.leftover(reading, besides: best) {
+            let other = decide(ParsedReading(SpineReading(text: rest.words.joined(separator: " "), confidence: reading.reading.confidence)),
+                               candidates.filter { $0.identity != best.identity })
+            if other.match.decision != .none, other.match.distance <= thresholds.unsureMedium, let otherWork = other.work {
+                var own = reading.title.full
+                own.removeSubrange(rest.range)
+                let alone = decide(ParsedReading(SpineReading(text: own.joined(separator: " "), confidence: reading.reading.confidence)),
+                                   candidates.filter { $0.identity != otherWork.identity })
+                var held = [other.match] + other.match.alsoHeld
+                held[0].alsoHeld = []
+                var agrees = mayAgree
+                if alone.work?.identity == best.identity, alone.match.distance < match.distance {
+                    match = alone.match
+                    match.reading = reading.reading
+                    agrees = alone.mayAgree
+                }
+                match.alsoHeld = held
+                return (match, best, agrees)
+            }
+        }
         return (match, best, mayAgree)
     }
+
+    /// The longest run of the reading's words that `book` does not cover (title, series or author
+    /// word; function words go with either; an imprint belongs to no title),
+    /// when it has two words of three letters or more: room for another title.
+    static func leftover(_ reading: ParsedReading, besides book: PreparedCandidate) -> (words: [String], range: Range<Int>)? {
+        let words = reading.title.full
+        var best: Range<Int>?
+        var start: Int?
+        for index in 0...words.count {
+            let word = index < words.count ? words[index] : ""
+            if index < words.count, !ReadingFilters.imprints.contains(word),
+               !book.covers(word) || (start != nil && TextNormalizer.stopwords.contains(word)) {
+                if start == nil { start = index }
+                continue
+            }
+            if let first = start {
+                let run = first..<index
+                if run.count > (best?.count ?? 0) { best = run }
+                start = nil
+            }
+        }
+        guard let run = best, words[run].filter({ $0.count >= 3 && !TextNormalizer.stopwords.contains($0) }).count >= 2 else { return nil }
+        return (Array(words[run]), run)
+    }
+
+    static let needsAuthorReason = "the title is too short or common to add without its author"
 
     /// beets' rule for a match: strong under `strongBelow`, `gap` ahead of the runner-up, the
     /// reader sure, an ISBN to add; else medium and why.
@@ -264,7 +323,9 @@ public struct SpineMatcher: Sendable {
         return (.strong, nil)
     }
 
-    enum Score { case distance(Double, mayAgree: Bool), authorOnly, veto }
+    /// `mayAgree`: readings agreeing may make it strong at `agreedStrong`; `mayBeStrong`: it may be
+    /// strong at all (the title matched whole, and its author read or a title that stands alone).
+    enum Score { case distance(Double, mayAgree: Bool, mayBeStrong: Bool), authorOnly, veto }
 
     func score(_ reading: ParsedReading, _ candidate: PreparedCandidate) -> Score {
         // Author: a surname agreeing settles it; a different author vetoes.
@@ -274,15 +335,25 @@ public struct SpineMatcher: Sendable {
             readTitle.main = Self.rejoined(readTitle.main, against: candidate)
         }
         var authorDistance = 0.5
+        // The candidate's surname read (exactly, in OCR text; or the reader's author field agreeing).
+        // A surname read a letter off lowers the distance but is no author read: it never lets a
+        // title stand that needs its author ("vines" is not Clines, issue 35).
+        var authorRead = false
+        // Some of the author read, a surname a letter off included: enough to look at a run of
+        // the reading or a one-word title read in part, for review.
+        var authorSupported: Bool { authorDistance < 0.5 }
         if !reading.authorWords.isEmpty {
             switch authorAgreement(reading.authorWords, candidate) {
-            case .surname: authorDistance = 0
+            case .surname:
+                authorDistance = 0
+                authorRead = true
             case .givenName: authorDistance = 0.4
             case .different:
                 // The model swapped the fields ("title": "Cormac McCarthy", "author": "The Road")?
                 guard let swapped = reading.swapped, authorAgreement(swapped.authorWords, candidate) == .surname else { return .veto }
                 readTitle = swapped.title
                 authorDistance = 0.05
+                authorRead = true
             }
         } else if !reading.hasSeparateTitle {
             // Title and author run together ("Dune Frank Herbert"): the candidate's author
@@ -295,6 +366,7 @@ public struct SpineMatcher: Sendable {
             let surnames = Set(candidate.surnames)
             var remaining = readTitle.full.filter { !isName($0, names) }
             let foundSurname = readTitle.full.contains { isName($0, surnames) }
+            let exactSurname = readTitle.full.contains { surnames.contains($0) }
             // An imprint printed at the foot of the spine ("... McCARTHY VINTAGE") is no part of the title.
             while let last = remaining.last, ReadingFilters.imprints.contains(last), !candidate.parts.full.contains(last) {
                 remaining.removeLast()
@@ -304,7 +376,8 @@ public struct SpineMatcher: Sendable {
                 if !titleHasThem {
                     readTitle.full = remaining
                     readTitle.main = remaining
-                    authorDistance = 0
+                    authorDistance = exactSurname ? 0 : Self.nearSurnameDistance
+                    authorRead = exactSurname
                 }
             }
         }
@@ -318,15 +391,15 @@ public struct SpineMatcher: Sendable {
             }
         }
         // OCR text is full of two-letter scraps: "It" or "We" among them, without the author, is no title.
-        if !reading.hasSeparateTitle, authorDistance > 0, candidate.parts.full.joined().count <= 2 {
-            return .distance(1, mayAgree: false)
+        if !reading.hasSeparateTitle, !authorRead, candidate.parts.full.joined().count <= 2 {
+            return .distance(1, mayAgree: false, mayBeStrong: false)
         }
         // Nor is a short word read a letter wrong ("Gury" for Fury, "meat" for Heat): a one-word
         // title without its author needs the word exact, or of five letters or more and one
         // letter off ("Unwin" for Unwind).
-        if !reading.hasSeparateTitle, authorDistance > 0, case let words = candidateSignificantWords(candidate), words.count == 1,
+        if !reading.hasSeparateTitle, !authorSupported, case let words = candidateSignificantWords(candidate), words.count == 1,
            !readTitle.full.contains(where: { $0 == words[0] || ($0.utf8.count >= 5 && Similarity.wordSimilarity($0, words[0]) >= 0.8) }) {
-            return .distance(1, mayAgree: false)
+            return .distance(1, mayAgree: false, mayBeStrong: false)
         }
         // Volume: a different number vetoes; one side missing costs a little.
         var penalty = 0.0
@@ -365,14 +438,14 @@ public struct SpineMatcher: Sendable {
         if !reading.hasSeparateTitle, !seriesNamed, readTitle.full.count >= 2,
            readTitle.full.count > candidate.parts.full.count
             || readTitle.full.contains(where: { word in !candidate.parts.full.contains { Similarity.wordSimilarity(word, $0) > 0 } }),
-           candidateSignificant >= 2 || authorDistance == 0 {
+           candidateSignificant >= 2 || authorSupported {
             let run = Similarity.bestRun(readTitle.full, candidate.parts.full)
             // Junk around a whole title of three or more significant words read exactly costs
             // half: chance does not spell out such a title.
             let wholeLongTitle = run.complete && run.score >= 0.95 && candidateSignificant >= 3
             let runSimilarity = run.score - (wholeLongTitle ? 0.015 : 0.03) * Double(min(4, readTitle.full.count - run.length))
             // A run holding one word of a longer title ("ORK Red", The Red Tent) is chance unless the author was read.
-            if runSimilarity > titleSimilarity, run.complete || run.matched >= 2 || authorDistance == 0 {
+            if runSimilarity > titleSimilarity, run.complete || run.matched >= 2 || authorSupported {
                 titleSimilarity = runSimilarity
                 swapped = false
                 usedRun = true
@@ -382,13 +455,43 @@ public struct SpineMatcher: Sendable {
         if swapped, !seriesNamed { penalty += 0.12 }
         // One significant word proves little without an author ("Twilight", "It").
         let significant = usedRun ? candidateSignificant : readTitle.full.filter { !TextNormalizer.stopwords.contains($0) }.count
-        if significant <= 1, authorDistance > 0 { penalty += 0.05 }
+        if significant <= 1, !authorRead { penalty += 0.05 }
         let distance = 0.75 * (1 - titleSimilarity) + 0.25 * authorDistance + penalty
         // A run missing one of the title's words is for review, never added.
         // Readings agreeing cannot make these strong: a title cut short, or one word and no author.
         // Nor a volume whose number, printed in its title, no reading holds: the next volume reads the same.
-        let settled = partialRun || (candidateSignificant <= 1 && authorDistance > 0) || volumeUnread
-        return .distance(partialRun ? max(distance, thresholds.strong + 0.01) : distance, mayAgree: !settled)
+        // Never a wrong book: strong needs the author read or a title that stands alone, and a
+        // very short title (one short word, a number) among words that are neither title nor
+        // author is never strong, author or not: "14" inside a call-number label is chance.
+        let junkAround = !reading.hasSeparateTitle
+            && readTitle.full.contains { word in !candidate.parts.full.contains { Similarity.wordSimilarity(word, $0) > 0 } }
+        let mayBeStrong = (authorRead || Self.standsAlone(candidate)) && !(junkAround && Self.isVeryShort(candidate))
+        let settled = partialRun || (candidateSignificant <= 1 && !authorRead) || volumeUnread || !mayBeStrong
+        return .distance(partialRun ? max(distance, thresholds.strong + 0.01) : distance, mayAgree: !settled, mayBeStrong: mayBeStrong)
+    }
+
+    /// What a surname read a letter off counts for in the distance (an exact one counts 0, none 0.5).
+    static let nearSurnameDistance = 0.1
+
+    /// A title long and distinctive enough to be added without its author read: two significant
+    /// words or more, twelve letters or more among them. Measured on the 10,000 goodbooks works
+    /// (how many titles of each shape lie whole inside another author's title, where a spine of
+    /// that other book, its author unread, would find them; `TitleDistinctiveness`, printed by
+    /// scripts/bench-spine-matching --distinctiveness): one word 27-56%; two words of under 8
+    /// letters 17%, 8-11 letters 7.7%, 12-15 4.3%, 16+ 2.3%; three or more words of 8-11 letters
+    /// 5.2%, 12-15 3.0%, 16+ 1.1%. Twelve letters is where every shape falls under 5%.
+    static func standsAlone(_ candidate: PreparedCandidate) -> Bool {
+        let words = candidate.parts.full.filter { !TextNormalizer.stopwords.contains($0) }
+        return words.count >= minimumStandingWords && words.reduce(0) { $0 + $1.count } >= minimumStandingLetters
+    }
+
+    static let minimumStandingWords = 2
+    static let minimumStandingLetters = 12
+
+    /// One short word (four letters or fewer) or a number: the title "14", "It", "Heat".
+    static func isVeryShort(_ candidate: PreparedCandidate) -> Bool {
+        let words = candidate.parts.full.filter { !TextNormalizer.stopwords.contains($0) }
+        return words.count <= 1 && (words.first.map { $0.count <= 4 || $0.allSatisfy(\.isNumber) } ?? true)
     }
 
     /// A word of one or two letters that is no word of the candidate's title: OCR's scraps.
@@ -454,13 +557,21 @@ struct ParsedReading {
     /// Title and author the other way round, tried only when the author disagrees.
     let swapped: (title: TitleParts, authorWords: [String])?
 
-    init(_ reading: SpineReading) {
+    /// `words`: OCR text (no title field) has its glued runs spaced with them before anything
+    /// else ("GUIDETO" -> "guide to"): the search and the comparison see the words.
+    init(_ reading: SpineReading, words: WordFrequencies? = nil) {
         self.reading = reading
-        let titleText = reading.title.flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 } ?? reading.text
         hasSeparateTitle = reading.title != nil && !(reading.title ?? "").isEmpty
+        let printed = reading.title.flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 } ?? reading.text
+        var titleText = printed
+        var text = reading.text
+        if !hasSeparateTitle, let spaced = words?.spaced(reading.text) {
+            titleText = spaced
+            text = spaced
+        }
         title = TitleParts(title: titleText, seriesHint: reading.series, volumeHint: reading.volume)
         authorWords = reading.author.map(AuthorName.words) ?? []
-        query = CandidateQuery(title: titleText, author: reading.author, text: reading.text)
+        query = CandidateQuery(title: titleText, author: reading.author, text: text)
         if let author = reading.author, let title = reading.title, !author.isEmpty, !title.isEmpty {
             swapped = (TitleParts(title: author), AuthorName.words(title))
         } else {
@@ -470,7 +581,7 @@ struct ParsedReading {
             refusal = "unreadable"
         } else if title.full.isEmpty {
             refusal = "no words read"
-        } else if ReadingFilters.isCallNumber(titleText) {
+        } else if ReadingFilters.isCallNumber(printed) {
             refusal = "a call number, not a title"
         } else if ReadingFilters.isPublisher(title.full) {
             refusal = "a publisher's name, not a title"

@@ -35,3 +35,64 @@ import Vision
         #expect(Self.catalogue.candidates(for: query, limit: 5).isEmpty)
     }
 }
+
+/// Glued runs spaced by word frequency before the search (issue 35: `THEHOUSEOFTHE`,
+/// `GUIDETO`), and a reading that holds two spines' titles yielding both.
+@Suite struct SpacedWordsTests {
+    static func book(_ key: String, _ title: String, _ author: String) -> MatchCandidate {
+        MatchCandidate(workKey: key, title: title, authors: [author], isbn13: "97800000000\(key.count % 10)0", source: "test")
+    }
+
+    static let catalogue = WorkIndex(
+        (0..<30).map { book("house\($0)", "The House on Street \($0)", "Builder \($0)") } + [
+            book("spirits", "The House of the Spirits", "Isabel Allende"),
+            book("solitude", "One Hundred Years of Solitude", "Gabriel García Márquez"),
+            book("reading", "A Guide to Faster Reading", "Ann Swift"),
+            book("stars", "A Field Guide to the Stars and Planets", "Jay M. Pasachoff"),
+            book("data", "Big Data", "Viktor Mayer-Schonberger"),
+        ])
+
+    @Test func gluedRunsSplitIntoTheLikeliestWords() {
+        let words = Self.catalogue.words
+        #expect(words.split("thehouseofthe") == ["the", "house", "of", "the"])
+        #expect(words.split("guideto") == ["guide", "to"])
+        // A known word, or a short one, stays whole; letters that are no words stay whole.
+        #expect(words.split("spirits") == nil)
+        #expect(words.split("ofthe") == nil)
+        #expect(words.split("lnwind") == nil)
+        #expect(words.split("xqzvbnwrtk") == nil)
+        #expect(words.spaced("THEHOUSEOFTHE Spirits") == "the house of the spirits")
+        #expect(words.spaced("The House of the Spirits") == nil)
+    }
+
+    @Test func theSystemDictionarySpacesWordsNoCatalogueHolds() {
+        // wamerican (scripts/setup): what readings searched on the network are spaced with.
+        #expect(!WordFrequencies.systemDictionary.isEmpty, "no /usr/share/dict/words: run scripts/setup")
+        #expect(WordFrequencies.dictionaryOnly.split("guideto") == ["guide", "to"])
+        #expect(WordFrequencies.dictionaryOnly.spaced("toFasterReading GUIDETO") == "to faster reading guide to")
+    }
+
+    @Test func aGluedReadingFindsItsBook() {
+        let m = SpineMatcher().match(SpineReading(text: "THEHOUSEOFTHE SPIRITS ALLENDE", confidence: 0.9), index: Self.catalogue)
+        #expect(m.best?.workKey == "spirits")
+        #expect(m.decision == .strong)
+        let guide = SpineMatcher().match(SpineReading(text: "AGUIDETO FASTERREADING Swift", confidence: 0.9), index: Self.catalogue)
+        #expect(guide.best?.workKey == "reading")
+        #expect(guide.decision == .strong)
+    }
+
+    @Test func aReadingHoldingTwoTitlesYieldsEach() {
+        let m = SpineMatcher().match(SpineReading(text: "THE HOUSE OF THE SPIRITS ALLENDE ONE HUNDRED YEARS OF SOLITUDE MARQUEZ", confidence: 0.9),
+                                     index: Self.catalogue)
+        let books = Set(([m] + m.alsoHeld).compactMap { $0.best?.workKey })
+        #expect(books == ["spirits", "solitude"])
+        #expect(([m] + m.alsoHeld).allSatisfy { $0.decision == .strong })
+        // The second title too short and common to stand without its author: for review only.
+        let short = SpineMatcher().match(SpineReading(text: "THE HOUSE OF THE SPIRITS ALLENDE BIG DATA", confidence: 0.9),
+                                         index: Self.catalogue)
+        #expect(short.best?.workKey == "spirits")
+        #expect(short.decision == .strong)
+        #expect(short.alsoHeld.map { $0.best?.workKey } == ["data"])
+        #expect(short.alsoHeld.allSatisfy { $0.decision == .medium })
+    }
+}

@@ -100,11 +100,14 @@ import Vision
         #expect(short.decision == .medium)
     }
 
-    @Test func aSurnameReadALetterOffIsTheAuthor() {
+    @Test func aSurnameReadALetterOffSupportsTheTitle() {
         #expect(match("FADEAWAY").decision == .medium)
+        // Vickers read a letter off finds the book, but never stands in for the author a one-word
+        // title needs (issue 35): for review.
         let m = match("PICKERS FADEAWAY")
         #expect(m.best?.workKey == "fadeaway")
-        #expect(m.decision == .strong)
+        #expect(m.decision == .medium)
+        #expect(match("VICKERS FADEAWAY").decision == .strong)
         // A short word a letter off a surname is no author.
         #expect(match("VICK FADEAWAY").decision != .strong)
     }
