@@ -19,7 +19,7 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible, Equatable {
         case let .notInLibrary(what): "no book in the library matches \(what)"
         case let .unknownList(name): "no list named or with id '\(name)'"
         case let .defaultListCannotBeDeleted(name): "'\(name)' is a default list and cannot be deleted"
-        case .customListsNeedPro: "custom lists need Pro (the free plan has none): `rapidscan account pro`"
+        case .customListsNeedPro: "custom lists need Pro (the free plan has none): `rapidscan account --pro`"
         case let .listNameTaken(name): "a list named '\(name)' already exists"
         case let .invalidRating(rating): "rating must be from 1 to 5, got \(rating)"
         case let .invalidPage(page): "current page must be 0 or more, got \(page)"
