@@ -71,9 +71,13 @@ public final class LiveFrameReader {
     }
 
     private func read(_ loaded: LoadedImage) -> Reading {
+        read(loaded.image, warnings: loaded.warnings)
+    }
+
+    /// A frame already in memory (`watch --device`: a camera's frames never touch a file).
+    public func read(_ full: GrayImage, warnings: [String] = []) -> Reading {
         var log = LiveAttempts(reader: reader)
-        log.warnings += loaded.warnings
-        let full = loaded.image
+        log.warnings += warnings
         guard coarseFirst, max(full.width, full.height) >= Self.coarseMinimumLongSide else {
             log.readWhole(full)
             guard coarseFirst else { return checked(&log, against: full, regions: []) }

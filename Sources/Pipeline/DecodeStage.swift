@@ -58,7 +58,7 @@ public final class LiveFrameDecoder: FrameDecoder {
 
     public func decode(_ frame: Frame) -> DecodedFrame.Outcome {
         do {
-            let reading = try reader.read(fileAt: frame.url)
+            let reading = if let pixels = frame.pixels { reader.read(pixels) } else { try reader.read(fileAt: frame.url) }
             return .read(reading.codes + reading.rejected, ambiguities: reading.ambiguities,
                          unconfirmed: reading.unconfirmed, contradicted: reading.contradicted)
         } catch {

@@ -3,8 +3,8 @@ import BookCodes
 import Foundation
 import Imaging
 
-/// One picture entering the pipeline: a photo from a folder or a frame a capture program
-/// wrote into a watched directory.
+/// One picture entering the pipeline: a photo from a folder, a frame a capture program
+/// wrote into a watched directory, or a frame read from a camera.
 public struct Frame: Sendable, Hashable {
     public var url: URL
     /// The path as shown to the user and written in events (as given, or found under a given folder).
@@ -12,13 +12,17 @@ public struct Frame: Sendable, Hashable {
     public var size: Int64
     public var modified: Date
     public var captureTime: CaptureTime
+    /// The frame's pixels when it never was a file (`watch --device`); nil: read `url`.
+    public var pixels: GrayImage?
 
-    public init(url: URL, path: String? = nil, size: Int64, modified: Date, captureTime: CaptureTime) {
+    public init(url: URL, path: String? = nil, size: Int64, modified: Date, captureTime: CaptureTime,
+                pixels: GrayImage? = nil) {
         self.url = url
         self.path = path ?? url.path
         self.size = size
         self.modified = modified
         self.captureTime = captureTime
+        self.pixels = pixels
     }
 
     /// Reads size and modification time; the capture time comes from the name or the mtime.

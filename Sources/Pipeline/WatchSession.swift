@@ -53,8 +53,18 @@ public struct WatchSession: Sendable {
                     stop: WatchStop? = nil,
                     makeDecoder: @escaping @Sendable () throws -> any FrameDecoder,
                     ready: () -> Void = {}) async throws -> SessionSummary {
+        let source = try DirectoryFrameSource(directory: options.directory, rawFormat: options.rawFormat)
+        return try await run(source: source, pipeline: pipeline, output: output, interrupt: interrupt, stop: stop,
+                             makeDecoder: makeDecoder, ready: ready)
+    }
+
+    /// As `run(pipeline:…)`, the frames from `source` (`watch --device`: a camera). A source
+    /// that fails ends the watch: the summary is written, then `SourceFailed` thrown.
+    public func run(source watcher: any LiveFrameSource, pipeline: SessionPipeline, output: any EventOutput,
+                    interrupt: InterruptMonitor?, stop: WatchStop? = nil,
+                    makeDecoder: @escaping @Sendable () throws -> any FrameDecoder,
+                    ready: () -> Void = {}) async throws -> SessionSummary {
         let started = Date()
-        let watcher = try DirectoryWatcher(directory: options.directory)
         stop?.attach(watcher)
         let decoder = try LiveDecoder(workers: options.workers, keepNewest: options.keepAll ? 0 : 1,
                                       makeDecoder: makeDecoder)
@@ -67,8 +77,9 @@ public struct WatchSession: Sendable {
         let (inputs, feeding) = feed(from: watcher, to: decoder, lastLanding: lastLanding)
         let idleWatch = options.idleExit.map { Self.stopWhenIdle(watcher, for: $0, lastLanding: lastLanding) }
         output.started(totalFrames: nil)
-        output.note(.watching(directory: options.directory.path))
+        output.note(.watching(directory: watcher.name))
         ready()
+        var failure: String?
         for await input in inputs {
             switch input {
             case .frame(let decoded):
@@ -76,6 +87,8 @@ public struct WatchSession: Sendable {
                 cleanUp(decoded.frame, outcome: outcome, output: output)
             case .note(let note):
                 output.note(note)
+            case .failed(let reason):
+                failure = reason
             }
         }
         idleWatch?.cancel()
@@ -83,27 +96,32 @@ public struct WatchSession: Sendable {
         let summary = SessionSummary(record: pipeline.record, elapsed: Date().timeIntervalSince(started),
                                      interrupted: interrupt?.isInterrupted ?? false)
         output.finished(summary)
+        if let failure { throw SourceFailed(reason: failure) }
         return summary
     }
 
-    /// Landed frames go to the decoder; decoded frames and the watcher's notes come back
+    /// The frame source broke mid-watch (a camera unplugged); the reason names it.
+    public struct SourceFailed: Error, Sendable, CustomStringConvertible {
+        public var reason: String
+        public var description: String { reason }
+    }
+
+    /// Landed frames go to the decoder; decoded frames and the source's notes come back
     /// through one stream, in the order they happened, so only the session's task talks to
     /// the output. The stream ends once the watch stops and the decoder has drained.
-    private func feed(from watcher: DirectoryWatcher, to decoder: LiveDecoder,
+    private func feed(from watcher: any LiveFrameSource, to decoder: LiveDecoder,
                       lastLanding: LastLanding) -> (AsyncStream<Input>, Task<Void, Never>) {
         let (inputs, continuation) = AsyncStream<Input>.makeStream()
-        let (directory, rawFormat) = (options.directory.path, options.rawFormat)
         let feeder = Task {
             for await event in watcher.events() {
                 switch event {
-                case let .landed(url, landedAt):
-                    guard let frame = Self.frame(at: url, landedAt: landedAt, rawFormat: rawFormat) else { continue }
-                    lastLanding.set(landedAt)
+                case .frame(let frame):
+                    lastLanding.set(frame.captureTime.date)
                     decoder.submit(frame)
-                case .overflow:
-                    continuation.yield(.note(.watchOverflowed))
-                case .directoryGone:
-                    continuation.yield(.note(.directoryGone(directory: directory)))
+                case .note(let note):
+                    continuation.yield(.note(note))
+                case .failed(let reason):
+                    continuation.yield(.failed(reason))
                     watcher.stop()
                 }
             }
@@ -118,7 +136,7 @@ public struct WatchSession: Sendable {
     }
 
     /// `--idle-exit`: stops the watch once no frame has landed for `limit`.
-    private static func stopWhenIdle(_ watcher: DirectoryWatcher, for limit: TimeInterval,
+    private static func stopWhenIdle(_ watcher: any LiveFrameSource, for limit: TimeInterval,
                                      lastLanding: LastLanding) -> Task<Void, Never> {
         Task {
             while !Task.isCancelled {
@@ -132,6 +150,7 @@ public struct WatchSession: Sendable {
     private enum Input: Sendable {
         case frame(DecodedFrame)
         case note(SessionNote)
+        case failed(String)
     }
 
     /// A landed file worth decoding: an image by extension, not hidden (capture tools write
@@ -178,7 +197,7 @@ public struct WatchSession: Sendable {
 /// knows when it has seen enough): no more frames are taken, the ones already landed are
 /// processed, then `run` returns. Safe from any thread, before or during the run.
 public final class WatchStop: Sendable {
-    private let state = Mutex<(requested: Bool, watcher: DirectoryWatcher?)>((false, nil))
+    private let state = Mutex<(requested: Bool, watcher: (any LiveFrameSource)?)>((false, nil))
 
     public init() {}
 
@@ -186,7 +205,7 @@ public final class WatchStop: Sendable {
         state.withLock { $0.requested = true; return $0.watcher }?.stop()
     }
 
-    func attach(_ watcher: DirectoryWatcher) {
+    func attach(_ watcher: any LiveFrameSource) {
         if state.withLock({ $0.watcher = watcher; return $0.requested }) { watcher.stop() }
     }
 }

@@ -51,6 +51,7 @@ final class StoppingOutput: EventOutput {
         self.stop = stop
     }
     var kinds: [ScanEvent.Kind] { collected.kinds }
+    var events: [ScanEvent] { collected.events }
     var notes: [SessionNote] { collected.notes }
     func started(totalFrames: Int?) { collected.started(totalFrames: totalFrames) }
     func emit(_ event: ScanEvent, record: SessionRecord) {

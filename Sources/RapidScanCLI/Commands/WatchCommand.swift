@@ -1,4 +1,5 @@
 import ArgumentParser
+import BarcodeReading
 import Foundation
 import Pipeline
 
@@ -17,13 +18,18 @@ struct WatchCommand: AsyncParsableCommand {
         latency stays low; --keep-all decodes every frame instead. Frames already in the \
         directory when the watch starts are left alone (use `rapidscan scan DIR` for them).
 
+        A camera without a capture program: rapidscan watch --device /dev/video0 reads \
+        its frames straight through libzbar's V4L2 video source (a size near 1280x720, \
+        GREY/Y800 or YUYV), in memory.
+
         Capture recipes (1280x720 webcam at 10 frames/s):
           ffmpeg -f v4l2 -video_size 1280x720 -i /dev/video0 -r 10 \\
             -atomic_writing 1 DIR/%06d.jpg
+          with: rapidscan watch --consume DIR   (else frames pile up, 10 a second)
           v4l2-ctl --set-fmt-video=width=1280,height=720,pixelformat=YUYV
           while v4l2-ctl --stream-mmap --stream-count=1 --stream-to=DIR/.f.yuv; do
             mv DIR/.f.yuv DIR/$(date +%s%3N).yuv; done
-          with: rapidscan watch --raw-frame yuyv:1280x720 DIR
+          with: rapidscan watch --raw-frame yuyv:1280x720 --consume DIR
 
         --json prints the events `scan` prints (plus `dropped`), the frame's landing time as \
         captureTime, then a summary object. On a terminal the recently-scanned panel \
@@ -39,7 +45,11 @@ struct WatchCommand: AsyncParsableCommand {
     @OptionGroup var session: SessionOptions
 
     @Argument(help: "The directory the capture program writes frames into.", completion: .directory)
-    var directory: String
+    var directory: String?
+
+    @Option(help: "Read frames straight from this V4L2 camera (e.g. /dev/video0) instead of a directory.",
+            completion: .file())
+    var device: String?
 
     @Flag(help: "Delete each frame once it is processed, so the directory does not grow.")
     var consume = false
@@ -59,6 +69,15 @@ struct WatchCommand: AsyncParsableCommand {
     func validate() throws {
         if consume && moveTo != nil { throw ValidationError("--consume and --move-to cannot be combined") }
         if let idleExit, idleExit <= 0 { throw ValidationError("--idle-exit must be a positive number of seconds") }
+        if let device {
+            if directory != nil { throw ValidationError("give a directory or --device \(device), not both") }
+            // A camera's frames are never files: nothing to delete, move or read as a photo.
+            for (given, flag) in [(consume, "--consume"), (moveTo != nil, "--move-to"), (thorough, "--thorough")] where given {
+                throw ValidationError("\(flag) applies to frame files, not to --device")
+            }
+            return
+        }
+        guard let directory else { throw ValidationError("give the directory to watch, or --device /dev/videoN") }
         if let problem = Self.directoryProblem(directory) { throw ValidationError("\(directory): \(problem)") }
         if let moveTo, let problem = Self.directoryProblem(moveTo) { throw ValidationError("--move-to \(moveTo): \(problem)") }
     }
@@ -71,23 +90,40 @@ struct WatchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let watched = device ?? directory ?? "."
+        // Opened before the session, so a camera that cannot be used fails alone, naming itself.
+        let camera: DeviceFrameSource?
+        do {
+            camera = try device.map { device throws(VideoCaptureError) in try DeviceFrameSource(device: device) }
+        } catch {
+            // The camera is input that could not be used (the table's 1), as an unreadable frame is.
+            throw SessionExitStatus.fail(error.description, status: SessionExitStatus.unreadable)
+        }
         // The live panel redraws in place: cursor escapes, so only where they are allowed.
-        let live: HumanOutput.Live = Terminal.allowsEscapes(.standardOutput) ? .panel(title: "rapidscan watch \(directory)") : .none
+        let live: HumanOutput.Live = Terminal.allowsEscapes(.standardOutput) ? .panel(title: "rapidscan watch \(watched)") : .none
         let context = try session.openContext(liveDisplay: live)
         let cleanup: WatchSession.Cleanup = consume ? .delete : moveTo.map { .moveTo(URL(fileURLWithPath: $0)) } ?? .keep
         let watch = WatchSession(options: .init(
-            directory: URL(fileURLWithPath: directory), cleanup: cleanup, idleExit: idleExit,
+            directory: URL(fileURLWithPath: watched), cleanup: cleanup, idleExit: idleExit,
             workers: session.workerCount, keepAll: keepAll, rawFormat: session.rawFrameFormat))
         let scanOptions = session.scanOptions(thorough: true)
         let rawFormat = session.rawFrameFormat
         let thorough = thorough
         let interrupt = InterruptMonitor.process
         let summary: SessionSummary
+        let makeDecoder: @Sendable () throws -> any FrameDecoder = {
+            thorough ? try FileFrameDecoder(options: scanOptions) as any FrameDecoder : try LiveFrameDecoder(rawFormat: rawFormat)
+        }
         do {
-            summary = try await watch.run(pipeline: context.pipeline, output: context.output, interrupt: interrupt,
-                                          makeDecoder: {
-                thorough ? try FileFrameDecoder(options: scanOptions) as any FrameDecoder : try LiveFrameDecoder(rawFormat: rawFormat)
-            })
+            if let camera {
+                summary = try await watch.run(source: camera, pipeline: context.pipeline, output: context.output,
+                                              interrupt: interrupt, makeDecoder: makeDecoder)
+            } else {
+                summary = try await watch.run(pipeline: context.pipeline, output: context.output, interrupt: interrupt,
+                                              makeDecoder: makeDecoder)
+            }
+        } catch let failure as WatchSession.SourceFailed {
+            throw SessionExitStatus.fail(failure.reason, status: SessionExitStatus.unreadable)
         } catch {
             throw SessionExitStatus.fail("\(error)")
         }
