@@ -151,7 +151,7 @@ public struct RapidScanBackup: Sendable {
             }
             if !work.primaryIsbn.isEmpty, ISBNValue.isbn13(work.primaryIsbn) == nil { problems.append("primaryIsbn '\(work.primaryIsbn)' is not an ISBN") }
             if let bad = work.editions.first(where: { ISBNValue.isbn13($0) == nil }) { problems.append("edition '\(bad)' is not an ISBN") }
-            if problems.isEmpty { valid.works.append(work) } else { refuse("works", index, work.workKey, problems) }
+            if problems.isEmpty { valid.works.append(cleaned(work)) } else { refuse("works", index, work.workKey, problems) }
         }
         let works = Set(valid.works.map(\.workKey))
 
@@ -170,7 +170,7 @@ public struct RapidScanBackup: Sendable {
             if list.id.isEmpty { problems.append("id is empty") }
             if list.name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { problems.append("name is empty") }
             if list.itemCount < 0 { problems.append("itemCount \(list.itemCount) is negative") }
-            if problems.isEmpty { valid.lists.append(list) } else { refuse("lists", index, list.id, problems) }
+            if problems.isEmpty { valid.lists.append(cleaned(list)) } else { refuse("lists", index, list.id, problems) }
         }
         let lists = Set(valid.lists.map(\.id))
 
@@ -186,9 +186,42 @@ public struct RapidScanBackup: Sendable {
             if let pages = item.pageCount, !Limits.pageCount.contains(pages) { problems.append("pageCount \(pages) is outside \(Limits.pageCount)") }
             if let page = item.currentPage, !Limits.pageCount.contains(page) { problems.append("currentPage \(page) is outside \(Limits.pageCount)") }
             if item.isOwned && item.ownedFormat == nil { problems.append("an owned book without ownedFormat") }
-            if problems.isEmpty { valid.items.append(checked) } else { refuse("items", index, item.id, problems) }
+            if problems.isEmpty { valid.items.append(cleaned(checked)) } else { refuse("items", index, item.id, problems) }
         }
         return RapidScanBackup(export: valid, badRows: badRows)
+    }
+
+    // A backup is outside text like a source's answer: its human text is stored without
+    // terminal controls (escape sequences, C1, bidi overrides, NUL), as every other door does.
+    static func cleaned(_ work: Work) -> Work {
+        var work = work
+        work.title = OutsideText.clean(work.title)
+        work.authors = work.authors.map { OutsideText.clean($0) }
+        work.primaryAuthor = OutsideText.clean(work.primaryAuthor)
+        work.description = work.description.map { OutsideText.clean($0, keepingLines: true) }
+        work.genre = work.genre.map { OutsideText.clean($0) }
+        work.categories = work.categories.map { OutsideText.clean($0) }
+        work.publisher = work.publisher.map { OutsideText.clean($0) }
+        return work
+    }
+
+    static func cleaned(_ item: Item) -> Item {
+        var item = item
+        item.title = OutsideText.clean(item.title)
+        item.authors = item.authors.map { OutsideText.clean($0) }
+        item.description = item.description.map { OutsideText.clean($0, keepingLines: true) }
+        item.genre = item.genre.map { OutsideText.clean($0) }
+        item.categories = item.categories?.map { OutsideText.clean($0) }
+        item.notes = item.notes.map { OutsideText.clean($0, keepingLines: true) }
+        return item
+    }
+
+    static func cleaned(_ list: BookList) -> BookList {
+        var list = list
+        list.name = OutsideText.clean(list.name)
+        list.ownerName = OutsideText.clean(list.ownerName)
+        list.description = list.description.map { OutsideText.clean($0, keepingLines: true) }
+        return list
     }
 
     enum Limits {

@@ -153,9 +153,31 @@ import TestSupport
         try ([header] + rows).joined(separator: "\n").appending("\n").write(to: file, atomically: true, encoding: .utf8)
         let imported = try await harness.run("import", file.path)
         #expect(Self.isTerminalSafe(imported.stdout + imported.stderr), "\(imported.stdout.debugDescription) \(imported.stderr.debugDescription)")
-        #expect(imported.stderr.contains("notFound: Gone Book — Nobody"), "\(imported.stderr)")
+        #expect(imported.stderr.contains("Book Not Found: Gone Book — Nobody"), "\(imported.stderr)")
         let show = try await harness.run("library", "show", "--json", Self.isbn)
         #expect((show.jsonLines.first?["item"] as? [String: Any])?["notes"] as? String == "Note kept!", "\(show.stdout)")
+    }
+
+    @Test func escapesInABackupAreNotStored() async throws {
+        let source = try CLIHarness()
+        #expect(try await source.run("library", "add", "9780306406157", "--title", "A Local History", "--author", "Ann Writer").status == 0)
+        let backup = source.directory.appendingPathComponent("backup.json")
+        #expect(try await source.run("export", "--format", "json", "-o", backup.path).status == 0)
+        // A crafted backup: the same book with terminal controls in its text (JSON escapes).
+        var text = try String(contentsOf: backup, encoding: .utf8)
+        #expect(text.contains("A Local History") && text.contains("Ann Writer"))
+        text = text.replacingOccurrences(of: "A Local History", with: #"A Local\u001b[2J History\u202e"#)
+        text = text.replacingOccurrences(of: "Ann Writer", with: #"Ann\u001b]52;c;ZXZpbA==\u0007 Writer"#)
+        try text.write(to: backup, atomically: true, encoding: .utf8)
+
+        let target = try CLIHarness()
+        let imported = try await target.run("import", backup.path)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let show = try await target.run("library", "show", "--json", "9780306406157")
+        let item = show.jsonLines.first?["item"] as? [String: Any]
+        #expect(item?["title"] as? String == "A Local History", "\(show.stdout)")
+        #expect(item?["authors"] as? [String] == ["Ann Writer"], "\(show.stdout)")
+        #expect(Self.isTerminalSafe(show.stdout + imported.stdout + imported.stderr))
     }
 
     @Test func exportWritesIntoDevicesFIFOsAndSymlinkTargets() async throws {
@@ -259,7 +281,7 @@ import TestSupport
             let result = try await harness.run("import", "--offline", file.path)
             #expect(result.status == 0, "\(name): \(result.stderr)")
             #expect(result.stderr.contains("isbns, utf-16\(name.prefix(2)), 1 rows"), "\(result.stderr)")
-            #expect(result.stdout.contains("already present: Café Stories"), "\(result.stdout)")
+            #expect(result.stdout.contains("Already in Library: Café Stories"), "\(result.stdout)")
         }
     }
 
