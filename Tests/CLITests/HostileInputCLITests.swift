@@ -290,7 +290,7 @@ import TestSupport
         let folder = harness.directory.appendingPathComponent("config/rapidscan")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let config = folder.appendingPathComponent("config.toml")
-        let key = "AIzaCANARY-world-readable-0123456789"
+        let key = "canary-world-readable-\(UUID().uuidString)"
         try "[sources.googleBooks]\napiKey = \"\(key)\"\n".write(to: config, atomically: true, encoding: .utf8)
 
         #expect(chmod(config.path, 0o644) == 0)
