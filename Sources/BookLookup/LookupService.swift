@@ -11,7 +11,7 @@ import WorkerPools
 /// A source that cannot answer never turns into "not found": the ISBN is queued in
 /// pendingLookups and `retryPending` resolves it later.
 public final class LookupService: Sendable {
-    public let catalogue: Catalogue
+    public let catalogue: any CatalogueStore
     public let sources: [any MetadataSource]
     public let schedule: RetrySchedule
     /// Shared by every lookup through this service: a source that cannot be reached is
@@ -23,7 +23,7 @@ public final class LookupService: Sendable {
     /// them instead of all queuing up behind a dead network.
     private let networkPermits: AsyncSemaphore?
 
-    public init(catalogue: Catalogue, sources: [any MetadataSource], clock: @escaping @Sendable () -> Date = { Date() },
+    public init(catalogue: any CatalogueStore, sources: [any MetadataSource], clock: @escaping @Sendable () -> Date = { Date() },
                 schedule: RetrySchedule = RetrySchedule(), breaker: SourceBreaker = SourceBreaker(),
                 concurrentNetworkLookups: Int? = nil) {
         networkPermits = concurrentNetworkLookups.map { AsyncSemaphore(limit: max(1, $0)) }
@@ -114,7 +114,7 @@ public final class LookupService: Sendable {
                         .filter { seen.insert($0.workKey).inserted }
                 } catch {
                     // Answers the cache cannot file are no answer (a caller must not take "nothing found" from it).
-                    failures.append(SourceFailure(source: "database", error: .badResponse("\(catalogue.path): \(error)")))
+                    failures.append(SourceFailure(source: "database", error: .badResponse("\(catalogue.location): \(error)")))
                     return SearchOutcome(works: [], source: nil, failures: failures)
                 }
                 if !works.isEmpty { return SearchOutcome(works: works, source: .source(source.name), failures: failures) }

@@ -20,6 +20,9 @@ public protocol LibraryStore: AnyObject, Sendable {
     var defaultListId: String { get }
     /// Stored values found damaged while reading (each named once).
     var damage: DamageLog { get }
+    /// Where the library lives, as a user may be shown it: a file path, or a database URL
+    /// without its password.
+    var location: String { get }
 
     func user() throws(CatalogueError) -> User
     func setPro(_ isPro: Bool, now: Date) throws(CatalogueError)
@@ -127,4 +130,70 @@ public protocol StoreStatistics: AnyObject, Sendable {
 public typealias CatalogueStore = LibraryStore & LibraryTransferStore & WorkCache & PendingLookupQueue & ResumeStore
     & SpineStore & NotFoundStore & StoreStatistics
 
-extension Catalogue: LibraryStore, LibraryTransferStore, WorkCache, PendingLookupQueue, ResumeStore, SpineStore, NotFoundStore, StoreStatistics {}
+extension Catalogue: LibraryStore, LibraryTransferStore, WorkCache, PendingLookupQueue, ResumeStore, SpineStore, NotFoundStore, StoreStatistics {
+    public var location: String { path }
+}
+
+extension LibraryStore {
+    /// A database failure as a sentence that names the library (SQLite's "disk I/O error"
+    /// alone does not say which file), so every door's error says where to look.
+    public func naming(_ failure: String) -> String {
+        failure.contains(location) ? failure : "library \(location): \(failure)"
+    }
+}
+
+// The callers' defaults (now, no list, physical, 20 results), in one place for every store.
+extension LibraryStore {
+    public func setPro(_ isPro: Bool) throws(CatalogueError) { try setPro(isPro, now: Date()) }
+    public func addOwned(isbn: ISBN13, work: Work, listId: String? = nil, format: String = OwnedFormat.physical.rawValue) throws(CatalogueError) -> AddOutcome {
+        try addOwned(isbn: isbn, work: work, listId: listId, format: format, now: Date())
+    }
+    public func removeItems(ids: [String]) throws(LibraryError) -> Int { try removeItems(ids: ids, now: Date()) }
+    public func updateItem(id: String, _ change: ItemChange) throws(LibraryError) -> Item { try updateItem(id: id, change, now: Date()) }
+    public func moveItem(id: String, toList nameOrId: String) throws(LibraryError) -> Item { try moveItem(id: id, toList: nameOrId, now: Date()) }
+    public func createList(name: String, description: String? = nil) throws(LibraryError) -> BookList {
+        try createList(name: name, description: description, now: Date())
+    }
+    public func renameList(_ nameOrId: String, to name: String) throws(LibraryError) -> BookList { try renameList(nameOrId, to: name, now: Date()) }
+    public func deleteList(_ nameOrId: String) throws(LibraryError) -> Int { try deleteList(nameOrId, now: Date()) }
+}
+
+extension LibraryTransferStore {
+    public func snapshot() throws(LibraryError) -> LibrarySnapshot { try snapshot(itemIds: nil) }
+    public func restore(_ snapshot: LibrarySnapshot) throws(LibraryError) -> RestoreSummary { try restore(snapshot, now: Date()) }
+}
+
+extension WorkCache {
+    public func record(_ edition: EditionMetadata, for isbn: ISBN13) throws(CatalogueError) -> Work { try record(edition, for: isbn, now: Date()) }
+    public func recordSearchResult(_ edition: EditionMetadata) throws(CatalogueError) -> Work { try recordSearchResult(edition, now: Date()) }
+    public func recordAll(_ editions: [(EditionMetadata, ISBN13)]) throws(CatalogueError) { try recordAll(editions, now: Date()) }
+    public func recordManual(isbn: ISBN13, title: String, authors: [String], publisher: String? = nil, publishDate: String? = nil, pageCount: Int? = nil) throws(CatalogueError) -> Work {
+        try recordManual(isbn: isbn, title: title, authors: authors, publisher: publisher, publishDate: publishDate, pageCount: pageCount, now: Date())
+    }
+    public func searchWorks(title: String, author: String? = nil) throws(CatalogueError) -> [Work] { try searchWorks(title: title, author: author, limit: 20) }
+    public func searchWorks(_ text: String) throws(CatalogueError) -> [Work] { try searchWorks(text, limit: 20) }
+}
+
+extension PendingLookupQueue {
+    public func enqueuePending(isbn: ISBN13, reason: String, source: String, nextRetryAt: Date, intent: PendingIntent = .lookupOnly) throws(CatalogueError) -> PendingLookup {
+        try enqueuePending(isbn: isbn, reason: reason, source: source, nextRetryAt: nextRetryAt, intent: intent, now: Date())
+    }
+    public func pendingLookups() throws(CatalogueError) -> [PendingLookup] { try pendingLookups(dueBefore: nil) }
+}
+
+extension ResumeStore {
+    public func importBooks(_ books: [ImportedBook], fileHash: String, doneLines: [(Int, String)]) throws(CatalogueError) -> [AddOutcome] {
+        try importBooks(books, fileHash: fileHash, doneLines: doneLines, now: Date())
+    }
+    public func markProcessed(path: String, size: Int64, modified: Date, outcome: String) throws(CatalogueError) {
+        try markProcessed(path: path, size: size, modified: modified, outcome: outcome, now: Date())
+    }
+}
+
+extension SpineStore {
+    public func setSpineStatus(id: Int64, _ status: SpineRecord.Status) throws(CatalogueError) { try setSpineStatus(id: id, status, now: Date()) }
+}
+
+extension NotFoundStore {
+    public func rememberNotFound(isbn: ISBN13, origin: String) throws(CatalogueError) { try rememberNotFound(isbn: isbn, origin: origin, now: Date()) }
+}

@@ -34,7 +34,7 @@ public final class Intake: Sendable {
 
     public let lookup: LookupService
     public let settings: Settings
-    public var catalogue: Catalogue { lookup.catalogue }
+    public var catalogue: any CatalogueStore { lookup.catalogue }
 
     public init(lookup: LookupService, settings: Settings = Settings()) {
         self.lookup = lookup
@@ -43,7 +43,7 @@ public final class Intake: Sendable {
 
     /// An intake over the cache alone (no source): for doors whose books are already
     /// identified and cached (spine matches, review entries).
-    public convenience init(catalogue: Catalogue, settings: Settings = Settings()) {
+    public convenience init(catalogue: any CatalogueStore, settings: Settings = Settings()) {
         self.init(lookup: LookupService(catalogue: catalogue, sources: []), settings: settings)
     }
 
@@ -173,12 +173,4 @@ public struct IntakeTally: Sendable, Hashable {
     public subscript(kind: IntakeOutcome.Kind) -> Int { counts[kind, default: 0] }
     /// The kinds that happened at least once (what the exit policy reads).
     public var kinds: Set<IntakeOutcome.Kind> { Set(counts.filter { $0.value > 0 }.keys) }
-}
-
-extension Catalogue {
-    /// A database failure as a sentence that names the library file (SQLite's "disk I/O
-    /// error" alone does not say which file), so every door's error says where to look.
-    public func naming(_ failure: String) -> String {
-        failure.contains(path) ? failure : "library \(path): \(failure)"
-    }
 }

@@ -29,7 +29,7 @@ enum ISODates {
 
 /// Writes the library (or the items a query selected) in one of the export formats.
 public enum Exporter {
-    public static func export(_ catalogue: Catalogue, format: ExportFormat, itemIds: [String]? = nil, now: Date = Date()) throws -> Data {
+    public static func export(_ catalogue: any CatalogueStore, format: ExportFormat, itemIds: [String]? = nil, now: Date = Date()) throws -> Data {
         let snapshot = try catalogue.snapshot(itemIds: itemIds)
         switch format {
         case .json: return try json(snapshot, now: now)
@@ -72,7 +72,7 @@ public enum Exporter {
 
     /// One JSON document: each collection maps document ids to their fields (keys sorted,
     /// two-space indentation, as JSONEncoder's pretty printing lays it out).
-    static func firestore(_ catalogue: Catalogue, _ snapshot: LibrarySnapshot) throws -> Data {
+    static func firestore(_ catalogue: any CatalogueStore, _ snapshot: LibrarySnapshot) throws -> Data {
         let plan: [(ExportCollection, [String])] = [
             (.works, snapshot.works.map(\.workKey)),
             (.isbnIndex, snapshot.isbnIndex.map(\.isbn)),

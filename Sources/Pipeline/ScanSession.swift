@@ -32,10 +32,10 @@ public struct ScanSession: Sendable {
     }
 
     public let options: Options
-    public let catalogue: Catalogue
+    public let catalogue: any CatalogueStore
     public let decoder: any BatchDecoder
 
-    public init(options: Options, catalogue: Catalogue, decoder: any BatchDecoder) {
+    public init(options: Options, catalogue: any CatalogueStore, decoder: any BatchDecoder) {
         self.options = options
         self.catalogue = catalogue
         self.decoder = decoder

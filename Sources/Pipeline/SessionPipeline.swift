@@ -47,7 +47,7 @@ public final class SessionPipeline {
     /// `catalogue` is the library `lookup` reads and writes (the intake adds through `lookup.catalogue`).
     /// `lookup` bounds its own network lookups (`LookupService(concurrentNetworkLookups:)`)
     /// and queues what cannot be answered now with its injected clock and back-off.
-    public init(catalogue: Catalogue, lookup: LookupService, settings: Settings, output: any EventOutput) {
+    public init(catalogue: any CatalogueStore, lookup: LookupService, settings: Settings, output: any EventOutput) {
         debouncer = Debouncer(window: settings.debounceWindow)
         intake = Intake(lookup: lookup, settings: Intake.Settings(listId: settings.listId, offline: settings.offline))
         self.settings = settings

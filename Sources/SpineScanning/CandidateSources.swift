@@ -9,10 +9,10 @@ import Synchronization
 /// The local cache as candidates: every cached work in an in-memory word index, built once
 /// per run (10,000 works take well under a second; matching then costs microseconds).
 public final class CacheCandidateSource: CandidateSource, Sendable {
-    private let catalogue: Catalogue
+    private let catalogue: any CatalogueStore
     private let index = Mutex<WorkIndex?>(nil)
 
-    public init(catalogue: Catalogue) { self.catalogue = catalogue }
+    public init(catalogue: any CatalogueStore) { self.catalogue = catalogue }
 
     public func candidates(for query: CandidateQuery, limit: Int) async throws -> [PreparedCandidate] {
         try currentIndex().candidates(for: query, limit: limit)
@@ -43,11 +43,11 @@ public final class CacheCandidateSource: CandidateSource, Sendable {
 /// Library search) as candidates; what it returns is recorded into the cache.
 public struct SearchCandidateSource: CandidateSource {
     public let source: any MetadataSource
-    public let catalogue: Catalogue
+    public let catalogue: any CatalogueStore
     /// Called with each source failure (the reading is then queued rather than unmatched).
     public let onFailure: @Sendable (String, SourceError) -> Void
 
-    public init(source: any MetadataSource, catalogue: Catalogue, onFailure: @escaping @Sendable (String, SourceError) -> Void = { _, _ in }) {
+    public init(source: any MetadataSource, catalogue: any CatalogueStore, onFailure: @escaping @Sendable (String, SourceError) -> Void = { _, _ in }) {
         self.source = source
         self.catalogue = catalogue
         self.onFailure = onFailure

@@ -89,7 +89,7 @@ public struct SpineSummary: Sendable, Hashable {
 /// owned, medium ones wait in the review table, none are reported; every settled reading is
 /// recorded so a re-run sends nothing and adds nothing twice.
 public final class SpineSession: Sendable {
-    public let catalogue: Catalogue
+    public let catalogue: any CatalogueStore
     public let reader: any SpineReader
     public let matcher: SpineMatcher
     public let sources: [any CandidateSource]
@@ -101,7 +101,7 @@ public final class SpineSession: Sendable {
     /// recorded, so a later run with the network searches it again.
     public let offline: Bool
 
-    public init(catalogue: Catalogue, reader: any SpineReader, matcher: SpineMatcher = SpineMatcher(),
+    public init(catalogue: any CatalogueStore, reader: any SpineReader, matcher: SpineMatcher = SpineMatcher(),
                 sources: [any CandidateSource], dryRun: Bool = false, listId: String? = nil, offline: Bool = false,
                 intake: Intake? = nil) {
         self.intake = intake ?? Intake(catalogue: catalogue, settings: Intake.Settings(listId: listId))
@@ -390,11 +390,11 @@ public final class SpineSession: Sendable {
 
 /// `rapidscan review`: medium matches accepted (added as owned) or rejected.
 public struct SpineReview: Sendable {
-    public let catalogue: Catalogue
+    public let catalogue: any CatalogueStore
     public let listId: String?
     public let intake: Intake
 
-    public init(catalogue: Catalogue, listId: String? = nil, intake: Intake? = nil) {
+    public init(catalogue: any CatalogueStore, listId: String? = nil, intake: Intake? = nil) {
         self.catalogue = catalogue
         self.listId = listId
         self.intake = intake ?? Intake(catalogue: catalogue, settings: Intake.Settings(listId: listId))

@@ -33,7 +33,7 @@ struct AccountCommand: AsyncParsableCommand {
 
     func run() async throws {
         let (_, catalogue) = try library.openForSession(access: pro || free ? .write : .read)
-        let path = catalogue.path
+        let path = catalogue.location
         let user: User
         let owned: Int
         do {

@@ -34,10 +34,10 @@ struct CacheStatsCommand: AsyncParsableCommand {
         let catalogue = try library.openCatalogue(try library.settings(), access: .read)
         let stats = try catalogue.stats()
         if json {
-            try JSONLines.write(StatsLine(database: catalogue.path, stats: stats))
+            try JSONLines.write(StatsLine(database: catalogue.location, stats: stats))
             return
         }
-        print("database       \(catalogue.path)")
+        print("database       \(catalogue.location)")
         print("works          \(stats.works)")
         print("editions       \(stats.editions)")
         print("isbnIndex rows \(stats.isbnIndexEntries)")

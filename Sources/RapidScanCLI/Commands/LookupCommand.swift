@@ -86,7 +86,7 @@ struct LookupCommand: AsyncParsableCommand {
     }
 
     /// Prints one value's outcome; nil `result` means the value is not a valid ISBN.
-    private func report(_ result: LookupResult?, input: String, catalogue: Catalogue) throws -> ExitCode {
+    private func report(_ result: LookupResult?, input: String, catalogue: any CatalogueStore) throws -> ExitCode {
         let isbn: ISBN13
         do {
             isbn = try ISBN13(validating: input)

@@ -122,7 +122,7 @@ struct SessionOptions: ParsableArguments {
     }
 
     struct Context {
-        let catalogue: Catalogue
+        let catalogue: any CatalogueStore
         let pipeline: SessionPipeline
         let output: any EventOutput
     }
@@ -146,7 +146,7 @@ struct SessionOptions: ParsableArguments {
     }
 
     /// A list id, or a list name compared case-insensitively ("want to read").
-    static func resolveList(_ text: String, in catalogue: Catalogue) throws -> String {
+    static func resolveList(_ text: String, in catalogue: any CatalogueStore) throws -> String {
         let lists = (try? catalogue.lists()) ?? []
         if let match = lists.first(where: { $0.id == text })
             ?? lists.first(where: { $0.name.caseInsensitiveCompare(text) == .orderedSame }) {
@@ -159,7 +159,7 @@ struct SessionOptions: ParsableArguments {
 
 extension LibraryOptions {
     /// Settings and the library database; a problem with either is exit status 70 with its message.
-    func openForSession(access: LibraryAccess = .write) throws -> (RapidScanSettings, Catalogue) {
+    func openForSession(access: LibraryAccess = .write) throws -> (RapidScanSettings, any CatalogueStore) {
         do {
             let settings = try settings()
             return (settings, try openCatalogue(settings, access: access))

@@ -44,7 +44,7 @@ struct LibraryOptions: ParsableArguments {
     func openCatalogue(
         _ settings: RapidScanSettings, access: LibraryAccess = .write,
         environment: [String: String] = ProcessInfo.processInfo.environment
-    ) throws -> Catalogue {
+    ) throws -> any CatalogueStore {
         let path = settings.databaseURL(paths: XDGPaths(environment: environment)).path
         output.detail("config \(settings.configFile?.path ?? "none (defaults)")")
         guard LibraryLocation.isReadOnly(path) else {

@@ -30,7 +30,7 @@ enum ValueCompletion {
 
     /// The library the command being completed would open (`--db`/`--config` typed on the
     /// line, else the environment and config file), read-only; nil when none exists yet.
-    private static func library(words: [String]) throws -> Catalogue? {
+    private static func library(words: [String]) throws -> (any CatalogueStore)? {
         func value(of option: String) -> String? {
             guard let index = words.firstIndex(of: option), index + 1 < words.count else { return nil }
             return words[index + 1]

@@ -127,7 +127,7 @@ enum ItemFormatting {
         return output
     }
 
-    static func listNames(_ catalogue: Catalogue) throws -> [String: String] {
+    static func listNames(_ catalogue: any CatalogueStore) throws -> [String: String] {
         Dictionary(uniqueKeysWithValues: try catalogue.lists().map { ($0.id, $0.name) })
     }
 }
@@ -140,7 +140,7 @@ func parseISBN(_ text: String) -> ISBN13? {
 }
 
 /// The items an `ISBN` argument or a query selects.
-func selectItems(_ catalogue: Catalogue, terms: [String], ownedOnly: Bool) throws -> [Item] {
+func selectItems(_ catalogue: any CatalogueStore, terms: [String], ownedOnly: Bool) throws -> [Item] {
     if terms.count == 1, let code = parseISBN(terms[0]) {
         return try catalogue.item(isbn: code).map { [$0] } ?? []
     }
