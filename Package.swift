@@ -73,7 +73,7 @@ let package = Package(
         // Shelf photos -> spine readings (vision models over HTTP, local OCR): the SpineReader seam.
         .target(name: "Vision", dependencies: ["Imaging", "BookMetadata", "MetadataSources", .product(name: "Mustache", package: "swift-mustache")]),
         // Local OCR spine reader: Tesseract on Imaging's gray pixels, words grouped into spines.
-        .target(name: "SpineOCR", dependencies: ["CTesseract", "Imaging", "Vision"]),
+        .target(name: "SpineOCR", dependencies: ["CTesseract", "Imaging", "Vision", "WorkerPools"]),
         // Spine readings -> scored candidate works -> strong / medium / none (beets-style).
         .target(name: "SpineMatching", dependencies: ["Vision"]),
         // Shelf photos -> readings (reply cache) -> matches -> owned books / review queue.

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Imaging
 import Vision
+import WorkerPools
 import Synchronization
 
 /// One spine found by OCR: its words in reading order, where it is in the photo.
@@ -69,7 +70,8 @@ public struct OCRShelf: Sendable {
 /// parallel (one engine per worker), group words into spines, drop noise, merge rotations.
 public final class ShelfOCR: @unchecked Sendable {
     public let options: TesseractOptions
-    private let pool: EnginePool
+    /// Engines are costly to start (the LSTM model loads): kept, one per concurrent pass.
+    private let pool: ResourcePool<TesseractEngine, TesseractError>
     /// PP-OCR's worker when `options.sceneTextPython` names one.
     public let sceneText: SceneTextReader?
     /// Photos in a row the worker failed on; after three it is no longer asked (a worker that
@@ -81,7 +83,7 @@ public final class ShelfOCR: @unchecked Sendable {
     public init(options: TesseractOptions = TesseractOptions()) throws(TesseractError) {
         self.options = options
         _ = try LanguageData.folder(for: options.languages, explicit: options.dataPath)
-        pool = EnginePool(options: options)
+        pool = ResourcePool(limit: options.effectiveWorkers) { () throws(TesseractError) in try TesseractEngine(options: options) }
         sceneText = try options.sceneTextPython.map { python throws(TesseractError) in try SceneTextReader(python: python) }
     }
 
@@ -138,7 +140,7 @@ public final class ShelfOCR: @unchecked Sendable {
             if let (lines, milliseconds) = read {
                 sceneTextLines = lines
                 sceneTextMilliseconds = milliseconds
-                sceneTextPasses = pool.withEngine { started in
+                sceneTextPasses = pool.withResource { started in
                     let engine = try? started.get()
                     return SceneTextReader.passes(from: lines, imageWidth: image.width, milliseconds: milliseconds,
                                                   isDictionaryWord: { engine?.isDictionaryWord($0) ?? false })
@@ -170,12 +172,12 @@ public final class ShelfOCR: @unchecked Sendable {
         let spent = Mutex(sceneTextMilliseconds)
         let overBudget: @Sendable () -> Bool = { budget > 0 && spent.withLock { $0 } > budget }
         let results = Mutex([[Result<OCRPass, TesseractError>]](repeating: [], count: work.count))
-        DispatchQueue.concurrentPerform(iterations: work.count) { index in
+        pool.forEachIndex(work.count) { index in
             // A strip's second round starts from its first round's passes. That round was handed
             // out before it (in order), so this waits at most for it to end, holding no engine.
             var first: [OCRPass] = []
             if case .strip(_, let number, firstRound: false) = work[index] { first = firstRounds[number].wait() }
-            let outcome = pool.withEngine { started -> [Result<OCRPass, TesseractError>] in
+            let outcome = pool.withResource { started -> [Result<OCRPass, TesseractError>] in
                 guard case .success(let engine) = started else {
                     if case .failure(let error) = started { return [.failure(error)] }
                     return [.failure(.recognitionFailed(file: name, rotation: .none))]
@@ -514,33 +516,6 @@ struct ThreadClock {
         var spec = timespec()
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
         return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
-    }
-}
-
-/// Engines are costly to start (the LSTM model loads): kept, one per concurrent pass.
-final class EnginePool: @unchecked Sendable {
-    private let options: TesseractOptions
-    // NSLock, not Mutex: an engine (not Sendable) is handed between threads, one at a time.
-    private let lock = NSLock()
-    private var idle: [TesseractEngine] = []
-    private let slots: DispatchSemaphore
-
-    init(options: TesseractOptions) {
-        self.options = options
-        slots = DispatchSemaphore(value: options.effectiveWorkers)
-    }
-
-    func withEngine<T>(_ body: (Result<TesseractEngine, TesseractError>) -> T) -> T {
-        slots.wait()
-        defer { slots.signal() }
-        let engine: Result<TesseractEngine, TesseractError>
-        if let reused = lock.withLock({ idle.popLast() }) {
-            engine = .success(reused)
-        } else {
-            do { engine = .success(try TesseractEngine(options: options)) } catch { engine = .failure(error) }
-        }
-        defer { if case .success(let done) = engine { lock.withLock { idle.append(done) } } }
-        return body(engine)
     }
 }
 
