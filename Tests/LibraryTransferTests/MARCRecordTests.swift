@@ -1,3 +1,4 @@
+import BookMetadata
 import Foundation
 @testable import LibraryTransfer
 import Testing
@@ -56,5 +57,14 @@ import TestSupport
     @Test func textLosesControlsAndXMLNoncharactersOnly() {
         #expect(MARCRecord.value("A\u{1D}B\u{1E}C\u{1F}D\u{1B}[31mE\u{FFFF}F — é") == "ABCDEF — é")
         #expect(MARCRecord.escaped(#"<a & "b">"#) == "&lt;a &amp; &quot;b&quot;&gt;")
+    }
+
+    /// 008/35-37 holds MARC's (ISO 639-2/B) codes: "fre", not "fra"; unknown codes are "und".
+    @Test func languagesAreWrittenInMARCsOwnCodes() {
+        #expect(LanguageCode.bibliographic("en") == "eng")
+        #expect(LanguageCode.bibliographic("fr") == "fre")
+        #expect(LanguageCode.bibliographic("de") == "ger")
+        #expect(LanguageCode.bibliographic("ger") == "ger")
+        #expect(LanguageCode.bibliographic("xx") == nil)
     }
 }
