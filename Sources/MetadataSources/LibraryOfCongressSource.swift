@@ -88,9 +88,15 @@ public struct LibraryOfCongressSource: MetadataSource {
         return reply.records
     }
 
-    /// CQL inside double quotes: quotes and backslashes escaped, control characters dropped.
+    /// CQL inside double quotes: quotes, backslashes and the masking characters (`*`, `?`, `^`)
+    /// escaped, so a title is matched as written; control characters dropped.
     static func cqlTerm(_ text: String) -> String {
-        (PlainText.tidy(text) ?? "").replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        var escaped = ""
+        for character in PlainText.tidy(text) ?? "" {
+            if "\\\"*?^".contains(character) { escaped.append("\\") }
+            escaped.append(character)
+        }
+        return escaped
     }
 
     // MARK: MARC to EditionMetadata

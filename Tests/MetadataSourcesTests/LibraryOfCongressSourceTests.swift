@@ -117,6 +117,11 @@ import TestSupport
             let request = try #require(harness.server.requests.first)
             #expect(request.query("query") == #"dc.title="Sabriel \"the\"" and dc.creator="Garth Nix""#, "\(request.rawQuery)")
             #expect(request.query("maximumRecords") == "3")
+
+            // CQL's masking characters in a title are matched as written, not as wildcards.
+            harness.server.clearRequests()
+            _ = try await harness.libraryOfCongress.search(title: "Who? *Me* ^", author: nil, limit: 3)
+            #expect(harness.server.requests.first?.query("query") == #"dc.title="Who\? \*Me\* \^""#, "\(harness.server.requests.first?.rawQuery ?? "")")
         }
     }
 }
