@@ -118,6 +118,19 @@ public enum LanguageCode {
         "ukr": "uk", "cat": "ca", "ice": "is", "isl": "is", "wel": "cy", "cym": "cy", "gle": "ga",
     ]
 
+    /// The MARC (ISO 639-2/B) spelling of each code above: `bibliographic` maps back through the same table.
+    private static let bibliographicCodes = [
+        "eng", "fre", "ger", "spa", "ita", "por", "dut", "rus", "jpn", "chi", "swe", "nor", "dan", "fin", "pol", "cze",
+        "gre", "tur", "ara", "heb", "hin", "kor", "lat", "rum", "hun", "ukr", "cat", "ice", "wel", "gle",
+    ]
+
+    /// The ISO 639-2/B code MARC records use for a stored code ("en" -> "eng"), nil when unknown.
+    public static func bibliographic(_ code: String) -> String? {
+        let code = code.lowercased()
+        if bibliographicCodes.contains(code) { return code }
+        return bibliographicCodes.first { twoLetter[$0] == code }
+    }
+
     public static func normalize(_ raw: String?) -> String? {
         guard let raw else { return nil }
         let code = OutsideText.clean(raw).split(separator: "/").last.map(String.init)?.lowercased() ?? ""

@@ -3,7 +3,10 @@ import Catalogue
 import Foundation
 
 public enum ExportFormat: String, Sendable, CaseIterable {
-    case firestore, csv, goodreads, json
+    case firestore, csv, goodreads, json, marcxml, marc
+
+    /// Whether the export is bytes rather than text (nothing may follow its last record).
+    public var isBinary: Bool { self == .marc }
 }
 
 /// rapidscan's own export: versioned, and restored losslessly by `import`.
@@ -36,6 +39,8 @@ public enum Exporter {
         case .csv: return try csv(snapshot)
         case .goodreads: return try goodreads(snapshot)
         case .firestore: return try firestore(catalogue, snapshot)
+        case .marcxml: return marcXML(snapshot)
+        case .marc: return marc(snapshot)
         }
     }
 

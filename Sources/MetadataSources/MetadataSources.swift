@@ -18,6 +18,7 @@ public enum MetadataSources {
     public enum Source: Sendable, Hashable {
         case googleBooks(GoogleBooksSource.Settings)
         case openLibrary(OpenLibrarySource.Settings)
+        case libraryOfCongress(LibraryOfCongressSource.Settings)
     }
 
     /// `sources` in lookup order, sharing one HTTP client (so the bound on requests in
@@ -31,6 +32,7 @@ public enum MetadataSources {
             switch source {
             case .googleBooks(let settings): GoogleBooksSource(settings, client: client)
             case .openLibrary(let settings): OpenLibrarySource(settings, client: client)
+            case .libraryOfCongress(let settings): LibraryOfCongressSource(settings, client: client)
             }
         }
     }

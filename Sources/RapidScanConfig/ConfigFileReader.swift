@@ -67,9 +67,10 @@ struct ConfigFileReader {
         "provider", "baseURL", "model", "apiKeyEnv", "temperature", "timeoutSeconds", "maxTokens",
         "maxConcurrentRequests", "maxImageSide", "prompt", "languages", "psm", "rotations", "ppocr",
     ]
-    private static let sourcesKeys: Set = ["order", "googleBooks", "openLibrary"]
+    private static let sourcesKeys: Set = ["order", "googleBooks", "openLibrary", "libraryOfCongress"]
     private static let googleKeys: Set = ["enabled", "baseURL", "apiKeyEnv", "apiKey"]
     private static let openLibraryKeys: Set = ["enabled", "baseURL", "coversBaseURL", "contact"]
+    private static let libraryOfCongressKeys: Set = ["enabled", "baseURL"]
     private static let httpKeys: Set = [
         "timeoutSeconds", "retries", "maxConcurrentRequests", "retryBaseDelaySeconds", "maxRetryDelaySeconds",
     ]
@@ -91,6 +92,10 @@ struct ConfigFileReader {
         try checkKeys(sources, ["sources"], allowed: Self.sourcesKeys)
         if let google = try table(sources, ["sources"], "googleBooks") { try applyGoogle(google, to: &settings) }
         if let openLibrary = try table(sources, ["sources"], "openLibrary") { try applyOpenLibrary(openLibrary, to: &settings) }
+        if let congress = try table(sources, ["sources"], "libraryOfCongress") {
+            try checkKeys(congress, ["sources", "libraryOfCongress"], allowed: Self.libraryOfCongressKeys)
+            try applyCommon(congress, ["sources", "libraryOfCongress"], .libraryOfCongress, to: &settings)
+        }
         if let order = try sourceOrder(sources) { settings.reorder(first: order) }
     }
 

@@ -8,6 +8,7 @@ public enum EnvironmentVariable {
     public static let googleBooksURL = "RAPIDSCAN_GOOGLE_BOOKS_URL"
     public static let openLibraryURL = "RAPIDSCAN_OPEN_LIBRARY_URL"
     public static let openLibraryCoversURL = "RAPIDSCAN_OPEN_LIBRARY_COVERS_URL"
+    public static let libraryOfCongressURL = "RAPIDSCAN_LIBRARY_OF_CONGRESS_URL"
     /// Comma-separated source names: only these are used, in this order.
     public static let sources = "RAPIDSCAN_SOURCES"
     public static let contact = "RAPIDSCAN_CONTACT"
@@ -39,6 +40,7 @@ struct EnvironmentOverrides {
         if let url = try url(Variable.googleBooksURL) { settings.updateSource(.googleBooks) { $0.baseURL = url } }
         if let url = try url(Variable.openLibraryURL) { settings.updateSource(.openLibrary) { $0.baseURL = url } }
         if let url = try url(Variable.openLibraryCoversURL) { settings.openLibraryCoversURL = url }
+        if let url = try url(Variable.libraryOfCongressURL) { settings.updateSource(.libraryOfCongress) { $0.baseURL = url } }
         if let contact = environment.nonEmpty(Variable.contact) { settings.contact = contact }
         if let list = environment.nonEmpty(Variable.sources) { try applySourceList(list, to: &settings) }
         if let value = try number(Variable.timeout, in: 0.001...3600) { settings.http.timeoutSeconds = value }

@@ -9,6 +9,8 @@ public enum RapidScanVersion {
 public enum SourceName: String, Sendable, Hashable, CaseIterable, Codable {
     case googleBooks
     case openLibrary
+    /// Off unless enabled: `[sources.libraryOfCongress] enabled = true`.
+    case libraryOfCongress
 }
 
 /// A value that must never be printed: `description`, `debugDescription` and `dump` show
@@ -62,6 +64,7 @@ public struct HTTPSettings: Sendable, Hashable {
 public struct RapidScanSettings: Sendable, Hashable, CustomStringConvertible {
     public static let defaultGoogleBooksURL = URL(string: "https://www.googleapis.com")!
     public static let defaultOpenLibraryURL = URL(string: "https://openlibrary.org")!
+    public static let defaultLibraryOfCongressURL = URL(string: "http://lx2.loc.gov:210")!
     public static let defaultOpenLibraryCoversURL = URL(string: "https://covers.openlibrary.org")!
     public static let defaultAPIKeyVariable = "GOOGLE_BOOKS_API_KEY"
 
@@ -95,6 +98,7 @@ public struct RapidScanSettings: Sendable, Hashable, CustomStringConvertible {
         sources = [
             SourceSettings(name: SourceName.googleBooks.rawValue, enabled: true, baseURL: Self.defaultGoogleBooksURL, order: 0),
             SourceSettings(name: SourceName.openLibrary.rawValue, enabled: true, baseURL: Self.defaultOpenLibraryURL, order: 1),
+            SourceSettings(name: SourceName.libraryOfCongress.rawValue, enabled: false, baseURL: Self.defaultLibraryOfCongressURL, order: 2),
         ]
         googleBooksAPIKey = nil
         googleBooksAPIKeyVariable = Self.defaultAPIKeyVariable

@@ -74,6 +74,9 @@ struct Harness: Sendable {
 
     var google: GoogleBooksSource { GoogleBooksSource(googleSettings, client: client) }
     var openLibrary: OpenLibrarySource { OpenLibrarySource(openLibrarySettings, client: client) }
+    var libraryOfCongress: LibraryOfCongressSource {
+        LibraryOfCongressSource(LibraryOfCongressSource.Settings(baseURL: server.baseURL, userAgent: Self.product), client: client)
+    }
 
     func stop() async { await server.stop() }
 }

@@ -11,6 +11,11 @@ import Testing
         #expect(MetadataSources.make(settings: both).map(\.name) == ["openLibrary", "googleBooks"])
         let one = try RapidScanSettings.parse(toml: "[sources.openLibrary]\nenabled = false")
         #expect(MetadataSources.make(settings: one).map(\.name) == ["googleBooks"])
+        // The Library of Congress: appended after Open Library once enabled, with rapidscan's User-Agent.
+        let congress = try RapidScanSettings.parse(toml: "[sources.libraryOfCongress]\nenabled = true")
+        #expect(MetadataSources.make(settings: congress).map(\.name) == ["googleBooks", "openLibrary", "libraryOfCongress"])
+        #expect(congress.libraryOfCongress.userAgent == "rapidscan/\(RapidScanVersion.current)")
+        #expect(congress.libraryOfCongress.requestsPerSecond == 1)
     }
 
     @Test func environmentMovesTheSourcesAndSetsTheirIdentity() throws {

@@ -63,6 +63,28 @@ import TestSupport
         #expect(try RapidScanSettings.parse(toml: Self.documentedExample) == expected)
     }
 
+    /// Issue 33: the Library of Congress is asked only when enabled, after Open Library.
+    @Test func libraryOfCongressIsOffUntilEnabledThenAskedAfterOpenLibrary() throws {
+        let defaults = RapidScanSettings()
+        #expect(defaults.source(.libraryOfCongress)?.enabled == false)
+        #expect(defaults.source(.libraryOfCongress)?.baseURL.absoluteString == "http://lx2.loc.gov:210")
+
+        let enabled = try RapidScanSettings.parse(toml: "[sources.libraryOfCongress]\nenabled = true\nbaseURL = \"http://127.0.0.1:9\"\n")
+        #expect(enabled.enabledSources.map(\.name) == ["googleBooks", "openLibrary", "libraryOfCongress"])
+        #expect(enabled.source(.libraryOfCongress)?.baseURL.absoluteString == "http://127.0.0.1:9")
+        #expect(throws: ConfigError.self) { try RapidScanSettings.parse(toml: "[sources.libraryOfCongress]\ncontact = \"x\"\n") }
+
+        try withTemporaryDirectory { directory in
+            let environment = ["HOME": directory.path, "XDG_CONFIG_HOME": directory.appendingPathComponent("cfg").path,
+                               "RAPIDSCAN_LIBRARY_OF_CONGRESS_URL": "http://127.0.0.1:8083"]
+            let settings = try RapidScanSettings.load(environment: environment)
+            #expect(settings.source(.libraryOfCongress)?.baseURL.absoluteString == "http://127.0.0.1:8083")
+            #expect(!settings.enabledSources.map(\.name).contains("libraryOfCongress"), "a URL alone does not enable it")
+            let listed = try RapidScanSettings.load(environment: environment.merging(["RAPIDSCAN_SOURCES": "libraryOfCongress"]) { $1 })
+            #expect(listed.enabledSources.map(\.name) == ["libraryOfCongress"])
+        }
+    }
+
     @Test func defaultsWithoutAConfigFile() throws {
         try withTemporaryDirectory { directory in
             let environment = ["HOME": directory.path, "XDG_CONFIG_HOME": directory.appendingPathComponent("cfg").path]
@@ -184,7 +206,7 @@ import TestSupport
         ("[sources.openLibrary]\nbaseURL = \"ftp://x.example\"\n",
          "config.toml:2: sources.openLibrary.baseURL: expected an http:// or https:// URL, got \"ftp://x.example\""),
         ("[sources]\norder = [\"googleBooks\", \"amazon\"]\n",
-         "config.toml:2: sources.order: \"amazon\" is not a source; known sources: googleBooks, openLibrary"),
+         "config.toml:2: sources.order: \"amazon\" is not a source; known sources: googleBooks, openLibrary, libraryOfCongress"),
         ("[sources.openLibrary]\nenabled = \"yes\"\n",
          "config.toml:2: sources.openLibrary.enabled: expected true or false, got \"yes\""),
         ("http = 5\n", "config.toml:1: http: expected a table, got 5"),

@@ -145,6 +145,8 @@ struct DoctorCommand: AsyncParsableCommand {
                         + "(\(Int(settings.effectiveOpenLibraryRequestsPerSecond)) request/s; 3 with one)",
                         fix: "contact = \"you@example.com\" under [sources.openLibrary] in the config, or export RAPIDSCAN_CONTACT"))
                 }
+            case .libraryOfCongress:
+                findings.append(Finding(state: .ok, text: "Library of Congress \(source.baseURL.absoluteString) (1 request/s)"))
             case nil:
                 findings.append(Finding(state: .error, text: "\(source.name): not a source rapidscan knows"))
             }

@@ -8,19 +8,23 @@ import LibraryTransfer
 struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
-        abstract: "Export the library as Firestore documents, CSV, a Goodreads import CSV or rapidscan JSON.",
+        abstract: "Export the library as Firestore documents, CSV, a Goodreads import CSV, rapidscan JSON or MARC records.",
         discussion: """
         Examples:
           rapidscan export --format goodreads -o goodreads.csv
           rapidscan export --format json -o backup.json
+          rapidscan export --format marc -o library.mrc
 
         firestore: one JSON document with the collections works, isbnIndex, items, lists, users \
         (document id → the seed's camelCase fields, timestamps ISO 8601). csv: one row per book \
         with its work's metadata. goodreads: the 24-column CSV Goodreads imports. json: \
-        rapidscan's own versioned format; `rapidscan import` restores it losslessly.
+        rapidscan's own versioned format; `rapidscan import` restores it losslessly. marcxml / \
+        marc: one MARC 21 record per book (MARCXML, or ISO 2709 in UTF-8) with 020 ISBNs, 100/700 \
+        names, 245 title, 264 publisher and year, 300 pages, 650 subjects and 852 holdings (list, \
+        status, format), for Koha, Evergreen and other library systems.
         """)
 
-    @Option(name: .long, help: "firestore, csv, goodreads or json.", completion: ValueCompletion.exportFormat)
+    @Option(name: .long, help: "firestore, csv, goodreads, json, marcxml or marc.", completion: ValueCompletion.exportFormat)
     var format: String
 
     @Argument(help: "A library query (words and field filters) selecting the books; none exports all.")
@@ -38,7 +42,7 @@ struct ExportCommand: ParsableCommand {
     @OptionGroup var library: LibraryOptions
 
     func validate() throws {
-        if ExportFormat(rawValue: format) == nil { throw ValidationError("--format must be firestore, csv, goodreads or json, got '\(format)'.") }
+        if ExportFormat(rawValue: format) == nil { throw ValidationError("--format must be firestore, csv, goodreads, json, marcxml or marc, got '\(format)'.") }
         do { _ = try LibraryQuery(terms: query) } catch { throw ValidationError("\(error)") }
     }
 
@@ -49,7 +53,8 @@ struct ExportCommand: ParsableCommand {
             parsed.ownedOnly = !all
             if let list { parsed.list = list }
             let ids = try catalogue.itemIds(matching: parsed)
-            let data = try Exporter.export(catalogue, format: ExportFormat(rawValue: format)!, itemIds: ids)
+            let exportFormat = ExportFormat(rawValue: format)!
+            let data = try Exporter.export(catalogue, format: exportFormat, itemIds: ids)
             if let output {
                 // A regular file is replaced whole; /dev/null, a FIFO or a link's target is written into.
                 do { try ExportFile.write(data, to: output) } catch {
@@ -59,7 +64,7 @@ struct ExportCommand: ParsableCommand {
                 Console.error("exported \(ids.count) books to \(OutsideText.shown(output)).")
             } else {
                 FileHandle.standardOutput.write(data)
-                if data.last != UInt8(ascii: "\n") { FileHandle.standardOutput.write(Data("\n".utf8)) }
+                if !exportFormat.isBinary, data.last != UInt8(ascii: "\n") { FileHandle.standardOutput.write(Data("\n".utf8)) }
             }
         } catch {
             throw LibraryExit.fail(error)

@@ -30,6 +30,7 @@ extension RapidScanSettings {
             switch SourceName(rawValue: source.name) {
             case .googleBooks: .googleBooks(googleBooks)
             case .openLibrary: .openLibrary(openLibrary)
+            case .libraryOfCongress: .libraryOfCongress(libraryOfCongress)
             case nil: nil
             }
         }
@@ -47,6 +48,11 @@ extension RapidScanSettings {
             baseURL: source(.openLibrary)?.baseURL ?? Self.defaultOpenLibraryURL,
             coversURL: openLibraryCoversURL, product: Self.userAgentProduct, contact: contact,
             requestsPerSecond: effectiveOpenLibraryRequestsPerSecond)
+    }
+
+    var libraryOfCongress: LibraryOfCongressSource.Settings {
+        LibraryOfCongressSource.Settings(
+            baseURL: source(.libraryOfCongress)?.baseURL ?? Self.defaultLibraryOfCongressURL, userAgent: Self.userAgentProduct)
     }
 }
 
