@@ -40,6 +40,16 @@ public enum LookupProvenance: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// What a person reads: "Google Books", "the local cache", "the library database", "offline".
+    public var displayName: String {
+        switch self {
+        case .source(let name): SourceDisplayName.of(name)
+        case .cache: "the local cache"
+        case .database: "the library database"
+        case .offline: "offline"
+        }
+    }
+
     public var description: String { name }
 }
 

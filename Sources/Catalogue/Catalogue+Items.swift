@@ -165,6 +165,18 @@ extension Catalogue {
         }
     }
 
+    public func count(matching query: LibraryQuery) throws(LibraryError) -> Int {
+        let userId = userId
+        var unlimited = query
+        unlimited.limit = nil
+        // The order does not change a count; the title sort's needs no ranking.
+        unlimited.sort = .title
+        return try libraryRead { db in
+            let (sql, arguments) = try self.selection(unlimited, columns: "1", userId: userId, db)
+            return try Int.fetchOne(db, sql: "SELECT count(*) FROM (\(sql))", arguments: arguments) ?? 0
+        }
+    }
+
     func selection(_ query: LibraryQuery, columns: String, userId: String, _ db: Database) throws -> (String, StatementArguments) {
         let search = SearchText(query.words)
         var conditions = ["items.userId = ?"]
@@ -259,14 +271,20 @@ extension Catalogue {
             guard var item = try storedOne(Item.self, db, sql: "SELECT rowid, * FROM items WHERE id = ?", arguments: [id], orThrow: true),
                   item.userId == userId else { throw LibraryError.notInLibrary(id) }
             let before = item.status
-            if let status = change.status, status != item.status {
+            // The seed's reading progress: a page at or past the last one finishes the book.
+            var newStatus = change.status
+            if newStatus == nil, case let page?? = change.currentPage, let pages = item.pageCount, pages > 0, page >= pages {
+                newStatus = .read
+            }
+            if let status = newStatus, status != item.status {
                 item.status = status
                 switch status {
                 case .reading:
-                    item.startedReadingAt = item.startedReadingAt ?? now
+                    // "Start Reading": started now (a book read again starts again).
+                    item.startedReadingAt = before == .reading ? item.startedReadingAt : now
                     item.finishedReadingAt = nil
                 case .read:
-                    item.startedReadingAt = item.startedReadingAt ?? now
+                    // "Mark as Finished": finished now; when it was started is known only if it was.
                     item.finishedReadingAt = now
                 case .unread:
                     item.startedReadingAt = nil
@@ -275,6 +293,19 @@ extension Catalogue {
                     break
                 }
                 try Self.adjustReadingCounters(userId: userId, from: before, to: status, now: now, db)
+                // The two default lists follow the status: Want to Read holds the books not
+                // read yet, Finished the read ones. A book in a custom list stays where the user put it.
+                let toRead = "\(userId)_\(ListType.toRead.rawValue)", finished = "\(userId)_\(ListType.completed.rawValue)"
+                let target: String? = switch status {
+                case .read: finished
+                case .unread, .reading: toRead
+                case .notInterested: nil
+                }
+                if let target, target != item.listId, [toRead, finished].contains(item.listId) {
+                    try Self.adjustCount(listId: item.listId, by: -1, now: now, db)
+                    try Self.adjustCount(listId: target, by: 1, now: now, db)
+                    item.listId = target
+                }
             }
             if let rating = change.rating { item.rating = rating }
             if let liked = change.liked { item.liked = liked }

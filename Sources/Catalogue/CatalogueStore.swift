@@ -40,6 +40,8 @@ public protocol LibraryStore: AnyObject, Sendable {
     /// best match first under the default sort; `author:`, `isbn:`, `status:`, `list:`, `added:`.
     func items(matching query: LibraryQuery) throws(LibraryError) -> [Item]
     func itemIds(matching query: LibraryQuery) throws(LibraryError) -> [String]
+    /// How many items the query selects, its `limit` ignored ("3 of 120 books").
+    func count(matching query: LibraryQuery) throws(LibraryError) -> Int
     func removeItems(ids: [String], now: Date) throws(LibraryError) -> Int
     func updateItem(id: String, _ change: ItemChange, now: Date) throws(LibraryError) -> Item
     func moveItem(id: String, toList nameOrId: String, now: Date) throws(LibraryError) -> Item

@@ -52,7 +52,45 @@ public struct ImportText: Sendable {
         if controls > max(16, sample.count / 100) { throw .binaryFile(path) }
     }
 
+    /// The longest line an import file may hold: far past any export's row (a Goodreads row
+    /// with a long review is a few kB), so a file that is no export is refused before it is
+    /// held as text (a 50 MB one-line file took 206 MB that way).
+    public static let longestLine = 1 << 20
+
+    /// Reads the file 1 MB at a time, only to find a line longer than `longestLine`: memory
+    /// stays at one buffer whatever the file holds.
+    static func checkLineLengths(_ path: String, limit: Int = longestLine) throws(ImportError) {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return }  // the read after this names the problem
+        defer { try? handle.close() }
+        var line = 1, length = 0, ended = false
+        // Past the limit, reading goes on to the line's end, so the message says how long it is.
+        while !ended {
+            let chunk: Data
+            do { chunk = try handle.read(upToCount: 1 << 20) ?? Data() } catch { throw .unreadable(path, error.localizedDescription) }
+            if chunk.isEmpty { break }
+            // memchr: a debug build walks 50 MB byte by byte in seconds, this in milliseconds.
+            chunk.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
+                guard var start = bytes.baseAddress else { return }
+                let end = start + bytes.count
+                while start < end {
+                    guard let found = memchr(start, 0x0A, end - start) else {
+                        length += end - start
+                        return
+                    }
+                    let newline = UnsafeRawPointer(found)
+                    length += newline - start
+                    if length > limit { ended = true; return }
+                    line += 1
+                    length = 0
+                    start = newline + 1
+                }
+            }
+        }
+        if length > limit { throw .lineTooLong(path, line: line, bytes: length) }
+    }
+
     public init(contentsOf path: String) throws(ImportError) {
+        try Self.checkLineLengths(path)
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) } catch {
             throw .unreadable(path, error.localizedDescription)
@@ -69,6 +107,8 @@ public enum ImportError: Error, Sendable, CustomStringConvertible, Equatable {
     case badEncoding(String)
     case unknownFormat(String)
     case malformed(String, String)
+    /// A line longer than any import row (`ImportText.longestLine`): not an export.
+    case lineTooLong(String, line: Int, bytes: Int)
 
     /// The path shown escaped (`OutsideText.shown`): a name may hold ESC or a newline.
     public var description: String {
@@ -79,6 +119,9 @@ public enum ImportError: Error, Sendable, CustomStringConvertible, Equatable {
         case let .badEncoding(path): "\(path): text in an unknown encoding (use UTF-8, UTF-16 with a BOM or Windows-1252)"
         case let .unknownFormat(path): "\(path): not a format rapidscan imports"
         case let .malformed(path, reason): "\(path): \(reason)"
+        case let .lineTooLong(path, line, bytes):
+            "\(path):\(line): a line of \(String(format: "%.1f", Double(bytes) / 1_048_576)) MB, longer than any row an import holds "
+                + "(at most \(ImportText.longestLine >> 20) MB a line); not read (is it the file you meant?)"
         }
     }
 }
@@ -93,6 +136,7 @@ extension ImportError {
         case let .badEncoding(path): .badEncoding(shown(path))
         case let .unknownFormat(path): .unknownFormat(shown(path))
         case let .malformed(path, reason): .malformed(shown(path), reason)
+        case let .lineTooLong(path, line, bytes): .lineTooLong(shown(path), line: line, bytes: bytes)
         }
     }
 }

@@ -15,6 +15,25 @@ public protocol MetadataSource: Sendable {
     func search(title: String, author: String?, limit: Int) async throws(SourceError) -> [EditionMetadata]
 }
 
+/// The names people read for the sources: "Google Books", not the id `googleBooks` that
+/// `--json`, the config and the database keep.
+public enum SourceDisplayName {
+    public static func of(_ id: String) -> String {
+        switch id {
+        case GoogleBooksSource.sourceName: "Google Books"
+        case OpenLibrarySource.sourceName: "Open Library"
+        default: id
+        }
+    }
+
+    /// "googleBooks: network error: …" (as a lookup stores its reasons) with each id named for people.
+    public static func replacingIds(in text: String) -> String {
+        [GoogleBooksSource.sourceName, OpenLibrarySource.sourceName].reduce(text) { text, id in
+            text.replacingOccurrences(of: id, with: of(id))
+        }
+    }
+}
+
 /// Why a source could not answer. Transient errors are worth retrying later (the lookup
 /// keeps the ISBN pending); permanent ones need a person (bad key, blocked region, a
 /// reply rapidscan cannot read). Neither means "not found". Descriptions never contain an

@@ -33,4 +33,6 @@ public enum SessionNote: Sendable, Hashable {
     case notMarkedProcessed(file: String, reason: String)
     /// Interrupted: the file's lookups were cut and its books only queued, so it is left for the next run to read again.
     case notMarkedAfterInterrupt(file: String)
+    /// `watch` could not read its pending queue to retry it.
+    case queueRetryFailed(reason: String)
 }

@@ -92,6 +92,39 @@ public final class SessionPipeline {
         return FrameOutcome(events: events)
     }
 
+    /// The pending queue retried while a `watch` runs: every queued lookup (the breaker's probe
+    /// goes first, so a source still down costs one request), off the session's task so
+    /// frames keep flowing; `settleRetried` then records and emits what it came to.
+    public func retryQueue() -> Task<Result<[IntakeOutcome], CatalogueError>, Never> {
+        let intake = intake
+        return Task {
+            do throws(CatalogueError) {
+                return .success(try await intake.retryPending(onlyDue: false).compactMap { $0.outcome })
+            } catch {
+                return .failure(error)
+            }
+        }
+    }
+
+    /// Records and emits a queue retry's books under the file "pending retry": an added book
+    /// counts as any other (badge, panel, summary); one still waiting was already reported
+    /// queued and is not reported again.
+    public func settleRetried(_ retried: Result<[IntakeOutcome], CatalogueError>, at time: Date) {
+        switch retried {
+        case .failure(let error):
+            output.note(.queueRetryFailed(reason: error.description))
+        case .success(let outcomes):
+            for outcome in outcomes where outcome.kind != .queued {
+                guard let book = outcome.book else { continue }
+                let event = ScanEvent(file: IntakeOrigin.pendingRetry.place, captureTime: time,
+                                      outcome: ScanEvent.Outcome(outcome, scanned: ScannedBook(isbn13: book.isbn13, title: book.title)))
+                record.recordRetried(event)
+                emit(event)
+            }
+        }
+        output.frameFinished(record: record)
+    }
+
     /// Files an earlier run already processed (resume): counted, never decoded.
     public func countAlreadyProcessed(_ n: Int) { record.countAlreadyProcessed(n) }
 

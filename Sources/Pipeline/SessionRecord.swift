@@ -18,7 +18,7 @@ public struct SessionRecord: Sendable {
             case .alreadyOwned: "Already owned"
             case .notFound: "Not found"
             case .libraryFull: "Failed: Library Full"
-            case .queued(let provenance): "Queued (\(provenance.name))"
+            case .queued(let provenance): "Queued (\(provenance.displayName))"
             case .failed(let reason): "Failed: \(reason)"
             }
         }
@@ -70,6 +70,8 @@ public struct SessionRecord: Sendable {
     public private(set) var unreadableFiles: [(file: String, reason: String)] = []
     private var nextScanId = 0
     private var openScans: Set<Int> = []
+    /// Books this session reported queued and no retry has settled yet.
+    private var queuedBooks: Set<ISBN13> = []
     /// Accepted books whose lookup has not settled yet.
     public var lookupsInFlight: Int { openScans.count }
 
@@ -102,7 +104,9 @@ public struct SessionRecord: Sendable {
         case .alreadyOwned: totals.alreadyOwned += 1
         case .notFound: totals.notFound += 1
         case .libraryFull: totals.libraryFull += 1
-        case .queued: totals.queued += 1
+        case .queued(let book, _, _):
+            totals.queued += 1
+            queuedBooks.insert(book.isbn13)
         case .nonBook: totals.nonBook += 1
         case .rejected: totals.rejected += 1
         case .debounced: totals.debounced += 1
@@ -115,6 +119,19 @@ public struct SessionRecord: Sendable {
         }
         if let scanId { openScans.remove(scanId) }
         guard let scanId, let index = recent.firstIndex(where: { $0.id == scanId }), let state = Self.state(for: event.outcome)
+        else { return }
+        recent[index].state = state
+        if let title = event.book?.title { recent[index].title = title }
+    }
+
+    /// A book the queue retry settled (`watch`): a book this session queued is no longer
+    /// counted queued, and its line in the recent scans shows what it came to.
+    public mutating func recordRetried(_ event: ScanEvent) {
+        guard let isbn = event.book?.isbn13 else { return }
+        if queuedBooks.remove(isbn) != nil { totals.queued -= 1 }
+        record(event)
+        guard let state = Self.state(for: event.outcome),
+              let index = recent.firstIndex(where: { $0.isbn13 == isbn && { if case .queued = $0 { true } else { false } }($0.state) })
         else { return }
         recent[index].state = state
         if let title = event.book?.title { recent[index].title = title }

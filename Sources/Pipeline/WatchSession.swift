@@ -1,5 +1,7 @@
+import Catalogue
 import Foundation
 import Imaging
+import Intake
 import Synchronization
 
 /// `rapidscan watch`: frames a capture program drops into a directory, processed as they land.
@@ -29,10 +31,13 @@ public struct WatchSession: Sendable {
         public var keepAll: Bool
         /// Headerless frames (v4l2-ctl `--stream-to`) are read with this size and layout.
         public var rawFormat: RawFrameFormat?
+        /// Retry the pending queue this often while watching (`--retry-every`); nil: never.
+        public var retryEvery: TimeInterval?
 
         public init(directory: URL, cleanup: Cleanup = .keep, idleExit: TimeInterval? = nil,
                     workers: Int = ProcessInfo.processInfo.activeProcessorCount, keepAll: Bool = false,
-                    rawFormat: RawFrameFormat? = nil) {
+                    rawFormat: RawFrameFormat? = nil, retryEvery: TimeInterval? = nil) {
+            self.retryEvery = retryEvery
             self.directory = directory
             self.cleanup = cleanup
             self.idleExit = idleExit
@@ -74,8 +79,12 @@ public struct WatchSession: Sendable {
             cancellation.cancelAll()
         }
         let lastLanding = LastLanding()
-        let (inputs, feeding) = feed(from: watcher, to: decoder, lastLanding: lastLanding)
+        let (inputs, continuation) = AsyncStream<Input>.makeStream()
+        let feeding = feed(from: watcher, to: decoder, into: continuation, lastLanding: lastLanding)
         let idleWatch = options.idleExit.map { Self.stopWhenIdle(watcher, for: $0, lastLanding: lastLanding) }
+        let retryTicks = options.retryEvery.map { Self.tick(every: $0, into: continuation) }
+        // A queue retry runs beside the frames; its result comes back through the same stream.
+        var retrying: Task<Result<[IntakeOutcome], CatalogueError>, Never>?
         output.started(totalFrames: nil)
         output.note(.watching(directory: watcher.name))
         ready()
@@ -89,12 +98,29 @@ public struct WatchSession: Sendable {
                 output.note(note)
             case .failed(let reason):
                 failure = reason
+            case .retryDue:
+                guard retrying == nil else { break }
+                let retry = pipeline.retryQueue()
+                retrying = retry
+                Task { continuation.yield(.retried(await retry.value)) }
+            case .retried(let result):
+                retrying = nil
+                pipeline.settleRetried(result, at: Date())
             }
         }
         idleWatch?.cancel()
+        retryTicks?.cancel()
         await feeding.value
+        // A retry still running when the watch ended: cut (its books stay queued for
+        // `pending retry`), and what it had settled is still reported.
+        if let retry = retrying {
+            retry.cancel()
+            pipeline.settleRetried(await retry.value, at: Date())
+        }
+        // Ctrl-C is how a watch ends, not a cut-short run: there is nothing to continue
+        // (frames already in the directory are left alone), so the summary is a whole one.
         let summary = SessionSummary(record: pipeline.record, elapsed: Date().timeIntervalSince(started),
-                                     interrupted: interrupt?.isInterrupted ?? false)
+                                     interrupted: false)
         output.finished(summary)
         if let failure { throw SourceFailed(reason: failure) }
         return summary
@@ -109,9 +135,8 @@ public struct WatchSession: Sendable {
     /// Landed frames go to the decoder; decoded frames and the source's notes come back
     /// through one stream, in the order they happened, so only the session's task talks to
     /// the output. The stream ends once the watch stops and the decoder has drained.
-    private func feed(from watcher: any LiveFrameSource, to decoder: LiveDecoder,
-                      lastLanding: LastLanding) -> (AsyncStream<Input>, Task<Void, Never>) {
-        let (inputs, continuation) = AsyncStream<Input>.makeStream()
+    private func feed(from watcher: any LiveFrameSource, to decoder: LiveDecoder, into continuation: AsyncStream<Input>.Continuation,
+                      lastLanding: LastLanding) -> Task<Void, Never> {
         let feeder = Task {
             for await event in watcher.events() {
                 switch event {
@@ -132,7 +157,18 @@ public struct WatchSession: Sendable {
             continuation.finish()
             await feeder.value
         }
-        return (inputs, forwarder)
+        return forwarder
+    }
+
+    /// `--retry-every`: a tick into the session's stream each `interval`.
+    private static func tick(every interval: TimeInterval, into continuation: AsyncStream<Input>.Continuation) -> Task<Void, Never> {
+        Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(interval))
+                if Task.isCancelled { return }
+                continuation.yield(.retryDue)
+            }
+        }
     }
 
     /// `--idle-exit`: stops the watch once no frame has landed for `limit`.
@@ -151,6 +187,9 @@ public struct WatchSession: Sendable {
         case frame(DecodedFrame)
         case note(SessionNote)
         case failed(String)
+        /// Time to retry the pending queue.
+        case retryDue
+        case retried(Result<[IntakeOutcome], CatalogueError>)
     }
 
     /// A landed file worth decoding: an image by extension, not hidden (capture tools write

@@ -86,29 +86,19 @@ import TestSupport
 
     private static let escape = "\u{1B}["
 
-    /// Runs `arguments` under a pseudo-terminal (`script`), both streams going to it.
-    private func runOnTerminal(_ harness: CLIHarness, _ arguments: [String], environment extra: [String: String]) async throws -> CommandResult {
-        let binary = try RapidScanBinary.url.path
-        let command = ([binary] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
-        var environment = harness.environment
-        environment.merge(extra) { _, new in new }
-        return try await runProcess(URL(fileURLWithPath: "/usr/bin/script"), ["-q", "-e", "-c", command, "/dev/null"],
-                                    environment: environment)
-    }
-
     @Test func colourAndCursorEscapesOnlyOnATerminalThatWantsThem() async throws {
         let harness = try CLIHarness()
         let folder = try harness.photoFolder("photos", ["isbn-9780306406157.png", "isbn-9781250313188-usd.png"])
         let scan = ["scan", "--offline", "--rescan", folder.path]
 
-        let terminal = try await runOnTerminal(harness, scan, environment: ["TERM": "xterm-256color", "NO_COLOR": ""])
+        let terminal = try await harness.runOnTerminal(scan, environment: ["TERM": "xterm-256color", "NO_COLOR": ""])
         #expect(terminal.status == 3, "\(terminal.stdout)")
         #expect(terminal.stdout.contains("Queued"))
         #expect(terminal.stdout.contains(Self.escape + "33m"), "the queued toast is yellow: \(terminal.stdout.debugDescription)")
         #expect(terminal.stdout.contains("\u{1B}[J"), "the progress bar is cleared in place")
 
         for environment in [["TERM": "dumb"], ["TERM": "xterm-256color", "NO_COLOR": "1"]] {
-            let plain = try await runOnTerminal(harness, scan, environment: environment)
+            let plain = try await harness.runOnTerminal(scan, environment: environment)
             #expect(plain.status == 3, "\(environment): \(plain.stdout)")
             #expect(plain.stdout.contains("Queued"), "\(environment)")
             #expect(!plain.stdout.contains("\u{1B}"), "\(environment): \(plain.stdout.debugDescription)")

@@ -52,6 +52,16 @@ final class CLIHarness: @unchecked Sendable {
         try await run(arguments, input: input)
     }
 
+    /// Runs `arguments` under a pseudo-terminal (`script`), both streams going to it.
+    func runOnTerminal(_ arguments: [String], environment extra: [String: String]) async throws -> CommandResult {
+        let binary = try RapidScanBinary.url.path
+        let command = ([binary] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+        var environment = self.environment
+        environment.merge(extra) { _, new in new }
+        return try await runProcess(URL(fileURLWithPath: "/usr/bin/script"), ["-q", "-e", "-c", command, "/dev/null"],
+                                    environment: environment)
+    }
+
     /// Starts a command, for tests that wait for its output and then signal it.
     func start(_ arguments: [String]) async throws -> RunningCommand {
         try await RunningCommand.rapidScan(arguments, environment: environment)

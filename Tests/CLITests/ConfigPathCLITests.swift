@@ -65,7 +65,7 @@ import TestSupport
     }
 
     /// Reading commands work on a read-only library; writing ones say why they cannot.
-    @Test(.enabled(if: ReadOnlyFolder.howToMake != nil, ReadOnlyFolder.unavailableReason))
+    @Test(.enabled(if: ReadOnlyLibrary.howToMake != nil, ReadOnlyLibrary.unavailableReason))
     func readOnlyLibraryIsOpenedReadOnlyForReadingCommands() async throws {
         let harness = try CLIHarness()
         let folder = harness.directory.appendingPathComponent("ro")
@@ -78,17 +78,17 @@ import TestSupport
         let before = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
         #expect(before == ["library.sqlite"])  // closed cleanly: no -wal, no -shm to read through
 
-        let read = try await ReadOnlyFolder.run(folder, ["account", "--json"], environment: env)
+        let read = try await ReadOnlyLibrary.run(folder, ["account", "--json"], environment: env)
         #expect(read.status == 0, "\(read.stderr)")
         #expect(read.jsonLines.first?["plan"] as? String == "pro")
-        let stats = try await ReadOnlyFolder.run(folder, ["cache", "stats", "--json"], environment: env)
+        let stats = try await ReadOnlyLibrary.run(folder, ["cache", "stats", "--json"], environment: env)
         #expect(stats.status == 0, "\(stats.stderr)")
-        let list = try await ReadOnlyFolder.run(folder, ["library", "list"], environment: env)
+        let list = try await ReadOnlyLibrary.run(folder, ["library", "list"], environment: env)
         #expect(list.status == 0, "\(list.stderr)")
-        let pending = try await ReadOnlyFolder.run(folder, ["pending", "list", "--json"], environment: env)
+        let pending = try await ReadOnlyLibrary.run(folder, ["pending", "list", "--json"], environment: env)
         #expect(pending.status == 0, "\(pending.stderr)")
 
-        let write = try await ReadOnlyFolder.run(folder, ["account", "--free"], environment: env)
+        let write = try await ReadOnlyLibrary.run(folder, ["account", "--free"], environment: env)
         #expect(write.status == 70)
         #expect(write.stderr.contains("rapidscan: the library \(folder.path)/library.sqlite is on a read-only location"))
         #expect(write.stderr.components(separatedBy: "\n").filter { !$0.isEmpty }.count == 1)
@@ -97,46 +97,4 @@ import TestSupport
         #expect(after.jsonLines.first?["plan"] as? String == "pro")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == before)
     }
-}
-
-/// Makes a folder read-only for the binary the honest way for whoever runs the tests: a
-/// chmod for a normal user; for root (whom permissions do not stop) a read-only bind mount
-/// of the folder in a private mount namespace (`unshare -m`), which is what a read-only
-/// mount is.
-enum ReadOnlyFolder {
-    enum Method { case chmod, bindMount }
-
-    static let howToMake: Method? = {
-        if geteuid() != 0 { return .chmod }
-        // Root: only if this machine lets us make a mount namespace (a container may not).
-        let probe = Process()
-        probe.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
-        probe.arguments = ["-m", "sh", "-c", "mount --bind -o ro /tmp /tmp && ! touch /tmp/.rapidscan-ro-probe 2>/dev/null"]
-        probe.standardOutput = FileHandle.nullDevice
-        probe.standardError = FileHandle.nullDevice
-        guard (try? probe.run()) != nil else { return nil }
-        probe.waitUntilExit()
-        return probe.terminationStatus == 0 ? .bindMount : nil
-    }()
-
-    static let unavailableReason: Comment =
-        "running as root without permission to make a mount namespace: no read-only folder can be made"
-
-    static func run(_ folder: URL, _ arguments: [String], environment: [String: String]) async throws -> CommandResult {
-        switch howToMake {
-        case .chmod?:
-            try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: folder.path)
-            defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.path) }
-            return try await runRapidScan(arguments, environment: environment)
-        case .bindMount?:
-            let script = #"mount --bind -o ro "$1" "$1" && shift && exec "$@""#
-            return try await runProcess(URL(fileURLWithPath: "/usr/bin/unshare"),
-                                        ["-m", "sh", "-c", script, "sh", folder.path, try RapidScanBinary.url.path] + arguments,
-                                        environment: environment)
-        case nil:
-            throw ReadOnlyUnavailable()
-        }
-    }
-
-    struct ReadOnlyUnavailable: Error {}
 }

@@ -167,7 +167,7 @@ import TestSupport
 
     /// A process died (kill -9) with committed pages still in the WAL, and the folder became
     /// read-only: the reading commands read everything, the WAL's pages included.
-    @Test(.enabled(if: ReadOnlyFolder.howToMake != nil, ReadOnlyFolder.unavailableReason))
+    @Test(.enabled(if: ReadOnlyLibrary.howToMake != nil, ReadOnlyLibrary.unavailableReason))
     func aReadOnlyFolderWithAnUncheckpointedWALIsReadWhole() async throws {
         let (harness, database) = try await Self.restoredLibrary(in: "ro")
         let folder = database.deletingLastPathComponent()
@@ -185,18 +185,18 @@ import TestSupport
         let walBytes = (try FileManager.default.attributesOfItem(atPath: database.path + "-wal")[.size] as? NSNumber)?.intValue ?? 0
         #expect(walBytes > 0)
 
-        let list = try await ReadOnlyFolder.run(folder, ["library", "list", "--json"], environment: harness.environment)
+        let list = try await ReadOnlyLibrary.run(folder, ["library", "list", "--json"], environment: harness.environment)
         #expect(list.status == 0, "\(list.stderr)")
         #expect(list.jsonLines.compactMap { $0["title"] as? String }.contains("Dune (in the WAL)"))
-        let account = try await ReadOnlyFolder.run(folder, ["account", "--json"], environment: harness.environment)
+        let account = try await ReadOnlyLibrary.run(folder, ["account", "--json"], environment: harness.environment)
         #expect(account.status == 0 && account.jsonLines.first?["plan"] as? String == "pro", "\(account.stderr)")
-        let export = try await ReadOnlyFolder.run(folder, ["export", "--format", "csv"], environment: harness.environment)
+        let export = try await ReadOnlyLibrary.run(folder, ["export", "--format", "csv"], environment: harness.environment)
         #expect(export.status == 0 && export.stdout.contains("Dune (in the WAL)"), "\(export.stderr)")
-        let stats = try await ReadOnlyFolder.run(folder, ["cache", "stats", "--json"], environment: harness.environment)
+        let stats = try await ReadOnlyLibrary.run(folder, ["cache", "stats", "--json"], environment: harness.environment)
         #expect(stats.status == 0, "\(stats.stderr)")
         #expect((stats.jsonLines.first?["stats"] as? [String: Any])?["ownedItems"] as? Int == 4, "\(stats.stdout)")
         // A command that writes still says why it cannot.
-        let write = try await ReadOnlyFolder.run(folder, ["account", "--free"], environment: harness.environment)
+        let write = try await ReadOnlyLibrary.run(folder, ["account", "--free"], environment: harness.environment)
         #expect(write.status == 70 && write.stderr.contains("read-only location"))
     }
 }

@@ -7,21 +7,6 @@ import Testing
 @Suite(.serialized) struct IntakeFailureCLITests {
     static let books = ["isbn-9780990582939-noprice.png", "isbn-9781250313188-usd.png", "isbn-9781761186769-aud.png"]
 
-    /// `chattr +i`: the file cannot be written even through descriptors already open, root
-    /// included (a plain chmod would not stop the running process, nor root).
-    static func setImmutable(_ immutable: Bool, _ paths: [String]) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/chattr")
-        process.arguments = [immutable ? "+i" : "-i"] + paths.filter { FileManager.default.fileExists(atPath: $0) }
-        do {
-            try process.run()
-            process.waitUntilExit()
-        } catch {
-            Issue.record("chattr could not run: \(error)")
-        }
-        if process.terminationStatus != 0 { Issue.record("chattr \(process.arguments ?? []) failed") }
-    }
-
     static func databaseFiles(_ harness: CLIHarness) -> [String] { [harness.database.path, harness.database.path + "-wal"] }
 
     /// Makes the library read-only when the server is asked its `after`-th question: the
@@ -33,7 +18,7 @@ import Testing
         init(after: Int, paths: [String]) { (self.after, self.paths) = (after, paths) }
         func ask() {
             let count = asked.withLock { $0 += 1; return $0 }
-            if count == after { IntakeFailureCLITests.setImmutable(true, paths) }
+            if count == after { ReadOnlyLibrary.setImmutable(true, paths) }
         }
     }
 
@@ -51,7 +36,7 @@ import Testing
         }
         try await harness.server.start()
         defer { Task { await harness.server.stop() } }
-        defer { Self.setImmutable(false, Self.databaseFiles(harness)) }
+        defer { ReadOnlyLibrary.setImmutable(false, Self.databaseFiles(harness)) }
 
         let broken = try await harness.run("scan", "--json", folder.path)
         #expect(broken.status == 70, "\(broken.stderr)")
@@ -60,7 +45,7 @@ import Testing
         #expect(failed.allSatisfy { ($0["reason"] as? String)?.contains(harness.database.path) == true }, "\(failed)")
         #expect(broken.events("queued").isEmpty, "a book that could not be stored is never reported queued")
 
-        Self.setImmutable(false, Self.databaseFiles(harness))
+        ReadOnlyLibrary.setImmutable(false, Self.databaseFiles(harness))
         let rerun = try await harness.run("scan", "--json", folder.path)
         #expect(rerun.status == 0, "\(rerun.stderr)")
         #expect(rerun.summary?["alreadyProcessed"] as? Int == 3 - failed.count, "only the stored frames were marked")
@@ -85,7 +70,7 @@ import Testing
         }
         try await harness.server.start()
         defer { Task { await harness.server.stop() } }
-        defer { Self.setImmutable(false, Self.databaseFiles(harness)) }
+        defer { ReadOnlyLibrary.setImmutable(false, Self.databaseFiles(harness)) }
         #expect(try await harness.run("account", "--pro").status == 0)
         let isbns = generatedISBNs(300, startingAt: 1, prefix: "978").map(\.digits)
         let list = harness.directory.appendingPathComponent("isbns.txt")
@@ -95,7 +80,7 @@ import Testing
         #expect(broken.status == 70, "\(broken.stderr)")
         #expect(broken.stderr.contains(harness.database.path), "\(broken.stderr)")
 
-        Self.setImmutable(false, Self.databaseFiles(harness))
+        ReadOnlyLibrary.setImmutable(false, Self.databaseFiles(harness))
         let rerun = try await harness.run("import", "--json", list.path)
         #expect(rerun.status == 0, "\(rerun.stderr)")
         let owned = try await harness.run("library", "list", "--json").jsonLines.compactMap { $0["isbn13"] as? String }
@@ -118,14 +103,14 @@ import Testing
             trigger.ask()
             return answer
         }
-        defer { Self.setImmutable(false, Self.databaseFiles(harness)) }
+        defer { ReadOnlyLibrary.setImmutable(false, Self.databaseFiles(harness)) }
 
         let broken = try await harness.run("spines", "--json", photo, second.path)
         #expect(broken.status == 70, "\(broken.stderr)")
         let failed = broken.jsonLines.filter { $0["event"] as? String == "failed" }
         #expect(failed.contains { ($0["error"] as? String)?.contains(harness.database.path) == true }, "\(broken.stdout)")
 
-        Self.setImmutable(false, Self.databaseFiles(harness))
+        ReadOnlyLibrary.setImmutable(false, Self.databaseFiles(harness))
         let rerun = try await harness.run("spines", "--json", photo, second.path)
         #expect(![70, 1].contains(rerun.status), "\(rerun.stderr)")
         #expect(rerun.jsonLines.filter { $0["event"] as? String == "failed" }.isEmpty, "\(rerun.stdout)")

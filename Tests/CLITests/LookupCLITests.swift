@@ -71,7 +71,9 @@ import TestSupport
 
         let queued = try await harness.run("lookup", "9780990582939")
         #expect(queued.status == 3)
-        #expect(queued.stdout.contains("Queued — will retry when googleBooks answers"))
+        // The reason in words, the source by its name (the id stays in --json).
+        #expect(queued.stdout.contains("Queued — Google Books did not answer ("), "\(queued.stdout)")
+        #expect(queued.stdout.contains("`rapidscan pending retry` looks it up once a source answers") && !queued.stdout.contains("googleBooks"))
         let listed = try await harness.run("pending")
         #expect(listed.status == 0)
         #expect(listed.stdout.contains("978-0-9905829-3-9  look up · 1 attempt"))
@@ -108,7 +110,7 @@ import TestSupport
         harness.server.clearRequests()
         let cached = try await harness.run("search", "stranger", "--offline")
         #expect(cached.status == 0)
-        #expect(cached.stdout.contains("(from cache)"))
+        #expect(cached.stdout.contains("(from the local cache)"), "\(cached.stdout)")
         #expect(harness.server.requests.isEmpty)
 
         let none = try await harness.run("search", "Zzyzx Road", "--offline")

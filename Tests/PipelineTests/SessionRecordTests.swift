@@ -48,7 +48,7 @@ import Testing
         let t = record.totals
         #expect([t.frames, t.codes, t.rejected, t.debounced, t.unreadable, t.queued, t.added] as [Int] == [2, 3, 1, 1, 1, 1, 0])
         #expect(record.unreadableFiles.map(\.file) == ["b.jpg"])
-        #expect(record.recent.first?.state.label == "Queued (googleBooks)")
+        #expect(record.recent.first?.state.label == "Queued (Google Books)")
     }
 
     @Test func failedScansCarryTheirReason() throws {

@@ -102,14 +102,35 @@ import Testing
         #expect(event(.added(ScannedBook(isbn13: isbn, title: "Dune"))).toast == ("Added to Library", "Dune"))
         let full = event(.libraryFull(book, owned: 50, limit: 50)).toast
         #expect(full.title == "Library Full" && full.subtitle.hasPrefix("50/50 books: `rapidscan account --pro` lifts the limit"))
-        #expect(full == ("Library Full", "50/50 books: `rapidscan account --pro` lifts the limit (ISBN 9780306406157 not added)"))
+        #expect(full == ("Library Full", "50/50 books: `rapidscan account --pro` lifts the limit (ISBN 978-0-306-40615-7 not added)"))
+        // A code read and confirmed that no source knows: how to add it by hand, not "scan again".
         let notFound = event(.notFound(book)).toast
-        #expect(notFound.title == "Book Not Found" && notFound.subtitle.hasPrefix("Try scanning again"))
-        #expect(notFound == ("Book Not Found", "Try scanning again (ISBN 9780306406157)"))
+        #expect(notFound == ("Book Not Found",
+                             "no source knows ISBN 978-0-306-40615-7; `rapidscan library add 9780306406157 --title TITLE --author AUTHOR` adds it by hand"))
+        // Queued: the source by its name; the reason and the retry are said once, in a note.
         #expect(event(.queued(book, waitingFor: .source("googleBooks"), reason: "timeout")).toast
-            == ("Queued", "will retry when googleBooks answers (ISBN 9780306406157)"))
-        #expect(event(.queued(book, waitingFor: .offline, reason: "offline")).toast.subtitle
-            .hasPrefix("offline: `rapidscan pending retry` adds it when online"))
+            == ("Queued", "waiting for Google Books (ISBN 978-0-306-40615-7)"))
+        #expect(event(.queued(book, waitingFor: .offline, reason: "offline")).toast == ("Queued", "offline (ISBN 978-0-306-40615-7)"))
+    }
+
+    @Test func theQueuedReasonIsSaidOnceInPlainWords() throws {
+        let pipe = Pipe()
+        let output = HumanOutput(live: .none, out: StandardStream(descriptor: pipe.fileHandleForWriting.fileDescriptor),
+                                 err: StandardStream(descriptor: pipe.fileHandleForWriting.fileDescriptor), retryEvery: 60)
+        var record = SessionRecord()
+        let reason = "googleBooks: network error: Could not resolve host: www.googleapis.com"
+        for file in ["a.jpg", "b.jpg"] {
+            let queued = event(file, .queued(ScannedBook(isbn13: isbn), waitingFor: .source("googleBooks"), reason: reason))
+            record.record(queued)
+            output.emit(queued, record: record)
+        }
+        try pipe.fileHandleForWriting.close()
+        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let note = "Queued: Google Books did not answer (network error: Could not resolve host: www.googleapis.com). "
+            + "This watch tries the queued books again every 1 min while it runs; after it, `rapidscan pending retry` adds them."
+        #expect(text.components(separatedBy: note).count == 2, "said once: \(text)")
+        #expect(!text.contains("googleBooks"), "\(text)")
+        #expect(text.components(separatedBy: "Queued — waiting for Google Books").count == 3, "\(text)")
     }
 
     @Test func humanOutputWritesToastLinesAndTheSummary() throws {
@@ -157,7 +178,7 @@ import Testing
         let lines = RecentPanel.render(record: record, title: "watch frames/")
         #expect(lines.count == 3)
         #expect(lines[0].hasPrefix("watch frames/ — 1 added"))
-        #expect(lines[1].contains("Adding…") && lines[1].contains("9781250313188"))
-        #expect(lines[2].contains("Added") && lines[2].contains("Dune"))
+        #expect(lines[1].contains("Adding…") && lines[1].contains("978-1-250-31318-8"))
+        #expect(lines[2].contains("Added") && lines[2].contains("Dune") && lines[2].contains("978-0-306-40615-7"))
     }
 }

@@ -75,7 +75,7 @@ struct ImportCommand: AsyncParsableCommand {
                 if detected == .rapidscanJSON {
                     let backup = try RapidScanBackup.read(text.text, file: path)
                     for bad in backup.badRows {
-                        if json { if let line = try? JSONLines.encode(ImportLine.failed(path, bad.description)) { Console.out(line) } }
+                        if json { if let line = try? JSONLines.encode(IntakeLine.failed(path, bad.description)) { Console.out(line) } }
                         Console.error("rapidscan: \(bad)")
                     }
                     total.badRows += backup.badRows.count
@@ -89,29 +89,43 @@ struct ImportCommand: AsyncParsableCommand {
                     if !json && !quiet { Console.out("\(OutsideText.shown(path)): restored \(restored.added) books (\(restored.alreadyPresent) already present).") }
                     if restored.libraryFull > 0 {
                         let refused = "\(OutsideText.shown(path)): \(restored.libraryFull) owned books not restored: the library is full (\(IntakeWording.libraryFull(owned: restored.limit, limit: restored.limit)), then import the same file again)"
-                        if json { Console.out(try JSONLines.encode(ImportLine(libraryFull: path, count: restored.libraryFull, limit: restored.limit, error: refused))) }
+                        if json { Console.out(try JSONLines.encode(IntakeLine(libraryFull: path, count: restored.libraryFull, limit: restored.limit, error: refused))) }
                         Console.error(refused)
                     }
                     continue
                 }
                 let parsed = try detected.parse(text)
                 if !json && !quiet { Console.error("\(OutsideText.shown(path)): \(detected.rawValue), \(text.encoding), \(parsed.rows.count) rows") }
+                // The free plan's room, said once before a batch that cannot fit.
+                if !json, let room = try FreePlanRoom(service.catalogue, rows: parsed.rows, fileHash: text.contentHash), room.overflows {
+                    Console.error("\(OutsideText.shown(path)): \(room.sentence)")
+                }
                 let importer = Importer(service: service, width: concurrency, offline: offline)
                 let progress = ProgressCounter(total: parsed.rows.count + parsed.badRows.count, enabled: isTerminal && !quiet)
-                let json = json, quiet = quiet
+                let json = json, quiet = quiet, verbose = library.output.verbose
+                let refused = Mutex(0)
                 let summary = try await importer.run(text, parsed: parsed, onEvent: { event in
                     progress.step()
                     if json {
-                        if let line = try? JSONLines.encode(ImportLine(event)) { Console.out(line) }
-                    } else if !quiet || event.kind == .badRow {
+                        if let line = try? JSONLines.encode(IntakeLine(event)) { Console.out(line) }
+                    } else if event.kind == .libraryFull && !verbose {
+                        // One summary line for the rows the plan refused, not one line each.
+                        refused.withLock { $0 += 1 }
+                    } else if ImportCommand.isShown(event.kind, quiet: quiet, verbose: verbose) {
                         ImportCommand.printHuman(event, progress: progress)
                     }
                 }, shouldStop: { interrupted.isInterrupted })
                 progress.finish()
+                let refusedRows = refused.withLock { $0 }
+                if refusedRows > 0 {
+                    let limit = User.freeOwnedLimit
+                    Console.error("\(OutsideText.shown(path)): \(refusedRows) \(refusedRows == 1 ? "row" : "rows") not added: the library is full "
+                        + "(\(IntakeWording.libraryFull(owned: limit, limit: limit)), then import the same file again)")
+                }
                 total.add(summary)
             } catch let error as ImportError {
                 fileErrors += 1
-                if json { if let line = try? JSONLines.encode(ImportLine.failed(path, error.description)) { Console.out(line) } }
+                if json { if let line = try? JSONLines.encode(IntakeLine.failed(path, error.description)) { Console.out(line) } }
                 Console.error("rapidscan: \(error)")
             } catch let error as CatalogueError {
                 // The batch stops: the rows of the chunk that could not be stored are not marked done.
@@ -124,6 +138,7 @@ struct ImportCommand: AsyncParsableCommand {
         if json {
             Console.out(try JSONLines.encode(ImportSummaryLine(total, interrupted: interrupted.isInterrupted)))
         } else {
+            if let owned = try? service.catalogue.ownedCount() { Console.out("\(owned) \(owned == 1 ? "book" : "books") now owned.") }
             Console.out("imported \(total.imported), already present \(total.alreadyPresent), not found \(total.notFound), queued \(total.queued), library full \(total.libraryFull), bad rows \(total.badRows)\(total.skipped > 0 ? ", skipped \(total.skipped) done before" : "")\(interrupted.isInterrupted ? " (interrupted; run again to continue)" : "").")
         }
         var kinds: [IntakeOutcome.Kind] = []
@@ -132,6 +147,17 @@ struct ImportCommand: AsyncParsableCommand {
         if total.libraryFull > 0 { kinds.append(.libraryFull) }
         if total.failed > 0 { kinds.append(.failed) }
         try ExitStatus.exit(outcomes: kinds, inputErrors: total.badRows > 0 || fileErrors > 0, interrupted: interrupted.isInterrupted)
+    }
+
+    /// Books added or already owned are listed with --verbose; problems (bad rows, not
+    /// found, queued, failed) always, once each, by file:line; --quiet keeps the bad rows.
+    static func isShown(_ kind: ImportEvent.Kind, quiet: Bool, verbose: Bool) -> Bool {
+        switch kind {
+        case .badRow: true
+        case .added, .alreadyOwned: verbose
+        case .skipped: false
+        default: !quiet
+        }
     }
 
     static func printHuman(_ event: ImportEvent, progress: ProgressCounter) {
@@ -163,27 +189,10 @@ extension ImportSummary {
     }
 }
 
-struct ImportLine: Encodable {
-    var schema = JSONSchema.version
-    var event: String
-    var file: String
-    var line: Int?
-    var isbn13: String?
-    var title: String?
-    var authors: [String]?
-    var workKey: String?
-    var source: String?
-    var reason: String?
-    var error: String?
-    var owned: Int?
-    var limit: Int?
-    /// Owned books a backup's restore refused (library full).
-    var count: Int?
-
+/// Import's rows in the one JSON line vocabulary.
+extension IntakeLine {
     init(_ event: ImportEvent) {
-        self.event = event.kind.rawValue
-        file = event.file
-        line = event.line
+        self.init(event: event.kind.rawValue, file: event.file, line: event.line)
         isbn13 = event.isbn
         title = event.title
         authors = event.authors
@@ -194,23 +203,22 @@ struct ImportLine: Encodable {
         if event.kind == .libraryFull { (owned, limit) = (event.owned, event.limit) }
     }
 
+    /// A backup's owned books refused by the free plan: one line for all of them.
     init(libraryFull file: String, count: Int, limit: Int, error: String) {
-        event = IntakeOutcome.Kind.libraryFull.rawValue
-        self.file = file
+        self.init(event: IntakeOutcome.Kind.libraryFull.rawValue, file: file)
         self.count = count
         self.limit = limit
-        self.owned = limit
+        owned = limit
         reason = error
         self.error = error
     }
 
-    init(failed file: String, error: String) {
-        event = "failed"
-        self.file = file
-        self.error = error
+    /// A file that could not be imported at all.
+    static func failed(_ file: String, _ error: String) -> IntakeLine {
+        var line = IntakeLine(event: IntakeOutcome.Kind.failed.rawValue, file: file)
+        line.error = error
+        return line
     }
-
-    static func failed(_ file: String, _ error: String) -> ImportLine { ImportLine(failed: file, error: error) }
 }
 
 struct ImportSummaryLine: Encodable {
@@ -239,9 +247,15 @@ struct ImportSummaryLine: Encodable {
     }
 }
 
-/// "imported 1,234 / 10,000" redrawn on one stderr line, only on a terminal.
+/// `[######--------]  800/2000 rows  41.3/s  ETA 0:29` (scan's `ProgressBar`) redrawn on one
+/// stderr line, only on a terminal, at most ten times a second.
 final class ProgressCounter: Sendable {
-    private let done = Mutex(0)
+    private struct State {
+        var done = 0
+        var lastDraw = Date.distantPast
+    }
+    private let state = Mutex(State())
+    private let startedAt = Date()
     let total: Int
     let enabled: Bool
 
@@ -251,17 +265,57 @@ final class ProgressCounter: Sendable {
     }
 
     func step() {
-        let done = self.done.withLock { done in done += 1; return done }
-        if enabled && (done % 50 == 0 || done == total) { StandardStream.standardError.write("\r\u{1B}[2K\(done) / \(total)") }
+        let now = Date()
+        let done: Int? = state.withLock { state in
+            state.done += 1
+            guard enabled, state.done == total || now.timeIntervalSince(state.lastDraw) >= 0.1 else { return nil }
+            state.lastDraw = now
+            return state.done
+        }
+        if let done { draw(done, at: now) }
     }
 
+    private func draw(_ done: Int, at now: Date) {
+        let bar = ProgressBar.render(done: done, total: total, elapsed: now.timeIntervalSince(startedAt), unit: "rows")
+        StandardStream.standardError.write("\r\u{1B}[2K" + bar)
+    }
+
+    /// A line printed above the bar, which is drawn again below it.
     func line(_ text: String, error: Bool) {
         if enabled { StandardStream.standardError.write("\r\u{1B}[2K") }
         if error { Console.error(text) } else { Console.out(text) }
+        let done = state.withLock { $0.done }
+        if enabled && done > 0 { draw(done, at: Date()) }
     }
 
     func finish() { if enabled { StandardStream.standardError.write("\r\u{1B}[2K") } }
 }
 
+/// How many rows of an import the free plan has room for, before it starts.
+struct FreePlanRoom {
+    var rows: Int
+    var owned: Int
+    var limit: Int
+
+    /// nil on Pro (no limit). `rows`: the owned rows not imported by an earlier run.
+    init?(_ catalogue: Catalogue, rows: [ImportRow], fileHash: String) throws {
+        guard try !catalogue.user().isPro else { return nil }
+        let done = try catalogue.importedLines(fileHash: fileHash)
+        self.rows = rows.filter { $0.isOwned && !done.contains($0.line) }.count
+        owned = try catalogue.ownedCount()
+        limit = User.freeOwnedLimit
+    }
+
+    var room: Int { max(0, limit - owned) }
+    /// More rows than room (books already owned among them still fit: they add nothing).
+    var overflows: Bool { rows > room }
+
+    /// "2000 books to import; the free plan has room for 12 more (38 of 50 owned): the rest
+    /// will not be added. `rapidscan account --pro` lifts the limit"
+    var sentence: String {
+        "\(rows) \(rows == 1 ? "book" : "books") to import; the free plan has room for \(room) more (\(owned) of \(limit) owned): "
+            + "the rest will not be added (books you already own still count as present). \(IntakeWording.upgrade.text)"
+    }
+}
 
 extension ImportCommand: FinishesOnInterrupt {}

@@ -122,7 +122,7 @@ struct LookupCommand: AsyncParsableCommand {
             } else if offline {
                 print("\(isbn.hyphenated)  Not in the local cache (--offline)")
             } else {
-                print("\(isbn.hyphenated)  Queued — will retry when \(source) answers (\(reason))")
+                print("\(isbn.hyphenated)  Queued — \(IntakeWording.queuedBecause(source, reason: reason)); \(IntakeWording.retryPending.command) looks it up once a source answers")
             }
         }
         // The policy's statuses: a lookup's answers name the same situations as the intake's outcomes.

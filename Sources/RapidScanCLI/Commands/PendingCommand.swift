@@ -2,6 +2,7 @@ import ArgumentParser
 import BookLookup
 import Catalogue
 import Foundation
+import MetadataSources
 import Intake
 
 /// `rapidscan pending` (list) and `rapidscan pending retry`.
@@ -45,7 +46,7 @@ struct PendingListCommand: AsyncParsableCommand {
                 print("\(BookFormatting.hyphenated(row.isbn))  \(intent) · \(row.attempts) attempt\(row.attempts == 1 ? "" : "s") · next retry \(Self.time(row.nextRetryAt))")
                 // A lookup that asked several sources stores "source: reason; source: reason".
                 let named = row.reason.hasPrefix("\(row.source): ") ? row.reason : "\(row.source): \(row.reason)"
-                print("  \(named)")
+                print("  \(SourceDisplayName.replacingIds(in: named))")
             }
             print("\(rows.count) pending. `rapidscan pending retry` tries them now.")
         }
@@ -118,9 +119,9 @@ struct PendingRetryCommand: AsyncParsableCommand {
         let outcomes = try await intake.retryPending(now: Date(), onlyDue: dueOnly)
         var tally = IntakeTally()
         for (retry, outcome) in outcomes {
-            let line = RetryLine(retry, outcome: outcome)
+            let line = IntakeLine(retry, outcome: outcome)
             if let outcome { tally.count(outcome) }
-            if json { try JSONLines.write(line) } else { print("\(BookFormatting.hyphenated(line.isbn13))  \(line.message)") }
+            if json { try JSONLines.write(line) } else { print("\(BookFormatting.hyphenated(line.isbn13 ?? ""))  \(line.message ?? "")") }
         }
         let remaining = try service.catalogue.pendingLookups().count
         if !json { print("\(outcomes.count) retried, \(remaining) still pending.") }
@@ -131,40 +132,25 @@ struct PendingRetryCommand: AsyncParsableCommand {
     }
 }
 
-/// One retried ISBN, for people (`message`) and scripts (the rest): the intake's line
-/// (`event` named as every door names the outcome) plus `status`.
-struct RetryLine: Encodable {
-    var schema = JSONSchema.version
-    /// The intake's name for the outcome (`added`, `notFound`, `queued`…); `found` for a lookup-only row.
-    var event: String
-    var isbn13: String
-    /// found, added, alreadyOwned, libraryFull, notFound, unavailable or failed (as before the intake).
-    var status: String
-    var title: String?
-    var authors: [String]?
-    var workKey: String?
-    var source: String?
-    var reason: String?
-    var owned: Int?
-    var limit: Int?
-    var message: String
-
+/// One retried ISBN in the one JSON line vocabulary, for people (`message`) and scripts
+/// (the rest): the intake's line plus `status`.
+extension IntakeLine {
     init(_ retry: PendingRetryOutcome, outcome: IntakeOutcome?) {
-        isbn13 = retry.isbn.digits
-        title = retry.result.work?.title
+        let isbn13 = retry.isbn.digits
+        let title = retry.result.work?.title
         guard let outcome else {
-            event = "found"
-            status = "found"
+            self.init(event: "found")
+            (self.isbn13, self.title, status) = (isbn13, title, "found")
             message = "Found — \(retry.result.work.map(BookFormatting.headline) ?? isbn13)"
             return
         }
-        let line = IntakeLine(outcome)
-        event = line.event
-        (authors, workKey, source, reason, owned, limit) = (line.authors, line.workKey, line.source, line.reason, line.owned, line.limit)
-        status = outcome.kind == .queued ? "unavailable" : line.event
+        self.init(outcome)
+        (self.isbn13, self.title) = (isbn13, title)
+        error = nil
+        status = outcome.kind == .queued ? "unavailable" : event
         switch outcome {
         case .notFound: message = "\(IntakeWording.title(.notFound)) — no source knows this ISBN; dropped from the queue"
-        case .queued(_, let source, let reason): message = "Still queued — \(source): \(reason)"
+        case .queued(_, let source, let reason): message = "Still queued — \(IntakeWording.queuedBecause(source, reason: reason))"
         case let .libraryFull(_, owned, limit):
             message = "\(IntakeWording.title(.libraryFull)) — \(IntakeWording.libraryFull(owned: owned, limit: limit)) (\(title ?? isbn13) is cached)"
         default: message = "\(IntakeWording.title(outcome.kind)) — \(title ?? outcome.reason ?? "")"

@@ -128,7 +128,8 @@ struct SessionOptions: ParsableArguments {
     }
 
     /// Settings → database → sources → the session's stages after decode, and the output.
-    func openContext(liveDisplay: HumanOutput.Live) throws -> Context {
+    /// `retryEvery`: a watch retrying its queue itself (the queued note says so).
+    func openContext(liveDisplay: HumanOutput.Live, retryEvery: TimeInterval? = nil) throws -> Context {
         let (settings, catalogue) = try library.openForSession()
         let listId = try list.map { try Self.resolveList($0, in: catalogue) }
         // A few network lookups at once: the others wait, so they see the breaker's verdict
@@ -138,7 +139,8 @@ struct SessionOptions: ParsableArguments {
         let verbosity = library.output
         let detail: HumanOutput.Detail = verbosity.quiet ? .quiet : verbosity.verbose ? .verbose : .normal
         let output: any EventOutput = json
-            ? JSONLinesOutput(quiet: verbosity.quiet) : HumanOutput(live: liveDisplay, detail: detail, colour: Terminal.toastColour())
+            ? JSONLinesOutput(quiet: verbosity.quiet) : HumanOutput(live: liveDisplay, detail: detail, colour: Terminal.toastColour(),
+                                                                    retryEvery: retryEvery.map { Int($0.rounded()) })
         let pipeline = SessionPipeline(
             catalogue: catalogue, lookup: service,
             settings: .init(debounceWindow: debounce, offline: offline, listId: listId), output: output)
@@ -152,7 +154,7 @@ struct SessionOptions: ParsableArguments {
             ?? lists.first(where: { $0.name.caseInsensitiveCompare(text) == .orderedSame }) {
             return match.id
         }
-        let known = lists.map { "\($0.name) (\($0.id))" }.joined(separator: ", ")
+        let known = lists.map(\.name).joined(separator: ", ")
         throw ValidationError("--list: no list '\(text)'; lists: \(known)")
     }
 }

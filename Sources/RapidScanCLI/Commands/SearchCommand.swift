@@ -2,6 +2,7 @@ import ArgumentParser
 import BookLookup
 import Catalogue
 import Foundation
+import MetadataSources
 
 /// `rapidscan search TITLE [--author A]`: the cache first, then the sources.
 struct SearchCommand: AsyncParsableCommand {
@@ -53,9 +54,9 @@ struct SearchCommand: AsyncParsableCommand {
                 BookFormatting.details(work, editions: try service.catalogue.editions(of: work)).forEach { print($0) }
             }
         }
-        for failure in outcome.failures { Console.error("\(failure.source) could not answer: \(failure.error)") }
+        for failure in outcome.failures { Console.error("\(SourceDisplayName.of(failure.source)) could not answer: \(failure.error)") }
         if !json {
-            print(outcome.works.isEmpty ? "No books found." : "\(outcome.works.count) found (from \(outcome.source?.name ?? "?")).")
+            print(outcome.works.isEmpty ? "No books found." : "\(outcome.works.count) found (from \(outcome.source?.displayName ?? "?")).")
         }
         fflush(nil)
         if outcome.works.isEmpty { throw ExitCode(outcome.failures.isEmpty ? 2 : 3) }

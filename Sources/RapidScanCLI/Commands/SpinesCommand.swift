@@ -234,30 +234,6 @@ struct SpineOutput {
     /// Local OCR: no photo is sent anywhere, so the summary does not say "sent".
     var readsLocally = false
 
-    struct Line: Encodable {
-        var schema = JSONSchema.version
-        var event: String
-        /// The entry's number in `rapidscan review`.
-        var number: Int?
-        var file: String
-        var reading: String?
-        var position: Int?
-        var decision: String?
-        var distance: Double?
-        var isbn13: String?
-        var title: String?
-        var authors: [String]?
-        var workKey: String?
-        var source: String?
-        var reason: String?
-        var error: String?
-        var owned: Int?
-        var limit: Int?
-        var cached: Bool?
-        var dryRun: Bool?
-        var time: Date
-    }
-
     struct Summary: Encodable {
         var schema = JSONSchema.version
         var event = "summary"
@@ -287,11 +263,14 @@ struct SpineOutput {
 
     func write(_ event: SpineEvent, number: Int? = nil) {
         if json {
-            try? JSONLines.write(Line(
-                event: event.kind.rawValue, number: number, file: event.file, reading: event.reading, position: event.position,
-                decision: event.decision?.rawValue, distance: event.distance, isbn13: event.isbn13, title: event.title,
-                authors: event.authors, workKey: event.workKey, source: event.source, reason: event.reason, error: event.error,
-                owned: event.owned, limit: event.limit, cached: event.cached ? true : nil, dryRun: event.dryRun ? true : nil, time: Date()))
+            var line = IntakeLine(event: event.kind.rawValue, file: event.file)
+            (line.number, line.reading, line.position, line.decision, line.distance) =
+                (number, event.reading, event.position, event.decision?.rawValue, event.distance)
+            (line.isbn13, line.title, line.authors, line.workKey, line.source, line.reason, line.error) =
+                (event.isbn13, event.title, event.authors, event.workKey, event.source, event.reason, event.error)
+            (line.owned, line.limit, line.cached, line.dryRun, line.time) =
+                (event.owned, event.limit, event.cached ? true : nil, event.dryRun ? true : nil, Date())
+            try? JSONLines.write(line)
             return
         }
         if event.kind == .failed || event.kind == .queued && event.reading == nil {

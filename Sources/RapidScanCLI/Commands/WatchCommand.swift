@@ -35,8 +35,13 @@ struct WatchCommand: AsyncParsableCommand {
         captureTime, then a summary object. On a terminal the recently-scanned panel \
         (badge, last ten books and their state) is redrawn in place.
 
-        Stops on Ctrl-C/SIGTERM (summary, exit 130), after --idle-exit seconds without a \
-        frame, or when the directory is removed.
+        Books queued because no source answered are tried again every --retry-every \
+        seconds (default 60) while the watch runs; what is still queued when it ends waits \
+        for `rapidscan pending retry`.
+
+        Ctrl-C (or SIGTERM) is how a watch ends: the summary, and the exit status of what \
+        it saw (0 when every book settled). It also stops after --idle-exit seconds without \
+        a frame, or when the directory is removed.
 
         In this command: \(SessionExitStatus.help)
         """
@@ -60,6 +65,9 @@ struct WatchCommand: AsyncParsableCommand {
     @Option(name: .customLong("idle-exit"), help: "Stop after this many seconds without a new frame.")
     var idleExit: Double?
 
+    @Option(name: .customLong("retry-every"), help: "Retry queued lookups this often while watching, in seconds (0: never).")
+    var retryEvery: Double = 60
+
     @Flag(help: "Decode every frame, never dropping stale ones (for copying photos in).")
     var keepAll = false
 
@@ -69,6 +77,7 @@ struct WatchCommand: AsyncParsableCommand {
     func validate() throws {
         if consume && moveTo != nil { throw ValidationError("--consume and --move-to cannot be combined") }
         if let idleExit, idleExit <= 0 { throw ValidationError("--idle-exit must be a positive number of seconds") }
+        if retryEvery < 0 || !retryEvery.isFinite { throw ValidationError("--retry-every must be 0 (never) or a number of seconds, got \(retryEvery)") }
         if let device {
             if directory != nil { throw ValidationError("give a directory or --device \(device), not both") }
             // A camera's frames are never files: nothing to delete, move or read as a photo.
@@ -101,11 +110,13 @@ struct WatchCommand: AsyncParsableCommand {
         }
         // The live panel redraws in place: cursor escapes, so only where they are allowed.
         let live: HumanOutput.Live = Terminal.allowsEscapes(.standardOutput) ? .panel(title: "rapidscan watch \(watched)") : .none
-        let context = try session.openContext(liveDisplay: live)
+        // Offline, no source is asked: the queue waits for `pending retry`.
+        let retryEvery: TimeInterval? = retryEvery > 0 && !session.offline ? retryEvery : nil
+        let context = try session.openContext(liveDisplay: live, retryEvery: retryEvery)
         let cleanup: WatchSession.Cleanup = consume ? .delete : moveTo.map { .moveTo(URL(fileURLWithPath: $0)) } ?? .keep
         let watch = WatchSession(options: .init(
             directory: URL(fileURLWithPath: watched), cleanup: cleanup, idleExit: idleExit,
-            workers: session.workerCount, keepAll: keepAll, rawFormat: session.rawFrameFormat))
+            workers: session.workerCount, keepAll: keepAll, rawFormat: session.rawFrameFormat, retryEvery: retryEvery))
         let scanOptions = session.scanOptions(thorough: true)
         let rawFormat = session.rawFrameFormat
         let thorough = thorough

@@ -1,6 +1,8 @@
 import BookCodes
+import BookLookup
 import Foundation
 import Intake
+import MetadataSources
 
 /// The one wording table of intake outcomes: the toast title every door prints for an
 /// outcome, and the hint that says what to do next. Every hint is a command that exists
@@ -52,43 +54,40 @@ enum IntakeWording {
     /// Every hint, for the test that runs them.
     static func allHints(sample isbn: ISBN13) -> [Hint] { [upgrade, retryPending, review, addByHand(isbn)] }
 
+    /// Why books are being queued, in plain words, said once per reason: "Google Books did not
+    /// answer (network error: Could not resolve host: www.googleapis.com)". The ids
+    /// (`googleBooks`) stay in `--json`.
+    static func queuedBecause(_ provenance: LookupProvenance, reason: String) -> String {
+        // A reason may already open with the source's id ("googleBooks: timeout"): named once.
+        let own = "\(provenance.name): "
+        let reason = SourceDisplayName.replacingIds(in: reason.hasPrefix(own) ? String(reason.dropFirst(own.count)) : reason)
+        return switch provenance {
+        case .offline: "offline (--offline): only books already in the local cache can be added"
+        case .database: "the library database could not queue it (\(reason))"
+        case .cache, .source: "\(provenance.displayName) did not answer (\(reason))"
+        }
+    }
+
+    /// How queued books get added: `pending retry` (scan, import, `library add`), or the
+    /// running watch itself (`retryEvery`), which also leaves them to `pending retry` after it.
+    static func queuedRetry(retryEvery seconds: Int? = nil) -> String {
+        guard let seconds else { return "\(retryPending.command) adds the queued books once a source answers" }
+        let every = seconds % 60 == 0 ? "\(seconds / 60) min" : "\(seconds) s"
+        return "This watch tries the queued books again every \(every) while it runs; after it, \(retryPending.command) adds them"
+    }
+
+    /// The note said once per reason before the first toast it explains.
+    static func queuedNote(_ provenance: LookupProvenance, reason: String, retryEvery: Int? = nil) -> String {
+        "Queued: \(queuedBecause(provenance, reason: reason)). \(queuedRetry(retryEvery: retryEvery))."
+    }
+
+    /// "978-0-306-40615-7", the agency's hyphenation (the digits where the range is unknown):
+    /// how every human line shows an ISBN; `--json` keeps the 13 digits.
+    static func shown(_ isbn: ISBN13) -> String { isbn.hyphenated }
+
     /// "50 of 50 books on the free plan: `rapidscan account --pro` lifts the limit"
     static func libraryFull(owned: Int, limit: Int) -> String {
         "\(owned) of \(limit) books on the free plan: \(upgrade.text)"
-    }
-}
-
-/// One intake outcome as a JSON line: the same `event` and field names whichever door it
-/// came through (`scan` writes the same names through `JSONLinesOutput`).
-struct IntakeLine: Encodable {
-    var schema = JSONSchema.version
-    var event: String
-    var file: String?
-    var line: Int?
-    var isbn13: String?
-    var title: String?
-    var authors: [String]?
-    var workKey: String?
-    var source: String?
-    var reason: String?
-    /// The same sentence as `reason`, under the name `library add` and `import` used first.
-    var error: String?
-    var owned: Int?
-    var limit: Int?
-
-    init(_ outcome: IntakeOutcome, file: String? = nil, line: Int? = nil) {
-        event = outcome.kind.rawValue
-        self.file = file
-        self.line = line
-        let book = outcome.book
-        isbn13 = book?.isbn13.digits
-        title = book?.title
-        authors = book.flatMap { $0.authors.isEmpty ? nil : $0.authors }
-        workKey = book?.workKey
-        source = book?.source
-        reason = outcome.reason
-        error = outcome.reason
-        if case let .libraryFull(_, owned, limit) = outcome { (self.owned, self.limit) = (owned, limit) }
     }
 }
 
@@ -96,13 +95,14 @@ extension IntakeOutcome {
     /// "Added to Library: Dune — Frank Herbert (9780441013593)", with the hint for what to do next.
     var humanLine: String {
         let name = book.map { book in
-            (book.title.map { "\($0)\(book.authors.isEmpty ? "" : " — " + book.authors.joined(separator: ", ")) (\(book.isbn13.digits))" }
-                ?? book.isbn13.digits)
+            (book.title.map { "\($0)\(book.authors.isEmpty ? "" : " — " + book.authors.joined(separator: ", ")) (\(IntakeWording.shown(book.isbn13)))" }
+                ?? IntakeWording.shown(book.isbn13))
         } ?? ""
         var text = "\(IntakeWording.title(kind)): \(name)"
         switch self {
         case let .libraryFull(_, owned, limit): text += " — " + IntakeWording.libraryFull(owned: owned, limit: limit)
-        case let .queued(_, provenance, reason): text += " — \(provenance) could not answer (\(reason)); \(IntakeWording.retryPending.text)"
+        case let .queued(_, provenance, reason):
+            text += " — \(IntakeWording.queuedBecause(provenance, reason: reason)); \(IntakeWording.retryPending.text)"
         case let .notFound(book): text += " — no source knows it; \(IntakeWording.addByHand(book.isbn13).text)"
         case let .failed(_, reason): text += " — \(reason)"
         default: break

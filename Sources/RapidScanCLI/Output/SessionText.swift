@@ -1,4 +1,5 @@
 import BookCodes
+import BookLookup
 import BookMetadata
 import Foundation
 import Intake
@@ -25,11 +26,18 @@ final class HumanOutput: EventOutput {
     private let startedAt = Date()
     private var drawnLines = 0
     private var lastDraw = Date.distantPast
+    /// What the live display last showed, drawn again after a note printed above it.
+    private var lastRecord = SessionRecord()
+    /// `watch` retries its queue itself this often (seconds); nil: `pending retry` does.
+    private let retryEvery: Int?
+    /// Why books are queued is said once per source, not on every queued toast.
+    private var queuedReasonsSaid: Set<LookupProvenance> = []
 
     /// `live` is what to redraw in place; pass `.none` when the stream is not a terminal.
     init(live: Live, out: StandardStream = .standardOutput, err: StandardStream = .standardError,
-         detail: Detail = .normal, colour: @escaping Colour = { line, _ in line }) {
+         detail: Detail = .normal, colour: @escaping Colour = { line, _ in line }, retryEvery: Int? = nil) {
         self.live = detail == .quiet ? .none : live
+        self.retryEvery = retryEvery
         self.out = out
         self.err = err
         self.detail = detail
@@ -56,6 +64,9 @@ final class HumanOutput: EventOutput {
         }
         guard Self.isShown(event.kind, detail: detail) else { return }
         clearLive()
+        if case let .queued(_, provenance, reason) = event.outcome, queuedReasonsSaid.insert(provenance).inserted {
+            err.write(IntakeWording.queuedNote(provenance, reason: reason, retryEvery: retryEvery) + "\n")
+        }
         let toast = event.toast
         let subtitle = toast.subtitle.isEmpty ? "" : " — \(toast.subtitle)"
         let symbol = Self.symbol(for: event.kind)
@@ -63,8 +74,13 @@ final class HumanOutput: EventOutput {
         draw(record: record, force: true)
     }
 
+    /// A note is printed above the live panel (or bar), which is then drawn again below it:
+    /// written into the panel, the next redraw would erase it.
     func note(_ note: SessionNote) {
+        guard drawnLines > 0 else { return notes.write(note) }
+        clearLive()
         notes.write(note)
+        redrawLast()
     }
 
     /// Repeats, empty and dropped frames are counted in the summary, not toasted one by one
@@ -108,6 +124,8 @@ final class HumanOutput: EventOutput {
         drawnLines = 0
     }
 
+    private func redrawLast() { draw(record: lastRecord, force: true) }
+
     private func draw(record: SessionRecord, force: Bool) {
         let now = Date()
         // A redraw per frame at 30 fps would flicker and cost more than the decode.
@@ -122,8 +140,13 @@ final class HumanOutput: EventOutput {
             lines = RecentPanel.render(record: record, title: title)
         }
         clearLive()
+        lastRecord = record
+        // A line wider than the terminal wraps onto a second row the cursor-up count misses,
+        // leaving old copies of the header behind: each is cut to the width.
+        let width = Terminal.columns(of: liveStream.descriptor)
+        let fitted = lines.map { $0.count < width ? $0 : String($0.prefix(max(1, width - 2))) + "…" }
         // The last line has no newline so the cursor stays on the panel.
-        liveStream.write(lines.joined(separator: "\n"))
+        liveStream.write(fitted.joined(separator: "\n"))
         drawnLines = lines.count
         lastDraw = now
     }
@@ -156,6 +179,8 @@ struct SessionNotes {
             "warning: \(shown(file)): cannot read whether it was already scanned (\(reason)); scanning it again"
         case let .notMarkedProcessed(file, reason):
             "warning: \(shown(file)): its books are stored but the file could not be marked scanned (\(reason)); a later scan reads it again"
+        case let .queueRetryFailed(reason):
+            "rapidscan: warning: could not retry the queued lookups (\(reason)); `rapidscan pending retry` tries them later"
         case let .notMarkedAfterInterrupt(file):
             "\(shown(file)): interrupted before its books were looked up (queued); the same command reads it again and adds them"
         }
@@ -165,26 +190,28 @@ struct SessionNotes {
 extension ScanEvent {
     /// The toast a person sees: the seed's titles and subtitles.
     var toast: (title: String, subtitle: String) {
-        let isbn = book.map { " (ISBN \($0.isbn13.digits))" } ?? ""
+        let isbn = book.map { " (ISBN \(IntakeWording.shown($0.isbn13)))" } ?? ""
         let printed = printedCode.map { "\($0.symbology.rawValue) \($0.text)" } ?? ""
         switch outcome {
         // Book outcomes: the intake's one wording table (the same titles and hints in every command).
-        case .added(let book): return (IntakeWording.title(.added), book.title ?? "ISBN \(book.isbn13.digits)")
-        case .alreadyOwned(let book): return (IntakeWording.title(.alreadyOwned), book.title ?? "ISBN \(book.isbn13.digits)")
-        case .notFound: return (IntakeWording.title(.notFound), "Try scanning again" + isbn)
+        case .added(let book): return (IntakeWording.title(.added), book.title ?? "ISBN \(IntakeWording.shown(book.isbn13))")
+        case .alreadyOwned(let book): return (IntakeWording.title(.alreadyOwned), book.title ?? "ISBN \(IntakeWording.shown(book.isbn13))")
+        case .notFound(let book):
+            // The code was read and confirmed: scanning it again cannot help; adding it by hand can.
+            return (IntakeWording.title(.notFound), "no source knows ISBN \(IntakeWording.shown(book.isbn13)); \(IntakeWording.addByHand(book.isbn13).text)")
         case let .libraryFull(book, owned, limit):
-            return (IntakeWording.title(.libraryFull), "\(owned)/\(limit) books: \(IntakeWording.upgrade.text) (ISBN \(book.isbn13.digits) not added)")
+            return (IntakeWording.title(.libraryFull), "\(owned)/\(limit) books: \(IntakeWording.upgrade.text) (ISBN \(IntakeWording.shown(book.isbn13)) not added)")
         case let .queued(_, provenance, _):
-            let when = provenance == .offline ? "offline: \(IntakeWording.retryPending.command) adds it when online"
-                                              : "will retry when \(provenance.name) answers"
-            return (IntakeWording.title(.queued), when + isbn)
+            // Why and how it is retried are said once, in the note before the first queued toast.
+            let waiting = provenance == .offline ? "offline" : "waiting for \(provenance.displayName)"
+            return (IntakeWording.title(.queued), waiting + isbn)
         case .nonBook: return ("Not a Book", "\(printed) is a product code, not looked up")
         case let .rejected(_, _, reason): return ("Rejected", "\(printed): \(reason)")
-        case .debounced: return ("Repeat Skipped", "\(book.map { "ISBN \($0.isbn13.digits)" } ?? printed) seen moments ago")
+        case .debounced: return ("Repeat Skipped", "\(book.map { "ISBN \(IntakeWording.shown($0.isbn13))" } ?? printed) seen moments ago")
         case .unreadable(let reason): return ("Unreadable", reason)
         case .noCode: return ("No Barcode", "")
         case .dropped: return ("Dropped", "newer frames were waiting")
-        case let .failed(book, reason): return ("Failed", "\(book.title ?? "ISBN \(book.isbn13.digits)"): \(reason)")
+        case let .failed(book, reason): return ("Failed", "\(book.title ?? "ISBN \(IntakeWording.shown(book.isbn13))"): \(reason)")
         }
     }
 }
@@ -227,16 +254,16 @@ extension SessionSummary {
 enum ProgressBar {
     /// `lookingUp`: books waiting for a source; while the network is slow no frame
     /// finishes, and the line says what the run is waiting for instead of standing at 0.0/s.
-    static func render(done: Int, total: Int?, elapsed: TimeInterval, lookingUp: Int = 0, width: Int = 30) -> String {
+    static func render(done: Int, total: Int?, elapsed: TimeInterval, lookingUp: Int = 0, width: Int = 30, unit: String = "frames") -> String {
         let rate = elapsed > 0 ? Double(done) / elapsed : 0
         let waiting = lookingUp > 0 ? "  \(lookingUp) looking up" : ""
         let rateText = String(format: "%.1f/s", rate) + waiting
-        guard let total, total > 0 else { return "\(done) frames  \(rateText)" }
+        guard let total, total > 0 else { return "\(done) \(unit)  \(rateText)" }
         let fraction = min(1, Double(done) / Double(total))
         let filled = Int((fraction * Double(width)).rounded(.down))
         let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
         let eta = rate > 0 ? clock(Double(total - done) / rate) : "--:--"
-        return "[\(bar)] \(done)/\(total) frames  \(rateText)  ETA \(eta)"
+        return "[\(bar)] \(done)/\(total) \(unit)  \(rateText)  ETA \(eta)"
     }
 
     /// 75 → "1:15", 3725 → "1:02:05".
@@ -257,7 +284,7 @@ enum RecentPanel {
         for scan in record.recent {
             let state = scan.state.label.padding(toLength: 16, withPad: " ", startingAt: 0)
             let name = scan.title.map { String($0.prefix(48)) } ?? ""
-            lines.append("  \(state) \(scan.isbn13.digits)  \(name)")
+            lines.append("  \(state) \(IntakeWording.shown(scan.isbn13))  \(name)")
         }
         return lines
     }

@@ -1,6 +1,7 @@
 import BookCodes
 import Catalogue
 import Foundation
+import MetadataSources
 
 /// How the catalogue's records print: one block per work for people, JSON for scripts.
 enum BookFormatting {
@@ -18,7 +19,7 @@ enum BookFormatting {
         var facts = ["work \(work.workKey)"]
         if let publisher = work.publisher { facts.append(publisher) }
         if let pages = work.pageCount { facts.append("\(pages) pages") }
-        facts.append("from \(work.apiSource)")
+        facts.append("from \(SourceDisplayName.of(work.apiSource))")
         var lines = ["  " + facts.joined(separator: " · ")]
         if !work.categories.isEmpty { lines.append("  categories: " + work.categories.joined(separator: ", ")) }
         if let cover = work.coverImageUrl { lines.append("  cover: " + cover) }

@@ -33,4 +33,12 @@ enum Terminal {
         case .notFound, .libraryFull, .rejected, .unreadable, .failed: line.red
         }
     }
+
+    /// The terminal's width in columns (TIOCGWINSZ on the descriptor), 80 when it cannot say.
+    static func columns(of descriptor: Int32 = STDOUT_FILENO) -> Int {
+        var size = winsize()
+        let status = withUnsafeMutablePointer(to: &size) { ioctl(descriptor, UInt(TIOCGWINSZ), $0) }
+        guard status == 0, size.ws_col > 0 else { return 80 }
+        return Int(size.ws_col)
+    }
 }

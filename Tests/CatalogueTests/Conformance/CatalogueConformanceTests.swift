@@ -173,6 +173,32 @@ import TestSupport
         #expect(throws: LibraryError.notInLibrary("missing")) { try store.updateItem(id: "missing", ItemChange(status: .read), now: Self.day0) }
     }
 
+    @Test(arguments: StoreFactory.all)
+    func theDefaultListsFollowTheReadingStatus(_ factory: StoreFactory) throws {
+        let opened = try factory.open("local"), store = opened.store
+        let shelf = try Self.shelf(store)
+        let dune = try #require(shelf["Dune"]).id, gatsby = try #require(shelf["The Great Gatsby"]).id
+        let finishedList = try #require(try store.lists().first { $0.listType == .completed }).id
+        // Read straight from unread: finished now, and not "started" at that same moment.
+        let read = try store.updateItem(id: dune, ItemChange(status: .read), now: Self.day(10))
+        #expect(read.listId == finishedList && read.startedReadingAt == nil && read.finishedReadingAt == Self.day(10))
+        #expect(try store.lists().map(\.itemCount) == [2, 1])
+        // Read again: back on Want to Read, started now, no longer finished.
+        let again = try store.updateItem(id: dune, ItemChange(status: .reading), now: Self.day(11))
+        #expect(again.listId == store.defaultListId && again.startedReadingAt == Self.day(11) && again.finishedReadingAt == nil)
+        #expect(try store.lists().map(\.itemCount) == [3, 0])
+        // Not interested: the book stays on its list.
+        #expect(try store.updateItem(id: gatsby, ItemChange(status: .notInterested), now: Self.day(12)).listId == store.defaultListId)
+        // The last page reached finishes the book (the seed's auto-complete).
+        let work = try store.record(Self.book("Short Book", by: "A. Author", pages: 100), for: isbn("9780306406157"), now: Self.day0)
+        guard case let .added(short) = try store.addOwned(isbn: isbn("9780306406157"), work: work, listId: nil, format: "physical", now: Self.day(13)) else {
+            Issue.record("expected added"); return
+        }
+        #expect(try store.updateItem(id: short.id, ItemChange(currentPage: 99), now: Self.day(14)).status == .unread)
+        let done = try store.updateItem(id: short.id, ItemChange(currentPage: 100), now: Self.day(15))
+        #expect(done.status == .read && done.listId == finishedList && done.finishedReadingAt == Self.day(15))
+    }
+
     // MARK: The library's query language
 
     @Test(arguments: StoreFactory.all)
@@ -190,9 +216,10 @@ import TestSupport
         _ = try store.updateItem(id: try #require(items["Foundation"]).id, ItemChange(status: .read, notes: "lent to Sam"), now: Self.day(3))
         #expect(try titles("status:read") == ["Foundation"])
         #expect(try titles("sam") == ["Foundation"])  // notes
-        #expect(try titles("list:finished").isEmpty)
-        #expect(try titles("list:want to read") == ["Dune", "Foundation", "The Great Gatsby"])  // by name, any case
-        #expect(try titles("list:local_toRead") == ["Dune", "Foundation", "The Great Gatsby"])
+        // Read: moved to Finished with its status.
+        #expect(try titles("list:finished") == ["Foundation"])
+        #expect(try titles("list:want to read") == ["Dune", "The Great Gatsby"])  // by name, any case
+        #expect(try titles("list:local_toRead") == ["Dune", "The Great Gatsby"])
         #expect(try titles("added:2023-11-15") == ["Foundation"])
         #expect(try titles("added:2023-11-15..2023-11-16") == ["Foundation", "The Great Gatsby"])
         #expect(try titles("added:..2023-11-14") == ["Dune"])
@@ -421,7 +448,8 @@ import TestSupport
         #expect(try other.items(matching: LibraryQuery()).map(\.title) == ["Dune", "Foundation", "The Great Gatsby"])
         #expect(try other.item(isbn: isbn(dune.isbn)) == dune)
         #expect(try other.user().booksRead == 1)
-        #expect(try other.lists().first { $0.id == other.defaultListId }?.itemCount == 3)
+        // Dune was read, so on Finished: the restore keeps each book's list and the counts.
+        #expect(try other.lists().map(\.itemCount) == [2, 1])
         let again = try other.restore(snapshot, now: Self.day(11))
         #expect(again.added == 0 && again.alreadyPresent == 3)
     }

@@ -19,7 +19,7 @@ struct LibraryCommand: AsyncParsableCommand {
         of a word, in any order) plus field filters: author:NAME isbn:DIGITS status:unread|reading|read|notInterested \
         list:NAME added:2024 added:2024-01..2024-06-30.
 
-        Exit status: 0 done, 1 a value could not be used (or the seed's rules refuse it), \
+        Exit status: 0 done, 1 a value could not be used (or the library's rules refuse it), \
         2 nothing matched, 5 the library is full (free plan), 64 usage error, 70 database error.
         """,
         subcommands: [
@@ -103,7 +103,7 @@ enum ItemFormatting {
     static func line(_ item: Item, listName: String?) -> String {
         var parts = [item.title + (item.authors.isEmpty ? "" : " — " + item.authors.joined(separator: ", "))]
         parts.append(BookFormatting.hyphenated(item.isbn))
-        var status = item.status.rawValue
+        var status = statusText(item.status)
         if let rating = item.rating { status += " " + String(repeating: "★", count: rating) + String(repeating: "☆", count: 5 - rating) }
         if item.liked { status += " ♥" }
         parts.append(status)
@@ -125,6 +125,11 @@ enum ItemFormatting {
         var output = template.replacingOccurrences(of: "\\t", with: "\t").replacingOccurrences(of: "\\n", with: "\n")
         for (key, value) in values { output = output.replacingOccurrences(of: "{\(key)}", with: value) }
         return output
+    }
+
+    /// A reading status as people read it ("not interested"); `--json` and `--format` keep the id.
+    static func statusText(_ status: ReadingStatus) -> String {
+        status == .notInterested ? "not interested" : status.rawValue
     }
 
     static func listNames(_ catalogue: any CatalogueStore) throws -> [String: String] {

@@ -20,7 +20,7 @@ struct LibraryListCommand: ParsableCommand {
     @Flag(name: .long, help: "Every item in your lists, not only owned books.")
     var all = false
 
-    @Option(name: .long, help: "Sort by title, author, added, rating or status (default: best match with words, else added).",
+    @Option(name: .long, help: "Sort by title, author, added, rating (highest first) or status (default: best match with words, else added).",
             completion: ValueCompletion.librarySort)
     var sort: String?
 
@@ -52,9 +52,12 @@ struct LibraryListCommand: ParsableCommand {
             var parsed = try LibraryQuery(terms: query)
             parsed.ownedOnly = !all
             if let sort { parsed.sort = LibraryQuery.Sort(rawValue: sort)! }
-            parsed.descending = reverse
+            // Ratings read best first, as in every catalogue; --reverse turns any sort round.
+            parsed.descending = (parsed.sort == .rating) != reverse
             parsed.limit = limit
             let items = try catalogue.items(matching: parsed)
+            // Every book the query matches: the rows printed, unless --limit cut them short.
+            let total = limit.map { items.count >= $0 } == true ? try catalogue.count(matching: parsed) : items.count
             let names = try ItemFormatting.listNames(catalogue)
             var lines: [String] = []
             lines.reserveCapacity(items.count)
@@ -68,9 +71,11 @@ struct LibraryListCommand: ParsableCommand {
                 }
             }
             if json {
-                lines.append(try JSONLines.encode(ListSummaryLine(count: items.count)))
+                lines.append(try JSONLines.encode(ListSummaryLine(count: items.count, matched: total)))
             } else if format == nil {
-                lines.append("\(items.count) \(items.count == 1 ? "book" : "books")\(all ? " (all items)" : " owned")\(query.isEmpty ? "" : " matching").")
+                // With --limit, how many there are in all: "3 of 120 books owned."
+                let shown = total == items.count ? "\(total)" : "\(items.count) of \(total)"
+                lines.append("\(shown) \(total == 1 ? "book" : "books")\(all ? " (all items)" : " owned")\(query.isEmpty ? "" : " matching").")
             }
             if !lines.isEmpty { Console.out(lines.joined(separator: "\n")) }
         } catch {
@@ -82,5 +87,8 @@ struct LibraryListCommand: ParsableCommand {
 struct ListSummaryLine: Encodable {
     var schema = JSONSchema.version
     var event = "summary"
+    /// The books printed.
     var count: Int
+    /// Every book the query matches (more than `count` when --limit cut the list; `list` only).
+    var matched: Int?
 }

@@ -30,7 +30,7 @@ struct LibraryListsCommand: ParsableCommand {
                     if json {
                         Console.out(try JSONLines.encode(ListLine(list)))
                     } else {
-                        Console.out("\(list.name) · \(list.itemCount) \(list.itemCount == 1 ? "book" : "books") · \(list.listType.rawValue)\(list.isDefault ? ", default" : "") · \(list.id)")
+                        Console.out("\(list.name) · \(list.itemCount) \(list.itemCount == 1 ? "book" : "books") · \(ListFormatting.kind(list))")
                     }
                 }
             } catch { throw LibraryExit.fail(error) }
@@ -51,7 +51,7 @@ struct LibraryListsCommand: ParsableCommand {
         func run() throws {
             do {
                 let list = try library.openCatalogue(try library.settings()).createList(name: name, description: description)
-                Console.out("created \(list.name) (\(list.id), share code \(list.shareCode)).")
+                Console.out("created \(list.name) (share code \(list.shareCode)).")
             } catch { throw LibraryExit.fail(error) }
         }
     }
@@ -107,5 +107,15 @@ struct ListLine: Encodable {
         isDefault = list.isDefault
         itemCount = list.itemCount
         shareCode = list.shareCode
+    }
+}
+
+/// A list's kind in words; the ids (`local_toRead`, `toRead`) stay in `--json`.
+enum ListFormatting {
+    static func kind(_ list: BookList) -> String {
+        switch list.listType {
+        case .toRead, .completed: "default list"
+        case .custom: "your list, share code \(list.shareCode)"
+        }
     }
 }

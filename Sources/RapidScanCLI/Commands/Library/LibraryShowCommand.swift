@@ -39,8 +39,8 @@ struct LibraryShowCommand: ParsableCommand {
             let iso = ISO8601DateFormatter()
             func add(_ label: String, _ value: String?) { if let value, !value.isEmpty { lines.append("  \(label): \(value)") } }
             add("id", item.id)
-            add("list", names[item.listId].map { "\($0) (\(item.listId))" })
-            add("status", item.status.rawValue)
+            add("list", names[item.listId])
+            add("status", ItemFormatting.statusText(item.status))
             add("rating", item.rating.map { "\($0)/5" })
             add("liked", item.liked ? "yes" : nil)
             add("current page", item.currentPage.map { "\($0)" + (item.pageCount.map { " of \($0)" } ?? "") })
