@@ -4,6 +4,7 @@ import BookCodes
 import BookMetadata
 import Foundation
 import Imaging
+import PrintedISBN
 
 /// `rapidscan decode`: zbarimg, but book-aware (validation, ISBNs, add-on prices).
 struct DecodeCommand: AsyncParsableCommand {
@@ -96,7 +97,8 @@ struct DecodeCommand: AsyncParsableCommand {
         let scannable = entries.indices.filter { entries[$0].error == nil }
         let scanner = ParallelFileScanner(
             workers: workers ?? ProcessInfo.processInfo.activeProcessorCount,
-            options: ScanOptions(maxPixels: maxPixels, rawFormat: rawFormat, effort: fast ? .fast : effort))
+            options: ScanOptions(maxPixels: maxPixels, rawFormat: rawFormat, effort: fast ? .fast : effort),
+            followUp: PrintedISBNFollowUp.factory(effort: fast ? .fast : effort))
         for await (index, url, result) in scanner.scan(scannable.map { entries[$0].url }) {
             reportSkipped(upTo: scannable[index])
             reported += 1
