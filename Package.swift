@@ -100,6 +100,10 @@ let package = Package(
         .executableTarget(name: "SpineOCRBenchmark", dependencies: ["SpineOCR", "SpineMatching", "Vision", "ImageTestSupport"],
                           path: "Benchmarks/SpineOCRBenchmark"),
 
+        // Printed-ISBN reading on painted book backs, rendered pages and traps (scripts/bench-printed-isbn).
+        .executableTarget(name: "PrintedISBNBenchmark", dependencies: ["PrintedISBN", "SpineOCR", "BarcodeReading", "BookCodes", "Imaging", "ImageTestSupport"],
+                          path: "Benchmarks/PrintedISBNBenchmark"),
+
         // Test helpers: fixture paths, a loopback HTTP server replaying recorded responses.
         .target(name: "TestSupport", dependencies: [
             "BookCodes", "RapidScanConfig", .product(name: "FlyingFox", package: "FlyingFox"),

@@ -163,14 +163,18 @@ struct SessionNotes {
 }
 
 extension ScanEvent {
+    /// " (from the printed ISBN)" for a book read from its printed ISBN: no bars vouch for it.
+    static func printedNote(_ book: ScannedBook) -> String { book.isPrinted ? " (\(IntakeWording.printedISBN))" : "" }
+
     /// The toast a person sees: the seed's titles and subtitles.
     var toast: (title: String, subtitle: String) {
         let isbn = book.map { " (ISBN \($0.isbn13.digits))" } ?? ""
         let printed = printedCode.map { "\($0.symbology.rawValue) \($0.text)" } ?? ""
         switch outcome {
         // Book outcomes: the intake's one wording table (the same titles and hints in every command).
-        case .added(let book): return (IntakeWording.title(.added), book.title ?? "ISBN \(book.isbn13.digits)")
-        case .alreadyOwned(let book): return (IntakeWording.title(.alreadyOwned), book.title ?? "ISBN \(book.isbn13.digits)")
+        case .added(let book): return (IntakeWording.title(.added), (book.title ?? "ISBN \(book.isbn13.digits)") + Self.printedNote(book))
+        case .alreadyOwned(let book):
+            return (IntakeWording.title(.alreadyOwned), (book.title ?? "ISBN \(book.isbn13.digits)") + Self.printedNote(book))
         case .notFound: return (IntakeWording.title(.notFound), "Try scanning again" + isbn)
         case let .libraryFull(book, owned, limit):
             return (IntakeWording.title(.libraryFull), "\(owned)/\(limit) books: \(IntakeWording.upgrade.text) (ISBN \(book.isbn13.digits) not added)")
