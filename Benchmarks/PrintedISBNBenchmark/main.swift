@@ -13,7 +13,8 @@ import SpineOCR
 // into the cache folder; halves by index: even = tuning, odd = checking (the one reported).
 // Beside it the naive reader: Tesseract on the whole photo, any 10/13-digit run whose check holds.
 //
-// Usage: PrintedISBNBenchmark SHARED_BARCODES_DIR CACHE_DIR [--effort normal|thorough]
+// Usage: PrintedISBNBenchmark SHARED_BARCODES_DIR CACHE_DIR [--effort normal|thorough] [--half checking|tuning|both]
+//        [--stride N] (every Nth photo of the half: a shorter run on a busy machine) [--verbose]
 
 func threadCPU() -> Double {
     var spec = timespec()
@@ -35,6 +36,11 @@ guard arguments.count >= 3 else {
 }
 let barcodes = URL(fileURLWithPath: arguments[1])
 let cache = URL(fileURLWithPath: arguments[2])
+/// One line to standard output, unbuffered (progress shows while a long run goes on).
+func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+func option(_ name: String) -> String? { arguments.firstIndex(of: name).flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil } }
+let halves = option("--half").map { $0 == "both" ? ["checking", "tuning"] : [$0] } ?? ["checking"]
+let stride = max(1, option("--stride").flatMap(Int.init) ?? 1)
 let effort = arguments.firstIndex(of: "--effort").flatMap { ScanEffort(rawValue: arguments[$0 + 1]) } ?? .normal
 let painted = cache.appendingPathComponent("painted")
 try FileManager.default.createDirectory(at: painted, withIntermediateDirectories: true)
@@ -124,6 +130,7 @@ var tallies: [String: [String: Tally]] = [:]  // half -> set -> tally
 let verbose = arguments.contains("--verbose")
 for (index, sample) in samples.enumerated() {
     let half = index % 2 == 0 ? "tuning" : "checking"
+    guard halves.contains(half), (index / 2) % stride == 0 else { continue }
     var tally = tallies[half]?[sample.set] ?? Tally()
     let started = threadCPU()
     let empty = FileScanResult(codes: [], rejected: [], imageWidth: sample.image.width, imageHeight: sample.image.height)
@@ -145,25 +152,25 @@ for (index, sample) in samples.enumerated() {
         if !naiveFound.isEmpty { tally.naiveWrong += 1 }
     }
     if verbose {
-        print("\(half) \(sample.set) \(sample.name): expected \(sample.expected ?? "-") got \(reported) naive \(naiveFound.sorted()) "
+        say("\(half) \(sample.set) \(sample.name): expected \(sample.expected ?? "-") got \(reported) naive \(naiveFound.sorted()) "
               + String(format: "%.0f ms", (middle - started) * 1000))
     }
     tallies[half, default: [:]][sample.set] = tally
 }
 
-print("printed-ISBN reading, effort \(effort.rawValue) (photos with an ISBN: read / wrong; traps: wrongly reported)")
-for half in ["checking", "tuning"] {
-    print("\(half) half:")
+say("printed-ISBN reading, effort \(effort.rawValue) (photos with an ISBN: read / wrong; traps: wrongly reported)")
+for half in halves {
+    say("\(half) half\(stride > 1 ? ", every \(stride)th photo" : ""):")
     var total = Tally()
     for (set, t) in (tallies[half] ?? [:]).sorted(by: { $0.key < $1.key }) {
         let read = t.withISBN > 0 ? "read \(t.right)/\(t.withISBN)" : "traps \(t.photos)"
-        print(String(format: "  %-40@ %@, wrong %d, %.0f ms CPU/photo | naive: read %d, wrong %d, %.0f ms CPU/photo",
+        say(String(format: "  %-40@ %@, wrong %d, %.0f ms CPU/photo | naive: read %d, wrong %d, %.0f ms CPU/photo",
                      set as NSString, read as NSString, t.wrong, t.cpu * 1000 / Double(max(1, t.photos)),
                      t.naiveRight, t.naiveWrong, t.naiveCPU * 1000 / Double(max(1, t.photos))))
         total.photos += t.photos; total.withISBN += t.withISBN; total.right += t.right; total.wrong += t.wrong
         total.cpu += t.cpu; total.naiveRight += t.naiveRight; total.naiveWrong += t.naiveWrong; total.naiveCPU += t.naiveCPU
     }
-    print(String(format: "  %-40@ read %d/%d, wrong %d of %d photos, %.0f ms CPU/photo | naive: read %d, wrong %d, %.0f ms CPU/photo",
+    say(String(format: "  %-40@ read %d/%d, wrong %d of %d photos, %.0f ms CPU/photo | naive: read %d, wrong %d, %.0f ms CPU/photo",
                  "all" as NSString, total.right, total.withISBN, total.wrong, total.photos, total.cpu * 1000 / Double(max(1, total.photos)),
                  total.naiveRight, total.naiveWrong, total.naiveCPU * 1000 / Double(max(1, total.photos))))
 }

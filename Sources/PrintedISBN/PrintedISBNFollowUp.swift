@@ -18,8 +18,9 @@ public final class PrintedISBNFollowUp: ScanFollowUp {
     /// Live frames: at most one printed reading per interval, so barcode frames keep flowing.
     private let minimumInterval: Duration?
     private var lastPrintedReading: ContinuousClock.Instant?
-    /// Live frames: a code's witness verdict, kept (the same code comes back frame after frame).
-    private var verdicts: [String: Bool] = [:]
+    /// Live frames: a code's witness verdict (nil: nothing legible), kept: the same code comes
+    /// back frame after frame, and reading its digits on each would keep the frames waiting.
+    private var verdicts: [String: Bool?] = [:]
 
     public init(budget: PrintedISBNReader.Budget, minimumInterval: Duration? = nil) throws(TesseractError) {
         reader = try PrintedISBNReader()
@@ -49,15 +50,17 @@ public final class PrintedISBNFollowUp: ScanFollowUp {
         }
         // 1. The digits under the bars witness them.
         var refused: Set<String> = []
+        let others = Set(result.codes.compactMap(\.productCode?.gtin13))
         for code in result.codes where code.symbology == .ean13 || code.symbology == .upcA {
             guard let gtin = code.productCode?.gtin13 else { continue }
             let agrees: Bool?
             if let verdict = verdicts[gtin] {
                 agrees = verdict
             } else if let image = pixels() {
-                let lines = reader.digitLines(around: code.bounds, in: image)
+                // Another code read in the photo printed near this one is no contradiction.
+                let lines = reader.digitLines(around: code.bounds, in: image).subtracting(others.subtracting([gtin]))
                 agrees = lines.isEmpty ? nil : lines.contains(gtin)
-                if let agrees, minimumInterval != nil { verdicts[gtin] = agrees }
+                if minimumInterval != nil { verdicts[gtin] = .some(agrees) }
             } else {
                 agrees = nil
             }

@@ -123,11 +123,16 @@ public final class PrintedISBNReader {
         // A code about 480 px wide: its digits ~45 px tall, near what Tesseract reads best.
         let target = Double(480 * (x1 - x0)) / Double(max(1, min(reach, x1 - x0)))
         let factor = target / Double(crop.width)
-        let (scaled, _) = crop.scaled(toPixels: Int(Double(crop.width * crop.height) * factor * factor),
-                                      maxLongSide: 1600, maxUpscale: 8)
+        let (scaled, scale) = crop.scaled(toPixels: Int(Double(crop.width * crop.height) * factor * factor),
+                                          maxLongSide: 1600, maxUpscale: 8)
         let words = engine.words(in: scaled, cpuMilliseconds: 800, pageSegmentationMode: 11) ?? []
+        // Only lines centred over this code's bars: a neighbouring book's digits are its own.
+        let left = Double(bounds.x - x0) * scale, right = Double(bounds.maxX - x0) * scale
+        let slack = (right - left) * 0.15
         var lines: Set<String> = []
-        for line in TextLines.group(words) { lines.formUnion(PrintedText.gtinLines(in: line.text)) }
+        for line in TextLines.group(words) where (left - slack...right + slack).contains(line.box.centerX) {
+            lines.formUnion(PrintedText.gtinLines(in: line.text))
+        }
         return lines
     }
 }

@@ -41,6 +41,23 @@ import TestSupport
         }
     }
 
+    /// `scan` takes the printed ISBN through the intake like a barcode: offline it is queued,
+    /// the JSON line names `symbology: "printed"`, and `pending` holds it for `pending retry`.
+    @Test func scanQueuesAPrintedISBNThroughTheIntake() async throws {
+        let harness = try CLIHarness()
+        let folder = harness.directory.appendingPathComponent("photos")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Self.painted([Self.bars], to: folder.appendingPathComponent("no-bars.png"))
+        let result = try await harness.run(["scan", "--json", "--offline", folder.path])
+        #expect(result.status == 3, "stderr: \(result.stderr)")
+        let queued = try #require(result.events("queued").first, "\(result.stdout)")
+        #expect(queued["isbn13"] as? String == "9780596008574")
+        #expect(queued["symbology"] as? String == "printed")
+        #expect(queued["source"] as? String == "offline")
+        let pending = try await harness.run(["pending", "--json"])
+        #expect(pending.stdout.contains("9780596008574"), "\(pending.stdout) \(pending.stderr)")
+    }
+
     @Test func aPhotoWithItsISBNPaintedOutToo_yieldsNothing() async throws {
         try await withTemporaryDirectory { folder in
             try Self.painted([Self.bars, Self.digitLine, Self.isbnLine], to: folder.appendingPathComponent("trap.png"))

@@ -22,7 +22,11 @@ struct DecodeCommand: AsyncParsableCommand {
         unreadable files and files without a code are reported on standard error, naming the \
         file; the run goes on with the other files. PNG, JPEG, WebP, HEIC/HEIF/AVIF and PGM/PPM are read (EXIF/irot orientation applied), \
         and raw Y800/YUYV frames with --raw-frame; other image formats (GIF, TIFF, camera raw…) are reported by name. \
-        `-` reads one image from standard input (`decode - < photo.jpg`), named `-`.
+        `-` reads one image from standard input (`decode - < photo.jpg`), named `-`. \
+        A photo with no barcode read is read for its printed ISBN ("ISBN 0-345-34803-6", the digits \
+        under the bars; Tesseract, two readings agreeing, check digit right): `printed 9780345348036`, \
+        not at --fast; an ISBN labelled for another format ("(ebook)") is rejected, naming it. The \
+        digits under a barcode also check it: a code they contradict is not reported (ambiguous).
 
         With --json, standard output is JSON Lines, every object with "schema": 1 and an \
         "event": "code" per code {"file", "symbology", "text", "valid", "isbn13", "gtin13", \
