@@ -58,8 +58,16 @@ public final class PrintedISBNFollowUp: ScanFollowUp {
                 agrees = verdict
             } else if let image = pixels() {
                 // Another code read in the photo printed near this one is no contradiction.
-                let lines = reader.digitLines(around: code.bounds, in: image).subtracting(others.subtracting([gtin]))
-                agrees = lines.isEmpty ? nil : lines.contains(gtin)
+                let neighbours = others.subtracting([gtin])
+                let lines = reader.digitLines(around: code.bounds, in: image).subtracting(neighbours)
+                if lines.isEmpty || lines.contains(gtin) {
+                    agrees = lines.isEmpty ? nil : true
+                } else {
+                    // A contradiction stands only when a second reading (larger, binarised here)
+                    // states the same other code: one misread line must not refuse good bars.
+                    let again = reader.digitLines(around: code.bounds, in: image, codeWidth: 640, binarized: true)
+                    agrees = again.contains(gtin) ? true : again.isDisjoint(with: lines) ? nil : false
+                }
                 if minimumInterval != nil { verdicts[gtin] = .some(agrees) }
             } else {
                 agrees = nil

@@ -113,7 +113,10 @@ public final class PrintedISBNReader {
 
     /// The GTIN-13s the human-readable line around a code's bars states legibly (check digit
     /// right), read from a crop around `bounds`; empty when nothing there is legible.
-    public func digitLines(around bounds: BoundingBox, in image: GrayImage) -> Set<String> {
+    /// `codeWidth`: the width the code is scaled to; `binarized`: Sauvola here instead of
+    /// Tesseract's threshold (the second reading a contradiction needs).
+    public func digitLines(around bounds: BoundingBox, in image: GrayImage, codeWidth: Int = 480,
+                           binarized: Bool = false) -> Set<String> {
         // The digits sit under the bars (the first one left of them), an "ISBN" line often above.
         let reach = max(bounds.width, bounds.height)
         let x0 = max(0, bounds.x - reach / 4), x1 = min(image.width, bounds.maxX + reach / 4)
@@ -121,11 +124,12 @@ public final class PrintedISBNReader {
         guard x1 - x0 >= 16, y1 - y0 >= 16 else { return [] }
         let crop = image.cropped(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
         // A code about 480 px wide: its digits ~45 px tall, near what Tesseract reads best.
-        let target = Double(480 * (x1 - x0)) / Double(max(1, min(reach, x1 - x0)))
+        let target = Double(codeWidth * (x1 - x0)) / Double(max(1, min(reach, x1 - x0)))
         let factor = target / Double(crop.width)
         let (scaled, scale) = crop.scaled(toPixels: Int(Double(crop.width * crop.height) * factor * factor),
                                           maxLongSide: 1600, maxUpscale: 8)
-        let words = engine.words(in: scaled, cpuMilliseconds: 800, pageSegmentationMode: 11) ?? []
+        let pixels = binarized ? scaled.sauvolaBinarized(radius: max(8, codeWidth / 12)) : scaled
+        let words = engine.words(in: pixels, cpuMilliseconds: 800, pageSegmentationMode: 11) ?? []
         // Only lines centred over this code's bars: a neighbouring book's digits are its own.
         let left = Double(bounds.x - x0) * scale, right = Double(bounds.maxX - x0) * scale
         let slack = (right - left) * 0.15

@@ -89,7 +89,9 @@ public enum PrintedText {
     public static func gtinLines(in line: String) -> [String] {
         let tokens = tokenize(line)
         var lines: [String] = []
-        for run in digitRuns(in: tokens) where run.count == 12 || run.count == 13 {
+        // A labelled number is an ISBN or nothing: "ISBN 978-1-250-31318" with its check digit
+        // cut off is 12 digits that pass a UPC-A check one time in ten.
+        for run in digitRuns(in: tokens, skippingLabelled: true) where run.count == 12 || run.count == 13 {
             if let gtin = try? GTIN(validating: run) { lines.append(gtin.gtin13) }
         }
         for number in numbers(in: line) where number.label != .none { lines.append(number.isbn.digits) }
@@ -138,8 +140,8 @@ public enum PrintedText {
     /// character X kept at its end; nil for words.
     static func digitsOf(_ text: String) -> String? {
         var trimmed = Substring(text)
-        while let last = trimmed.last, ".,;:)]".contains(last) { trimmed = trimmed.dropLast() }
-        while let first = trimmed.first, "([:".contains(first) { trimmed = trimmed.dropFirst() }
+        while let last = trimmed.last, ".,;:)]\"'“”’".contains(last) { trimmed = trimmed.dropLast() }
+        while let first = trimmed.first, "([:\"'“‘".contains(first) { trimmed = trimmed.dropFirst() }
         guard !trimmed.isEmpty else { return nil }
         var digits = ""
         var realDigits = 0
@@ -161,18 +163,20 @@ public enum PrintedText {
     }
 
     /// Maximal runs of number tokens next to each other, their digits joined (X only last).
-    static func digitRuns(in tokens: [Token]) -> [String] {
+    static func digitRuns(in tokens: [Token], skippingLabelled: Bool = false) -> [String] {
         var runs: [String] = []
         var current = ""
+        var labelled = false
         for token in tokens {
             if let digits = token.digits, !current.hasSuffix("X") {
                 current += digits
             } else {
-                if !current.isEmpty { runs.append(current) }
+                if !current.isEmpty, !(skippingLabelled && labelled) { runs.append(current) }
                 current = token.digits ?? ""
+                labelled = token.label != nil
             }
         }
-        if !current.isEmpty { runs.append(current) }
+        if !current.isEmpty, !(skippingLabelled && labelled) { runs.append(current) }
         // A run of 14+ digits may hold a 13-digit line glued to a neighbour's digits: every
         // 12/13-digit window that starts at a group boundary is not tried (chance passes the
         // check one time in ten); such a run counts as nothing.

@@ -61,5 +61,8 @@ import Testing
         #expect(PrintedText.gtinLines(in: "0 23942 43101 5") == ["0023942431015"])
         #expect(PrintedText.gtinLines(in: "9 780596 008574") .contains("9780596008574"))
         #expect(PrintedText.gtinLines(in: "0 23942 43101 4").isEmpty)
+        // An ISBN line with its check digit cut off passes a UPC-A check here by chance: no line.
+        #expect(PrintedText.gtinLines(in: "ISBN 978-1-250-31318").isEmpty)
+        #expect(PrintedText.gtinLines(in: "9\" 781250 313188") == ["9781250313188"])
     }
 }
