@@ -74,6 +74,8 @@ let package = Package(
         .target(name: "Vision", dependencies: ["Imaging", "BookMetadata", "MetadataSources", .product(name: "Mustache", package: "swift-mustache")]),
         // Local OCR spine reader: Tesseract on Imaging's gray pixels, words grouped into spines.
         .target(name: "SpineOCR", dependencies: ["CTesseract", "Imaging", "Vision", "WorkerPools"]),
+        // The ISBN printed on a book (and the digits under its bars as their second witness), read with Tesseract.
+        .target(name: "PrintedISBN", dependencies: ["SpineOCR", "BarcodeReading", "Imaging", "BookCodes"]),
         // Spine readings -> scored candidate works -> strong / medium / none (beets-style).
         .target(name: "SpineMatching", dependencies: ["Vision"]),
         // Shelf photos -> readings (reply cache) -> matches -> owned books / review queue.
@@ -84,7 +86,7 @@ let package = Package(
         .target(name: "RapidScanCLI", dependencies: [
             "BookCodes", "BookMetadata", "Imaging", "BarcodeReading", "RapidScanConfig", "Catalogue",
             "MetadataSources", "BookLookup", "Intake", "Pipeline", "Vision", "SpineMatching", "SpineScanning", "SpineOCR",
-            "LibraryTransfer",
+            "LibraryTransfer", "PrintedISBN",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Rainbow", package: "Rainbow"),
         ]),
@@ -97,6 +99,10 @@ let package = Package(
         // Tesseract spine reading on rendered and real shelves (scripts/bench-spines-ocr).
         .executableTarget(name: "SpineOCRBenchmark", dependencies: ["SpineOCR", "SpineMatching", "Vision", "ImageTestSupport"],
                           path: "Benchmarks/SpineOCRBenchmark"),
+
+        // Printed-ISBN reading on painted book backs, rendered pages and traps (scripts/bench-printed-isbn).
+        .executableTarget(name: "PrintedISBNBenchmark", dependencies: ["PrintedISBN", "SpineOCR", "BarcodeReading", "BookCodes", "Imaging", "ImageTestSupport"],
+                          path: "Benchmarks/PrintedISBNBenchmark"),
 
         // Test helpers: fixture paths, a loopback HTTP server replaying recorded responses.
         .target(name: "TestSupport", dependencies: [
@@ -128,6 +134,7 @@ let package = Package(
             "Intake", "Catalogue", "BookLookup", "MetadataSources", "BookCodes", "BookMetadata", "TestSupport",
         ]),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Intake", "Catalogue", "BookLookup", "MetadataSources", "BarcodeReading", "BookCodes", "BookMetadata", "TestSupport"]),
+        .testTarget(name: "PrintedISBNTests", dependencies: ["PrintedISBN", "BarcodeReading", "BookCodes", "Imaging", "ImageTestSupport", "TestSupport"]),
         .testTarget(name: "SpineOCRTests", dependencies: ["ImageTestSupport", "SpineOCR", "SpineMatching", "Imaging", "Vision", "TestSupport"]),
         .testTarget(name: "VisionTests", dependencies: ["Vision", "Imaging", "MetadataSources", "TestSupport"]),
         .testTarget(name: "SpineScanningTests", dependencies: ["SpineScanning", "SpineMatching", "Catalogue", "Intake", "Vision"]),
@@ -138,6 +145,6 @@ let package = Package(
             .product(name: "Rainbow", package: "Rainbow"),
         ]),
         // Runs the built `rapidscan` binary end to end.
-        .testTarget(name: "CLITests", dependencies: ["TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["TestSupport", "Imaging", "ImageTestSupport"]),
     ]
 )

@@ -11,27 +11,34 @@ public struct ParallelFileScanner: Sendable {
     public let workers: Int
     public let options: ScanOptions
     public let lookAhead: Int
+    /// Asked after each file's bars were read (the printed ISBN), one per worker.
+    public let followUp: ScanFollowUpFactory?
 
     public init(workers: Int = ProcessInfo.processInfo.activeProcessorCount, options: ScanOptions = .init(),
-                lookAhead: Int? = nil) {
+                lookAhead: Int? = nil, followUp: ScanFollowUpFactory? = nil) {
         self.workers = max(1, workers)
         self.options = options
         self.lookAhead = max(self.workers, lookAhead ?? self.workers * 4)
+        self.followUp = followUp
     }
 
     public func scan(_ urls: some Sequence<URL>) -> AsyncStream<Output> {
         let urls = Array(urls)
         let options = self.options
+        let makeFollowUp = followUp
         let pool = OrderedWorkerPool<(index: Int, url: URL), Output>(
             workers: min(workers, urls.count), name: "rapidscan-decode", lookAhead: lookAhead
         ) {
             let scanner: FileScanner? = try? FileScanner(options: options)
+            let followUp = makeFollowUp?()
             return { file in
                 guard let scanner else {
                     let detail = "zbar could not create a scanner"
                     return (file.index, file.url, .failure(.outOfMemory(file: file.url.relativePath, detail: detail)))
                 }
-                return (file.index, file.url, Result { () throws(ImageError) in try scanner.scan(fileAt: file.url) })
+                let result = Result { () throws(ImageError) in try scanner.scan(fileAt: file.url) }
+                guard let followUp, case .success(let bars) = result else { return (file.index, file.url, result) }
+                return (file.index, file.url, .success(followUp.followUp(bars, fileAt: file.url, options: options)))
             }
         }
         for (index, url) in urls.enumerated() { pool.submit((index, url)) }

@@ -21,6 +21,8 @@ public enum BookCodeError: Error, Sendable, Hashable, CustomStringConvertible {
     case notAnAddOn(Symbology)
     /// A scanned EAN-13 whose GS1 prefix nobody holds: a misread, however well it read.
     case unassignedGS1Prefix(String)
+    /// A printed ISBN labelled for another format of the book ("ISBN 978-… (ebook)"): not this copy.
+    case otherFormat(isbn: String, label: String)
 
     public var description: String {
         switch self {
@@ -46,6 +48,8 @@ public enum BookCodeError: Error, Sendable, Hashable, CustomStringConvertible {
             "\(symbology.rawValue) is a main code, not an add-on (EAN-2 or EAN-5)"
         case .unassignedGS1Prefix(let prefix):
             "GS1 prefix \(prefix) is not assigned to anyone: no product carries it (a misread)"
+        case .otherFormat(let isbn, let label):
+            "ISBN \(isbn) is printed for another format (\(label)), not this copy: not added"
         }
     }
 }

@@ -17,7 +17,7 @@ public struct GTIN: Hashable, Sendable, CustomStringConvertible {
             throw .addOnIsNotAProduct(symbology)
         case .isbn10:
             self.init(uncheckedEAN13: try ISBN10(validating: text).isbn13.digits)
-        case .isbn13, .ean13:
+        case .isbn13, .ean13, .printed:
             self.init(uncheckedEAN13: try GTIN.checkedDigits(text, as: .ean13))
         case .ean8:
             let digits = try GTIN.checkedDigits(text, as: .ean8)

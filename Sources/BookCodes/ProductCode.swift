@@ -47,7 +47,7 @@ public enum CodeValidator {
         switch symbology {
         case .isbn10:
             return .book(try ISBN10(validating: text).isbn13)
-        case .isbn13:
+        case .isbn13, .printed:
             let gtin = try GTIN(validating: text, as: .isbn13)
             guard gtin.isBookland else { throw .notBookland(prefix: String(gtin.gtin13.prefix(3))) }
             return ProductCode(gtin)

@@ -8,14 +8,18 @@ import Imaging
 public struct ParallelBatchDecoder: BatchDecoder {
     public let workers: Int
     public let options: ScanOptions
+    /// Asked after the bars (the printed ISBN), one per worker.
+    public let followUp: ScanFollowUpFactory?
 
-    public init(workers: Int = ProcessInfo.processInfo.activeProcessorCount, options: ScanOptions = .init()) {
+    public init(workers: Int = ProcessInfo.processInfo.activeProcessorCount, options: ScanOptions = .init(),
+                followUp: ScanFollowUpFactory? = nil) {
         self.workers = max(1, workers)
         self.options = options
+        self.followUp = followUp
     }
 
     public func decode(_ frames: [Frame], stopWhen shouldStop: @escaping @Sendable () -> Bool) -> AsyncStream<DecodedFrame> {
-        let results = ParallelFileScanner(workers: workers, options: options).scan(frames.map(\.url))
+        let results = ParallelFileScanner(workers: workers, options: options, followUp: followUp).scan(frames.map(\.url))
         return AsyncStream { continuation in
             // Ending this stream (the session stopped reading, e.g. after Ctrl-C) cancels the
             // scanner: its workers finish the files in hand and take no more.
@@ -34,13 +38,17 @@ public struct ParallelBatchDecoder: BatchDecoder {
 /// Stage "decode" for `watch`: one `FileScanner` per decode thread.
 public final class FileFrameDecoder: FrameDecoder {
     private let scanner: FileScanner
+    private let followUp: (any ScanFollowUp)?
 
-    public init(options: ScanOptions = .init()) throws {
+    public init(options: ScanOptions = .init(), followUp: ScanFollowUpFactory? = nil) throws {
         scanner = try FileScanner(options: options)
+        self.followUp = followUp?()
     }
 
     public func decode(_ frame: Frame) -> DecodedFrame.Outcome {
-        .init(Result { () throws(ImageError) in try scanner.scan(fileAt: frame.url) })
+        let result = Result { () throws(ImageError) in try scanner.scan(fileAt: frame.url) }
+        guard let followUp, case .success(let bars) = result else { return .init(result) }
+        return .init(.success(followUp.followUp(bars, fileAt: frame.url, options: scanner.options)))
     }
 }
 
@@ -51,14 +59,29 @@ public final class FileFrameDecoder: FrameDecoder {
 /// `scan` and `watch --thorough`.
 public final class LiveFrameDecoder: FrameDecoder {
     private let reader: LiveFrameReader
+    private let followUp: (any ScanFollowUp)?
+    private let rawFormat: RawFrameFormat?
 
-    public init(rawFormat: RawFrameFormat? = nil) throws {
+    /// `followUp`: asked after the bars (the printed ISBN; its own pace: `PrintedISBNFollowUp.liveFactory`).
+    public init(rawFormat: RawFrameFormat? = nil, followUp: ScanFollowUpFactory? = nil) throws {
         reader = try LiveFrameReader(rawFormat: rawFormat)
+        self.followUp = followUp?()
+        self.rawFormat = rawFormat
     }
 
     public func decode(_ frame: Frame) -> DecodedFrame.Outcome {
         do {
             let reading = if let pixels = frame.pixels { reader.read(pixels) } else { try reader.read(fileAt: frame.url) }
+            if let followUp {
+                let bars = FileScanResult(codes: reading.codes, rejected: reading.rejected, imageWidth: 0, imageHeight: 0,
+                                          ambiguities: reading.ambiguities, unconfirmed: reading.unconfirmed,
+                                          contradicted: reading.contradicted)
+                let options = ScanOptions(rawFormat: rawFormat)
+                let read = frame.pixels.map { pixels in followUp.followUp(bars) { pixels } }
+                    ?? followUp.followUp(bars, fileAt: frame.url, options: options)
+                return .read(read.codes + read.rejected, ambiguities: read.ambiguities,
+                             unconfirmed: read.unconfirmed, contradicted: read.contradicted)
+            }
             return .read(reading.codes + reading.rejected, ambiguities: reading.ambiguities,
                          unconfirmed: reading.unconfirmed, contradicted: reading.contradicted)
         } catch {

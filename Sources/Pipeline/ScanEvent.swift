@@ -107,12 +107,18 @@ public struct ScannedBook: Sendable, Hashable {
     public var isbn13: ISBN13
     public var title: String?
     public var addOn: AddOn?
+    /// How it was read: `.printed` when from the ISBN printed on the book, not its bars.
+    public var symbology: Symbology?
 
-    public init(isbn13: ISBN13, title: String? = nil, addOn: AddOn? = nil) {
+    public init(isbn13: ISBN13, title: String? = nil, addOn: AddOn? = nil, symbology: Symbology? = nil) {
         self.isbn13 = isbn13
         self.title = title
         self.addOn = addOn
+        self.symbology = symbology
     }
+
+    /// Read from the printed ISBN, not from bars.
+    public var isPrinted: Bool { symbology == .printed }
 }
 
 

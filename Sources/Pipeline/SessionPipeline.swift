@@ -182,7 +182,7 @@ public final class SessionPipeline {
             return .done(debouncer.check(gtin.gtin13, at: time) == .accepted ? .nonBook(gtin) : .debounced(code))
         case let .book(isbn, symbology, _, addOn):
             guard debouncer.check(isbn.digits, at: time) == .accepted else { return .done(.debounced(code)) }
-            return lookUp(ScannedBook(isbn13: isbn, addOn: addOn), symbology: symbology, file: frame.path)
+            return lookUp(ScannedBook(isbn13: isbn, addOn: addOn, symbology: symbology), symbology: symbology, file: frame.path)
         }
     }
 

@@ -2,12 +2,12 @@ import Imaging
 
 extension GrayImage {
     /// The image scaled to about `pixels` pixels, its long side at most `maxLongSide` (up to
-    /// 2.5× up, any factor down): box-averaged by whole factors first (no aliasing), then
+    /// `maxUpscale` up, any factor down): box-averaged by whole factors first (no aliasing), then
     /// bilinear to the exact size.
-    func scaled(toPixels pixels: Int, maxLongSide: Int) -> (image: GrayImage, factor: Double) {
+    public func scaled(toPixels pixels: Int, maxLongSide: Int, maxUpscale: Double = 2.5) -> (image: GrayImage, factor: Double) {
         let long = max(width, height)
         guard long > 0, pixels > 0, maxLongSide > 0 else { return (self, 1) }
-        let wanted = min((Double(pixels) / Double(width * height)).squareRoot(), Double(maxLongSide) / Double(long), 2.5)
+        let wanted = min((Double(pixels) / Double(width * height)).squareRoot(), Double(maxLongSide) / Double(long), maxUpscale)
         guard abs(wanted - 1) > 0.02 else { return (self, 1) }
         var source = self
         let whole = Int(1 / wanted)

@@ -47,8 +47,12 @@ import Testing
     }
 
     @Test func symbologyNamesAndLengths() {
-        #expect(Symbology.allCases.map(\.rawValue) == ["EAN-13", "EAN-8", "UPC-A", "UPC-E", "ISBN-10", "ISBN-13", "EAN-2", "EAN-5"])
+        #expect(Symbology.allCases.map(\.rawValue) == ["EAN-13", "EAN-8", "UPC-A", "UPC-E", "ISBN-10", "ISBN-13", "EAN-2", "EAN-5", "printed"])
         #expect(Symbology.allCases.filter(\.isAddOn) == [.ean2, .ean5])
         #expect(Symbology.upcA.length == 12 && Symbology.upcE.length == 8)
+        // A printed ISBN is an ISBN-13: the Bookland rule holds for it as for the bars.
+        #expect(Symbology.printed.length == 13)
+        #expect((try? CodeValidator.validate(symbology: .printed, text: "9780596008574"))?.isbn13?.digits == "9780596008574")
+        #expect(throws: BookCodeError.notBookland(prefix: "002")) { try CodeValidator.validate(symbology: .printed, text: "0023942431015") }
     }
 }

@@ -298,7 +298,7 @@ struct FreePlanRoom {
     var limit: Int
 
     /// nil on Pro (no limit). `rows`: the owned rows not imported by an earlier run.
-    init?(_ catalogue: Catalogue, rows: [ImportRow], fileHash: String) throws {
+    init?(_ catalogue: any CatalogueStore, rows: [ImportRow], fileHash: String) throws {
         guard try !catalogue.user().isPro else { return nil }
         let done = try catalogue.importedLines(fileHash: fileHash)
         self.rows = rows.filter { $0.isOwned && !done.contains($0.line) }.count

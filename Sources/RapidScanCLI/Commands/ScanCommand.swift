@@ -7,6 +7,7 @@ import Intake
 import Imaging
 import MetadataSources
 import Pipeline
+import PrintedISBN
 import RapidScanConfig
 
 struct ScanCommand: AsyncParsableCommand {
@@ -56,7 +57,8 @@ struct ScanCommand: AsyncParsableCommand {
         let scan = ScanSession(
             options: .init(paths: paths.map { URL(fileURLWithPath: $0) }, rescan: rescan, rawFormat: session.rawFrameFormat),
             catalogue: context.catalogue,
-            decoder: ParallelBatchDecoder(workers: session.workerCount, options: session.scanOptions(thorough: !fast)))
+            decoder: ParallelBatchDecoder(workers: session.workerCount, options: session.scanOptions(thorough: !fast),
+                                          followUp: PrintedISBNFollowUp.factory(effort: session.scanOptions(thorough: !fast).effort)))
         let interrupt = InterruptMonitor.process
         let summary = await scan.run(pipeline: context.pipeline, output: context.output, interrupt: interrupt)
         throw SessionExitStatus.exitCode(for: summary)

@@ -2,6 +2,7 @@ import ArgumentParser
 import BarcodeReading
 import Foundation
 import Pipeline
+import PrintedISBN
 
 struct WatchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -123,7 +124,8 @@ struct WatchCommand: AsyncParsableCommand {
         let interrupt = InterruptMonitor.process
         let summary: SessionSummary
         let makeDecoder: @Sendable () throws -> any FrameDecoder = {
-            thorough ? try FileFrameDecoder(options: scanOptions) as any FrameDecoder : try LiveFrameDecoder(rawFormat: rawFormat)
+            thorough ? try FileFrameDecoder(options: scanOptions, followUp: PrintedISBNFollowUp.factory(effort: scanOptions.effort)) as any FrameDecoder
+                : try LiveFrameDecoder(rawFormat: rawFormat, followUp: PrintedISBNFollowUp.liveFactory)
         }
         do {
             if let camera {

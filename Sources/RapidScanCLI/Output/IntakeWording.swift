@@ -29,6 +29,9 @@ enum IntakeWording {
         var text: String { "\(command) \(purpose)" }
     }
 
+    /// Said beside a book read from the ISBN printed on it, not from its bars.
+    static let printedISBN = "from the printed ISBN"
+
     /// The free plan's limit lifted.
     static let upgrade = Hint(arguments: ["account", "--pro"], purpose: "lifts the limit")
     /// Books queued because no source could answer.

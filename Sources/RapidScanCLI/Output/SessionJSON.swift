@@ -45,7 +45,7 @@ final class JSONLinesOutput: EventOutput {
             object.set("price", addOn.price?.description)
             line.set("addon", .object(object))
         }
-        line.setIfPresent("symbology", event.printedCode?.symbology.rawValue)
+        line.setIfPresent("symbology", event.printedCode?.symbology.rawValue ?? (book?.isPrinted == true ? Symbology.printed.rawValue : nil))
         line.setIfPresent("code", event.printedCode?.text)
         if case let .queued(_, provenance, _) = event.outcome { line.set("source", provenance.name) }
         line.setIfPresent("reason", event.reason)

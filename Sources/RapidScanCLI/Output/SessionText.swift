@@ -188,14 +188,18 @@ struct SessionNotes {
 }
 
 extension ScanEvent {
+    /// " (from the printed ISBN)" for a book read from its printed ISBN: no bars vouch for it.
+    static func printedNote(_ book: ScannedBook) -> String { book.isPrinted ? " (\(IntakeWording.printedISBN))" : "" }
+
     /// The toast a person sees: the seed's titles and subtitles.
     var toast: (title: String, subtitle: String) {
         let isbn = book.map { " (ISBN \(IntakeWording.shown($0.isbn13)))" } ?? ""
         let printed = printedCode.map { "\($0.symbology.rawValue) \($0.text)" } ?? ""
         switch outcome {
         // Book outcomes: the intake's one wording table (the same titles and hints in every command).
-        case .added(let book): return (IntakeWording.title(.added), book.title ?? "ISBN \(IntakeWording.shown(book.isbn13))")
-        case .alreadyOwned(let book): return (IntakeWording.title(.alreadyOwned), book.title ?? "ISBN \(IntakeWording.shown(book.isbn13))")
+        case .added(let book): return (IntakeWording.title(.added), (book.title ?? "ISBN \(IntakeWording.shown(book.isbn13))") + Self.printedNote(book))
+        case .alreadyOwned(let book):
+            return (IntakeWording.title(.alreadyOwned), (book.title ?? "ISBN \(IntakeWording.shown(book.isbn13))") + Self.printedNote(book))
         case .notFound(let book):
             // The code was read and confirmed: scanning it again cannot help; adding it by hand can.
             return (IntakeWording.title(.notFound), "no source knows ISBN \(IntakeWording.shown(book.isbn13)); \(IntakeWording.addByHand(book.isbn13).text)")

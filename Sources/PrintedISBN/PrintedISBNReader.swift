@@ -1,0 +1,225 @@
+import BarcodeReading
+import BookCodes
+import Imaging
+import SpineOCR
+
+/// Reads the ISBN a person reads on a book (the "ISBN …" line, the digits under the bars)
+/// with Tesseract, and the digits under an EAN/UPC as the bars' second witness.
+///
+/// A number counts only when its check character holds and a second reading agrees: the
+/// page is read once whole, and each line holding a candidate is read again on its own, at
+/// the scale Tesseract reads best, binarised here (Sauvola) instead of by Tesseract; a line
+/// that reading does not bear out is read once more as gray at another scale. Not
+/// thread-safe: one per worker (one TessBaseAPI).
+public final class PrintedISBNReader {
+    private let engine: TesseractEngine
+
+    /// What one photo's printed text gave.
+    public struct Reading: Sendable, Hashable {
+        /// Confirmed ISBNs labelled for no other format, with where they are.
+        public var accepted: [Found] = []
+        /// Confirmed ISBNs labelled for another format ("(ebook)"): reported, never added.
+        public var otherFormats: [Found] = []
+        /// Candidates whose check held but that no second reading confirmed.
+        public var unconfirmed = 0
+
+        public struct Found: Sendable, Hashable {
+            public var isbn: ISBN13
+            public var number: PrintedNumber
+            /// In the pixels of the image read.
+            public var box: BoundingBox
+        }
+    }
+
+    /// How hard to look, and how much CPU a photo may take.
+    public struct Budget: Sendable, Hashable {
+        /// Pixel counts at which the whole photo is read, one Tesseract pass each, until one
+        /// confirms an ISBN.
+        public var pageScales: [Int]
+        /// CPU milliseconds each whole-photo pass may take (the words read by then are kept).
+        public var pageMilliseconds: Int
+
+        public init(pageScales: [Int], pageMilliseconds: Int) {
+            self.pageScales = pageScales
+            self.pageMilliseconds = pageMilliseconds
+        }
+
+        /// None at fast effort; one scale at normal; two at thorough.
+        public static func forEffort(_ effort: ScanEffort) -> Budget? {
+            switch effort {
+            case .fast: nil
+            case .normal: Budget(pageScales: [2_400_000], pageMilliseconds: 2_500)
+            case .thorough: Budget(pageScales: [2_400_000, 1_000_000], pageMilliseconds: 4_000)
+            }
+        }
+
+        /// A webcam frame: one small pass, so the frames after it are not kept waiting long.
+        public static let live = Budget(pageScales: [1_000_000], pageMilliseconds: 600)
+    }
+
+    public init() throws(TesseractError) {
+        var options = TesseractOptions()
+        options.pageSegmentationMode = 11
+        engine = try TesseractEngine(options: options)
+    }
+
+    // MARK: - Printed ISBN
+
+    /// The ISBNs printed on `image`, confirmed, within `budget`.
+    public func read(_ image: GrayImage, budget: Budget) -> Reading {
+        var reading = Reading()
+        for pixels in budget.pageScales {
+            reading = readPage(image, pixels: pixels, milliseconds: budget.pageMilliseconds)
+            if !reading.accepted.isEmpty || !reading.otherFormats.isEmpty { break }
+        }
+        return reading
+    }
+
+    private func readPage(_ image: GrayImage, pixels: Int, milliseconds: Int) -> Reading {
+        let (page, factor) = image.scaled(toPixels: pixels, maxLongSide: 2400, maxUpscale: 8)
+        guard let words = engine.words(in: page, cpuMilliseconds: milliseconds, pageSegmentationMode: 11) else { return Reading() }
+        var reading = Reading()
+        for line in TextLines.group(words) {
+            let numbers = PrintedText.numbers(in: line.text)
+            guard !numbers.isEmpty else { continue }
+            let box = line.box.scaled(by: 1 / factor)
+            let confirmed = confirm(numbers, lineIn: image, at: box)
+            for number in numbers {
+                guard confirmed.contains(number.isbn) else { reading.unconfirmed += 1; continue }
+                let found = Reading.Found(isbn: number.isbn, number: number,
+                                          box: BoundingBox(x: box.x0, y: box.y0, width: box.width, height: box.height))
+                if number.isOtherFormat { reading.otherFormats.append(found) } else { reading.accepted.append(found) }
+            }
+        }
+        return reading
+    }
+
+    /// The ISBNs of `numbers` that a reading of their line alone states too.
+    private func confirm(_ numbers: [PrintedNumber], lineIn image: GrayImage, at box: Box) -> Set<ISBN13> {
+        let wanted = Set(numbers.map(\.isbn))
+        var confirmed: Set<ISBN13> = []
+        for variant in LineVariant.allCases {
+            guard let crop = variant.prepare(image, line: box) else { continue }
+            let words = engine.words(in: crop, cpuMilliseconds: 800, pageSegmentationMode: variant.pageSegmentationMode) ?? []
+            for line in TextLines.group(words) {
+                confirmed.formUnion(PrintedText.numbers(in: line.text).map(\.isbn).filter(wanted.contains))
+            }
+            if confirmed == wanted { break }
+        }
+        return confirmed
+    }
+
+    // MARK: - Second witness
+
+    /// The GTIN-13s the human-readable line around a code's bars states legibly (check digit
+    /// right), read from a crop around `bounds`; empty when nothing there is legible.
+    /// `codeWidth`: the width the code is scaled to; `binarized`: Sauvola here instead of
+    /// Tesseract's threshold (the second reading a contradiction needs).
+    public func digitLines(around bounds: BoundingBox, in image: GrayImage, codeWidth: Int = 480,
+                           binarized: Bool = false) -> Set<String> {
+        // The digits sit under the bars (the first one left of them), an "ISBN" line often above.
+        let reach = max(bounds.width, bounds.height)
+        let x0 = max(0, bounds.x - reach / 4), x1 = min(image.width, bounds.maxX + reach / 4)
+        let y0 = max(0, bounds.y - reach / 3), y1 = min(image.height, bounds.maxY + reach / 2)
+        guard x1 - x0 >= 16, y1 - y0 >= 16 else { return [] }
+        let crop = image.cropped(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+        // A code about 480 px wide: its digits ~45 px tall, near what Tesseract reads best.
+        let target = Double(codeWidth * (x1 - x0)) / Double(max(1, min(reach, x1 - x0)))
+        let factor = target / Double(crop.width)
+        let (scaled, scale) = crop.scaled(toPixels: Int(Double(crop.width * crop.height) * factor * factor),
+                                          maxLongSide: 1600, maxUpscale: 8)
+        let pixels = binarized ? scaled.sauvolaBinarized(radius: max(8, codeWidth / 12)) : scaled
+        let words = engine.words(in: pixels, cpuMilliseconds: 800, pageSegmentationMode: 11) ?? []
+        // Only lines centred over this code's bars: a neighbouring book's digits are its own.
+        let left = Double(bounds.x - x0) * scale, right = Double(bounds.maxX - x0) * scale
+        let slack = (right - left) * 0.15
+        var lines: Set<String> = []
+        for line in TextLines.group(words) where (left - slack...right + slack).contains(line.box.centerX) {
+            lines.formUnion(PrintedText.gtinLines(in: line.text))
+        }
+        return lines
+    }
+}
+
+/// The forms a candidate's line is read again in, each a second witness to the page pass.
+enum LineVariant: CaseIterable {
+    /// Text ~40 px tall, binarised here by a local threshold (not Tesseract's global one).
+    case sauvola
+    /// Text ~28 px tall, gray: Tesseract binarises it, at another scale than the page's.
+    case gray
+
+    var pageSegmentationMode: Int { 7 }
+
+    var textHeight: Double {
+        switch self {
+        case .sauvola: 40
+        case .gray: 28
+        }
+    }
+
+    /// The line cut out with a margin, scaled so its text is `textHeight` tall.
+    func prepare(_ image: GrayImage, line box: Box) -> GrayImage? {
+        let margin = max(4, box.height / 2)
+        let x0 = max(0, box.x0 - margin), x1 = min(image.width, box.x1 + margin)
+        let y0 = max(0, box.y0 - margin), y1 = min(image.height, box.y1 + margin)
+        guard x1 - x0 >= 8, y1 - y0 >= 8, box.height > 0 else { return nil }
+        let crop = image.cropped(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+        let factor = min(8, max(0.2, textHeight / Double(box.height)))
+        let pixels = Int(Double(crop.width * crop.height) * factor * factor)
+        let (scaled, _) = crop.scaled(toPixels: pixels, maxLongSide: 4000, maxUpscale: 8)
+        switch self {
+        case .sauvola: return scaled.sauvolaBinarized(radius: Int(textHeight))
+        case .gray: return scaled
+        }
+    }
+}
+
+/// Words gathered into text lines by position (Tesseract's sparse mode cuts a line at the
+/// bars between "9" and "780345": its own line numbers would split the digit line).
+enum TextLines {
+    struct Line {
+        var text: String
+        var box: Box
+    }
+
+    static func group(_ words: [OCRWord]) -> [Line] {
+        let sorted = words.filter { $0.box.height > 0 }.sorted { $0.box.centerY < $1.box.centerY }
+        var rows: [[OCRWord]] = []
+        for word in sorted {
+            if let last = rows.indices.last, let anchor = rows[last].first,
+               abs(word.box.centerY - rows[last].map(\.box.centerY).reduce(0, +) / Double(rows[last].count))
+                < Double(max(anchor.box.height, word.box.height)) * 0.5 {
+                rows[last].append(word)
+            } else {
+                rows.append([word])
+            }
+        }
+        var lines: [Line] = []
+        for row in rows {
+            let ordered = row.sorted { $0.box.x0 < $1.box.x0 }
+            var current: [OCRWord] = []
+            for word in ordered {
+                // A gap wider than four text heights is another column's line.
+                if let previous = current.last, word.box.x0 - previous.box.x1 > 4 * max(previous.box.height, word.box.height) {
+                    lines.append(line(of: current))
+                    current = []
+                }
+                current.append(word)
+            }
+            if !current.isEmpty { lines.append(line(of: current)) }
+        }
+        return lines
+    }
+
+    private static func line(of words: [OCRWord]) -> Line {
+        Line(text: words.map(\.text).joined(separator: " "),
+             box: words.dropFirst().reduce(words[0].box) { $0.union($1.box) })
+    }
+}
+
+extension Box {
+    func scaled(by factor: Double) -> Box {
+        Box(x0: Int((Double(x0) * factor).rounded(.down)), y0: Int((Double(y0) * factor).rounded(.down)),
+            x1: Int((Double(x1) * factor).rounded(.up)), y1: Int((Double(y1) * factor).rounded(.up)))
+    }
+}

@@ -1,0 +1,49 @@
+import BarcodeReading
+import BookCodes
+import Foundation
+import ImageTestSupport
+import Imaging
+import Testing
+import TestSupport
+@testable import PrintedISBN
+
+/// Real Tesseract on real book-back photos whose bars were painted out.
+@Suite(.serialized) struct PrintedISBNReaderTests {
+    static let budget = PrintedISBNReader.Budget.forEffort(.normal)!
+
+    @Test func readsTheISBNLineAndDigitsWhenTheBarsArePaintedOut() throws {
+        let reader = try PrintedISBNReader()
+        let image = try PaintedBookBacks.painted("barcodes/zxing-ean13-3/10.png", .bars)
+        if let folder = ProcessInfo.processInfo.environment["PRINTED_ISBN_DEBUG"] {
+            try ImageEncoder.pngData(image).write(to: URL(fileURLWithPath: folder + "/bars.png"))
+        }
+        let reading = reader.read(image, budget: Self.budget)
+        #expect(Set(reading.accepted.map(\.isbn.digits)) == ["9780596008574"])
+    }
+
+    @Test func readsTheISBNLineAloneWhenTheDigitsArePaintedOutToo() throws {
+        let reader = try PrintedISBNReader()
+        let image = try PaintedBookBacks.painted("barcodes/zxing-ean13-3/10.png", .barsAndDigits)
+        if let folder = ProcessInfo.processInfo.environment["PRINTED_ISBN_DEBUG"] {
+            try ImageEncoder.pngData(image).write(to: URL(fileURLWithPath: folder + "/digits.png"))
+        }
+        let reading = reader.read(image, budget: Self.budget)
+        #expect(reading.accepted.map(\.isbn.digits).allSatisfy { $0 == "9780596008574" })
+        #expect(!reading.accepted.isEmpty)
+    }
+
+    @Test func aPhotoWithTheISBNPaintedOutGivesNothing() throws {
+        let reader = try PrintedISBNReader()
+        let image = try PaintedBookBacks.painted("barcodes/zxing-ean13-3/10.png", .everything)
+        #expect(reader.read(image, budget: Self.budget).accepted.isEmpty)
+    }
+
+    @Test func theDigitLineWitnessesTheBars() throws {
+        let reader = try PrintedISBNReader()
+        let url = try SharedFiles.requireImage("barcodes/zxing-ean13-3/10.png")
+        let image = try ImageLoader.load(contentsOf: url).image
+        let scan = try FileScanner().scan(fileAt: url)
+        let code = try #require(scan.codes.first)
+        #expect(reader.digitLines(around: code.bounds, in: image).contains("9780596008574"))
+    }
+}
