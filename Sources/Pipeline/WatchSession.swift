@@ -94,7 +94,7 @@ public struct WatchSession: Sendable {
         idleWatch?.cancel()
         await feeding.value
         let summary = SessionSummary(record: pipeline.record, elapsed: Date().timeIntervalSince(started),
-                                     interrupted: interrupt?.isInterrupted ?? false)
+                                     interrupted: interrupt?.isInterrupted ?? false, station: pipeline.station)
         output.finished(summary)
         if let failure { throw SourceFailed(reason: failure) }
         return summary

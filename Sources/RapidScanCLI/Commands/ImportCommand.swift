@@ -61,7 +61,8 @@ struct ImportCommand: AsyncParsableCommand {
 
     func run() async throws {
         let service: LookupService
-        do { service = try library.openLookupService() } catch { throw LibraryExit.fail(error) }
+        let station: String
+        do { service = try library.openLookupService(); station = try library.stationName() } catch { throw LibraryExit.fail(error) }
         let interrupted = InterruptMonitor.process
         var total = ImportSummary()
         var fileErrors = 0
@@ -96,7 +97,7 @@ struct ImportCommand: AsyncParsableCommand {
                 }
                 let parsed = try detected.parse(text)
                 if !json && !quiet { Console.error("\(OutsideText.shown(path)): \(detected.rawValue), \(text.encoding), \(parsed.rows.count) rows") }
-                let importer = Importer(service: service, width: concurrency, offline: offline)
+                let importer = Importer(service: service, width: concurrency, offline: offline, station: station)
                 let progress = ProgressCounter(total: parsed.rows.count + parsed.badRows.count, enabled: isTerminal && !quiet)
                 let json = json, quiet = quiet
                 let summary = try await importer.run(text, parsed: parsed, onEvent: { event in
@@ -122,9 +123,9 @@ struct ImportCommand: AsyncParsableCommand {
             }
         }
         if json {
-            Console.out(try JSONLines.encode(ImportSummaryLine(total, interrupted: interrupted.isInterrupted)))
+            Console.out(try JSONLines.encode(ImportSummaryLine(total, interrupted: interrupted.isInterrupted, station: station)))
         } else {
-            Console.out("imported \(total.imported), already present \(total.alreadyPresent), not found \(total.notFound), queued \(total.queued), library full \(total.libraryFull), bad rows \(total.badRows)\(total.skipped > 0 ? ", skipped \(total.skipped) done before" : "")\(interrupted.isInterrupted ? " (interrupted; run again to continue)" : "").")
+            Console.out("imported \(total.imported), already present \(total.alreadyPresent), not found \(total.notFound), queued \(total.queued), library full \(total.libraryFull), bad rows \(total.badRows)\(total.skipped > 0 ? ", skipped \(total.skipped) done before" : "")\(interrupted.isInterrupted ? " (interrupted; run again to continue)" : "") at station \(OutsideText.shown(station)).")
         }
         var kinds: [IntakeOutcome.Kind] = []
         if total.notFound > 0 { kinds.append(.notFound) }
@@ -225,8 +226,9 @@ struct ImportSummaryLine: Encodable {
     var badRows: Int
     var skipped: Int
     var interrupted: Bool
+    var station: String?
 
-    init(_ summary: ImportSummary, interrupted: Bool) {
+    init(_ summary: ImportSummary, interrupted: Bool, station: String? = nil) {
         imported = summary.imported
         alreadyPresent = summary.alreadyPresent
         notFound = summary.notFound
@@ -236,6 +238,7 @@ struct ImportSummaryLine: Encodable {
         badRows = summary.badRows
         skipped = summary.skipped
         self.interrupted = interrupted
+        self.station = station
     }
 }
 

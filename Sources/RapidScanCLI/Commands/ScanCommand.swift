@@ -141,7 +141,7 @@ struct SessionOptions: ParsableArguments {
             ? JSONLinesOutput(quiet: verbosity.quiet) : HumanOutput(live: liveDisplay, detail: detail, colour: Terminal.toastColour())
         let pipeline = SessionPipeline(
             catalogue: catalogue, lookup: service,
-            settings: .init(debounceWindow: debounce, offline: offline, listId: listId), output: output)
+            settings: .init(debounceWindow: debounce, offline: offline, listId: listId, station: LibraryOptions.station(settings)), output: output)
         return Context(catalogue: catalogue, pipeline: pipeline, output: output)
     }
 
