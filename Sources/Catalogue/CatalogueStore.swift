@@ -123,9 +123,11 @@ public protocol NotFoundStore: AnyObject, Sendable {
     func notFoundCodes() throws(CatalogueError) -> [NotFoundCode]
 }
 
-/// Counts for `cache stats`.
+/// Counts for `cache stats` and `database`.
 public protocol StoreStatistics: AnyObject, Sendable {
     func stats() throws(CatalogueError) -> CacheStats
+    /// The newest schema migration the store has applied ("v3-stations").
+    func schemaVersion() throws(CatalogueError) -> String
 }
 
 /// Every role together: what a whole catalogue implementation provides.

@@ -60,4 +60,23 @@ import Testing
         #expect(variable.status != 0 && variable.stderr.contains("RAPIDSCAN_STATION"), "\(variable.stderr)")
         #expect(!variable.stderr.contains("\u{1B}"))
     }
+
+    @Test func databaseShowsTheLibraryInUseItsSchemaVersionStationAndCounts() async throws {
+        let harness = try CLIHarness()
+        let added = try await harness.run(["library", "add", "--offline", "--title", "Dune", "--author", "Frank Herbert", "--station", "desk-9", "9780441013593"])
+        #expect(added.status == 0, "\(added.stderr)")
+        let json = try await harness.run(["database", "--json", "--station", "desk-9"])
+        #expect(json.status == 0, "\(json.stderr)")
+        let object = try #require(json.jsonLines.first)
+        #expect(object["event"] as? String == "database" && object["database"] as? String == harness.database.path)
+        #expect(object["schemaVersion"] as? String == "v3-stations" && object["current"] as? Bool == true)
+        #expect(object["station"] as? String == "desk-9")
+        let stats = try #require(object["stats"] as? [String: Any])
+        #expect(stats["ownedItems"] as? Int == 1 && stats["works"] as? Int == 1)
+        let text = try await harness.run(["database"])
+        #expect(text.stdout.contains("database        \(harness.database.path)") && text.stdout.contains("schema          v3-stations (current)"), "\(text.stdout)")
+        #expect(text.stdout.contains("owned books     1 (of 1 items)"))
+        let list = try await harness.run(["library", "list", "--json", "station:desk-9"])
+        #expect(list.summary?["count"] as? Int == 1, "\(list.stdout)")
+    }
 }
