@@ -126,6 +126,8 @@ extension Catalogue {
     /// In-clause placeholders for a slice of keys.
     static func placeholders(_ count: Int) -> String { Array(repeating: "?", count: count).joined(separator: ",") }
 
+    /// Columns of this catalogue alone, not the seed's: not in its documents.
+    static let localColumns: Set<String> = ["station"]
     static let jsonColumns: Set<String> = ["authors", "categories", "editions"]
     static let boolColumns: Set<String> = ["isPro", "hasCompletedOnboarding", "isPublic", "isDefault", "liked", "isOwned"]
     static let dateColumns: Set<String> = ["createdAt", "updatedAt", "indexedAt", "addedAt", "ownedAt", "startedReadingAt", "finishedReadingAt", "subscriptionUpdatedAt"]
@@ -172,7 +174,7 @@ extension Catalogue {
                 while let row = try rows.next() {
                     guard let id = try row.decode(String?.self, forColumn: keyColumn) else { continue }
                     var fields: [String: JSONValue] = [:]
-                    for (column, value) in row {
+                    for (column, value) in row where !Self.localColumns.contains(column) {
                         switch value.storage {
                         case .null: fields[column] = .null
                         case let .int64(number): fields[column] = Self.boolColumns.contains(column) ? .bool(number != 0) : .int(number)

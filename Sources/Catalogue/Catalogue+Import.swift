@@ -44,14 +44,14 @@ extension Catalogue {
     /// chunks loses nothing and duplicates nothing), and 10,000 books cost 50 commits, not
     /// 20,000. Rows whose book met a full library stay unmarked, so the same file adds them
     /// later; `doneLines` are the chunk's other finished rows (not found, bad).
-    public func importBooks(_ books: [ImportedBook], fileHash: String, doneLines: [(Int, String)], now: Date = Date()) throws(CatalogueError) -> [AddOutcome] {
+    public func importBooks(_ books: [ImportedBook], fileHash: String, doneLines: [(Int, String)], station: String = Station.hostName, now: Date = Date()) throws(CatalogueError) -> [AddOutcome] {
         let userId = userId
         return try write { db in
             var outcomes: [AddOutcome] = []
             outcomes.reserveCapacity(books.count)
             var lines = doneLines
             for book in books {
-                let outcome = try self.importBook(isbn: book.isbn, work: book.work, state: book.state, userId: userId, now: now, db)
+                let outcome = try self.importBook(isbn: book.isbn, work: book.work, state: book.state, userId: userId, station: station, now: now, db)
                 outcomes.append(outcome)
                 switch outcome {
                 case .added: lines.append((book.line, "added"))
@@ -59,7 +59,7 @@ extension Catalogue {
                 case .libraryFull: break
                 }
             }
-            try Self.markImported(fileHash: fileHash, lines: lines, db)
+            try Self.markImported(fileHash: fileHash, lines: lines, station: station, db)
             return outcomes
         }
     }
@@ -68,11 +68,11 @@ extension Catalogue {
     /// plan's limit), others become a not-owned item in their list. Reading state from the
     /// file is applied to a new item, or to an existing one the user has not touched
     /// (unread, no rating), so a re-run of the same file changes nothing.
-    func importBook(isbn: ISBN13, work: Work, state: ImportedState, userId: String, now: Date, _ db: Database) throws -> AddOutcome {
+    func importBook(isbn: ISBN13, work: Work, state: ImportedState, userId: String, station: String, now: Date, _ db: Database) throws -> AddOutcome {
         let listId = "\(userId)_\((state.listType ?? (state.status == .read ? .completed : .toRead)).rawValue)"
         let outcome: AddOutcome
         if state.isOwned {
-            outcome = try addOwned(isbn: isbn, work: work, listId: listId, format: .physical, userId: userId, now: now, db)
+            outcome = try addOwned(isbn: isbn, work: work, listId: listId, format: .physical, userId: userId, station: station, now: now, db)
         } else {
             if let same = try storedOne(Item.self, db, sql: "SELECT rowid, * FROM items WHERE userId = ? AND (isbn = ? OR bookId = ?) LIMIT 1",
                                         arguments: [userId, isbn.digits, work.workKey], cached: true, orThrow: true) {
@@ -83,7 +83,7 @@ extension Catalogue {
                     title: work.title, authors: work.authors, coverImageUrl: work.coverImageUrl, description: work.description,
                     pageCount: work.pageCount, genre: work.genre, categories: work.categories, status: .unread, liked: false,
                     rating: nil, notes: nil, currentPage: nil, startedReadingAt: nil, finishedReadingAt: nil,
-                    addedAt: state.dateAdded ?? now, updatedAt: now, isOwned: false, ownedFormat: nil, ownedAt: nil)
+                    addedAt: state.dateAdded ?? now, updatedAt: now, isOwned: false, ownedFormat: nil, ownedAt: nil, station: station)
                 try item.insert(db)
                 try Self.adjustCount(listId: listId, by: 1, now: now, db)
                 outcome = .added(item)

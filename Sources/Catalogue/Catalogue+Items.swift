@@ -29,7 +29,7 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible, Equatable {
 }
 
 /// A library query: words matched anywhere in title/author/notes (FTS5) plus field filters.
-/// Parsed from the command line as `word… author:X isbn:X status:X list:X added:FROM..TO`.
+/// Parsed from the command line as `word… author:X isbn:X status:X list:X station:X added:FROM..TO`.
 public struct LibraryQuery: Sendable, Hashable {
     public enum Sort: String, Sendable, CaseIterable { case title, author, added, rating, status }
 
@@ -39,6 +39,8 @@ public struct LibraryQuery: Sendable, Hashable {
     public var status: ReadingStatus?
     /// A list's id or name (case-insensitive).
     public var list: String?
+    /// The station that added the item (exact name).
+    public var station: String?
     public var addedFrom: Date?
     /// Exclusive.
     public var addedBefore: Date?
@@ -55,7 +57,7 @@ public struct LibraryQuery: Sendable, Hashable {
         case badValue(field: String, value: String)
         public var description: String {
             switch self {
-            case let .unknownField(field): "unknown field '\(field):' (use author:, isbn:, status:, list:, added:)"
+            case let .unknownField(field): "unknown field '\(field):' (use author:, isbn:, status:, list:, station:, added:)"
             case let .badValue(field, value): "'\(value)' is not a valid \(field): value"
             }
         }
@@ -75,6 +77,9 @@ public struct LibraryQuery: Sendable, Hashable {
                 else { throw .badValue(field: field, value: value) }
                 self.status = status
             case "list": list = value
+            case "station":
+                guard !value.isEmpty else { throw .badValue(field: field, value: value) }
+                station = value
             case "added":
                 let parts = value.components(separatedBy: "..")
                 guard parts.count <= 2 else { throw .badValue(field: field, value: value) }
@@ -205,6 +210,10 @@ extension Catalogue {
             let found = try self.findList(list, userId: userId, db)
             conditions.append("items.listId = ?")
             arguments.append(found.id)
+        }
+        if let station = query.station {
+            conditions.append("items.station = ?")
+            arguments.append(station)
         }
         if let from = query.addedFrom { conditions.append("items.addedAt >= ?"); arguments.append(from) }
         if let before = query.addedBefore { conditions.append("items.addedAt < ?"); arguments.append(before) }

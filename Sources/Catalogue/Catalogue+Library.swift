@@ -22,15 +22,16 @@ extension Catalogue {
     /// - library full — on the free plan with `User.freeOwnedLimit` owned books;
     /// - otherwise the item is created owned (status unread) in `listId` (default "Want to
     ///   Read"), or an existing not-yet-owned item of that ISBN is marked owned.
-    public func addOwned(isbn: ISBN13, work: Work, listId: String? = nil, format: String = OwnedFormat.physical.rawValue, now: Date = Date()) throws(CatalogueError) -> AddOutcome {
+    /// - station — recorded on the item it creates (`Item.station`).
+    public func addOwned(isbn: ISBN13, work: Work, listId: String? = nil, format: String = OwnedFormat.physical.rawValue, station: String = Station.hostName, now: Date = Date()) throws(CatalogueError) -> AddOutcome {
         guard let ownedFormat = OwnedFormat(rawValue: format) else { throw .invalidFormat(format) }
         let userId = userId
         let listId = listId ?? defaultListId
-        return try write { db in try self.addOwned(isbn: isbn, work: work, listId: listId, format: ownedFormat, userId: userId, now: now, db) }
+        return try write { db in try self.addOwned(isbn: isbn, work: work, listId: listId, format: ownedFormat, userId: userId, station: station, now: now, db) }
     }
 
     /// `addOwned` inside a caller's transaction (a batch import files a chunk in one).
-    func addOwned(isbn: ISBN13, work: Work, listId: String, format ownedFormat: OwnedFormat, userId: String, now: Date, _ db: Database) throws -> AddOutcome {
+    func addOwned(isbn: ISBN13, work: Work, listId: String, format ownedFormat: OwnedFormat, userId: String, station: String, now: Date, _ db: Database) throws -> AddOutcome {
         // Cached statements: preparing these five queries anew for every book was most of a
         // 10,000-book import's time.
         guard let listOwner = try String.fetchOne(db, SQLRequest(sql: "SELECT ownerId FROM lists WHERE id = ?", arguments: [listId], cached: true)),
@@ -63,6 +64,7 @@ extension Catalogue {
             existing.ownedFormat = ownedFormat
             existing.ownedAt = now
             existing.updatedAt = now
+            existing.station = station
             try existing.update(db)
             item = existing
         } else {
@@ -73,7 +75,7 @@ extension Catalogue {
                 pageCount: work.pageCount, genre: work.genre, categories: work.categories,
                 status: .unread, liked: false, rating: nil, notes: nil, currentPage: nil,
                 startedReadingAt: nil, finishedReadingAt: nil, addedAt: now, updatedAt: now,
-                isOwned: true, ownedFormat: ownedFormat, ownedAt: now)
+                isOwned: true, ownedFormat: ownedFormat, ownedAt: now, station: station)
             try item.insert(db)
             try Self.adjustCount(listId: listId, by: 1, now: now, db)
         }

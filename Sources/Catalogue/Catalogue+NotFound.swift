@@ -78,11 +78,13 @@ extension Catalogue {
         try read { db in try stored(NotFoundCode.self, db, sql: "SELECT rowid, * FROM notFoundCodes ORDER BY lastSeenAt DESC, isbn") }
     }
 
-    /// Lines of the import `fileHash` already finished with.
-    public func importedLines(fileHash: String) throws(CatalogueError) -> Set<Int> {
+    /// Lines of the import `fileHash` this station already finished with (rows from before
+    /// stations count for every station).
+    public func importedLines(fileHash: String, station: String = Station.hostName) throws(CatalogueError) -> Set<Int> {
         try read { db in
             // A line that is not a number marks nothing done: that row is imported again (idempotent), never skipped.
-            Set(try DatabaseValue.fetchAll(db, sql: "SELECT line FROM importedRows WHERE fileHash = ?", arguments: [fileHash]).compactMap { value in
+            Set(try DatabaseValue.fetchAll(db, sql: "SELECT line FROM importedRows WHERE fileHash = ? AND station IN (?, ?)",
+                                                     arguments: [fileHash, station, Station.unrecorded]).compactMap { value in
                 if case let .int64(line) = value.storage { return Int(exactly: line) }
                 return nil
             })
@@ -90,8 +92,8 @@ extension Catalogue {
     }
 
     /// Marks import rows done (idempotent), inside the transaction that filed them.
-    static func markImported(fileHash: String, lines: [(Int, String)], _ db: Database) throws {
-        let statement = try db.cachedStatement(sql: "INSERT OR REPLACE INTO importedRows (fileHash, line, outcome) VALUES (?, ?, ?)")
-        for (line, outcome) in lines { try statement.execute(arguments: [fileHash, line, outcome]) }
+    static func markImported(fileHash: String, lines: [(Int, String)], station: String, _ db: Database) throws {
+        let statement = try db.cachedStatement(sql: "INSERT OR REPLACE INTO importedRows (station, fileHash, line, outcome) VALUES (?, ?, ?, ?)")
+        for (line, outcome) in lines { try statement.execute(arguments: [station, fileHash, line, outcome]) }
     }
 }

@@ -53,18 +53,23 @@ extension Catalogue {
 
     /// True when `path` was processed with this exact size and modification time
     /// (a file edited since is scanned again).
-    public func isProcessed(path: String, size: Int64, modified: Date) throws(CatalogueError) -> Bool {
-        guard let row = try processedFile(path: path) else { return false }
+    /// Per station: another station's file of the same path is not this one's.
+    public func isProcessed(path: String, size: Int64, modified: Date, station: String = Station.hostName) throws(CatalogueError) -> Bool {
+        guard let row = try processedFile(path: path, station: station) else { return false }
         return row.size == size && abs(row.modifiedTime - modified.timeIntervalSince1970) < 0.000_001
     }
 
-    public func processedFile(path: String) throws(CatalogueError) -> ProcessedFile? {
-        try read { db in try storedOne(ProcessedFile.self, db, sql: "SELECT rowid, * FROM processedFiles WHERE path = ?", arguments: [path]) }
+    /// The station's row for `path`, else one from before stations were recorded.
+    public func processedFile(path: String, station: String = Station.hostName) throws(CatalogueError) -> ProcessedFile? {
+        try read { db in
+            try storedOne(ProcessedFile.self, db, sql: "SELECT rowid, * FROM processedFiles WHERE path = ? AND station IN (?, ?) ORDER BY station DESC LIMIT 1",
+                          arguments: [path, station, Station.unrecorded])
+        }
     }
 
-    public func markProcessed(path: String, size: Int64, modified: Date, outcome: String, now: Date = Date()) throws(CatalogueError) {
+    public func markProcessed(path: String, size: Int64, modified: Date, outcome: String, station: String = Station.hostName, now: Date = Date()) throws(CatalogueError) {
         try write { db in
-            try ProcessedFile(path: path, size: size, modifiedTime: modified.timeIntervalSince1970,
+            try ProcessedFile(station: station, path: path, size: size, modifiedTime: modified.timeIntervalSince1970,
                               outcome: outcome, processedAt: now).save(db)
         }
     }

@@ -28,7 +28,8 @@ public protocol LibraryStore: AnyObject, Sendable {
     func setPro(_ isPro: Bool, now: Date) throws(CatalogueError)
     /// Adds the book as owned, deciding "already owned" (same ISBN, or any edition of the
     /// same work) and "library full" (free plan, `User.freeOwnedLimit`) in one transaction.
-    func addOwned(isbn: ISBN13, work: Work, listId: String?, format: String, now: Date) throws(CatalogueError) -> AddOutcome
+    /// The item records `station`, the station that added it.
+    func addOwned(isbn: ISBN13, work: Work, listId: String?, format: String, station: String, now: Date) throws(CatalogueError) -> AddOutcome
     func ownedCount() throws(CatalogueError) -> Int
     /// Owned books, oldest first.
     func ownedItems() throws(CatalogueError) -> [Item]
@@ -97,11 +98,12 @@ public protocol PendingLookupQueue: AnyObject, Sendable {
 /// hash and line, marked in the transaction that filed them) and scanned files.
 public protocol ResumeStore: AnyObject, Sendable {
     /// Files a chunk of imported books and marks its finished rows, in one transaction.
-    func importBooks(_ books: [ImportedBook], fileHash: String, doneLines: [(Int, String)], now: Date) throws(CatalogueError) -> [AddOutcome]
-    func importedLines(fileHash: String) throws(CatalogueError) -> Set<Int>
-    func isProcessed(path: String, size: Int64, modified: Date) throws(CatalogueError) -> Bool
-    func processedFile(path: String) throws(CatalogueError) -> ProcessedFile?
-    func markProcessed(path: String, size: Int64, modified: Date, outcome: String, now: Date) throws(CatalogueError)
+    /// Resume rows are per station (rows from before stations, station "", count for every one).
+    func importBooks(_ books: [ImportedBook], fileHash: String, doneLines: [(Int, String)], station: String, now: Date) throws(CatalogueError) -> [AddOutcome]
+    func importedLines(fileHash: String, station: String) throws(CatalogueError) -> Set<Int>
+    func isProcessed(path: String, size: Int64, modified: Date, station: String) throws(CatalogueError) -> Bool
+    func processedFile(path: String, station: String) throws(CatalogueError) -> ProcessedFile?
+    func markProcessed(path: String, size: Int64, modified: Date, outcome: String, station: String, now: Date) throws(CatalogueError)
 }
 
 /// Spine recognition: cached reader replies, settled readings, the review queue.
@@ -123,9 +125,11 @@ public protocol NotFoundStore: AnyObject, Sendable {
     func notFoundCodes() throws(CatalogueError) -> [NotFoundCode]
 }
 
-/// Counts for `cache stats`.
+/// Counts for `cache stats` and `database`.
 public protocol StoreStatistics: AnyObject, Sendable {
     func stats() throws(CatalogueError) -> CacheStats
+    /// The newest schema migration the store has applied ("v3-stations").
+    func schemaVersion() throws(CatalogueError) -> String
 }
 
 /// Every role together: what a whole catalogue implementation provides.
@@ -147,8 +151,9 @@ extension LibraryStore {
 // The callers' defaults (now, no list, physical, 20 results), in one place for every store.
 extension LibraryStore {
     public func setPro(_ isPro: Bool) throws(CatalogueError) { try setPro(isPro, now: Date()) }
+    /// As this machine's station (`Station.hostName`): doors pass their intake's station.
     public func addOwned(isbn: ISBN13, work: Work, listId: String? = nil, format: String = OwnedFormat.physical.rawValue) throws(CatalogueError) -> AddOutcome {
-        try addOwned(isbn: isbn, work: work, listId: listId, format: format, now: Date())
+        try addOwned(isbn: isbn, work: work, listId: listId, format: format, station: Station.hostName, now: Date())
     }
     public func removeItems(ids: [String]) throws(LibraryError) -> Int { try removeItems(ids: ids, now: Date()) }
     public func updateItem(id: String, _ change: ItemChange) throws(LibraryError) -> Item { try updateItem(id: id, change, now: Date()) }
@@ -184,11 +189,17 @@ extension PendingLookupQueue {
 }
 
 extension ResumeStore {
-    public func importBooks(_ books: [ImportedBook], fileHash: String, doneLines: [(Int, String)]) throws(CatalogueError) -> [AddOutcome] {
-        try importBooks(books, fileHash: fileHash, doneLines: doneLines, now: Date())
+    // As this machine's station (`Station.hostName`): doors pass their intake's station.
+    public func importBooks(_ books: [ImportedBook], fileHash: String, doneLines: [(Int, String)], station: String = Station.hostName) throws(CatalogueError) -> [AddOutcome] {
+        try importBooks(books, fileHash: fileHash, doneLines: doneLines, station: station, now: Date())
     }
-    public func markProcessed(path: String, size: Int64, modified: Date, outcome: String) throws(CatalogueError) {
-        try markProcessed(path: path, size: size, modified: modified, outcome: outcome, now: Date())
+    public func importedLines(fileHash: String) throws(CatalogueError) -> Set<Int> { try importedLines(fileHash: fileHash, station: Station.hostName) }
+    public func isProcessed(path: String, size: Int64, modified: Date) throws(CatalogueError) -> Bool {
+        try isProcessed(path: path, size: size, modified: modified, station: Station.hostName)
+    }
+    public func processedFile(path: String) throws(CatalogueError) -> ProcessedFile? { try processedFile(path: path, station: Station.hostName) }
+    public func markProcessed(path: String, size: Int64, modified: Date, outcome: String, station: String = Station.hostName) throws(CatalogueError) {
+        try markProcessed(path: path, size: size, modified: modified, outcome: outcome, station: station, now: Date())
     }
 }
 

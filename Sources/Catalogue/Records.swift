@@ -221,6 +221,8 @@ public struct Item: Codable, Sendable, Hashable {
     public var isOwned: Bool
     public var ownedFormat: OwnedFormat?
     public var ownedAt: Date?
+    /// The station that added the book (`--station`; nil: added before stations were recorded).
+    public var station: String?
 }
 
 extension Item: FetchableRecord, PersistableRecord, StoredRecord {
@@ -258,6 +260,7 @@ extension Item: FetchableRecord, PersistableRecord, StoredRecord {
         isOwned = row.bool("isOwned")
         ownedFormat = row.choice("ownedFormat", OwnedFormat.self, required: false)
         ownedAt = row.optionalDate("ownedAt")
+        station = row.optionalText("station")
     }
 
     public func encode(to container: inout PersistenceContainer) throws {
@@ -285,6 +288,7 @@ extension Item: FetchableRecord, PersistableRecord, StoredRecord {
         container["isOwned"] = isOwned
         container["ownedFormat"] = ownedFormat?.rawValue
         container["ownedAt"] = ownedAt
+        container["station"] = station
     }
 }
 
@@ -461,6 +465,8 @@ extension PendingLookup: FetchableRecord, PersistableRecord, StoredRecord {
 
 /// A file a scan has finished with, so a resumed run skips it.
 public struct ProcessedFile: Codable, Sendable, Hashable {
+    /// The station that scanned it ("" for a row from before stations: it counts for every station).
+    public var station: String
     public var path: String
     public var size: Int64
     /// Modification time in seconds since 1970, stored as a REAL so it round-trips exactly.
@@ -479,6 +485,7 @@ extension ProcessedFile: FetchableRecord, PersistableRecord, StoredRecord {
     public init(row: Row) throws { self = try .strictly(row) }
 
     init(stored row: inout StoredRow) {
+        station = row.text("station")
         path = row.text("path")
         size = Int64(row.int("size"))
         modifiedTime = row.double("modifiedTime")

@@ -10,6 +10,7 @@ enum Schema {
         migrator.registerMigration("v2-spines", migrate: SpinesMigration.migrate)
         migrator.registerMigration("v2-search", migrate: createSearchIndexes)
         migrator.registerMigration("v2-library", migrate: createLibraryTables)
+        migrator.registerMigration("v3-stations", migrate: StationsMigration.migrate)
         return migrator
     }
 

@@ -24,11 +24,15 @@ public final class Intake: Sendable {
         public var format: String
         /// Cache only; a miss is queued without touching the network (`--offline`).
         public var offline: Bool
+        /// The station adding (`--station`, `RAPIDSCAN_STATION`, config `station`): recorded on
+        /// each item it adds and on its resume rows.
+        public var station: String
 
-        public init(listId: String? = nil, format: String = OwnedFormat.physical.rawValue, offline: Bool = false) {
+        public init(listId: String? = nil, format: String = OwnedFormat.physical.rawValue, offline: Bool = false, station: String = Station.hostName) {
             self.listId = listId
             self.format = format
             self.offline = offline
+            self.station = station
         }
     }
 
@@ -97,7 +101,7 @@ public final class Intake: Sendable {
     /// since it was queued: the default list then.
     private func store(_ isbn: ISBN13, work: Work, listId: String?, format: String, from origin: IntakeOrigin) throws(CatalogueError) -> AddOutcome {
         do {
-            return try catalogue.addOwned(isbn: isbn, work: work, listId: listId, format: format, now: Date())
+            return try catalogue.addOwned(isbn: isbn, work: work, listId: listId, format: format, station: settings.station, now: Date())
         } catch .unknownList where origin == .pendingRetry && listId != nil {
             return try store(isbn, work: work, listId: nil, format: format, from: origin)
         }
@@ -123,7 +127,7 @@ public final class Intake: Sendable {
     /// Import's chunk: the books filed and the chunk's rows marked done in one transaction
     /// (the same rules as `add`: already owned, the free plan's limit); outcomes in order.
     public func fileImportChunk(_ books: [ImportedBook], sources: [String?], fileHash: String, doneLines: [(Int, String)]) throws(CatalogueError) -> [IntakeOutcome] {
-        let outcomes = try catalogue.importBooks(books, fileHash: fileHash, doneLines: doneLines)
+        let outcomes = try catalogue.importBooks(books, fileHash: fileHash, doneLines: doneLines, station: settings.station)
         return zip(books, zip(sources, outcomes)).map { book, answer in
             Self.outcome(answer.1, book: IntakeBook(book.isbn, work: book.work, source: answer.0, addOn: nil))
         }

@@ -81,9 +81,9 @@ public struct Importer: Sendable {
     public var chunkSize: Int
     public var offline: Bool
 
-    public init(service: LookupService, width: Int = 8, chunkSize: Int = 200, offline: Bool = false) {
+    public init(service: LookupService, width: Int = 8, chunkSize: Int = 200, offline: Bool = false, station: String = Station.hostName) {
         self.service = service
-        intake = Intake(lookup: service, settings: Intake.Settings(offline: offline))
+        intake = Intake(lookup: service, settings: Intake.Settings(offline: offline, station: station))
         self.width = width
         self.chunkSize = chunkSize
         self.offline = offline
@@ -105,7 +105,7 @@ public struct Importer: Sendable {
             summary.count(.badRow)
             onEvent(ImportEvent(kind: .badRow, file: file.path, line: bad.line, reason: bad.reason))
         }
-        let done = try catalogue.importedLines(fileHash: file.contentHash)
+        let done = try catalogue.importedLines(fileHash: file.contentHash, station: intake.settings.station)
         let todo = parsed.rows.filter { !done.contains($0.line) }
         summary.skipped = parsed.rows.count - todo.count
         var start = 0

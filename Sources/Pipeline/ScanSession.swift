@@ -64,7 +64,8 @@ public struct ScanSession: Sendable {
         }
         // Frames already decoded and planned finish even when interrupted.
         for frame in planned { await finish(frame, pipeline: pipeline, output: output, interrupted: interrupted()) }
-        let summary = SessionSummary(record: pipeline.record, elapsed: Date().timeIntervalSince(started), interrupted: interrupted())
+        let summary = SessionSummary(record: pipeline.record, elapsed: Date().timeIntervalSince(started), interrupted: interrupted(),
+                                     station: pipeline.station)
         output.finished(summary)
         return summary
     }
@@ -83,7 +84,7 @@ extension ScanSession {
         for frame in found.frames {
             // A resume state that cannot be read scans the file again (and says so).
             let processed: Bool
-            do { processed = try catalogue.isProcessed(path: frame.resumeKey, size: frame.size, modified: frame.modified) } catch {
+            do { processed = try catalogue.isProcessed(path: frame.resumeKey, size: frame.size, modified: frame.modified, station: pipeline.station) } catch {
                 output.note(.resumeStateUnreadable(file: frame.path, reason: "\(error)"))
                 processed = false
             }
@@ -109,7 +110,7 @@ extension ScanSession {
             return
         }
         do {
-            try catalogue.markProcessed(path: frame.resumeKey, size: frame.size, modified: frame.modified, outcome: outcome.note)
+            try catalogue.markProcessed(path: frame.resumeKey, size: frame.size, modified: frame.modified, outcome: outcome.note, station: pipeline.station)
         } catch {
             // Its books are stored; the file is only not remembered, so a later scan reads it again.
             output.note(.notMarkedProcessed(file: frame.path, reason: "\(error)"))

@@ -27,11 +27,14 @@ public final class SessionPipeline {
         public var offline: Bool
         /// The list books are added to (nil: the default list).
         public var listId: String?
+        /// The station scanning: recorded on the items it adds and its resume rows.
+        public var station: String
 
-        public init(debounceWindow: TimeInterval = Debouncer.defaultWindow, offline: Bool = false, listId: String? = nil) {
+        public init(debounceWindow: TimeInterval = Debouncer.defaultWindow, offline: Bool = false, listId: String? = nil, station: String = Station.hostName) {
             self.debounceWindow = debounceWindow
             self.offline = offline
             self.listId = listId
+            self.station = station
         }
     }
 
@@ -43,13 +46,15 @@ public final class SessionPipeline {
     private var lookupsInFlight: [ISBN13: PendingLookupTask] = [:]
     /// Cancels every lookup in flight (Ctrl-C); safe to call from a signal handler's queue.
     public let cancellation = LookupCancellation()
+    /// The station this session scans as (its resume rows are this station's).
+    public var station: String { settings.station }
 
     /// `catalogue` is the library `lookup` reads and writes (the intake adds through `lookup.catalogue`).
     /// `lookup` bounds its own network lookups (`LookupService(concurrentNetworkLookups:)`)
     /// and queues what cannot be answered now with its injected clock and back-off.
     public init(catalogue: any CatalogueStore, lookup: LookupService, settings: Settings, output: any EventOutput) {
         debouncer = Debouncer(window: settings.debounceWindow)
-        intake = Intake(lookup: lookup, settings: Intake.Settings(listId: settings.listId, offline: settings.offline))
+        intake = Intake(lookup: lookup, settings: Intake.Settings(listId: settings.listId, offline: settings.offline, station: settings.station))
         self.settings = settings
         self.output = output
     }

@@ -6,12 +6,15 @@ public struct SessionSummary: Sendable {
     public var unreadableFiles: [(file: String, reason: String)]
     public var elapsed: TimeInterval
     public var interrupted: Bool
+    /// The station that ran the session (nil: not said).
+    public var station: String?
 
-    public init(record: SessionRecord, elapsed: TimeInterval, interrupted: Bool) {
+    public init(record: SessionRecord, elapsed: TimeInterval, interrupted: Bool, station: String? = nil) {
         totals = record.totals
         unreadableFiles = record.unreadableFiles
         self.elapsed = elapsed
         self.interrupted = interrupted
+        self.station = station
     }
 
     public var framesPerSecond: Double { elapsed > 0 ? Double(totals.frames) / elapsed : 0 }

@@ -120,7 +120,7 @@ public struct WatchSession: Sendable {
         // Ctrl-C is how a watch ends, not a cut-short run: there is nothing to continue
         // (frames already in the directory are left alone), so the summary is a whole one.
         let summary = SessionSummary(record: pipeline.record, elapsed: Date().timeIntervalSince(started),
-                                     interrupted: false)
+                                     interrupted: false, station: pipeline.station)
         output.finished(summary)
         if let failure { throw SourceFailed(reason: failure) }
         return summary

@@ -62,7 +62,7 @@ struct ConfigFileReader {
     /// Relative path values are taken from here: the config file's folder.
     private var folder: URL { URL(fileURLWithPath: path).deletingLastPathComponent() }
 
-    private static let topKeys: Set = ["sources", "http", "database", "vision"]
+    private static let topKeys: Set = ["sources", "http", "database", "station", "vision"]
     private static let visionKeys: Set = [
         "provider", "baseURL", "model", "apiKeyEnv", "temperature", "timeoutSeconds", "maxTokens",
         "maxConcurrentRequests", "maxImageSide", "prompt", "languages", "psm", "rotations", "ppocr",
@@ -86,6 +86,12 @@ struct ConfigFileReader {
         }
         try checkKeys(root, [], allowed: Self.topKeys)
         if let database = try pathValue(root, [], "database") { settings.database = database }
+        if let station = try string(root, [], "station") {
+            guard let name = RapidScanSettings.stationName(station) else {
+                throw invalid([], "station", RapidScanSettings.stationRule)
+            }
+            settings.station = name
+        }
         if let http = try table(root, [], "http") { try applyHTTP(http, to: &settings.http) }
         if let vision = try table(root, [], "vision") { try applyVision(vision, to: &settings.vision) }
         guard let sources = try table(root, [], "sources") else { return }

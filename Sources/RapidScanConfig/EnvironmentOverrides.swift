@@ -5,6 +5,7 @@ import Foundation
 public enum EnvironmentVariable {
     public static let config = "RAPIDSCAN_CONFIG"
     public static let database = "RAPIDSCAN_DB"
+    public static let station = "RAPIDSCAN_STATION"
     public static let googleBooksURL = "RAPIDSCAN_GOOGLE_BOOKS_URL"
     public static let openLibraryURL = "RAPIDSCAN_OPEN_LIBRARY_URL"
     public static let openLibraryCoversURL = "RAPIDSCAN_OPEN_LIBRARY_COVERS_URL"
@@ -36,6 +37,12 @@ struct EnvironmentOverrides {
             } catch {
                 throw .invalidEnvironment(variable: Variable.database, message: "\(error)")
             }
+        }
+        if let station = environment.nonEmpty(Variable.station) {
+            guard let name = RapidScanSettings.stationName(station) else {
+                throw .invalidEnvironment(variable: Variable.station, message: RapidScanSettings.stationRule)
+            }
+            settings.station = name
         }
         if let url = try url(Variable.googleBooksURL) { settings.updateSource(.googleBooks) { $0.baseURL = url } }
         if let url = try url(Variable.openLibraryURL) { settings.updateSource(.openLibrary) { $0.baseURL = url } }

@@ -81,6 +81,8 @@ public struct RapidScanSettings: Sendable, Hashable, CustomStringConvertible {
     public var http: HTTPSettings
     /// `database` in the config (resolved by `ConfigPath`) or `RAPIDSCAN_DB`; nil = `XDGPaths.defaultDatabase`.
     public var database: String?
+    /// `station` in the config or `RAPIDSCAN_STATION` (`--station` wins); nil = the host name.
+    public var station: String?
     /// The config file that was read, if any.
     public var configFile: URL?
     /// The config file holds an API key (`[sources.googleBooks] apiKey`), whatever overrides it.
@@ -111,6 +113,16 @@ public struct RapidScanSettings: Sendable, Hashable, CustomStringConvertible {
         debugLogging = false
         openLibraryRequestsPerSecond = nil
     }
+
+    /// A station name as given, trimmed; nil when it is empty, over 64 characters or holds
+    /// a control character (it is printed in summaries and stored on every item).
+    public static func stationName(_ text: String) -> String? {
+        let name = text.trimmingCharacters(in: .whitespaces)
+        guard !name.isEmpty, name.count <= 64, !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return nil }
+        return name
+    }
+
+    public static let stationRule = "a station name is 1 to 64 characters without control characters"
 
     /// Enabled sources in lookup order.
     public var enabledSources: [SourceSettings] { sources.filter(\.enabled).sorted { $0.order < $1.order } }

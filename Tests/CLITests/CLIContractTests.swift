@@ -9,7 +9,7 @@ import TestSupport
 @Suite struct CLIContractTests {
     static let commands: [[String]] = [
         ["decode"], ["scan"], ["watch"], ["lookup"], ["search"], ["pending"], ["pending", "list"], ["pending", "retry"],
-        ["cache"], ["cache", "stats"], ["account"], ["spines"], ["review"], ["library"], ["library", "list"],
+        ["cache"], ["cache", "stats"], ["database"], ["account"], ["spines"], ["review"], ["library"], ["library", "list"],
         ["library", "show"], ["library", "add"], ["library", "remove"], ["library", "set"], ["library", "move"],
         ["library", "lists"], ["library", "notfound"], ["import"], ["export"], ["doctor"],
     ]

@@ -19,6 +19,26 @@ import Testing
         #expect(Schema.migrator.migrations.first == "v1")
     }
 
+    /// "v3-stations" keeps every resume row of a library from before stations: recorded as
+    /// station "", they count for whichever station the library's one machine now runs as.
+    @Test func resumeRowsFromBeforeStationsCountForEveryStation() throws {
+        let queue = try DatabaseQueue()
+        try Schema.migrator.migrate(queue, upTo: "v2-library")
+        try queue.write { db in
+            try db.execute(sql: "INSERT INTO processedFiles (path, size, modifiedTime, outcome, processedAt) VALUES ('/photos/a.jpg', 10, 5.0, 'added', '2026-01-01 00:00:00.000')")
+            try db.execute(sql: "INSERT INTO importedRows (fileHash, line, outcome) VALUES ('hash', 2, 'added')")
+        }
+        let catalogue = try Catalogue(writer: queue)
+        #expect(try queue.read { db in try Schema.migrator.appliedIdentifiers(db) }.contains("v3-stations"))
+        #expect(try catalogue.isProcessed(path: "/photos/a.jpg", size: 10, modified: Date(timeIntervalSince1970: 5), station: "desk-1"))
+        #expect(try catalogue.processedFile(path: "/photos/a.jpg", station: "desk-2")?.station == "")
+        #expect(try catalogue.importedLines(fileHash: "hash", station: "desk-1") == [2])
+        // The station's own row wins over the old one once it has scanned the file again.
+        try catalogue.markProcessed(path: "/photos/a.jpg", size: 11, modified: Date(timeIntervalSince1970: 5), outcome: "nothing", station: "desk-1")
+        #expect(try catalogue.processedFile(path: "/photos/a.jpg", station: "desk-1")?.size == 11)
+        #expect(try catalogue.processedFile(path: "/photos/a.jpg", station: "desk-2")?.size == 10)
+    }
+
     static let v1: [String] = [
         "CREATE TABLE \"isbnIndex\" (\"isbn\" TEXT PRIMARY KEY NOT NULL, \"workKey\" TEXT NOT NULL REFERENCES \"works\"(\"workKey\") ON DELETE CASCADE ON UPDATE CASCADE, \"format\" TEXT NOT NULL, \"publisher\" TEXT, \"publishDate\" TEXT, \"indexedAt\" DATETIME NOT NULL, \"apiSource\" TEXT NOT NULL, \"metadataScore\" INTEGER NOT NULL)",
         "CREATE INDEX \"isbnIndex_on_workKey\" ON \"isbnIndex\"(\"workKey\")",

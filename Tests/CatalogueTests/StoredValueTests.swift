@@ -74,14 +74,14 @@ import TestSupport
 
     @Test func aDatabaseFromANewerRapidscanIsRefusedUnwritten() throws {
         let temp = try TemporaryCatalogue(onFile: true)
-        try temp.execute("INSERT INTO grdb_migrations (identifier) VALUES ('v3-stations')")
-        #expect(throws: CatalogueError.newerVersion(path: temp.path, detail: "migration 'v3-stations' unknown to this rapidscan")) {
+        try temp.execute("INSERT INTO grdb_migrations (identifier) VALUES ('v99-future')")
+        #expect(throws: CatalogueError.newerVersion(path: temp.path, detail: "migration 'v99-future' unknown to this rapidscan")) {
             try Catalogue(path: temp.path)
         }
-        #expect(throws: CatalogueError.newerVersion(path: temp.path, detail: "migration 'v3-stations' unknown to this rapidscan")) {
+        #expect(throws: CatalogueError.newerVersion(path: temp.path, detail: "migration 'v99-future' unknown to this rapidscan")) {
             try Catalogue(path: temp.path, readOnly: true)
         }
-        try temp.execute("DELETE FROM grdb_migrations WHERE identifier = 'v3-stations'; PRAGMA user_version = 2")
+        try temp.execute("DELETE FROM grdb_migrations WHERE identifier = 'v99-future'; PRAGMA user_version = 2")
         #expect(throws: CatalogueError.newerVersion(path: temp.path, detail: "user_version 2; this rapidscan knows 0")) {
             try Catalogue(path: temp.path)
         }

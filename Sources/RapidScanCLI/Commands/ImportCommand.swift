@@ -61,7 +61,8 @@ struct ImportCommand: AsyncParsableCommand {
 
     func run() async throws {
         let service: LookupService
-        do { service = try library.openLookupService() } catch { throw LibraryExit.fail(error) }
+        let station: String
+        do { service = try library.openLookupService(); station = try library.stationName() } catch { throw LibraryExit.fail(error) }
         let interrupted = InterruptMonitor.process
         var total = ImportSummary()
         var fileErrors = 0
@@ -97,10 +98,10 @@ struct ImportCommand: AsyncParsableCommand {
                 let parsed = try detected.parse(text)
                 if !json && !quiet { Console.error("\(OutsideText.shown(path)): \(detected.rawValue), \(text.encoding), \(parsed.rows.count) rows") }
                 // The free plan's room, said once before a batch that cannot fit.
-                if !json, let room = try FreePlanRoom(service.catalogue, rows: parsed.rows, fileHash: text.contentHash), room.overflows {
+                if !json, let room = try FreePlanRoom(service.catalogue, rows: parsed.rows, fileHash: text.contentHash, station: station), room.overflows {
                     Console.error("\(OutsideText.shown(path)): \(room.sentence)")
                 }
-                let importer = Importer(service: service, width: concurrency, offline: offline)
+                let importer = Importer(service: service, width: concurrency, offline: offline, station: station)
                 let progress = ProgressCounter(total: parsed.rows.count + parsed.badRows.count, enabled: isTerminal && !quiet)
                 let json = json, quiet = quiet, verbose = library.output.verbose
                 let refused = Mutex(0)
@@ -136,10 +137,10 @@ struct ImportCommand: AsyncParsableCommand {
             }
         }
         if json {
-            Console.out(try JSONLines.encode(ImportSummaryLine(total, interrupted: interrupted.isInterrupted)))
+            Console.out(try JSONLines.encode(ImportSummaryLine(total, interrupted: interrupted.isInterrupted, station: station)))
         } else {
             if let owned = try? service.catalogue.ownedCount() { Console.out("\(owned) \(owned == 1 ? "book" : "books") now owned.") }
-            Console.out("imported \(total.imported), already present \(total.alreadyPresent), not found \(total.notFound), queued \(total.queued), library full \(total.libraryFull), bad rows \(total.badRows)\(total.skipped > 0 ? ", skipped \(total.skipped) done before" : "")\(interrupted.isInterrupted ? " (interrupted; run again to continue)" : "").")
+            Console.out("imported \(total.imported), already present \(total.alreadyPresent), not found \(total.notFound), queued \(total.queued), library full \(total.libraryFull), bad rows \(total.badRows)\(total.skipped > 0 ? ", skipped \(total.skipped) done before" : "")\(interrupted.isInterrupted ? " (interrupted; run again to continue)" : "") at station \(OutsideText.shown(station)).")
         }
         var kinds: [IntakeOutcome.Kind] = []
         if total.notFound > 0 { kinds.append(.notFound) }
@@ -233,8 +234,9 @@ struct ImportSummaryLine: Encodable {
     var badRows: Int
     var skipped: Int
     var interrupted: Bool
+    var station: String?
 
-    init(_ summary: ImportSummary, interrupted: Bool) {
+    init(_ summary: ImportSummary, interrupted: Bool, station: String? = nil) {
         imported = summary.imported
         alreadyPresent = summary.alreadyPresent
         notFound = summary.notFound
@@ -244,6 +246,7 @@ struct ImportSummaryLine: Encodable {
         badRows = summary.badRows
         skipped = summary.skipped
         self.interrupted = interrupted
+        self.station = station
     }
 }
 
@@ -298,9 +301,9 @@ struct FreePlanRoom {
     var limit: Int
 
     /// nil on Pro (no limit). `rows`: the owned rows not imported by an earlier run.
-    init?(_ catalogue: any CatalogueStore, rows: [ImportRow], fileHash: String) throws {
+    init?(_ catalogue: any CatalogueStore, rows: [ImportRow], fileHash: String, station: String) throws {
         guard try !catalogue.user().isPro else { return nil }
-        let done = try catalogue.importedLines(fileHash: fileHash)
+        let done = try catalogue.importedLines(fileHash: fileHash, station: station)
         self.rows = rows.filter { $0.isOwned && !done.contains($0.line) }.count
         owned = try catalogue.ownedCount()
         limit = User.freeOwnedLimit

@@ -115,7 +115,7 @@ struct PendingRetryCommand: AsyncParsableCommand {
 
     func run() async throws {
         let service = try library.openLookupService()
-        let intake = Intake(lookup: service)
+        let intake = Intake(lookup: service, settings: Intake.Settings(station: try library.stationName()))
         let outcomes = try await intake.retryPending(now: Date(), onlyDue: dueOnly)
         var tally = IntakeTally()
         for (retry, outcome) in outcomes {

@@ -145,7 +145,7 @@ struct SessionOptions: ParsableArguments {
                                                                     retryEvery: retryEvery.map { Int($0.rounded()) })
         let pipeline = SessionPipeline(
             catalogue: catalogue, lookup: service,
-            settings: .init(debounceWindow: debounce, offline: offline, listId: listId), output: output)
+            settings: .init(debounceWindow: debounce, offline: offline, listId: listId, station: LibraryOptions.station(settings)), output: output)
         return Context(catalogue: catalogue, pipeline: pipeline, output: output)
     }
 

@@ -132,7 +132,7 @@ struct SpinesCommand: AsyncParsableCommand {
         if !offline {
             sources += MetadataSources.make(settings: settings).map { SearchCandidateSource(source: $0, catalogue: catalogue) }
         }
-        let intake = Intake(catalogue: catalogue, settings: Intake.Settings(listId: listId, offline: offline))
+        let intake = Intake(catalogue: catalogue, settings: Intake.Settings(listId: listId, offline: offline, station: LibraryOptions.station(settings)))
         let session = SpineSession(catalogue: catalogue, reader: reader, sources: sources, dryRun: dryRun, listId: listId, offline: offline, intake: intake)
         var files: [String] = []
         var unreadableInputs = 0

@@ -79,6 +79,7 @@ final class JSONLinesOutput: EventOutput {
             object.set("reason", entry.reason)
             return .object(object)
         }))
+        line.setIfPresent("station", summary.station)
         return line
     }
 }

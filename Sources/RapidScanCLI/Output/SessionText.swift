@@ -249,6 +249,7 @@ extension SessionSummary {
         }
         // Each was reported on standard error as it came; the paths are not printed twice.
         if t.unreadable > 0 { lines.append("  Unreadable:         \(t.unreadable) (reported on standard error)") }
+        if let station { lines.append("  Station:            \(OutsideText.shown(station))") }
         if interrupted { lines.append("Run the same command again to continue where this one stopped.") }
         return lines
     }

@@ -20,18 +20,35 @@ struct LibraryOptions: ParsableArguments {
         valueName: "path"))
     var config: String?
 
+    @Option(name: .long, help: ArgumentHelp(
+        "The station's name, recorded on every book it adds and in its session summaries.",
+        discussion: "Default: $RAPIDSCAN_STATION, else `station` in the config file, else the host name. Stations sharing a library resume their own files and import rows.",
+        valueName: "name"))
+    var station: String?
+
     @OptionGroup var output: OutputOptions
+
+    func validate() throws {
+        if let station, RapidScanSettings.stationName(station) == nil {
+            throw ValidationError("--station '\(OutsideText.shown(station))': \(RapidScanSettings.stationRule)")
+        }
+    }
 
     /// The config file plus environment overrides; `--db` wins over both.
     func settings(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> RapidScanSettings {
         var settings = try RapidScanSettings.load(configFile: config.map { URL(fileURLWithPath: $0) }, environment: environment)
         if let db { settings.database = db }
+        if let station { settings.station = RapidScanSettings.stationName(station) }
         if let (path, mode) = settings.readableKeyFile, Self.keyFileWarned.exchange(true, ordering: .relaxed) == false {
             let file = OutsideText.shown(path)
             Console.error("rapidscan: warning: \(file) holds an API key and every user on this machine can read it (mode \(String(mode, radix: 8))); run: chmod 600 \(file)")
         }
         return settings
     }
+
+    /// The station this run adds as: `--station`, `RAPIDSCAN_STATION`, config `station`, else the host name.
+    static func station(_ settings: RapidScanSettings) -> String { settings.station ?? Station.hostName }
+    func stationName() throws -> String { Self.station(try settings()) }
 
     /// Settings are read more than once by some commands: the warning is said once.
     private static let keyFileWarned = Atomic(false)

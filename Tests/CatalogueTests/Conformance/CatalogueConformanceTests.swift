@@ -9,6 +9,8 @@ import TestSupport
 /// against every implementation in `StoreFactory.all`. Nothing here knows SQL or SQLite.
 @Suite struct CatalogueConformanceTests {
     static let day0 = Date(timeIntervalSince1970: 1_700_000_000)
+    /// The station the tests add as (another one is `Self.otherDesk`).
+    static let desk = "desk-1", otherDesk = "desk-2"
 
     static func day(_ n: Int) -> Date { day0.addingTimeInterval(Double(n) * 86_400) }
 
@@ -22,7 +24,7 @@ import TestSupport
     static func own(_ store: any CatalogueStore, count: Int, startingAt start: Int = 0) throws -> [Item] {
         try generatedISBNs(count, startingAt: start).enumerated().map { offset, code in
             let work = try store.record(book("Book \(code.digits)", by: "Author \(code.digits)"), for: code, now: day0)
-            guard case let .added(item) = try store.addOwned(isbn: code, work: work, listId: nil, format: "physical", now: day(offset)) else {
+            guard case let .added(item) = try store.addOwned(isbn: code, work: work, listId: nil, format: "physical", station: Self.desk, now: day(offset)) else {
                 throw LibraryError.notInLibrary(code.digits)
             }
             return item
@@ -36,7 +38,7 @@ import TestSupport
         var items: [String: Item] = [:]
         for (offset, (code, title, author)) in books.enumerated() {
             let work = try store.record(book(title, by: author, publisher: "Ace"), for: isbn(code), now: day0)
-            guard case let .added(item) = try store.addOwned(isbn: isbn(code), work: work, listId: nil, format: "physical", now: day(offset)) else {
+            guard case let .added(item) = try store.addOwned(isbn: isbn(code), work: work, listId: nil, format: "physical", station: Self.desk, now: day(offset)) else {
                 throw LibraryError.notInLibrary(code)
             }
             items[title] = item
@@ -53,13 +55,13 @@ import TestSupport
         let work = try store.record(Self.book("Think Again", by: "Adam Grant"), for: hardcover, now: Self.day0)
         let sameWork = try store.record(Self.book("Think Again", by: "Adam Grant"), for: paperback, now: Self.day0)
         #expect(sameWork.workKey == work.workKey)
-        guard case let .added(item) = try store.addOwned(isbn: hardcover, work: work, listId: nil, format: "physical", now: Self.day0) else {
+        guard case let .added(item) = try store.addOwned(isbn: hardcover, work: work, listId: nil, format: "physical", station: Self.desk, now: Self.day0) else {
             Issue.record("expected added"); return
         }
         #expect(item.isOwned && item.ownedFormat == .physical && item.ownedAt == Self.day0 && item.status == .unread)
         #expect(item.listId == store.defaultListId && item.bookId == work.workKey && item.isbn == hardcover.digits)
-        #expect(try store.addOwned(isbn: hardcover, work: work, listId: nil, format: "physical", now: Self.day(1)) == .alreadyOwned(item))
-        #expect(try store.addOwned(isbn: paperback, work: sameWork, listId: nil, format: "ebook", now: Self.day(1)) == .alreadyOwned(item))
+        #expect(try store.addOwned(isbn: hardcover, work: work, listId: nil, format: "physical", station: Self.desk, now: Self.day(1)) == .alreadyOwned(item))
+        #expect(try store.addOwned(isbn: paperback, work: sameWork, listId: nil, format: "ebook", station: Self.desk, now: Self.day(1)) == .alreadyOwned(item))
         #expect(try store.ownedCount() == 1)
         #expect(try store.ownedItems() == [item])
         #expect(try store.item(isbn: hardcover) == item)
@@ -67,10 +69,10 @@ import TestSupport
         #expect(try store.lists().first { $0.id == store.defaultListId }?.itemCount == 1)
         #expect(try store.user().scanCount == 1)
         #expect(throws: CatalogueError.invalidFormat("vinyl")) {
-            try store.addOwned(isbn: hardcover, work: work, listId: nil, format: "vinyl", now: Self.day0)
+            try store.addOwned(isbn: hardcover, work: work, listId: nil, format: "vinyl", station: Self.desk, now: Self.day0)
         }
         #expect(throws: CatalogueError.unknownList("nowhere")) {
-            try store.addOwned(isbn: isbn("9780306406157"), work: work, listId: "nowhere", format: "physical", now: Self.day0)
+            try store.addOwned(isbn: isbn("9780306406157"), work: work, listId: "nowhere", format: "physical", station: Self.desk, now: Self.day0)
         }
     }
 
@@ -80,7 +82,7 @@ import TestSupport
         let owned = try Self.own(store, count: 49)
         let more = try generatedISBNs(3, startingAt: 100).map { code in
             try store.addOwned(isbn: code, work: store.record(Self.book("Extra \(code.digits)", by: "X"), for: code, now: Self.day0),
-                               listId: nil, format: "physical", now: Self.day0)
+                               listId: nil, format: "physical", station: Self.desk, now: Self.day0)
         }
         guard case .added = more[0] else { Issue.record("the 50th book should be added: \(more[0])"); return }
         #expect(more[1] == .libraryFull(owned: 50, limit: 50))
@@ -88,19 +90,19 @@ import TestSupport
         #expect(try store.ownedCount() == 50)
         // A full library still says "already owned" for a book it holds.
         let first = try #require(try store.work(key: owned[0].bookId))
-        #expect(try store.addOwned(isbn: isbn(owned[0].isbn), work: first, listId: nil, format: "physical", now: Self.day0) == .alreadyOwned(owned[0]))
+        #expect(try store.addOwned(isbn: isbn(owned[0].isbn), work: first, listId: nil, format: "physical", station: Self.desk, now: Self.day0) == .alreadyOwned(owned[0]))
         // Pro lifts the limit; back on the free plan nothing more is added.
         try store.setPro(true, now: Self.day0)
         #expect(try store.user().isPro)
         let code = generatedISBN(103)
         let work = try store.record(Self.book("Pro book", by: "Y"), for: code, now: Self.day0)
-        guard case .added = try store.addOwned(isbn: code, work: work, listId: nil, format: "physical", now: Self.day0) else {
+        guard case .added = try store.addOwned(isbn: code, work: work, listId: nil, format: "physical", station: Self.desk, now: Self.day0) else {
             Issue.record("Pro should add past 50"); return
         }
         try store.setPro(false, now: Self.day0)
         let late = generatedISBN(104)
         #expect(try store.addOwned(isbn: late, work: store.record(Self.book("Late", by: "Z"), for: late, now: Self.day0),
-                                   listId: nil, format: "physical", now: Self.day0) == .libraryFull(owned: 51, limit: 50))
+                                   listId: nil, format: "physical", station: Self.desk, now: Self.day0) == .libraryFull(owned: 51, limit: 50))
     }
 
     /// Sixty different books added at once from many threads to an empty free library: the
@@ -114,7 +116,7 @@ import TestSupport
         let added = try await withThrowingTaskGroup(of: Bool.self) { group in
             for (code, work) in books {
                 group.addTask {
-                    if case .added = try store.addOwned(isbn: code, work: work, listId: nil, format: "physical", now: Self.day0) { return true }
+                    if case .added = try store.addOwned(isbn: code, work: work, listId: nil, format: "physical", station: Self.desk, now: Self.day0) { return true }
                     return false
                 }
             }
@@ -349,19 +351,19 @@ import TestSupport
         let wish = isbn("9780441013593")
         let wanted = ImportedBook(line: 5, isbn: wish, work: try store.record(Self.book("Dune", by: "Frank Herbert"), for: wish, now: Self.day0),
                                   state: ImportedState(isOwned: false, listType: .toRead))
-        let outcomes = try store.importBooks(books + [wanted], fileHash: "abc", doneLines: [(1, "notFound")], now: Self.day(30))
+        let outcomes = try store.importBooks(books + [wanted], fileHash: "abc", doneLines: [(1, "notFound")], station: Self.desk, now: Self.day(30))
         #expect(outcomes.count == 4)
         guard case let .added(first) = outcomes[0] else { Issue.record("expected added: \(outcomes[0])"); return }
         #expect(first.status == .read && first.rating == 5 && first.finishedReadingAt == Self.day(20))
         #expect(outcomes[2] == .libraryFull(owned: 50, limit: 50))
         guard case let .added(notOwned) = outcomes[3] else { Issue.record("expected added: \(outcomes[3])"); return }
         #expect(!notOwned.isOwned)
-        #expect(try store.importedLines(fileHash: "abc") == [1, 2, 3, 5])
-        #expect(try store.importedLines(fileHash: "other").isEmpty)
+        #expect(try store.importedLines(fileHash: "abc", station: Self.desk) == [1, 2, 3, 5])
+        #expect(try store.importedLines(fileHash: "other", station: Self.desk).isEmpty)
         // The same file again: nothing changes, and the full row is still not marked.
-        let rerun = try store.importBooks(Array(books.prefix(1)), fileHash: "abc", doneLines: [], now: Self.day(31))
+        let rerun = try store.importBooks(Array(books.prefix(1)), fileHash: "abc", doneLines: [], station: Self.desk, now: Self.day(31))
         guard case .alreadyOwned = rerun[0] else { Issue.record("expected alreadyOwned: \(rerun[0])"); return }
-        #expect(try store.importedLines(fileHash: "abc") == [1, 2, 3, 5])
+        #expect(try store.importedLines(fileHash: "abc", station: Self.desk) == [1, 2, 3, 5])
         #expect(try store.ownedCount() == 50)
     }
 
@@ -369,15 +371,73 @@ import TestSupport
     func processedFilesResumeOnlyTheSameFile(_ factory: StoreFactory) throws {
         let opened = try factory.open("local"), store = opened.store
         let modified = Date(timeIntervalSince1970: 1_700_000_000.123456)
-        #expect(try !store.isProcessed(path: "/photos/a.jpg", size: 10, modified: modified))
-        try store.markProcessed(path: "/photos/a.jpg", size: 10, modified: modified, outcome: "added", now: Self.day0)
-        #expect(try store.isProcessed(path: "/photos/a.jpg", size: 10, modified: modified))
-        #expect(try !store.isProcessed(path: "/photos/a.jpg", size: 11, modified: modified))
-        #expect(try !store.isProcessed(path: "/photos/a.jpg", size: 10, modified: modified.addingTimeInterval(1)))
-        #expect(try store.processedFile(path: "/photos/a.jpg")?.outcome == "added")
-        try store.markProcessed(path: "/photos/a.jpg", size: 11, modified: modified, outcome: "nothing", now: Self.day(1))
-        #expect(try store.processedFile(path: "/photos/a.jpg")?.size == 11)
+        #expect(try !store.isProcessed(path: "/photos/a.jpg", size: 10, modified: modified, station: Self.desk))
+        try store.markProcessed(path: "/photos/a.jpg", size: 10, modified: modified, outcome: "added", station: Self.desk, now: Self.day0)
+        #expect(try store.isProcessed(path: "/photos/a.jpg", size: 10, modified: modified, station: Self.desk))
+        #expect(try !store.isProcessed(path: "/photos/a.jpg", size: 11, modified: modified, station: Self.desk))
+        #expect(try !store.isProcessed(path: "/photos/a.jpg", size: 10, modified: modified.addingTimeInterval(1), station: Self.desk))
+        #expect(try store.processedFile(path: "/photos/a.jpg", station: Self.desk)?.outcome == "added")
+        try store.markProcessed(path: "/photos/a.jpg", size: 11, modified: modified, outcome: "nothing", station: Self.desk, now: Self.day(1))
+        #expect(try store.processedFile(path: "/photos/a.jpg", station: Self.desk)?.size == 11)
         #expect(try store.stats().processedFiles == 1)
+    }
+
+    // MARK: Stations
+
+    @Test(arguments: StoreFactory.all)
+    func eachItemRecordsTheStationThatAddedItAndTheQueryFiltersByStation(_ factory: StoreFactory) throws {
+        let opened = try factory.open("local"), store = opened.store
+        let dune = isbn("9780441013593"), foundation = isbn("9780553293357"), gatsby = isbn("9780743273565")
+        let duneWork = try store.record(Self.book("Dune", by: "Frank Herbert"), for: dune, now: Self.day0)
+        let foundationWork = try store.record(Self.book("Foundation", by: "Isaac Asimov"), for: foundation, now: Self.day0)
+        guard case let .added(first) = try store.addOwned(isbn: dune, work: duneWork, listId: nil, format: "physical", station: Self.desk, now: Self.day0),
+              case let .added(second) = try store.addOwned(isbn: foundation, work: foundationWork, listId: nil, format: "physical", station: Self.otherDesk, now: Self.day(1))
+        else { Issue.record("expected both added"); return }
+        #expect(first.station == Self.desk && second.station == Self.otherDesk)
+        // The other station scanning the same book: already owned, the item still the first station's.
+        #expect(try store.addOwned(isbn: dune, work: duneWork, listId: nil, format: "physical", station: Self.otherDesk, now: Self.day(2)) == .alreadyOwned(first))
+        // An import row is recorded as the station that imported it.
+        let imported = ImportedBook(line: 2, isbn: gatsby, work: try store.record(Self.book("The Great Gatsby", by: "F. Scott Fitzgerald"), for: gatsby, now: Self.day0),
+                                    state: ImportedState(isOwned: true))
+        guard case let .added(third) = try store.importBooks([imported], fileHash: "f", doneLines: [], station: Self.otherDesk, now: Self.day(3))[0] else {
+            Issue.record("expected added"); return
+        }
+        #expect(third.station == Self.otherDesk)
+        #expect(try store.items(matching: LibraryQuery(terms: ["station:\(Self.desk)"])).map(\.isbn) == [dune.digits])
+        #expect(try store.items(matching: LibraryQuery(terms: ["station:\(Self.otherDesk)"])).map(\.isbn) == [foundation.digits, gatsby.digits])
+        #expect(try store.items(matching: LibraryQuery(terms: ["station:\(Self.otherDesk)", "gatsby"])).map(\.isbn) == [gatsby.digits])
+        #expect(try store.items(matching: LibraryQuery(terms: ["station:desk-3"])).isEmpty)
+        #expect(try store.itemIds(matching: LibraryQuery(terms: ["station:\(Self.desk)"])) == [first.id])
+        #expect(try store.item(isbn: foundation)?.station == Self.otherDesk)
+        #expect(throws: LibraryQuery.ParseError.badValue(field: "station", value: "")) { try LibraryQuery(terms: ["station:"]) }
+    }
+
+    @Test(arguments: StoreFactory.all)
+    func resumeRowsArePerStationSoSameNamedFoldersDoNotSkipEachOther(_ factory: StoreFactory) throws {
+        let opened = try factory.open("local"), store = opened.store
+        let modified = Date(timeIntervalSince1970: 1_700_000_000.5)
+        try store.markProcessed(path: "/home/scan/photos/1.jpg", size: 10, modified: modified, outcome: "added", station: Self.desk, now: Self.day0)
+        #expect(try store.isProcessed(path: "/home/scan/photos/1.jpg", size: 10, modified: modified, station: Self.desk))
+        #expect(try !store.isProcessed(path: "/home/scan/photos/1.jpg", size: 10, modified: modified, station: Self.otherDesk))
+        #expect(try store.processedFile(path: "/home/scan/photos/1.jpg", station: Self.otherDesk) == nil)
+        // The other station's file of the same path is its own row; neither replaces the other.
+        try store.markProcessed(path: "/home/scan/photos/1.jpg", size: 20, modified: modified, outcome: "nothing", station: Self.otherDesk, now: Self.day(1))
+        #expect(try store.processedFile(path: "/home/scan/photos/1.jpg", station: Self.desk)?.size == 10)
+        #expect(try store.processedFile(path: "/home/scan/photos/1.jpg", station: Self.otherDesk)?.size == 20)
+        #expect(try store.processedFile(path: "/home/scan/photos/1.jpg", station: Self.otherDesk)?.station == Self.otherDesk)
+        #expect(try store.stats().processedFiles == 2)
+
+        let code = generatedISBN(300)
+        let book = ImportedBook(line: 2, isbn: code, work: try store.record(Self.book("Shared", by: "S"), for: code, now: Self.day0),
+                                state: ImportedState(isOwned: true))
+        _ = try store.importBooks([book], fileHash: "same-file", doneLines: [(3, "notFound")], station: Self.desk, now: Self.day0)
+        #expect(try store.importedLines(fileHash: "same-file", station: Self.desk) == [2, 3])
+        #expect(try store.importedLines(fileHash: "same-file", station: Self.otherDesk).isEmpty)
+        // The other station importing the same file: the book is already owned, its rows now its own.
+        let again = try store.importBooks([book], fileHash: "same-file", doneLines: [(3, "notFound")], station: Self.otherDesk, now: Self.day(1))
+        guard case .alreadyOwned = again[0] else { Issue.record("expected alreadyOwned: \(again[0])"); return }
+        #expect(try store.importedLines(fileHash: "same-file", station: Self.otherDesk) == [2, 3])
+        #expect(try store.ownedCount() == 1)
     }
 
     // MARK: Spine records

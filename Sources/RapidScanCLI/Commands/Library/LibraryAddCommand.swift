@@ -65,7 +65,7 @@ struct LibraryAddCommand: AsyncParsableCommand {
             let service = try library.openLookupService()
             let catalogue = service.catalogue
             let listId = try list.map { try catalogue.list(named: $0).id }
-            let intake = Intake(lookup: service, settings: Intake.Settings(listId: listId, format: ownedFormat, offline: offline))
+            let intake = Intake(lookup: service, settings: Intake.Settings(listId: listId, format: ownedFormat, offline: offline, station: try library.stationName()))
             for text in isbns {
                 let code = parseISBN(text)!
                 var outcome: IntakeOutcome

@@ -73,6 +73,8 @@ struct ItemLine: Encodable {
     var isOwned: Bool
     var ownedFormat: String?
     var ownedAt: Date?
+    /// The station that added it (absent for books added before stations were recorded).
+    var station: String?
 
     init(_ item: Item, event: String, listName: String? = nil) {
         self.event = event
@@ -95,6 +97,7 @@ struct ItemLine: Encodable {
         isOwned = item.isOwned
         ownedFormat = item.ownedFormat?.rawValue
         ownedAt = item.ownedAt
+        station = item.station
     }
 }
 

@@ -14,7 +14,7 @@ struct LibraryListCommand: ParsableCommand {
           rapidscan library list --format '{isbn}\\t{title}' status:unread
         """)
 
-    @Argument(help: "Words and field filters (author: isbn: status: list: added:); none lists everything.")
+    @Argument(help: "Words and field filters (author: isbn: status: list: station: added:); none lists everything.")
     var query: [String] = []
 
     @Flag(name: .long, help: "Every item in your lists, not only owned books.")

@@ -30,7 +30,7 @@ struct LibraryNotFoundCommand: AsyncParsableCommand {
         do {
             let service = try library.openLookupService()
             let catalogue = service.catalogue
-            let intake = Intake(lookup: service)
+            let intake = Intake(lookup: service, settings: Intake.Settings(station: try library.stationName()))
             for row in try catalogue.notFoundCodes() {
                 guard let code = parseISBN(row.isbn) else { continue }
                 var event = "notFound"

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BookMetadata
 import Catalogue
 import Foundation
 
@@ -48,6 +49,7 @@ struct LibraryShowCommand: ParsableCommand {
             add("finished", item.finishedReadingAt.map(iso.string))
             add("added", iso.string(from: item.addedAt))
             add("owned", item.isOwned ? "\(item.ownedFormat?.rawValue ?? "yes")\(item.ownedAt.map { " since " + iso.string(from: $0) } ?? "")" : "no")
+            add("station", item.station.map { OutsideText.shown($0) })
             add("notes", item.notes)
             if let work { lines += [BookFormatting.headline(work)] + BookFormatting.details(work, editions: editions) }
             Console.out(lines.joined(separator: "\n"))

@@ -1,0 +1,55 @@
+import ArgumentParser
+import BookMetadata
+import Catalogue
+import Foundation
+
+/// `rapidscan database`: which catalogue this station uses, its schema version and counts.
+struct DatabaseCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "database",
+        abstract: "Which library is in use, its schema version and what it holds.",
+        discussion: """
+        Examples:
+          rapidscan database
+          rapidscan database --json
+        """)
+
+    @Flag(name: .long, help: "Print one JSON object.")
+    var json = false
+
+    @OptionGroup var library: LibraryOptions
+
+    func run() async throws {
+        do {
+            let settings = try library.settings()
+            let catalogue = try library.openCatalogue(settings, access: .read)
+            let stats = try catalogue.stats()
+            let version = try catalogue.schemaVersion()
+            let station = LibraryOptions.station(settings)
+            if json {
+                try JSONLines.write(DatabaseLine(database: catalogue.location, schemaVersion: version,
+                                                 current: version == Catalogue.schemaVersion, station: station, stats: stats))
+                return
+            }
+            print("database        \(catalogue.location)")
+            print("schema          \(version)\(version == Catalogue.schemaVersion ? " (current)" : " (this rapidscan's is \(Catalogue.schemaVersion))")")
+            print("station         \(OutsideText.shown(station))")
+            print("works           \(stats.works) (\(stats.isbnIndexEntries) ISBNs indexed)")
+            print("owned books     \(stats.ownedItems) (of \(stats.items) items)")
+            print("pending         \(stats.pendingLookups)")
+            print("processed files \(stats.processedFiles)")
+        } catch {
+            throw LibraryExit.fail(error)
+        }
+    }
+}
+
+struct DatabaseLine: Encodable {
+    var schema = JSONSchema.version
+    var event = "database"
+    var database: String
+    var schemaVersion: String
+    var current: Bool
+    var station: String
+    var stats: CacheStats
+}
