@@ -193,7 +193,7 @@ import TestSupport
         #expect(try store.updateItem(id: gatsby, ItemChange(status: .notInterested), now: Self.day(12)).listId == store.defaultListId)
         // The last page reached finishes the book (the seed's auto-complete).
         let work = try store.record(Self.book("Short Book", by: "A. Author", pages: 100), for: isbn("9780306406157"), now: Self.day0)
-        guard case let .added(short) = try store.addOwned(isbn: isbn("9780306406157"), work: work, listId: nil, format: "physical", now: Self.day(13)) else {
+        guard case let .added(short) = try store.addOwned(isbn: isbn("9780306406157"), work: work, listId: nil, format: "physical", station: Self.desk, now: Self.day(13)) else {
             Issue.record("expected added"); return
         }
         #expect(try store.updateItem(id: short.id, ItemChange(currentPage: 99), now: Self.day(14)).status == .unread)
