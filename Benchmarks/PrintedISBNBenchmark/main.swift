@@ -10,7 +10,8 @@ import SpineOCR
 // ../shared/images/barcodes with their bars painted out (and the digit line too), rendered
 // copyright pages (scripts/lib/printed_isbn_pages.py) and traps (the photos with no code,
 // backs with every number painted out, pages without this book's ISBN). Images are made here,
-// into the cache folder; halves by index: even = tuning, odd = checking (the one reported).
+// into the cache folder; halves by source photo (its painted copies together): even = tuning,
+// odd = checking (the one reported). --sets PREFIX,... keeps the sets whose names start so.
 // Beside it the naive reader: Tesseract on the whole photo, any 10/13-digit run whose check holds.
 //
 // Usage: PrintedISBNBenchmark SHARED_BARCODES_DIR CACHE_DIR [--effort normal|thorough] [--half checking|tuning|both]
@@ -27,6 +28,8 @@ struct Sample {
     var set: String
     var image: GrayImage
     var expected: String?  // ISBN-13, nil: nothing may be reported
+    /// The source photo's number in its kind: its painted copies share one half.
+    var group: Int
 }
 
 let arguments = CommandLine.arguments
@@ -54,6 +57,7 @@ func fill(_ image: GrayImage, _ x0: Int, _ y0: Int, _ x1: Int, _ y1: Int, _ valu
 }
 
 var samples: [Sample] = []
+var trapPhotos = 0, backs = 0
 let manifest = try String(contentsOf: barcodes.appendingPathComponent("manifest.tsv"), encoding: .utf8)
 let scanner = try FileScanner(options: ScanOptions(effort: .thorough))
 for row in manifest.split(separator: "\n").dropFirst() {
@@ -62,7 +66,8 @@ for row in manifest.split(separator: "\n").dropFirst() {
     let url = barcodes.appendingPathComponent(cells[0])
     guard let image = try? ImageLoader.load(contentsOf: url).image else { continue }
     if cells[2] == "NONE" {
-        samples.append(Sample(name: cells[0], set: "trap: photo without a code", image: image, expected: nil))
+        samples.append(Sample(name: cells[0], set: "trap: photo without a code", image: image, expected: nil, group: trapPhotos))
+        trapPhotos += 1
         continue
     }
     // Book backs: the bars (found by zbar) painted paper-white; then the digit line; then all.
@@ -83,16 +88,17 @@ for row in manifest.split(separator: "\n").dropFirst() {
         let name = cells[0].replacingOccurrences(of: "/", with: "_") + "-" + set.filter(\.isLetter) + ".png"
         try? ImageEncoder.pngData(variant).write(to: painted.appendingPathComponent(name))
         // The set's expectation: a painted-all back holds no ISBN a person could read.
-        samples.append(Sample(name: name, set: set, image: variant, expected: expected))
+        samples.append(Sample(name: name, set: set, image: variant, expected: expected, group: backs))
     }
+    backs += 1
 }
 let pages = cache.appendingPathComponent("pages")
 if let pageManifest = try? String(contentsOf: pages.appendingPathComponent("manifest.tsv"), encoding: .utf8) {
-    for row in pageManifest.split(separator: "\n") {
+    for (number, row) in pageManifest.split(separator: "\n").enumerated() {
         let cells = row.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
         guard cells.count >= 3, let image = try? ImageLoader.load(contentsOf: pages.appendingPathComponent(cells[0])).image else { continue }
         samples.append(Sample(name: cells[0], set: cells[2] == "trap" ? "trap: page without this book's ISBN" : "rendered page (\(cells[2]))",
-                              image: image, expected: cells[1].isEmpty ? nil : cells[1]))
+                              image: image, expected: cells[1].isEmpty ? nil : cells[1], group: number))
     }
 }
 
@@ -128,9 +134,11 @@ struct Tally {
 }
 var tallies: [String: [String: Tally]] = [:]  // half -> set -> tally
 let verbose = arguments.contains("--verbose")
-for (index, sample) in samples.enumerated() {
-    let half = index % 2 == 0 ? "tuning" : "checking"
-    guard halves.contains(half), (index / 2) % stride == 0 else { continue }
+let sets = option("--sets").map { $0.split(separator: ",").map(String.init) }
+for sample in samples {
+    let half = sample.group % 2 == 0 ? "tuning" : "checking"
+    guard halves.contains(half), (sample.group / 2) % stride == 0 else { continue }
+    if let sets, !sets.contains(where: { sample.set.hasPrefix($0) }) { continue }
     var tally = tallies[half]?[sample.set] ?? Tally()
     let started = threadCPU()
     let empty = FileScanResult(codes: [], rejected: [], imageWidth: sample.image.width, imageHeight: sample.image.height)

@@ -113,7 +113,8 @@ public enum PrintedText {
     }
 
     static func tokenize(_ line: String) -> [Token] {
-        line.split(whereSeparator: { $0 == " " || $0 == "\t" }).map { word in
+        // Quote marks are the stubs of guard bars read between the digit groups ("9 "780201"310054").
+        line.split(whereSeparator: { " \t\"“”'‘’".contains($0) }).map { word in
             let text = String(word)
             var token = Token(text: text, label: nil, prefixWord: nil, digitsAfterLabel: "", digits: digitsOf(text))
             let upper = text.uppercased()

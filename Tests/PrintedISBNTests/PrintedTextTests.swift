@@ -24,6 +24,8 @@ import Testing
 
     @Test func theDigitLineUnderTheBarsCountsUnlabelled() {
         #expect(isbns("9 780596 008574") == ["9780596008574"])
+        // Guard-bar stubs read as quote marks between the groups.
+        #expect(isbns("9 \"780201\"310054\"") == ["9780201310054"])
         // The same ISBN labelled and under the bars is one number.
         #expect(isbns("ISBN 0-596-00857-0 9 780596 008574") == ["9780596008574"])
     }
