@@ -25,6 +25,7 @@ public struct RapidScanCommand: AsyncParsableCommand {
             SearchCommand.self,
             PendingCommand.self,
             CacheCommand.self,
+            SourcesCommand.self,
             AccountCommand.self,
             SpinesCommand.self,
             ReviewCommand.self,
