@@ -35,6 +35,8 @@ let package = Package(
         .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
         // libjpeg/libpng errors are caught with setjmp here, in C, and returned as codes.
         .target(name: "CImageCodecs", dependencies: ["CPNG", "CJPEG"]),
+        // zlib: Open Library dumps are gzip (LocalSource streams them).
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
         // Concurrency helpers: the one ordered worker pool (scan, watch) and AsyncSemaphore (HTTP, lookups).
         .target(name: "WorkerPools"),
@@ -58,6 +60,11 @@ let package = Package(
         // Google Books, Open Library over HTTP.
         // Each source takes its own settings value; the app maps its config to them (RapidScanCLI).
         .target(name: "MetadataSources", dependencies: ["BookCodes", "BookMetadata", "CHTTPTransport", "WorkerPools"]),
+        // Open Library dumps loaded into a local SQLite file: a MetadataSource asked before the network.
+        .target(name: "LocalSource", dependencies: [
+            "CZlib", "BookCodes", "BookMetadata", "MetadataSources",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
         // ISBN -> cache -> sources -> merged work; pending lookups.
         .target(name: "BookLookup", dependencies: ["BookCodes", "BookMetadata", "Catalogue", "MetadataSources", "WorkerPools"]),
         // The one way a book enters the library, whichever door: resolve -> add -> record -> emit.
@@ -86,7 +93,7 @@ let package = Package(
         .target(name: "RapidScanCLI", dependencies: [
             "BookCodes", "BookMetadata", "Imaging", "BarcodeReading", "RapidScanConfig", "Catalogue",
             "MetadataSources", "BookLookup", "Intake", "Pipeline", "Vision", "SpineMatching", "SpineScanning", "SpineOCR",
-            "LibraryTransfer", "PrintedISBN",
+            "LibraryTransfer", "PrintedISBN", "LocalSource",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Rainbow", package: "Rainbow"),
         ]),
@@ -123,6 +130,10 @@ let package = Package(
         // The config file, environment overrides and path values: no network, no database.
         .testTarget(name: "RapidScanConfigTests", dependencies: ["RapidScanConfig", "TestSupport"]),
         .testTarget(name: "MetadataSourcesTests", dependencies: ["MetadataSources", "BookCodes", "TestSupport"]),
+        .testTarget(name: "LocalSourceTests", dependencies: [
+            "LocalSource", "MetadataSources", "BookCodes", "BookMetadata", "TestSupport",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
         .testTarget(name: "BookLookupTests", dependencies: [
             "BookLookup", "Catalogue", "MetadataSources", "BookCodes", "BookMetadata", "TestSupport",
             .product(name: "GRDB", package: "GRDB.swift"),

@@ -103,7 +103,7 @@ if let pageManifest = try? String(contentsOf: pages.appendingPathComponent("mani
 }
 
 let budget = PrintedISBNReader.Budget.forEffort(effort) ?? .forEffort(.normal)!
-let followUp = try PrintedISBNFollowUp(budget: budget)
+let followUp = PrintedISBNFollowUp(budget: budget)
 var naiveOptions = TesseractOptions()
 naiveOptions.pageSegmentationMode = 3
 let naive = try TesseractEngine(options: naiveOptions)

@@ -34,7 +34,8 @@ public final class LookupService: Sendable {
         self.breaker = breaker
     }
 
-    /// Looks `isbn` up. `offline` consults the cache only; a miss is then `.unavailable`
+    /// Looks `isbn` up. `offline` consults the cache and the local sources (a loaded dump)
+    /// only; a miss is then `.unavailable`
     /// (queued only when an `intent` says a scan wants the book). Online, an unavailable
     /// answer always queues the ISBN with `intent` (default: look up only).
     public func lookup(_ isbn: ISBN13, offline: Bool = false, intent: PendingIntent? = nil) async -> LookupResult {
@@ -44,6 +45,13 @@ public final class LookupService: Sendable {
             return .unavailable(source: .database, reason: error.description)
         }
         if offline {
+            // "No network": a dump on this machine still answers. What it lacks is not "not found".
+            let local = sources.filter(\.isLocal)
+            if !local.isEmpty, case let .found(edition) = await askSources(isbn, among: local),
+               let work = try? catalogue.record(edition, for: isbn, now: clock()) {
+                settlePending(isbn, callerWillOwn: intent?.addOwned ?? false)
+                return .found(work, fromCache: false)
+            }
             let reason = "not in the local cache (offline)"
             if let intent, let unqueued = queue(isbn, failure: nil, reason: reason, source: "offline", intent: intent) {
                 return unqueued
@@ -97,14 +105,15 @@ public final class LookupService: Sendable {
     }
 
     /// Title/author search: the cache (case-insensitive title prefix) first, then each
-    /// source in order; what a source returns is recorded into the cache.
+    /// source in order (offline: the local ones); what a source returns is recorded into the cache.
     public func search(title: String, author: String? = nil, offline: Bool = false, limit: Int = 20) async -> SearchOutcome {
         let cached = (try? catalogue.searchWorks(title: title, author: author, limit: limit)) ?? []
-        if !cached.isEmpty || offline {
+        let asked = offline ? sources.filter(\.isLocal) : sources
+        if !cached.isEmpty || asked.isEmpty {
             return SearchOutcome(works: cached, source: cached.isEmpty ? nil : .cache, failures: [])
         }
         var failures: [SourceFailure] = []
-        for source in sources {
+        for source in asked {
             do {
                 let editions = try await source.search(title: title, author: author, limit: limit)
                 var seen = Set<String>()
@@ -133,8 +142,9 @@ public final class LookupService: Sendable {
         case unavailable([SourceFailure])
     }
 
-    /// Asks each source in order until one has the book.
-    private func askSources(_ isbn: ISBN13) async -> RemoteAnswer {
+    /// Asks each source in order (all, or those given) until one has the book.
+    private func askSources(_ isbn: ISBN13, among chosen: [any MetadataSource]? = nil) async -> RemoteAnswer {
+        let sources = chosen ?? self.sources
         var failures: [SourceFailure] = []
         for source in sources {
             if let paused = breaker.pausedError(for: source.name, now: clock()) {

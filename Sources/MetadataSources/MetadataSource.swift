@@ -13,6 +13,13 @@ public protocol MetadataSource: Sendable {
 
     /// Editions matching a title (and author), best first, at most `limit`.
     func search(title: String, author: String?, limit: Int) async throws(SourceError) -> [EditionMetadata]
+
+    /// Answers from files on this machine (a loaded Open Library dump): asked with `--offline` too.
+    var isLocal: Bool { get }
+}
+
+extension MetadataSource {
+    public var isLocal: Bool { false }
 }
 
 /// The names people read for the sources: "Google Books", not the id `googleBooks` that

@@ -175,10 +175,10 @@ public struct OpenLibrarySource: MetadataSource {
 // MARK: Wire format (Open Library's snake_case names kept)
 
 /// `description`, `notes`…: a plain string or `{"type": "/type/text", "value": "…"}`.
-struct OLText: Decodable {
-    var text: String?
+public struct OLText: Decodable {
+    public var text: String?
 
-    init(from decoder: any Decoder) throws {
+    public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if let string = try? container.decode(String.self) {
             text = string
@@ -190,11 +190,11 @@ struct OLText: Decodable {
 }
 
 /// `{"key": "/authors/…"}` in editions, `{"author": {"key": …}, "type": …}` in works.
-struct OLAuthorRef: Decodable {
-    struct Key: Decodable { var key: String? }
-    var key: String?
+public struct OLAuthorRef: Decodable {
+    public struct Key: Decodable { public var key: String? }
+    public var key: String?
 
-    init(from decoder: any Decoder) throws {
+    public init(from decoder: any Decoder) throws {
         let plain = try? Key(from: decoder)
         struct Role: Decodable { var author: Key? }
         key = plain?.key ?? (try? Role(from: decoder))?.author?.key
@@ -202,10 +202,10 @@ struct OLAuthorRef: Decodable {
 }
 
 /// Decodes an array, dropping elements of the wrong type instead of failing the record.
-struct Lossy<Element: Decodable>: Decodable {
-    var values: [Element]
+public struct Lossy<Element: Decodable>: Decodable {
+    public var values: [Element]
 
-    init(from decoder: any Decoder) throws {
+    public init(from decoder: any Decoder) throws {
         var container = try decoder.unkeyedContainer()
         var values: [Element] = []
         while !container.isAtEnd {
@@ -223,32 +223,32 @@ struct Lossy<Element: Decodable>: Decodable {
     }
 }
 
-struct OLEdition: Decodable {
-    struct Ref: Decodable { var key: String? }
+public struct OLEdition: Decodable {
+    public struct Ref: Decodable { public var key: String? }
 
-    var key: String?
-    var title: String?
-    var subtitle: String?
-    var authors: [OLAuthorRef]?
-    var works: [Ref]?
-    var description: OLText?
-    var covers: [Int]?
-    var number_of_pages: Int?
-    var publish_date: String?
-    var publishers: [String]?
-    var languages: [Ref]?
-    var physical_format: String?
-    var subjects: [String]?
-    var isbn_10: [String]?
-    var isbn_13: [String]?
-    var by_statement: String?
+    public var key: String?
+    public var title: String?
+    public var subtitle: String?
+    public var authors: [OLAuthorRef]?
+    public var works: [Ref]?
+    public var description: OLText?
+    public var covers: [Int]?
+    public var number_of_pages: Int?
+    public var publish_date: String?
+    public var publishers: [String]?
+    public var languages: [Ref]?
+    public var physical_format: String?
+    public var subjects: [String]?
+    public var isbn_10: [String]?
+    public var isbn_13: [String]?
+    public var by_statement: String?
 
     enum CodingKeys: String, CodingKey {
         case key, title, subtitle, authors, works, description, covers, number_of_pages, publish_date
         case publishers, languages, physical_format, subjects, isbn_10, isbn_13, by_statement
     }
 
-    init(from decoder: any Decoder) throws {
+    public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         key = try? c.decode(String.self, forKey: .key)
         title = try? c.decode(String.self, forKey: .title)
@@ -269,17 +269,17 @@ struct OLEdition: Decodable {
     }
 }
 
-struct OLWork: Decodable {
-    var title: String?
-    var authors: [OLAuthorRef]?
-    var description: OLText?
-    var covers: [Int]?
-    var subjects: [String]?
-    var first_publish_date: String?
+public struct OLWork: Decodable {
+    public var title: String?
+    public var authors: [OLAuthorRef]?
+    public var description: OLText?
+    public var covers: [Int]?
+    public var subjects: [String]?
+    public var first_publish_date: String?
 
     enum CodingKeys: String, CodingKey { case title, authors, description, covers, subjects, first_publish_date }
 
-    init(from decoder: any Decoder) throws {
+    public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         title = try? c.decode(String.self, forKey: .title)
         authors = try? c.decode([OLAuthorRef].self, forKey: .authors)
@@ -290,11 +290,11 @@ struct OLWork: Decodable {
     }
 }
 
-struct OLAuthor: Decodable {
-    var name: String?
-    var personal_name: String?
+public struct OLAuthor: Decodable {
+    public var name: String?
+    public var personal_name: String?
 
-    var displayName: String? { (name ?? personal_name).flatMap(PlainText.tidy) }
+    public var displayName: String? { (name ?? personal_name).flatMap(PlainText.tidy) }
 }
 
 /// Both the 2020 (`num_found`, `text`, `seed`) and 2024 (`numFound`, `numFoundExact`,

@@ -13,7 +13,13 @@ import SpineOCR
 ///    `printed`, several are an ambiguity, one labelled for another format ("(ebook)") is a
 ///    rejected code naming that format.
 public final class PrintedISBNFollowUp: ScanFollowUp {
-    private let reader: PrintedISBNReader
+    /// Started on first use: its model takes a while to load, and most photos' codes need no witness
+    /// reading twice (verdicts are kept) and most batches hold no codeless photo.
+    private var started: Result<PrintedISBNReader, TesseractError>?
+    private var reader: PrintedISBNReader? {
+        if started == nil { started = Result { () throws(TesseractError) in try PrintedISBNReader() } }
+        return try? started?.get()
+    }
     private let budget: PrintedISBNReader.Budget
     /// Live frames: at most one printed reading per interval, so barcode frames keep flowing.
     private let minimumInterval: Duration?
@@ -22,8 +28,7 @@ public final class PrintedISBNFollowUp: ScanFollowUp {
     /// back frame after frame, and reading its digits on each would keep the frames waiting.
     private var verdicts: [String: Bool?] = [:]
 
-    public init(budget: PrintedISBNReader.Budget, minimumInterval: Duration? = nil) throws(TesseractError) {
-        reader = try PrintedISBNReader()
+    public init(budget: PrintedISBNReader.Budget, minimumInterval: Duration? = nil) {
         self.budget = budget
         self.minimumInterval = minimumInterval
     }
@@ -31,12 +36,12 @@ public final class PrintedISBNFollowUp: ScanFollowUp {
     /// One follow-up per worker for `scan`/`decode` at this effort; nil at fast effort.
     public static func factory(effort: ScanEffort) -> ScanFollowUpFactory? {
         guard let budget = PrintedISBNReader.Budget.forEffort(effort) else { return nil }
-        return { try? PrintedISBNFollowUp(budget: budget) }
+        return { PrintedISBNFollowUp(budget: budget) }
     }
 
     /// For webcam frames: a small pass, at most once a second per worker.
     public static let liveFactory: ScanFollowUpFactory = {
-        try? PrintedISBNFollowUp(budget: .live, minimumInterval: .seconds(1))
+        PrintedISBNFollowUp(budget: .live, minimumInterval: .seconds(1))
     }
 
     public func followUp(_ result: FileScanResult, image: () -> GrayImage?) -> FileScanResult {
@@ -56,7 +61,7 @@ public final class PrintedISBNFollowUp: ScanFollowUp {
             let agrees: Bool?
             if let verdict = verdicts[gtin] {
                 agrees = verdict
-            } else if let image = pixels() {
+            } else if let reader, let image = pixels() {
                 // Another code read in the photo printed near this one is no contradiction.
                 let neighbours = others.subtracting([gtin])
                 let lines = reader.digitLines(around: code.bounds, in: image).subtracting(neighbours)
@@ -85,7 +90,7 @@ public final class PrintedISBNFollowUp: ScanFollowUp {
             if let last = lastPrintedReading, now - last < minimumInterval { return result }
             lastPrintedReading = now
         }
-        guard let image = pixels() else { return result }
+        guard let image = pixels(), let reader else { return result }
         let reading = reader.read(image, budget: budget)
         let isbns = Set(reading.accepted.map(\.isbn))
         if isbns.count == 1, let found = reading.accepted.first {

@@ -26,6 +26,7 @@ public struct RapidScanCommand: AsyncParsableCommand {
             PendingCommand.self,
             CacheCommand.self,
             DatabaseCommand.self,
+            SourcesCommand.self,
             AccountCommand.self,
             SpinesCommand.self,
             ReviewCommand.self,

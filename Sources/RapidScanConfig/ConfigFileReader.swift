@@ -67,7 +67,8 @@ struct ConfigFileReader {
         "provider", "baseURL", "model", "apiKeyEnv", "temperature", "timeoutSeconds", "maxTokens",
         "maxConcurrentRequests", "maxImageSide", "prompt", "languages", "psm", "rotations", "ppocr",
     ]
-    private static let sourcesKeys: Set = ["order", "googleBooks", "openLibrary", "libraryOfCongress"]
+    private static let sourcesKeys: Set = ["order", "localDump", "googleBooks", "openLibrary", "libraryOfCongress"]
+    private static let localDumpKeys: Set = ["enabled", "path"]
     private static let googleKeys: Set = ["enabled", "baseURL", "apiKeyEnv", "apiKey"]
     private static let openLibraryKeys: Set = ["enabled", "baseURL", "coversBaseURL", "contact"]
     private static let libraryOfCongressKeys: Set = ["enabled", "baseURL"]
@@ -96,6 +97,12 @@ struct ConfigFileReader {
         if let vision = try table(root, [], "vision") { try applyVision(vision, to: &settings.vision) }
         guard let sources = try table(root, [], "sources") else { return }
         try checkKeys(sources, ["sources"], allowed: Self.sourcesKeys)
+        if let localDump = try table(sources, ["sources"], "localDump") {
+            let scope = ["sources", "localDump"]
+            try checkKeys(localDump, scope, allowed: Self.localDumpKeys)
+            settings.setSource(.localDump, enabled: try bool(localDump, scope, "enabled"))
+            if let path = try pathValue(localDump, scope, "path") { settings.localDump = path }
+        }
         if let google = try table(sources, ["sources"], "googleBooks") { try applyGoogle(google, to: &settings) }
         if let openLibrary = try table(sources, ["sources"], "openLibrary") { try applyOpenLibrary(openLibrary, to: &settings) }
         if let congress = try table(sources, ["sources"], "libraryOfCongress") {

@@ -12,6 +12,7 @@ public enum EnvironmentVariable {
     public static let libraryOfCongressURL = "RAPIDSCAN_LIBRARY_OF_CONGRESS_URL"
     /// Comma-separated source names: only these are used, in this order.
     public static let sources = "RAPIDSCAN_SOURCES"
+    public static let localDump = "RAPIDSCAN_LOCAL_DUMP"
     public static let contact = "RAPIDSCAN_CONTACT"
     public static let timeout = "RAPIDSCAN_HTTP_TIMEOUT"
     public static let retries = "RAPIDSCAN_HTTP_RETRIES"
@@ -49,6 +50,7 @@ struct EnvironmentOverrides {
         if let url = try url(Variable.openLibraryCoversURL) { settings.openLibraryCoversURL = url }
         if let url = try url(Variable.libraryOfCongressURL) { settings.updateSource(.libraryOfCongress) { $0.baseURL = url } }
         if let contact = environment.nonEmpty(Variable.contact) { settings.contact = contact }
+        if let path = environment.nonEmpty(Variable.localDump) { settings.localDump = path }
         if let list = environment.nonEmpty(Variable.sources) { try applySourceList(list, to: &settings) }
         if let value = try number(Variable.timeout, in: 0.001...3600) { settings.http.timeoutSeconds = value }
         if let value = try number(Variable.retries, in: 0...10) {

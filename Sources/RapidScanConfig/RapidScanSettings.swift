@@ -7,6 +7,8 @@ public enum RapidScanVersion {
 
 /// The metadata sources rapidscan knows, by their config / `apiSource` name.
 public enum SourceName: String, Sendable, Hashable, CaseIterable, Codable {
+    /// Open Library dumps loaded on this machine (`rapidscan sources load`): no network.
+    case localDump
     case googleBooks
     case openLibrary
     /// Off unless enabled: `[sources.libraryOfCongress] enabled = true`.
@@ -94,13 +96,17 @@ public struct RapidScanSettings: Sendable, Hashable, CustomStringConvertible {
     public var openLibraryRequestsPerSecond: Double?
     /// `[vision]`: the spine reader (`rapidscan spines`).
     public var vision = VisionConfig()
+    /// `[sources.localDump] path` (resolved by `ConfigPath`) or `RAPIDSCAN_LOCAL_DUMP`; nil = `XDGPaths.defaultLocalDump`.
+    public var localDump: String?
 
-    /// Built-in defaults: both sources enabled, Google Books first.
+    /// Built-in defaults: every source enabled, the local dump (when one was loaded) first, then Google Books.
     public init() {
         sources = [
-            SourceSettings(name: SourceName.googleBooks.rawValue, enabled: true, baseURL: Self.defaultGoogleBooksURL, order: 0),
-            SourceSettings(name: SourceName.openLibrary.rawValue, enabled: true, baseURL: Self.defaultOpenLibraryURL, order: 1),
-            SourceSettings(name: SourceName.libraryOfCongress.rawValue, enabled: false, baseURL: Self.defaultLibraryOfCongressURL, order: 2),
+            // Its location is `localDump`; the URL is only the file's default name.
+            SourceSettings(name: SourceName.localDump.rawValue, enabled: true, baseURL: URL(fileURLWithPath: "openlibrary-dump.sqlite"), order: 0),
+            SourceSettings(name: SourceName.googleBooks.rawValue, enabled: true, baseURL: Self.defaultGoogleBooksURL, order: 1),
+            SourceSettings(name: SourceName.openLibrary.rawValue, enabled: true, baseURL: Self.defaultOpenLibraryURL, order: 2),
+            SourceSettings(name: SourceName.libraryOfCongress.rawValue, enabled: false, baseURL: Self.defaultLibraryOfCongressURL, order: 3),
         ]
         googleBooksAPIKey = nil
         googleBooksAPIKeyVariable = Self.defaultAPIKeyVariable
@@ -143,6 +149,12 @@ public struct RapidScanSettings: Sendable, Hashable, CustomStringConvertible {
         return URL(fileURLWithPath: database)
     }
 
+    /// The local source's file: `localDump` or the XDG default.
+    public func localDumpURL(paths: XDGPaths) -> URL {
+        guard let localDump, !localDump.isEmpty else { return paths.defaultLocalDump }
+        return URL(fileURLWithPath: localDump)
+    }
+
     /// Turns a source on or off or points it elsewhere (tests use a local server).
     public mutating func setSource(_ name: SourceName, enabled: Bool? = nil, baseURL: URL? = nil) {
         updateSource(name) { source in
@@ -170,7 +182,8 @@ public struct RapidScanSettings: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         var lines = ["config file: \(configFile?.path ?? "none")"]
         for source in sources.sorted(by: { $0.order < $1.order }) {
-            lines.append("\(source.name): \(source.enabled ? "enabled" : "disabled"), \(source.baseURL.absoluteString)")
+            let location = source.name == SourceName.localDump.rawValue ? (localDump ?? "default file") : source.baseURL.absoluteString
+            lines.append("\(source.name): \(source.enabled ? "enabled" : "disabled"), \(location)")
         }
         let keyState = googleBooksAPIKey == nil
             ? "not set (\(googleBooksAPIKeyVariable))"

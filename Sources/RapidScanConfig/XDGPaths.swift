@@ -27,6 +27,11 @@ public struct XDGPaths: Sendable, Hashable {
         dataHome.appendingPathComponent("rapidscan/library.sqlite")
     }
 
+    /// `$XDG_DATA_HOME/rapidscan/openlibrary-dump.sqlite`: Open Library dumps loaded by `rapidscan sources load`.
+    public var defaultLocalDump: URL {
+        dataHome.appendingPathComponent("rapidscan/openlibrary-dump.sqlite")
+    }
+
     /// `$XDG_CONFIG_HOME/rapidscan/config.toml`
     public var defaultConfigFile: URL {
         configHome.appendingPathComponent("rapidscan/config.toml")

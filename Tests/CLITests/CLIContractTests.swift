@@ -12,9 +12,10 @@ import TestSupport
         ["cache"], ["cache", "stats"], ["database"], ["account"], ["spines"], ["review"], ["library"], ["library", "list"],
         ["library", "show"], ["library", "add"], ["library", "remove"], ["library", "set"], ["library", "move"],
         ["library", "lists"], ["library", "notfound"], ["import"], ["export"], ["doctor"],
+        ["sources"], ["sources", "list"], ["sources", "load"],
     ]
     /// Commands that run something (groups only dispatch to one of these).
-    static let leaves = commands.filter { ![["pending"], ["cache"], ["library"], ["library", "lists"]].contains($0) }
+    static let leaves = commands.filter { ![["pending"], ["cache"], ["library"], ["library", "lists"], ["sources"]].contains($0) }
         + [["library", "lists", "show"], ["library", "lists", "create"]]
 
     static let tableHeading = "Exit status (the same in every rapidscan command"

@@ -20,7 +20,7 @@ import TestSupport
     @Test func digitsThatAgreeLeaveTheCode() throws {
         let (bars, pixels) = try Self.barsAndPixels()
         #expect(bars.codes.map(\.text) == ["9780596008574"])
-        let followed = try PrintedISBNFollowUp(budget: .forEffort(.normal)!).followUp(bars) { pixels }
+        let followed = PrintedISBNFollowUp(budget: .forEffort(.normal)!).followUp(bars) { pixels }
         #expect(followed.codes.map(\.text) == ["9780596008574"])
         #expect(followed.codes.map(\.symbology) == [.ean13])
         #expect(followed.ambiguities == bars.ambiguities)
@@ -37,7 +37,7 @@ import TestSupport
         #expect(misread.isValid)
         var wrong = bars
         wrong.codes = [misread]
-        let followed = try PrintedISBNFollowUp(budget: .forEffort(.normal)!).followUp(wrong) { pixels }
+        let followed = PrintedISBNFollowUp(budget: .forEffort(.normal)!).followUp(wrong) { pixels }
         #expect(!followed.codes.contains { $0.text == "9074932437075" })
         #expect(followed.ambiguities == bars.ambiguities + 1)
         #expect(followed.codes.map(\.symbology) == [.printed])

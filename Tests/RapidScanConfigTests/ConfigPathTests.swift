@@ -43,6 +43,15 @@ import TestSupport
         }
     }
 
+    @Test func theLocalDumpIsAPathTooAndDefaultsToTheDataFolder() throws {
+        try withTemporaryDirectory { directory in
+            let settings = try load("[sources.localDump]\npath = \"dumps/ol.sqlite\"", in: directory)
+            #expect(settings.localDumpURL(paths: XDGPaths(environment: ["HOME": "/h"])).path == directory.path + "/etc/dumps/ol.sqlite")
+            let defaults = try load("", in: directory)
+            #expect(defaults.localDumpURL(paths: XDGPaths(environment: ["HOME": "/h"])).path == "/h/.local/share/rapidscan/openlibrary-dump.sqlite")
+        }
+    }
+
     @Test func visionPromptIsAPathToo() throws {
         try withTemporaryDirectory { directory in
             let settings = try load("[vision]\nprompt = \"prompts/spine.mustache\"", in: directory)

@@ -35,7 +35,11 @@ import TestSupport
         # database = "~/.local/share/rapidscan/library.sqlite"
 
         [sources]
-        order = ["googleBooks", "openLibrary"]
+        order = ["localDump", "googleBooks", "openLibrary"]
+
+        [sources.localDump]
+        enabled = true
+        # path = "~/.local/share/rapidscan/openlibrary-dump.sqlite"
 
         [sources.googleBooks]
         enabled = true
@@ -90,7 +94,7 @@ import TestSupport
             let environment = ["HOME": directory.path, "XDG_CONFIG_HOME": directory.appendingPathComponent("cfg").path]
             let settings = try RapidScanSettings.load(environment: environment)
             #expect(settings.configFile == nil)
-            #expect(settings.enabledSources.map(\.name) == ["googleBooks", "openLibrary"])
+            #expect(settings.enabledSources.map(\.name) == ["localDump", "googleBooks", "openLibrary"])
             #expect(settings.source(.googleBooks)?.baseURL.absoluteString == "https://www.googleapis.com")
             #expect(settings.source(.openLibrary)?.baseURL.absoluteString == "https://openlibrary.org")
             #expect(settings.openLibraryCoversURL.absoluteString == "https://covers.openlibrary.org")
@@ -126,7 +130,8 @@ import TestSupport
             #expect(settings.configFile?.path == file.path)
             // `~` is $HOME from the environment (here the temporary folder), not the password database's.
             #expect(settings.database == directory.path + "/books/library.sqlite")
-            #expect(settings.enabledSources.map(\.name) == ["openLibrary", "googleBooks"])
+            // Sources the order does not name come after the ones it does.
+            #expect(settings.enabledSources.map(\.name) == ["openLibrary", "googleBooks", "localDump"])
             #expect(settings.source(.googleBooks)?.baseURL.absoluteString == "https://books.example.com")
             #expect(settings.source(.openLibrary)?.baseURL.absoluteString == "https://ol.example.com")
             #expect(settings.openLibraryCoversURL.absoluteString == "https://covers.example.com")
@@ -206,7 +211,7 @@ import TestSupport
         ("[sources.openLibrary]\nbaseURL = \"ftp://x.example\"\n",
          "config.toml:2: sources.openLibrary.baseURL: expected an http:// or https:// URL, got \"ftp://x.example\""),
         ("[sources]\norder = [\"googleBooks\", \"amazon\"]\n",
-         "config.toml:2: sources.order: \"amazon\" is not a source; known sources: googleBooks, openLibrary, libraryOfCongress"),
+         "config.toml:2: sources.order: \"amazon\" is not a source; known sources: localDump, googleBooks, openLibrary, libraryOfCongress"),
         ("[sources.openLibrary]\nenabled = \"yes\"\n",
          "config.toml:2: sources.openLibrary.enabled: expected true or false, got \"yes\""),
         ("http = 5\n", "config.toml:1: http: expected a table, got 5"),

@@ -127,6 +127,12 @@ struct DoctorCommand: AsyncParsableCommand {
         var findings: [Finding] = []
         for source in settings.enabledSources {
             switch SourceName(rawValue: source.name) {
+            case .localDump:
+                let path = settings.localDumpURL(paths: XDGPaths()).path
+                findings.append(FileManager.default.fileExists(atPath: path)
+                    ? Finding(state: .ok, text: "local Open Library dump \(path) (asked first, also offline)")
+                    : Finding(state: .optional, text: "no local Open Library dump (lookups go to the network; a dump answers offline)",
+                              fix: "rapidscan sources load ol_dump_editions_*.txt.gz ol_dump_works_*.txt.gz ol_dump_authors_*.txt.gz"))
             case .googleBooks:
                 if settings.googleBooksAPIKey != nil {
                     findings.append(Finding(state: .ok, text: "Google Books \(source.baseURL.absoluteString), API key set "

@@ -136,7 +136,7 @@ struct SessionOptions: ParsableArguments {
         let listId = try list.map { try Self.resolveList($0, in: catalogue) }
         // A few network lookups at once: the others wait, so they see the breaker's verdict
         // on the ones before them instead of all queuing up behind a dead network.
-        let service = LookupService(catalogue: catalogue, sources: offline ? [] : MetadataSources.make(settings: settings),
+        let service = LookupService(catalogue: catalogue, sources: MetadataSources.make(settings: settings).filter { !offline || $0.isLocal },
                                     concurrentNetworkLookups: 4)
         let verbosity = library.output
         let detail: HumanOutput.Detail = verbosity.quiet ? .quiet : verbosity.verbose ? .verbose : .normal

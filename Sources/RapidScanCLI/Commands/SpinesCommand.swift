@@ -129,9 +129,9 @@ struct SpinesCommand: AsyncParsableCommand {
         }
         let listId = try list.map { try SessionOptions.resolveList($0, in: catalogue) }
         var sources: [any CandidateSource] = [CacheCandidateSource(catalogue: catalogue)]
-        if !offline {
-            sources += MetadataSources.make(settings: settings).map { SearchCandidateSource(source: $0, catalogue: catalogue) }
-        }
+        // Offline, a loaded dump is still searched (it is on this machine).
+        sources += MetadataSources.make(settings: settings).filter { !offline || $0.isLocal }
+            .map { SearchCandidateSource(source: $0, catalogue: catalogue) }
         let intake = Intake(catalogue: catalogue, settings: Intake.Settings(listId: listId, offline: offline, station: LibraryOptions.station(settings)))
         let session = SpineSession(catalogue: catalogue, reader: reader, sources: sources, dryRun: dryRun, listId: listId, offline: offline, intake: intake)
         var files: [String] = []

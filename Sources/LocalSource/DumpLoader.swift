@@ -1,0 +1,324 @@
+import Dispatch
+import Foundation
+import GRDB
+import Synchronization
+
+/// Streams Open Library dump files into the local source. Each batch of rows is parsed on
+/// every core while the one before it is written; a batch and the file's resume point
+/// (text offset, line, counts) are stored in one transaction, so a run stopped anywhere
+/// (Ctrl-C, kill -9, power) goes on from the last batch stored. A row whose revision is
+/// not newer than the stored one changes nothing, so loading a file again adds nothing;
+/// a file already loaded to its end is recognised by its size and sampled bytes and skipped.
+public final class DumpLoader: Sendable {
+    public struct Progress: Sendable {
+        public var file: String
+        public var fileBytes: Int64
+        public var fileBytesRead: Int64
+        public var editions: Int
+        public var works: Int
+        public var authors: Int
+        public var malformed: Int
+        public var seconds: Double
+    }
+
+    public struct FileReport: Sendable {
+        public var file: String
+        /// Loaded to its end by an earlier run: nothing read.
+        public var alreadyLoaded: Bool
+        /// The line a stopped run is resumed after (nil: started at the top).
+        public var resumedAfterLine: Int?
+        public var lines: Int
+        /// Records stored by this run (new, or a newer revision).
+        public var editions: Int
+        public var works: Int
+        public var authors: Int
+        /// Other record types, editions without ISBN, revisions not newer than the stored one.
+        public var skipped: Int
+        public var malformed: Int
+        public var seconds: Double
+    }
+
+    /// Rows per transaction.
+    public let batchSize: Int
+    private let store: LocalDumpStore
+
+    /// Opens (creating) the local source at `path`.
+    public init(path: String, batchSize: Int = 20_000) throws(DumpError) {
+        self.batchSize = max(1, batchSize)
+        store = try LocalDumpStore(path: path, readOnly: false)
+    }
+
+    public var path: String { store.path }
+
+    /// Loads `file`. `malformed` is called for each malformed row (line, reason); `progress`
+    /// after each batch.
+    public func load(
+        file: String, malformed: (Int, String) -> Void = { _, _ in }, progress: (Progress) -> Void = { _ in }
+    ) throws(DumpError) -> FileReport {
+        let started = Date()
+        let identity = try Self.identity(of: file)
+        let name = URL(fileURLWithPath: file).lastPathComponent
+        let existing = try stored(identity: identity.key)
+        if let existing, existing.finished {
+            return FileReport(file: file, alreadyLoaded: true, resumedAfterLine: nil, lines: existing.lines, editions: 0, works: 0,
+                              authors: 0, skipped: 0, malformed: 0, seconds: Date().timeIntervalSince(started))
+        }
+        let reader = try DumpLineReader(path: file)
+        if let existing {
+            try reader.skip(toOffset: existing.textOffset, lineNumber: existing.lines)
+        } else {
+            try write { db in
+                try db.execute(sql: "INSERT INTO dumpFile(identity, name, bytes, startedAt) VALUES (?, ?, ?, ?)",
+                               arguments: [identity.key, name, identity.bytes, Self.timestamp()])
+            }
+        }
+        let before = existing?.counts ?? BatchCounts()
+        // The writer stores batch k while this thread reads and parses batch k + 1.
+        let writeQueue = DispatchQueue(label: "rapidscan.dump-writer")
+        let writing = DispatchGroup()
+        let written = Mutex<(counts: BatchCounts, error: DumpError?)>((BatchCounts(), nil))
+        var lastRead: (bytes: Int64, lines: Int) = (0, 0)
+        while true {
+            let lines = try reader.nextLines(batchSize)
+            let parsed = Self.parse(lines)
+            writing.wait()
+            let (run, error) = written.withLock { ($0.counts, $0.error) }
+            if let error { throw error }
+            if lastRead.lines > 0 {
+                var totals = before
+                totals.add(run)
+                progress(Progress(file: file, fileBytes: identity.bytes, fileBytesRead: lastRead.bytes, editions: totals.editions,
+                                  works: totals.works, authors: totals.authors, malformed: totals.malformed,
+                                  seconds: Date().timeIntervalSince(started)))
+            }
+            if lines.isEmpty { break }
+            for row in parsed.malformed { malformed(row.line, row.reason) }
+            let offset = reader.textOffset, lineNumber = reader.lineNumber
+            lastRead = (reader.fileBytesRead, lineNumber)
+            writing.enter()
+            writeQueue.async { [self] in
+                defer { writing.leave() }
+                do throws(DumpError) {
+                    let counts = try self.store(parsed, identity: identity.key, offset: offset, lines: lineNumber)
+                    written.withLock { $0.counts.add(counts) }
+                } catch {
+                    written.withLock { $0.error = error }
+                }
+            }
+        }
+        let run = written.withLock { $0.counts }
+        try write { db in
+            try db.execute(sql: "UPDATE dumpFile SET finished = 1, finishedAt = ? WHERE identity = ?",
+                           arguments: [Self.timestamp(), identity.key])
+        }
+        return FileReport(file: file, alreadyLoaded: false, resumedAfterLine: existing.map(\.lines), lines: reader.lineNumber,
+                          editions: run.editions, works: run.works, authors: run.authors, skipped: run.skipped,
+                          malformed: run.malformed, seconds: Date().timeIntervalSince(started))
+    }
+
+    // MARK: Parsing
+
+    struct ParsedBatch: Sendable {
+        var records: [DumpRecord] = []
+        var malformed: [MalformedRow] = []
+        var newestModified: String?
+    }
+
+    /// Parses `lines` on every core, keeping the rows' order.
+    static func parse(_ lines: [DumpLineReader.Line]) -> ParsedBatch {
+        let parts = max(1, min(ProcessInfo.processInfo.activeProcessorCount, lines.count / 500 + 1))
+        let size = (lines.count + parts - 1) / max(parts, 1)
+        let results = Mutex([ParsedBatch](repeating: ParsedBatch(), count: parts))
+        DispatchQueue.concurrentPerform(iterations: parts) { part in
+            var batch = ParsedBatch()
+            let range = (part * size)..<min(lines.count, (part + 1) * size)
+            var newest: Substring?
+            for index in range {
+                let (result, modified) = DumpRowParser.parse(lines[index])
+                switch result {
+                case .success(let record): batch.records.append(record)
+                case .failure(let row): batch.malformed.append(row)
+                }
+                if let modified, modified > (newest ?? "") { newest = modified }
+            }
+            batch.newestModified = newest.map(String.init)
+            results.withLock { $0[part] = batch }
+        }
+        return results.withLock { parts in
+            var all = ParsedBatch()
+            for part in parts {
+                all.records += part.records
+                all.malformed += part.malformed
+                if let newest = part.newestModified, newest > (all.newestModified ?? "") { all.newestModified = newest }
+            }
+            return all
+        }
+    }
+
+    // MARK: Storing
+
+    struct BatchCounts: Sendable {
+        var editions = 0, works = 0, authors = 0, skipped = 0, malformed = 0
+
+        mutating func add(_ other: BatchCounts) {
+            editions += other.editions
+            works += other.works
+            authors += other.authors
+            skipped += other.skipped
+            malformed += other.malformed
+        }
+    }
+
+    struct StoredFile {
+        var textOffset: Int64
+        var lines: Int
+        var finished: Bool
+        var counts: BatchCounts
+    }
+
+    private func stored(identity: String) throws(DumpError) -> StoredFile? {
+        do {
+            return try store.writer.read { db in
+                try Row.fetchOne(db, sql: "SELECT * FROM dumpFile WHERE identity = ?", arguments: [identity]).map { row in
+                    StoredFile(textOffset: row["textOffset"], lines: row["lines"], finished: row["finished"],
+                               counts: BatchCounts(editions: row["editions"], works: row["works"], authors: row["authors"],
+                                                   skipped: row["skipped"], malformed: row["malformed"]))
+                }
+            }
+        } catch {
+            throw .database(path: store.path, reason: "\(error)")
+        }
+    }
+
+    private func write(_ body: (Database) throws -> Void) throws(DumpError) {
+        do {
+            try store.writer.write(body)
+        } catch {
+            throw .database(path: store.path, reason: "\(error)")
+        }
+    }
+
+    /// One batch and the file's resume point, in one transaction.
+    private func store(_ batch: ParsedBatch, identity: String, offset: Int64, lines: Int) throws(DumpError) -> BatchCounts {
+        var counts = BatchCounts(malformed: batch.malformed.count)
+        try write { db in
+            for record in batch.records {
+                switch record {
+                case .edition(let edition): if try Self.store(edition, db) { counts.editions += 1 } else { counts.skipped += 1 }
+                case .work(let work): if try Self.store(work, db) { counts.works += 1 } else { counts.skipped += 1 }
+                case .author(let author): if try Self.store(author, db) { counts.authors += 1 } else { counts.skipped += 1 }
+                case .skipped: counts.skipped += 1
+                }
+            }
+            try db.execute(sql: """
+                UPDATE dumpFile SET textOffset = ?, lines = ?, editions = editions + ?, works = works + ?,
+                    authors = authors + ?, skipped = skipped + ?, malformed = malformed + ?,
+                    newestModified = max(coalesce(newestModified, ''), ?)
+                WHERE identity = ?
+                """, arguments: [offset, lines, counts.editions, counts.works, counts.authors, counts.skipped,
+                                 counts.malformed, batch.newestModified ?? "", identity])
+        }
+        return counts
+    }
+
+    /// True when stored (new, or newer than the stored revision).
+    private static func store(_ edition: DumpRecord.Edition, _ db: Database) throws -> Bool {
+        let values: [(any DatabaseValueConvertible)?] = [
+            edition.id, edition.revision, edition.title, edition.subtitle, joined(edition.authorIDs), edition.byStatement,
+            edition.workID, edition.publisher, edition.publishDate, edition.pages, edition.coverID, edition.language,
+            edition.format, edition.description, edition.subjects.isEmpty ? nil : edition.subjects.joined(separator: "\n"),
+            joined(edition.isbns),
+        ]
+        let insert = try db.cachedStatement(sql: """
+            INSERT OR IGNORE INTO edition(id, revision, title, subtitle, authorIDs, byStatement, workID, publisher,
+                publishDate, pages, coverID, language, format, description, subjects, isbns)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        try insert.execute(arguments: StatementArguments(values))
+        if db.changesCount == 0 {
+            // Known already: only a newer revision replaces it (its old ISBNs and title words go).
+            guard let old = try Row.fetchOne(db.cachedStatement(sql: "SELECT revision, title, subtitle, isbns FROM edition WHERE id = ?"),
+                                             arguments: [edition.id]),
+                  edition.revision > (old["revision"] as Int64) else { return false }
+            try db.cachedStatement(sql: "INSERT INTO editionTitleSearch(editionTitleSearch, rowid, title) VALUES ('delete', ?, ?)")
+                .execute(arguments: [edition.id, searchText(old["title"], old["subtitle"])])
+            for isbn in (old["isbns"] as String).split(separator: " ").compactMap({ Int64($0) }) {
+                try db.cachedStatement(sql: "DELETE FROM editionISBN WHERE isbn = ? AND editionID = ?").execute(arguments: [isbn, edition.id])
+            }
+            try db.cachedStatement(sql: """
+                REPLACE INTO edition(id, revision, title, subtitle, authorIDs, byStatement, workID, publisher,
+                    publishDate, pages, coverID, language, format, description, subjects, isbns)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """).execute(arguments: StatementArguments(values))
+        }
+        let isbnInsert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO editionISBN(isbn, editionID) VALUES (?, ?)")
+        for isbn in edition.isbns { try isbnInsert.execute(arguments: [isbn, edition.id]) }
+        try db.cachedStatement(sql: "INSERT INTO editionTitleSearch(rowid, title) VALUES (?, ?)")
+            .execute(arguments: [edition.id, searchText(edition.title, edition.subtitle)])
+        return true
+    }
+
+    private static func store(_ work: DumpRecord.Work, _ db: Database) throws -> Bool {
+        try db.cachedStatement(sql: """
+            INSERT INTO work(id, revision, title, authorIDs, subjects, description, coverID, firstPublishDate)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT(id) DO UPDATE SET revision = excluded.revision, title = excluded.title,
+                authorIDs = excluded.authorIDs, subjects = excluded.subjects, description = excluded.description,
+                coverID = excluded.coverID, firstPublishDate = excluded.firstPublishDate
+            WHERE excluded.revision > work.revision
+            """).execute(arguments: [work.id, work.revision, work.title, joined(work.authorIDs),
+                                     work.subjects.isEmpty ? nil : work.subjects.joined(separator: "\n"), work.description,
+                                     work.coverID, work.firstPublishDate])
+        return db.changesCount > 0
+    }
+
+    private static func store(_ author: DumpRecord.Author, _ db: Database) throws -> Bool {
+        try db.cachedStatement(sql: "INSERT OR IGNORE INTO author(id, revision, name) VALUES (?, ?, ?)")
+            .execute(arguments: [author.id, author.revision, author.name])
+        if db.changesCount == 0 {
+            guard let old = try Row.fetchOne(db.cachedStatement(sql: "SELECT revision, name FROM author WHERE id = ?"), arguments: [author.id]),
+                  author.revision > (old["revision"] as Int64) else { return false }
+            try db.cachedStatement(sql: "INSERT INTO authorNameSearch(authorNameSearch, rowid, name) VALUES ('delete', ?, ?)")
+                .execute(arguments: [author.id, old["name"] as String])
+            try db.cachedStatement(sql: "UPDATE author SET revision = ?, name = ? WHERE id = ?")
+                .execute(arguments: [author.revision, author.name, author.id])
+        }
+        try db.cachedStatement(sql: "INSERT INTO authorNameSearch(rowid, name) VALUES (?, ?)").execute(arguments: [author.id, author.name])
+        return true
+    }
+
+    static func searchText(_ title: String, _ subtitle: String?) -> String {
+        subtitle.map { title + " " + $0 } ?? title
+    }
+
+    static func joined(_ ids: [Int64]) -> String? {
+        ids.isEmpty ? nil : ids.map(String.init).joined(separator: " ")
+    }
+
+    static func timestamp() -> String { ISO8601DateFormatter().string(from: Date()) }
+
+    // MARK: File identity
+
+    /// Size plus a hash of the first and last 64 KB: the same dump under another name or
+    /// path is the same file; a new month's dump is another.
+    static func identity(of file: String) throws(DumpError) -> (key: String, bytes: Int64) {
+        guard let handle = FileHandle(forReadingAtPath: file) else {
+            throw .unreadable(path: file, reason: DumpLineReader.errnoText())
+        }
+        defer { try? handle.close() }
+        do {
+            let size = Int64(try handle.seekToEnd())
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            func mix(_ data: Data?) {
+                for byte in data ?? Data() { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+            }
+            try handle.seek(toOffset: 0)
+            mix(try handle.read(upToCount: 65_536))
+            try handle.seek(toOffset: UInt64(max(0, size - 65_536)))
+            mix(try handle.read(upToCount: 65_536))
+            return ("\(size)-\(String(hash, radix: 16))", size)
+        } catch {
+            throw .unreadable(path: file, reason: "\(error)")
+        }
+    }
+}

@@ -1,0 +1,150 @@
+import BookCodes
+import BookMetadata
+import Foundation
+import GRDB
+import MetadataSources
+
+/// Open Library's records from its dumps, loaded by `rapidscan sources load` into a file on
+/// this machine: asked before any network source and with `--offline`. ISBN lookups read
+/// two indexed rows (edition, work) and the authors' names; title search uses the
+/// full-text index of edition titles, authors' names checked after.
+public struct LocalDumpSource: MetadataSource {
+    /// The name in `apiSource`, the breaker, `[sources] order` and `[sources.localDump]`.
+    public static let sourceName = "localDump"
+    public let name = Self.sourceName
+    public let isLocal = true
+    public let path: String
+    /// Cover images are Open Library's (`covers.openlibrary.org/b/id/N-L.jpg`).
+    public let coversURL: URL
+    private let store: LocalDumpStore
+
+    /// Opens the file at `path` read-only; fails when it is missing or not a local source.
+    public init(path: String, coversURL: URL = OpenLibrarySource.Settings.defaultCoversURL) throws(DumpError) {
+        guard FileManager.default.fileExists(atPath: path) else { throw .database(path: path, reason: "no such file; load a dump with `rapidscan sources load FILE`") }
+        self.path = path
+        self.coversURL = coversURL
+        store = try LocalDumpStore(path: path, readOnly: true)
+    }
+
+    public func edition(isbn: ISBN13) async throws(SourceError) -> EditionMetadata? {
+        guard let key = Int64(isbn.digits) else { return nil }
+        return try read { db in
+            let row = try Row.fetchOne(db.cachedStatement(sql: """
+                SELECT edition.* FROM editionISBN JOIN edition ON edition.id = editionISBN.editionID
+                WHERE editionISBN.isbn = ? ORDER BY edition.revision DESC, edition.id LIMIT 1
+                """), arguments: [key])
+            return try row.map { try metadata($0, isbn: isbn, db) }
+        }
+    }
+
+    public func search(title: String, author: String?, limit: Int) async throws(SourceError) -> [EditionMetadata] {
+        let titleQuery = Self.matchQuery(title)
+        // Titles only: an author's books alone are not indexed by author here.
+        guard !titleQuery.isEmpty, limit > 0 else { return [] }
+        let wantedNames = Self.words(author ?? "").filter { $0.count >= 3 }
+        return try read { db in
+            let rows = try Row.fetchAll(db.cachedStatement(sql: """
+                SELECT edition.* FROM editionTitleSearch JOIN edition ON edition.id = editionTitleSearch.rowid
+                WHERE editionTitleSearch MATCH ? ORDER BY editionTitleSearch.rank LIMIT ?
+                """), arguments: [titleQuery, max(limit * 5, 50)])
+            var found: [EditionMetadata] = []
+            var works = Set<String>()
+            for row in rows {
+                let isbns = (row["isbns"] as String? ?? "").split(separator: " ").compactMap { try? ISBN13(validating: String($0)) }
+                guard let isbn = isbns.first else { continue }
+                let edition = try metadata(row, isbn: isbn, db)
+                if !wantedNames.isEmpty {
+                    let names = Set(edition.authors.flatMap { Self.words($0) })
+                    guard wantedNames.contains(where: names.contains) else { continue }
+                }
+                // One edition per work (or per title and authors when the work is unknown).
+                let workKey = (row["workID"] as Int64?).map { "w\($0)" } ?? edition.title.lowercased() + "|" + edition.authors.joined(separator: ",")
+                guard works.insert(workKey).inserted else { continue }
+                found.append(edition)
+                if found.count == limit { break }
+            }
+            return found
+        }
+    }
+
+    /// Counts and the files loaded, for `rapidscan sources`.
+    public func state() throws(DumpError) -> LocalSourceState {
+        do {
+            return try store.writer.read { db in
+                let files = try Row.fetchAll(db, sql: "SELECT * FROM dumpFile ORDER BY startedAt").map { row in
+                    LoadedDumpFile(name: row["name"], bytes: row["bytes"], lines: row["lines"], finished: row["finished"],
+                                   editions: row["editions"], works: row["works"], authors: row["authors"],
+                                   skipped: row["skipped"], malformed: row["malformed"], newestModified: row["newestModified"])
+                }
+                let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int64) ?? nil
+                return LocalSourceState(
+                    path: path,
+                    editions: try Int.fetchOne(db, sql: "SELECT count(*) FROM edition") ?? 0,
+                    works: try Int.fetchOne(db, sql: "SELECT count(*) FROM work") ?? 0,
+                    authors: try Int.fetchOne(db, sql: "SELECT count(*) FROM author") ?? 0,
+                    bytes: size ?? 0, files: files)
+            }
+        } catch {
+            throw .database(path: path, reason: "\(error)")
+        }
+    }
+
+    // MARK: Reading
+
+    private func read<T>(_ body: (Database) throws -> T) throws(SourceError) -> T {
+        do {
+            return try store.writer.read(body)
+        } catch {
+            // Not a network failure: the breaker treats it as a source that cannot answer.
+            throw .badResponse("local source \(path): \(error)")
+        }
+    }
+
+    private func metadata(_ row: Row, isbn: ISBN13, _ db: Database) throws -> EditionMetadata {
+        let workID: Int64? = row["workID"]
+        let work = try workID.flatMap { try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM work WHERE id = ?"), arguments: [$0]) }
+        let editionAuthors = Self.ids(row["authorIDs"])
+        let authorIDs = editionAuthors.isEmpty ? Self.ids(work?["authorIDs"]) : editionAuthors
+        var authors: [String] = []
+        for id in authorIDs.prefix(5) {
+            if let name = try String.fetchOne(db.cachedStatement(sql: "SELECT name FROM author WHERE id = ?"), arguments: [id]) {
+                authors.append(name)
+            }
+        }
+        if authors.isEmpty, let byStatement: String = row["byStatement"] {
+            authors = [byStatement.trimmingCharacters(in: CharacterSet(charactersIn: "."))]
+        }
+        let subjects: String? = row["subjects"] ?? work?["subjects"]
+        let coverID: Int? = row["coverID"] ?? work?["coverID"]
+        return EditionMetadata(
+            isbn13: isbn.digits,
+            isbn10: isbn.isbn10?.digits,
+            title: row["title"],
+            subtitle: row["subtitle"],
+            authors: authors,
+            description: row["description"] ?? work?["description"],
+            coverImageUrl: coverID.map { coversURL.absoluteString + "/b/id/\($0)-L.jpg" },
+            categories: subjects.map { $0.split(separator: "\n").map(String.init) } ?? [],
+            pageCount: row["pages"],
+            publishDate: row["publishDate"] ?? work?["firstPublishDate"],
+            publisher: row["publisher"],
+            language: row["language"],
+            format: row["format"],
+            apiSource: name)
+    }
+
+    static func ids(_ text: String?) -> [Int64] {
+        (text ?? "").split(separator: " ").compactMap { Int64($0) }
+    }
+
+    /// Lower-cased letters and digits, split at everything else (as FTS5's unicode61 splits).
+    static func words(_ text: String) -> [String] {
+        text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+            .split { !$0.isLetter && !$0.isNumber }.map(String.init)
+    }
+
+    /// Every word of `text` as a quoted FTS5 term (AND): no FTS syntax gets through.
+    static func matchQuery(_ text: String) -> String {
+        words(text).map { "\"\($0)\"" }.joined(separator: " ")
+    }
+}

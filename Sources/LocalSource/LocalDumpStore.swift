@@ -1,0 +1,94 @@
+import Foundation
+import GRDB
+
+/// The local source's SQLite file: Open Library editions with an ISBN, their works and
+/// authors, keyed by the number in their OL key, plus full-text indexes of titles and
+/// author names and one row per dump file loaded (its resume point and counts).
+/// Its own file, separate from the library: it can be rebuilt from the dumps at any time.
+final class LocalDumpStore: Sendable {
+    let path: String
+    let writer: any DatabaseWriter
+
+    /// Opens (creating when `readOnly` is false) the file at `path`.
+    init(path: String, readOnly: Bool) throws(DumpError) {
+        self.path = path
+        var configuration = Configuration()
+        configuration.readonly = readOnly
+        configuration.prepareDatabase { db in
+            if !readOnly {
+                // A crash loses at most the last batch, which the resume row (same transaction) says to read again.
+                try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            }
+            try db.execute(sql: "PRAGMA cache_size = -65536")
+        }
+        do {
+            if !readOnly {
+                try FileManager.default.createDirectory(
+                    at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
+            }
+            let pool = try DatabasePool(path: path, configuration: configuration)
+            writer = pool
+            if !readOnly { try Self.migrator.migrate(pool) }
+        } catch {
+            throw .database(path: path, reason: "\(error)")
+        }
+    }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1-dump") { db in
+            // Editions: id = the number in /books/OL…M. Lists are kept as text: authorIDs
+            // space-separated numbers, subjects one per line.
+            try db.execute(sql: """
+                CREATE TABLE edition (
+                    id INTEGER PRIMARY KEY, revision INTEGER NOT NULL, title TEXT NOT NULL, subtitle TEXT,
+                    authorIDs TEXT, byStatement TEXT, workID INTEGER, publisher TEXT, publishDate TEXT,
+                    pages INTEGER, coverID INTEGER, language TEXT, format TEXT, description TEXT, subjects TEXT,
+                    isbns TEXT NOT NULL);
+                CREATE TABLE editionISBN (isbn INTEGER NOT NULL, editionID INTEGER NOT NULL,
+                    PRIMARY KEY (isbn, editionID)) WITHOUT ROWID;
+                CREATE TABLE work (
+                    id INTEGER PRIMARY KEY, revision INTEGER NOT NULL, title TEXT, authorIDs TEXT,
+                    subjects TEXT, description TEXT, coverID INTEGER, firstPublishDate TEXT);
+                CREATE TABLE author (id INTEGER PRIMARY KEY, revision INTEGER NOT NULL, name TEXT NOT NULL);
+                CREATE VIRTUAL TABLE editionTitleSearch USING fts5(title, content='', tokenize='unicode61 remove_diacritics 2');
+                CREATE VIRTUAL TABLE authorNameSearch USING fts5(name, content='', tokenize='unicode61 remove_diacritics 2');
+                CREATE TABLE dumpFile (
+                    identity TEXT PRIMARY KEY, name TEXT NOT NULL, bytes INTEGER NOT NULL,
+                    textOffset INTEGER NOT NULL DEFAULT 0, lines INTEGER NOT NULL DEFAULT 0,
+                    finished INTEGER NOT NULL DEFAULT 0, editions INTEGER NOT NULL DEFAULT 0,
+                    works INTEGER NOT NULL DEFAULT 0, authors INTEGER NOT NULL DEFAULT 0,
+                    skipped INTEGER NOT NULL DEFAULT 0, malformed INTEGER NOT NULL DEFAULT 0,
+                    newestModified TEXT, startedAt TEXT NOT NULL, finishedAt TEXT);
+                """)
+        }
+        return migrator
+    }
+}
+
+/// A dump file as the store remembers it.
+public struct LoadedDumpFile: Sendable, Hashable {
+    public var name: String
+    public var bytes: Int64
+    public var lines: Int
+    public var finished: Bool
+    public var editions: Int
+    public var works: Int
+    public var authors: Int
+    public var skipped: Int
+    public var malformed: Int
+    /// The newest `last_modified` among its rows: the dump's date.
+    public var newestModified: String?
+}
+
+/// What `rapidscan sources` shows for the local source.
+public struct LocalSourceState: Sendable, Hashable {
+    public var path: String
+    public var editions: Int
+    public var works: Int
+    public var authors: Int
+    public var bytes: Int64
+    public var files: [LoadedDumpFile]
+    /// The newest row date over every file loaded.
+    public var dumpDate: String? { files.compactMap(\.newestModified).max().map { String($0.prefix(10)) } }
+}
