@@ -68,6 +68,8 @@ struct SourcesListCommand: AsyncParsableCommand {
             case .openLibrary:
                 line.state = "paced at \(Self.rate(settings.effectiveOpenLibraryRequestsPerSecond)) request/s"
                     + (settings.contact == nil ? " (no contact; set [sources.openLibrary] contact for 3/s)" : " (contact \(settings.contact ?? ""))")
+            case .libraryOfCongress:
+                line.state = source.enabled ? "paced at 1 request/s; asked for what the others lack" : "off (enable with [sources.libraryOfCongress] enabled = true)"
             case nil:
                 line.state = ""
             }
