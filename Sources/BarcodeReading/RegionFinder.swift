@@ -14,6 +14,9 @@ struct CandidateRegion: Sendable, Hashable {
     /// Grid cells in the patch, and how strongly and consistently they are edged.
     var cells: Int
     var score: Double
+    /// Summed gradient over summed gradient sizes (0: as many rising edges as falling ones,
+    /// as in bars; at most `RegionFinder.maximumImbalance`). 0 when not measured.
+    var imbalance = 0.0
 
     /// Its bars turned 15–75° off the image's axes: zbar's rows and columns cross them too
     /// slantwise to span the code, so only a crop turned upright reads it.
@@ -22,7 +25,8 @@ struct CandidateRegion: Sendable, Hashable {
     /// The region as found on an image `factor`× smaller, in the larger image's pixels.
     func scaled(by factor: Double) -> CandidateRegion {
         CandidateRegion(centreX: centreX * factor, centreY: centreY * factor, angle: angle,
-                        length: length * factor, height: height * factor, cells: cells, score: score)
+                        length: length * factor, height: height * factor, cells: cells, score: score,
+                        imbalance: imbalance)
     }
 
     /// Whether the point lies inside the region's turned box.
@@ -121,7 +125,8 @@ enum RegionFinder {
                 a += sxx[index]; b += syy[index]; c += sxy[index]; score += strength[index]
                 gx += sgx[index]; gy += sgy[index]; size += sabs[index]
             }
-            guard (gx * gx + gy * gy).squareRoot() <= maximumImbalance * size else { continue }
+            let imbalance = (gx * gx + gy * gy).squareRoot() / max(size, 1)
+            guard imbalance <= maximumImbalance else { continue }
             let angle = normalised(0.5 * atan2(2 * c, a - b))
             let ux = cos(angle), uy = sin(angle)
             // Extent of the cell centres across (u) and along (v) the bars, in pixels.
@@ -140,7 +145,7 @@ enum RegionFinder {
             regions.append(CandidateRegion(
                 centreX: midU * ux - midV * uy, centreY: midU * uy + midV * ux, angle: angle,
                 length: (maxU - minU) + Double(cell), height: (maxV - minV) + Double(cell),
-                cells: members.count, score: score))
+                cells: members.count, score: score, imbalance: imbalance))
         }
         return Array(mergingCollinear(regions).sorted { $0.score > $1.score }.prefix(limit))
     }
@@ -183,7 +188,7 @@ enum RegionFinder {
         return CandidateRegion(
             centreX: a.centreX + midU * ux - midV * uy, centreY: a.centreY + midU * uy + midV * ux,
             angle: a.angle, length: highU - lowU, height: highV - lowV,
-            cells: a.cells + b.cells, score: a.score + b.score)
+            cells: a.cells + b.cells, score: a.score + b.score, imbalance: max(a.imbalance, b.imbalance))
     }
 
     static func normalised(_ angle: Double) -> Double {

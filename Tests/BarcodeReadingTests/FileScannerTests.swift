@@ -214,3 +214,27 @@ import TestSupport
         }
     }
 }
+
+/// Small photos that read nothing at once get the hard passes only where something looks like bars.
+@Suite struct HardPassGateTests {
+    @Test func aSmallPhotoWithoutBarLikeStructureSkipsTheHardPasses() throws {
+        let result = try FileScanner().scan(fileAt: SharedFiles.sampleImages.appendingPathComponent("none-blank.png"))
+        #expect(result.codes.isEmpty)
+        #expect(result.hardPassesSkipped)
+        #expect(result.scans == 1, "only the first whole-image scan: \(result.scans)")
+    }
+
+    @Test func stripesThatLookLikeBarsStillGetTheHardPasses() throws {
+        let result = try FileScanner().scan(fileAt: SharedFiles.sampleImages.appendingPathComponent("none-fake-bars.png"))
+        #expect(result.codes.isEmpty)
+        #expect(!result.hardPassesSkipped)
+        #expect(result.scans > 5, "\(result.scans)")
+    }
+
+    /// Heavy noise hides the code's patch at full size; the reduced copies show it.
+    @Test func aNoisyCodeIsStillReadByTheHardPasses() throws {
+        let result = try FileScanner().scan(fileAt: SharedFiles.sampleImages.appendingPathComponent("hard-noisy.jpg"))
+        #expect(result.manifestCodes == ["EAN-13:9780316030571"])
+        #expect(!result.hardPassesSkipped)
+    }
+}
