@@ -29,13 +29,15 @@ public enum SourceDisplayName {
         switch id {
         case GoogleBooksSource.sourceName: "Google Books"
         case OpenLibrarySource.sourceName: "Open Library"
+        case LibraryOfCongressSource.sourceName: "Library of Congress"
+        case "localDump": "the local Open Library dump"
         default: id
         }
     }
 
     /// "googleBooks: network error: …" (as a lookup stores its reasons) with each id named for people.
     public static func replacingIds(in text: String) -> String {
-        [GoogleBooksSource.sourceName, OpenLibrarySource.sourceName].reduce(text) { text, id in
+        [GoogleBooksSource.sourceName, OpenLibrarySource.sourceName, LibraryOfCongressSource.sourceName].reduce(text) { text, id in
             text.replacingOccurrences(of: id, with: of(id))
         }
     }

@@ -24,7 +24,7 @@ import Testing
                 await pipeline.process(frame("f\(offset).jpg", at: offset, codes: [bookCode(isbn)]))
             }
             #expect(output.kinds == [.added, .debounced, .debounced, .alreadyOwned, .alreadyOwned])
-            let book = ScannedBook(isbn13: isbn, title: "Book Number 9")
+            let book = ScannedBook(isbn13: isbn, title: "Book Number 9", symbology: .ean13)
             #expect(output.events[0].outcome == .added(book))
             #expect(output.events[1].outcome == .debounced(.book(isbn, symbology: .ean13, text: isbn.digits)))
             #expect(output.events[3].outcome == .alreadyOwned(book))
@@ -148,7 +148,7 @@ import Testing
             source.release()
             for frame in planned { await pipeline.finish(frame) }
             #expect(output.events.map(\.file) == ["/frames/f0.jpg", "/frames/f1.jpg", "/frames/f2.jpg"])
-            #expect(output.events.map(\.outcome) == isbns.map { .added(ScannedBook(isbn13: $0, title: "Fake \($0.digits)")) })
+            #expect(output.events.map(\.outcome) == isbns.map { .added(ScannedBook(isbn13: $0, title: "Fake \($0.digits)", symbology: .ean13)) })
             #expect(source.answeredOrder == [isbns[1], isbns[2], isbns[0]])
             #expect(try catalogue.ownedCount() == 3)
         }

@@ -74,7 +74,7 @@ import TestSupport
         #expect(defaults.source(.libraryOfCongress)?.baseURL.absoluteString == "http://lx2.loc.gov:210")
 
         let enabled = try RapidScanSettings.parse(toml: "[sources.libraryOfCongress]\nenabled = true\nbaseURL = \"http://127.0.0.1:9\"\n")
-        #expect(enabled.enabledSources.map(\.name) == ["googleBooks", "openLibrary", "libraryOfCongress"])
+        #expect(enabled.enabledSources.map(\.name) == ["localDump", "googleBooks", "openLibrary", "libraryOfCongress"])
         #expect(enabled.source(.libraryOfCongress)?.baseURL.absoluteString == "http://127.0.0.1:9")
         #expect(throws: ConfigError.self) { try RapidScanSettings.parse(toml: "[sources.libraryOfCongress]\ncontact = \"x\"\n") }
 

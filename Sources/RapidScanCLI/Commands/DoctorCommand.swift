@@ -2,6 +2,7 @@ import ArgumentParser
 import BarcodeReading
 import Catalogue
 import Foundation
+import MetadataSources
 import RapidScanConfig
 import SpineOCR
 
@@ -157,7 +158,7 @@ struct DoctorCommand: AsyncParsableCommand {
                 findings.append(Finding(state: .error, text: "\(source.name): not a source rapidscan knows"))
             }
         }
-        let disabled = settings.sources.filter { !$0.enabled }.map(\.name)
+        let disabled = settings.sources.filter { !$0.enabled }.map { SourceDisplayName.of($0.name) }
         if settings.enabledSources.isEmpty {
             findings.append(Finding(state: .optional, text: "no source enabled: books are looked up in the local cache only",
                                     fix: "enabled = true under [sources.googleBooks] or [sources.openLibrary]"))

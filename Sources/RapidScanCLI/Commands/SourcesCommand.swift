@@ -29,6 +29,10 @@ struct SourcesListCommand: AsyncParsableCommand {
         The order is `[sources] order` in the config file (or RAPIDSCAN_SOURCES). The local dump
         answers with --offline too. The breaker (a source paused after a connection failure) lives
         for one run: a new command starts with every source closed.
+
+        Examples:
+          rapidscan sources list
+          rapidscan sources list --json | jq -r '.name + " " + .state'
         """)
 
     @Flag(name: .long, help: "Print one JSON object per source.")
@@ -134,6 +138,10 @@ struct SourcesLoadCommand: AsyncParsableCommand {
         the older; a file loaded to its end is not read again; a load stopped at any point
         goes on from where it stopped when run again. Malformed rows are reported by line and
         skipped (exit 1); the rest is loaded.
+
+        Examples:
+          rapidscan sources load ol_dump_editions_2024-10-31.txt.gz ol_dump_works_2024-10-31.txt.gz
+          rapidscan sources load ol_dump_2024-10-31.txt.gz
         """)
 
     @Argument(help: "Dump files (gzip or plain text).", completion: .file())
