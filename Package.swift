@@ -35,6 +35,8 @@ let package = Package(
         .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
         // libjpeg/libpng errors are caught with setjmp here, in C, and returned as codes.
         .target(name: "CImageCodecs", dependencies: ["CPNG", "CJPEG"]),
+        // PostgreSQL's client library: synchronous calls, errors as values (the catalogue seam is synchronous).
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
         // Concurrency helpers: the one ordered worker pool (scan, watch) and AsyncSemaphore (HTTP, lookups).
         .target(name: "WorkerPools"),
@@ -58,6 +60,8 @@ let package = Package(
         // Google Books, Open Library over HTTP.
         // Each source takes its own settings value; the app maps its config to them (RapidScanCLI).
         .target(name: "MetadataSources", dependencies: ["BookCodes", "BookMetadata", "CHTTPTransport", "WorkerPools"]),
+        // The catalogue on a PostgreSQL server (several stations, one library): every role of the seam over libpq.
+        .target(name: "PostgresCatalogue", dependencies: ["CLibPQ", "Catalogue", "BookCodes", "BookMetadata", "MetadataSources"]),
         // ISBN -> cache -> sources -> merged work; pending lookups.
         .target(name: "BookLookup", dependencies: ["BookCodes", "BookMetadata", "Catalogue", "MetadataSources", "WorkerPools"]),
         // The one way a book enters the library, whichever door: resolve -> add -> record -> emit.
@@ -82,7 +86,7 @@ let package = Package(
         .executableTarget(name: "SpineMatchingBenchmark", dependencies: ["SpineMatching", "SpineScanning", "Catalogue", "BookCodes", "BookMetadata", "Vision"], path: "Benchmarks/SpineMatchingBenchmark"),
         // Subcommands (one type each); the executable only calls into this.
         .target(name: "RapidScanCLI", dependencies: [
-            "BookCodes", "BookMetadata", "Imaging", "BarcodeReading", "RapidScanConfig", "Catalogue",
+            "BookCodes", "BookMetadata", "Imaging", "BarcodeReading", "RapidScanConfig", "Catalogue", "PostgresCatalogue",
             "MetadataSources", "BookLookup", "Intake", "Pipeline", "Vision", "SpineMatching", "SpineScanning", "SpineOCR",
             "LibraryTransfer",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -112,7 +116,7 @@ let package = Package(
         .testTarget(name: "ImagingTests", dependencies: ["ImageTestSupport", "Imaging", "CWebP", "TestSupport"]),
         .testTarget(name: "BarcodeReadingTests", dependencies: ["ImageTestSupport", "BarcodeReading", "Imaging", "BookCodes", "TestSupport"]),
         .testTarget(name: "CatalogueTests", dependencies: [
-            "Catalogue", "BookCodes", "BookMetadata", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+            "Catalogue", "PostgresCatalogue", "BookCodes", "BookMetadata", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         // The config file, environment overrides and path values: no network, no database.
         .testTarget(name: "RapidScanConfigTests", dependencies: ["RapidScanConfig", "TestSupport"]),
