@@ -559,7 +559,8 @@ public struct ProcessedFile: Codable, Sendable, Hashable {
 
     public var modified: Date { Date(timeIntervalSince1970: modifiedTime) }
 
-    public init(path: String, size: Int64, modifiedTime: Double, outcome: String, processedAt: Date) {
+    public init(station: String = "", path: String, size: Int64, modifiedTime: Double, outcome: String, processedAt: Date) {
+        self.station = station
         self.path = path
         self.size = size
         self.modifiedTime = modifiedTime

@@ -25,16 +25,16 @@ extension PostgresCatalogue: LibraryStore {
         }
     }
 
-    public func addOwned(isbn: ISBN13, work: Work, listId: String?, format: String, now: Date) throws(CatalogueError) -> AddOutcome {
+    public func addOwned(isbn: ISBN13, work: Work, listId: String?, format: String, station: String, now: Date) throws(CatalogueError) -> AddOutcome {
         guard let ownedFormat = OwnedFormat(rawValue: format) else { throw .invalidFormat(format) }
         let userId = userId, listId = listId ?? defaultListId
-        return try write { db in try Self.addOwned(isbn: isbn, work: work, listId: listId, format: ownedFormat, userId: userId, now: now, db) }
+        return try write { db in try Self.addOwned(isbn: isbn, work: work, listId: listId, format: ownedFormat, userId: userId, station: station, now: now, db) }
     }
 
     /// `addOwned` inside a caller's transaction. The user's row is locked first: every add of
     /// this user, from any station, waits here, so "already owned" and the free plan's count
     /// are decided on what the previous add committed.
-    static func addOwned(isbn: ISBN13, work: Work, listId: String, format: OwnedFormat, userId: String, now: Date, _ db: PostgresConnection) throws -> AddOutcome {
+    static func addOwned(isbn: ISBN13, work: Work, listId: String, format: OwnedFormat, userId: String, station: String, now: Date, _ db: PostgresConnection) throws -> AddOutcome {
         let user = try user(userId, db, forUpdate: true)
         guard let owner = try db.run("SELECT \"ownerId\" FROM lists WHERE id = $1", [listId]).first?.first ?? nil, owner == userId else {
             throw CatalogueError.unknownList(listId)
@@ -54,6 +54,7 @@ extension PostgresCatalogue: LibraryStore {
             existing.ownedFormat = format
             existing.ownedAt = now
             existing.updatedAt = now
+            existing.station = station
             try saveItem(existing, db)
             item = existing
         } else {
@@ -64,7 +65,7 @@ extension PostgresCatalogue: LibraryStore {
                 pageCount: work.pageCount, genre: work.genre, categories: work.categories,
                 status: .unread, liked: false, rating: nil, notes: nil, currentPage: nil,
                 startedReadingAt: nil, finishedReadingAt: nil, addedAt: now, updatedAt: now,
-                isOwned: true, ownedFormat: format, ownedAt: now)
+                isOwned: true, ownedFormat: format, ownedAt: now, station: station)
             try saveItem(item, db, upsert: false)
             try adjustCount(listId: listId, by: 1, now: now, db)
         }
@@ -139,6 +140,18 @@ extension PostgresCatalogue: LibraryStore {
         }
     }
 
+    public func count(matching query: LibraryQuery) throws(LibraryError) -> Int {
+        let userId = userId
+        var unlimited = query
+        unlimited.limit = nil
+        // The order does not change a count; the title sort's needs no ranking.
+        unlimited.sort = .title
+        return try libraryRead { db in
+            let (sql, parameters) = try Self.selection(unlimited, userId: userId, db)
+            return try db.count("SELECT count(*) FROM (SELECT 1 FROM items AS r \(sql)) AS matched", parameters)
+        }
+    }
+
     public func itemIds(matching query: LibraryQuery) throws(LibraryError) -> [String] {
         let userId = userId
         return try libraryRead { db in
@@ -172,6 +185,7 @@ extension PostgresCatalogue: LibraryStore {
             conditions.append(full != nil ? "r.isbn = \(parameter(full))" : "strpos(r.isbn, \(parameter(digits))) > 0")
         }
         if let status = query.status { conditions.append("r.status = \(parameter(status.rawValue))") }
+        if let station = query.station { conditions.append("r.station = \(parameter(station))") }
         if let list = query.list { conditions.append("r.\"listId\" = \(parameter(try findList(list, userId: userId, db).id))") }
         if let from = query.addedFrom { conditions.append("r.\"addedAt\" >= \(parameter(RecordCoding.text(from)))") }
         if let before = query.addedBefore { conditions.append("r.\"addedAt\" < \(parameter(RecordCoding.text(before)))") }
@@ -212,23 +226,12 @@ extension PostgresCatalogue: LibraryStore {
             guard var item = try db.record(Item.self, "WHERE id = $1 FOR UPDATE", [id]), item.userId == userId else {
                 throw LibraryError.notInLibrary(id)
             }
-            let before = item.status
-            if let status = change.status, status != item.status {
-                item.status = status
-                switch status {
-                case .reading:
-                    item.startedReadingAt = item.startedReadingAt ?? now
-                    item.finishedReadingAt = nil
-                case .read:
-                    item.startedReadingAt = item.startedReadingAt ?? now
-                    item.finishedReadingAt = now
-                case .unread:
-                    item.startedReadingAt = nil
-                    item.finishedReadingAt = nil
-                case .notInterested:
-                    break
+            if let moved = item.applyReadingStatus(of: change, userId: userId, now: now) {
+                try Self.adjustReadingCounters(userId: userId, from: moved.from, to: moved.to, now: now, db)
+                if let list = moved.fromList {
+                    try Self.adjustCount(listId: list, by: -1, now: now, db)
+                    try Self.adjustCount(listId: item.listId, by: 1, now: now, db)
                 }
-                try Self.adjustReadingCounters(userId: userId, from: before, to: status, now: now, db)
             }
             if let rating = change.rating { item.rating = rating }
             if let liked = change.liked { item.liked = liked }

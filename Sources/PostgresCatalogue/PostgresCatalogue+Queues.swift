@@ -57,14 +57,14 @@ extension PostgresCatalogue: PendingLookupQueue {
 }
 
 extension PostgresCatalogue: ResumeStore {
-    public func importBooks(_ books: [ImportedBook], fileHash: String, doneLines: [(Int, String)], now: Date) throws(CatalogueError) -> [AddOutcome] {
+    public func importBooks(_ books: [ImportedBook], fileHash: String, doneLines: [(Int, String)], station: String, now: Date) throws(CatalogueError) -> [AddOutcome] {
         let userId = userId
         return try write { db in
             var outcomes: [AddOutcome] = []
             outcomes.reserveCapacity(books.count)
             var lines = doneLines
             for book in books {
-                let outcome = try Self.importBook(book, userId: userId, now: now, db)
+                let outcome = try Self.importBook(book, userId: userId, station: station, now: now, db)
                 outcomes.append(outcome)
                 switch outcome {
                 case .added: lines.append((book.line, "added"))
@@ -74,10 +74,10 @@ extension PostgresCatalogue: ResumeStore {
             }
             if !lines.isEmpty {
                 _ = try db.run("""
-                    INSERT INTO imported_rows ("fileHash", line, outcome)
-                    SELECT $1, line, outcome FROM unnest($2::int[], $3::text[]) AS done(line, outcome)
-                    ON CONFLICT ("fileHash", line) DO UPDATE SET outcome = EXCLUDED.outcome
-                    """, [fileHash, "{" + lines.map { String($0.0) }.joined(separator: ",") + "}", Self.textArray(lines.map(\.1))])
+                    INSERT INTO imported_rows (station, "fileHash", line, outcome)
+                    SELECT $4, $1, line, outcome FROM unnest($2::int[], $3::text[]) AS done(line, outcome)
+                    ON CONFLICT (station, "fileHash", line) DO UPDATE SET outcome = EXCLUDED.outcome
+                    """, [fileHash, "{" + lines.map { String($0.0) }.joined(separator: ",") + "}", Self.textArray(lines.map(\.1)), station])
             }
             return outcomes
         }
@@ -86,12 +86,12 @@ extension PostgresCatalogue: ResumeStore {
     /// The SQLite catalogue's rule (Catalogue+Import `importBook`): owned books through
     /// `addOwned`, others a not-owned item; the file's reading state applied to a new item
     /// or one the user has not touched.
-    static func importBook(_ book: ImportedBook, userId: String, now: Date, _ db: PostgresConnection) throws -> AddOutcome {
+    static func importBook(_ book: ImportedBook, userId: String, station: String, now: Date, _ db: PostgresConnection) throws -> AddOutcome {
         let (isbn, work, state) = (book.isbn, book.work, book.state)
         let listId = "\(userId)_\((state.listType ?? (state.status == .read ? .completed : .toRead)).rawValue)"
         let outcome: AddOutcome
         if state.isOwned {
-            outcome = try addOwned(isbn: isbn, work: work, listId: listId, format: .physical, userId: userId, now: now, db)
+            outcome = try addOwned(isbn: isbn, work: work, listId: listId, format: .physical, userId: userId, station: station, now: now, db)
         } else {
             _ = try user(userId, db, forUpdate: true)
             if let same = try db.record(Item.self, "WHERE \"userId\" = $1 AND (isbn = $2 OR \"bookId\" = $3)", [userId, isbn.digits, work.workKey]) {
@@ -102,7 +102,7 @@ extension PostgresCatalogue: ResumeStore {
                     title: work.title, authors: work.authors, coverImageUrl: work.coverImageUrl, description: work.description,
                     pageCount: work.pageCount, genre: work.genre, categories: work.categories, status: .unread, liked: false,
                     rating: nil, notes: nil, currentPage: nil, startedReadingAt: nil, finishedReadingAt: nil,
-                    addedAt: state.dateAdded ?? now, updatedAt: now, isOwned: false, ownedFormat: nil, ownedAt: nil)
+                    addedAt: state.dateAdded ?? now, updatedAt: now, isOwned: false, ownedFormat: nil, ownedAt: nil, station: station)
                 try saveItem(item, db, upsert: false)
                 try adjustCount(listId: listId, by: 1, now: now, db)
                 outcome = .added(item)
@@ -134,22 +134,30 @@ extension PostgresCatalogue: ResumeStore {
         return .alreadyOwned(updated)
     }
 
-    public func importedLines(fileHash: String) throws(CatalogueError) -> Set<Int> {
-        try read { db in Set(try db.run("SELECT line FROM imported_rows WHERE \"fileHash\" = $1", [fileHash]).compactMap { $0[0].flatMap { Int($0) } }) }
+    // A station's resume rows, and those from before stations were recorded ('': they count for every station).
+    public func importedLines(fileHash: String, station: String) throws(CatalogueError) -> Set<Int> {
+        try read { db in
+            Set(try db.run("SELECT line FROM imported_rows WHERE \"fileHash\" = $1 AND station IN ($2, '')", [fileHash, station])
+                .compactMap { $0[0].flatMap { Int($0) } })
+        }
     }
 
-    public func isProcessed(path: String, size: Int64, modified: Date) throws(CatalogueError) -> Bool {
-        guard let row = try processedFile(path: path) else { return false }
+    public func isProcessed(path: String, size: Int64, modified: Date, station: String) throws(CatalogueError) -> Bool {
+        guard let row = try processedFile(path: path, station: station) else { return false }
         return row.size == size && abs(row.modifiedTime - modified.timeIntervalSince1970) < 0.000_001
     }
 
-    public func processedFile(path: String) throws(CatalogueError) -> ProcessedFile? {
-        try read { db in try db.record(ProcessedFile.self, "WHERE station = '' AND path = $1", [path]) }
+    /// The station's row for `path`, else one from before stations were recorded.
+    public func processedFile(path: String, station: String) throws(CatalogueError) -> ProcessedFile? {
+        try read { db in
+            try db.record(ProcessedFile.self, "WHERE path = $1 AND station IN ($2, '') ORDER BY station DESC", [path, station])
+        }
     }
 
-    public func markProcessed(path: String, size: Int64, modified: Date, outcome: String, now: Date) throws(CatalogueError) {
+    public func markProcessed(path: String, size: Int64, modified: Date, outcome: String, station: String, now: Date) throws(CatalogueError) {
         try write { db in
-            try db.save(ProcessedFile(path: path, size: size, modifiedTime: modified.timeIntervalSince1970, outcome: outcome, processedAt: now))
+            try db.save(ProcessedFile(station: station, path: path, size: size, modifiedTime: modified.timeIntervalSince1970,
+                                      outcome: outcome, processedAt: now))
         }
     }
 }
@@ -175,6 +183,13 @@ extension PostgresCatalogue: NotFoundStore {
 }
 
 extension PostgresCatalogue: StoreStatistics {
+    /// The last migration applied, named as the SQLite catalogue names its own ("3-stations" style: version-name).
+    public func schemaVersion() throws(CatalogueError) -> String {
+        try read { db in
+            (try db.run("SELECT version::text || '-' || name FROM rapidscan_migrations ORDER BY version DESC LIMIT 1", []).first?.first ?? nil) ?? ""
+        }
+    }
+
     public func stats() throws(CatalogueError) -> CacheStats {
         let userId = userId
         return try read { db in

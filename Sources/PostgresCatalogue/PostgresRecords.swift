@@ -111,7 +111,7 @@ extension Item: PostgresRecord {
     static let table = "items"
     static let columns = ["id", "listId", "userId", "bookId", "isbn", "title", "authors", "coverImageUrl", "description", "pageCount",
                           "genre", "categories", "status", "liked", "rating", "notes", "currentPage", "startedReadingAt",
-                          "finishedReadingAt", "addedAt", "updatedAt", "isOwned", "ownedFormat", "ownedAt"]
+                          "finishedReadingAt", "addedAt", "updatedAt", "isOwned", "ownedFormat", "ownedAt", "station"]
     static let key = ["id"]
 }
 
@@ -123,7 +123,7 @@ extension PendingLookup: PostgresRecord {
 
 extension ProcessedFile: PostgresRecord {
     static let table = "processed_files"
-    static let columns = ["path", "size", "modifiedTime", "outcome", "processedAt"]
+    static let columns = ["station", "path", "size", "modifiedTime", "outcome", "processedAt"]
     static let key = ["station", "path"]
 }
 

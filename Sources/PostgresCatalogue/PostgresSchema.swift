@@ -131,7 +131,8 @@ enum PostgresSchema {
                 "isOwned" boolean NOT NULL,
                 "ownedFormat" text,
                 "ownedAt" double precision,
-                "station" text NOT NULL DEFAULT '',
+                -- The station that added the item (NULL: before stations were recorded).
+                "station" text,
                 -- Words anywhere (the query language's free text): title, authors, notes.
                 -- Words anywhere (the query language's free text), case and accents folded by
                 -- the store (SearchFolding): title weighs most, then authors, then notes (FTS5's bm25 weights).
@@ -148,6 +149,7 @@ enum PostgresSchema {
             "CREATE INDEX items_on_user_book ON items (\"userId\", \"bookId\")",
             "CREATE INDEX items_on_user_owned_added ON items (\"userId\", \"isOwned\", \"addedAt\")",
             "CREATE INDEX items_search ON items USING gin (search)",
+            "CREATE INDEX items_on_user_station ON items (\"userId\", station)",
             """
             CREATE TABLE pending_lookups (
                 "isbn" text PRIMARY KEY,
@@ -178,7 +180,7 @@ enum PostgresSchema {
                 "fileHash" text NOT NULL,
                 "line" integer NOT NULL,
                 "outcome" text NOT NULL,
-                PRIMARY KEY ("fileHash", line)
+                PRIMARY KEY (station, "fileHash", line)
             )
             """,
             """

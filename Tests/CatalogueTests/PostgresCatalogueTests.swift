@@ -53,7 +53,7 @@ import TestSupport
             let work = try stations[0].record(Self.book("Dune"), for: dune, now: Self.day0)
             let outcomes = try await withThrowingTaskGroup(of: AddOutcome.self) { group in
                 for station in stations {
-                    group.addTask { try station.addOwned(isbn: dune, work: work, listId: nil, format: "physical", now: Self.day0) }
+                    group.addTask { try station.addOwned(isbn: dune, work: work, listId: nil, format: "physical", station: "desk-1", now: Self.day0) }
                 }
                 return try await group.reduce(into: [AddOutcome]()) { $0.append($1) }
             }
@@ -67,7 +67,7 @@ import TestSupport
                 for (index, (code, work)) in books.enumerated() {
                     let station = stations[index % stations.count]
                     group.addTask {
-                        if case .added = try station.addOwned(isbn: code, work: work, listId: nil, format: "physical", now: Self.day0) { return true }
+                        if case .added = try station.addOwned(isbn: code, work: work, listId: nil, format: "physical", station: "desk-1", now: Self.day0) { return true }
                         return false
                     }
                 }
@@ -135,11 +135,11 @@ import TestSupport
             let inTitle = try ISBN13(validating: "9780060883287"), inNotes = try ISBN13(validating: "9780441013593")
             let solitude = try store.record(Self.book("Cien años de soledad"), for: inTitle, now: Self.day0)
             let other = try store.record(Self.book("Dune"), for: inNotes, now: Self.day0)
-            guard case let .added(noted) = try store.addOwned(isbn: inNotes, work: other, listId: nil, format: "physical", now: Self.day0) else {
+            guard case let .added(noted) = try store.addOwned(isbn: inNotes, work: other, listId: nil, format: "physical", station: "desk-1", now: Self.day0) else {
                 Issue.record("expected added"); return
             }
             _ = try store.updateItem(id: noted.id, ItemChange(notes: "a gift, like Cien Años"), now: Self.day0.addingTimeInterval(1))
-            _ = try store.addOwned(isbn: inTitle, work: solitude, listId: nil, format: "physical", now: Self.day0.addingTimeInterval(2))
+            _ = try store.addOwned(isbn: inTitle, work: solitude, listId: nil, format: "physical", station: "desk-1", now: Self.day0.addingTimeInterval(2))
             #expect(try store.items(matching: LibraryQuery(terms: ["ANOS", "cien"])).map(\.title) == ["Cien años de soledad", "Dune"])
             #expect(try store.items(matching: LibraryQuery(terms: ["soled"])).map(\.title) == ["Cien años de soledad"])
         }
