@@ -37,6 +37,8 @@ let package = Package(
         .target(name: "CImageCodecs", dependencies: ["CPNG", "CJPEG"]),
         // zlib: Open Library dumps are gzip (LocalSource streams them).
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // PostgreSQL's client library: synchronous calls, errors as values (the catalogue seam is synchronous).
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
         // Concurrency helpers: the one ordered worker pool (scan, watch) and AsyncSemaphore (HTTP, lookups).
         .target(name: "WorkerPools"),
@@ -65,6 +67,8 @@ let package = Package(
             "CZlib", "BookCodes", "BookMetadata", "MetadataSources",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
+        // The catalogue on a PostgreSQL server (several stations, one library): every role of the seam over libpq.
+        .target(name: "PostgresCatalogue", dependencies: ["CLibPQ", "Catalogue", "BookCodes", "BookMetadata", "MetadataSources"]),
         // ISBN -> cache -> sources -> merged work; pending lookups.
         .target(name: "BookLookup", dependencies: ["BookCodes", "BookMetadata", "Catalogue", "MetadataSources", "WorkerPools"]),
         // The one way a book enters the library, whichever door: resolve -> add -> record -> emit.
@@ -91,7 +95,7 @@ let package = Package(
         .executableTarget(name: "SpineMatchingBenchmark", dependencies: ["SpineMatching", "SpineScanning", "Catalogue", "BookCodes", "BookMetadata", "Vision"], path: "Benchmarks/SpineMatchingBenchmark"),
         // Subcommands (one type each); the executable only calls into this.
         .target(name: "RapidScanCLI", dependencies: [
-            "BookCodes", "BookMetadata", "Imaging", "BarcodeReading", "RapidScanConfig", "Catalogue",
+            "BookCodes", "BookMetadata", "Imaging", "BarcodeReading", "RapidScanConfig", "Catalogue", "PostgresCatalogue",
             "MetadataSources", "BookLookup", "Intake", "Pipeline", "Vision", "SpineMatching", "SpineScanning", "SpineOCR",
             "LibraryTransfer", "PrintedISBN", "LocalSource",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -125,7 +129,7 @@ let package = Package(
         .testTarget(name: "ImagingTests", dependencies: ["ImageTestSupport", "Imaging", "CWebP", "TestSupport"]),
         .testTarget(name: "BarcodeReadingTests", dependencies: ["ImageTestSupport", "BarcodeReading", "Imaging", "BookCodes", "TestSupport"]),
         .testTarget(name: "CatalogueTests", dependencies: [
-            "Catalogue", "BookCodes", "BookMetadata", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+            "Catalogue", "PostgresCatalogue", "BookCodes", "BookMetadata", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         // The config file, environment overrides and path values: no network, no database.
         .testTarget(name: "RapidScanConfigTests", dependencies: ["RapidScanConfig", "TestSupport"]),

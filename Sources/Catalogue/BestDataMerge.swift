@@ -137,7 +137,7 @@ public enum BestDataMerge {
         url.lowercased().hasPrefix("https://")
     }
 
-    static func cleaned(_ text: String?) -> String? {
+    public static func cleaned(_ text: String?) -> String? {
         guard let trimmed = text?.trimmingCharacters(in: .whitespacesAndNewlines), !trimmed.isEmpty else { return nil }
         return trimmed
     }

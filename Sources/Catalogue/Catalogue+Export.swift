@@ -108,6 +108,8 @@ public struct RestoreSummary: Sendable, Hashable {
     /// Owned books not restored: the free plan's limit (`limit`) was reached.
     public var libraryFull = 0
     public var limit = User.freeOwnedLimit
+
+    public init() {}
 }
 
 extension Catalogue {

@@ -279,41 +279,11 @@ extension Catalogue {
         return try libraryWrite { db in
             guard var item = try storedOne(Item.self, db, sql: "SELECT rowid, * FROM items WHERE id = ?", arguments: [id], orThrow: true),
                   item.userId == userId else { throw LibraryError.notInLibrary(id) }
-            let before = item.status
-            // The seed's reading progress: a page at or past the last one finishes the book.
-            var newStatus = change.status
-            if newStatus == nil, case let page?? = change.currentPage, let pages = item.pageCount, pages > 0, page >= pages {
-                newStatus = .read
-            }
-            if let status = newStatus, status != item.status {
-                item.status = status
-                switch status {
-                case .reading:
-                    // "Start Reading": started now (a book read again starts again).
-                    item.startedReadingAt = before == .reading ? item.startedReadingAt : now
-                    item.finishedReadingAt = nil
-                case .read:
-                    // "Mark as Finished": finished now; when it was started is known only if it was.
-                    item.finishedReadingAt = now
-                case .unread:
-                    item.startedReadingAt = nil
-                    item.finishedReadingAt = nil
-                case .notInterested:
-                    break
-                }
-                try Self.adjustReadingCounters(userId: userId, from: before, to: status, now: now, db)
-                // The two default lists follow the status: Want to Read holds the books not
-                // read yet, Finished the read ones. A book in a custom list stays where the user put it.
-                let toRead = "\(userId)_\(ListType.toRead.rawValue)", finished = "\(userId)_\(ListType.completed.rawValue)"
-                let target: String? = switch status {
-                case .read: finished
-                case .unread, .reading: toRead
-                case .notInterested: nil
-                }
-                if let target, target != item.listId, [toRead, finished].contains(item.listId) {
-                    try Self.adjustCount(listId: item.listId, by: -1, now: now, db)
-                    try Self.adjustCount(listId: target, by: 1, now: now, db)
-                    item.listId = target
+            if let moved = item.applyReadingStatus(of: change, userId: userId, now: now) {
+                try Self.adjustReadingCounters(userId: userId, from: moved.from, to: moved.to, now: now, db)
+                if let list = moved.fromList {
+                    try Self.adjustCount(listId: list, by: -1, now: now, db)
+                    try Self.adjustCount(listId: item.listId, by: 1, now: now, db)
                 }
             }
             if let rating = change.rating { item.rating = rating }
@@ -412,5 +382,54 @@ extension Catalogue {
             isbn13: isbn.digits, title: title, authors: authors, description: nil, coverImageUrl: nil,
             categories: [], pageCount: pageCount, publishDate: publishDate, publisher: publisher, format: nil,
             apiSource: "manual"), for: isbn, now: now)
+    }
+}
+
+/// A status change as `applyReadingStatus` made it: the counters to move, and the default
+/// list the item left (nil when it stayed).
+public struct ReadingStatusMove: Sendable, Hashable {
+    public let from: ReadingStatus
+    public let to: ReadingStatus
+    public let fromList: String?
+}
+
+extension Item {
+    /// The seed's reading-progress rules, written once for every store: a page at or past the
+    /// last one finishes the book; starting sets the start date (a book read again starts
+    /// again), finishing the finish date, unread clears both; the two default lists follow
+    /// the status (Want to Read: not read yet; Finished: read), a custom list stays where
+    /// the user put it. nil when the status did not change.
+    public mutating func applyReadingStatus(of change: ItemChange, userId: String, now: Date) -> ReadingStatusMove? {
+        let before = status
+        var newStatus = change.status
+        if newStatus == nil, case let page?? = change.currentPage, let pages = pageCount, pages > 0, page >= pages {
+            newStatus = .read
+        }
+        guard let target = newStatus, target != before else { return nil }
+        status = target
+        switch target {
+        case .reading:
+            startedReadingAt = before == .reading ? startedReadingAt : now
+            finishedReadingAt = nil
+        case .read:
+            finishedReadingAt = now
+        case .unread:
+            startedReadingAt = nil
+            finishedReadingAt = nil
+        case .notInterested:
+            break
+        }
+        let toRead = "\(userId)_\(ListType.toRead.rawValue)", finished = "\(userId)_\(ListType.completed.rawValue)"
+        let list: String? = switch target {
+        case .read: finished
+        case .unread, .reading: toRead
+        case .notInterested: nil
+        }
+        var fromList: String?
+        if let list, list != listId, [toRead, finished].contains(listId) {
+            fromList = listId
+            listId = list
+        }
+        return ReadingStatusMove(from: before, to: target, fromList: fromList)
     }
 }

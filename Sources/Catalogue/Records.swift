@@ -164,6 +164,17 @@ public struct ISBNIndexEntry: Codable, Sendable, Hashable {
     public var apiSource: String
     /// How complete this edition's metadata was (see `BestDataMerge.score`); decides `primaryIsbn`.
     public var metadataScore: Int
+
+    public init(isbn: String, workKey: String, format: String, publisher: String?, publishDate: String?, indexedAt: Date, apiSource: String, metadataScore: Int) {
+        self.isbn = isbn
+        self.workKey = workKey
+        self.format = format
+        self.publisher = publisher
+        self.publishDate = publishDate
+        self.indexedAt = indexedAt
+        self.apiSource = apiSource
+        self.metadataScore = metadataScore
+    }
 }
 
 extension ISBNIndexEntry: FetchableRecord, PersistableRecord, StoredRecord {
@@ -223,6 +234,34 @@ public struct Item: Codable, Sendable, Hashable {
     public var ownedAt: Date?
     /// The station that added the book (`--station`; nil: added before stations were recorded).
     public var station: String?
+
+    public init(id: String, listId: String, userId: String, bookId: String, isbn: String, title: String, authors: [String], coverImageUrl: String?, description: String?, pageCount: Int?, genre: String?, categories: [String]?, status: ReadingStatus, liked: Bool, rating: Int?, notes: String?, currentPage: Int?, startedReadingAt: Date?, finishedReadingAt: Date?, addedAt: Date, updatedAt: Date, isOwned: Bool, ownedFormat: OwnedFormat?, ownedAt: Date?, station: String? = nil) {
+        self.id = id
+        self.listId = listId
+        self.userId = userId
+        self.bookId = bookId
+        self.isbn = isbn
+        self.title = title
+        self.authors = authors
+        self.coverImageUrl = coverImageUrl
+        self.description = description
+        self.pageCount = pageCount
+        self.genre = genre
+        self.categories = categories
+        self.status = status
+        self.liked = liked
+        self.rating = rating
+        self.notes = notes
+        self.currentPage = currentPage
+        self.startedReadingAt = startedReadingAt
+        self.finishedReadingAt = finishedReadingAt
+        self.addedAt = addedAt
+        self.updatedAt = updatedAt
+        self.isOwned = isOwned
+        self.ownedFormat = ownedFormat
+        self.ownedAt = ownedAt
+        self.station = station
+    }
 }
 
 extension Item: FetchableRecord, PersistableRecord, StoredRecord {
@@ -318,6 +357,22 @@ public struct BookList: Codable, Sendable, Hashable {
     public static func randomShareCode() -> String {
         String((0..<6).map { _ in shareCodeCharacters.randomElement()! })
     }
+
+    public init(id: String, name: String, ownerId: String, ownerName: String, description: String?, bannerImageUrl: String?, isPublic: Bool, shareCode: String, listType: ListType, isDefault: Bool, itemCount: Int, createdAt: Date, updatedAt: Date) {
+        self.id = id
+        self.name = name
+        self.ownerId = ownerId
+        self.ownerName = ownerName
+        self.description = description
+        self.bannerImageUrl = bannerImageUrl
+        self.isPublic = isPublic
+        self.shareCode = shareCode
+        self.listType = listType
+        self.isDefault = isDefault
+        self.itemCount = itemCount
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
 }
 
 extension BookList: FetchableRecord, PersistableRecord, StoredRecord {
@@ -365,6 +420,23 @@ public struct User: Codable, Sendable, Hashable {
 
     /// Owned books allowed on the free plan; Pro is unlimited.
     public static let freeOwnedLimit = 50
+
+    public init(id: String, email: String?, displayName: String, photoURL: String?, authProvider: String, isPro: Bool, createdAt: Date, updatedAt: Date, booksRead: Int, currentlyReading: Int, hasCompletedOnboarding: Bool, scanCount: Int, reviewCount: Int, subscriptionUpdatedAt: Date?) {
+        self.id = id
+        self.email = email
+        self.displayName = displayName
+        self.photoURL = photoURL
+        self.authProvider = authProvider
+        self.isPro = isPro
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.booksRead = booksRead
+        self.currentlyReading = currentlyReading
+        self.hasCompletedOnboarding = hasCompletedOnboarding
+        self.scanCount = scanCount
+        self.reviewCount = reviewCount
+        self.subscriptionUpdatedAt = subscriptionUpdatedAt
+    }
 }
 
 extension User: FetchableRecord, PersistableRecord, StoredRecord {
@@ -415,7 +487,7 @@ public struct PendingIntent: Codable, Sendable, Hashable {
     }
 
     /// Two scans of one ISBN queue one row: wanting it owned is never forgotten.
-    func merged(with newer: PendingIntent) -> PendingIntent {
+    public func merged(with newer: PendingIntent) -> PendingIntent {
         PendingIntent(
             addOwned: addOwned || newer.addOwned,
             listId: newer.listId ?? listId,
@@ -435,6 +507,17 @@ public struct PendingLookup: Codable, Sendable, Hashable {
     public var queuedAt: Date
     public var lastAttemptAt: Date
     public var nextRetryAt: Date
+
+    public init(isbn: String, reason: String, source: String, attempts: Int, intent: PendingIntent, queuedAt: Date, lastAttemptAt: Date, nextRetryAt: Date) {
+        self.isbn = isbn
+        self.reason = reason
+        self.source = source
+        self.attempts = attempts
+        self.intent = intent
+        self.queuedAt = queuedAt
+        self.lastAttemptAt = lastAttemptAt
+        self.nextRetryAt = nextRetryAt
+    }
 }
 
 extension PendingLookup: FetchableRecord, PersistableRecord, StoredRecord {
@@ -475,6 +558,15 @@ public struct ProcessedFile: Codable, Sendable, Hashable {
     public var processedAt: Date
 
     public var modified: Date { Date(timeIntervalSince1970: modifiedTime) }
+
+    public init(station: String = "", path: String, size: Int64, modifiedTime: Double, outcome: String, processedAt: Date) {
+        self.station = station
+        self.path = path
+        self.size = size
+        self.modifiedTime = modifiedTime
+        self.outcome = outcome
+        self.processedAt = processedAt
+    }
 }
 
 extension ProcessedFile: FetchableRecord, PersistableRecord, StoredRecord {

@@ -34,7 +34,7 @@ public struct WorkKey: Hashable, Sendable, Codable, CustomStringConvertible {
     public var description: String { rawValue }
 
     /// `.replace(/^(the|a|an)\s+/i, '')`: the article must be followed by whitespace.
-    static func removingLeadingArticle(_ lowercased: String) -> String {
+    public static func removingLeadingArticle(_ lowercased: String) -> String {
         let scalars = Array(lowercased.unicodeScalars)
         for article in ["the", "an", "a"] {
             let articleScalars = Array(article.unicodeScalars)

@@ -62,7 +62,7 @@ struct ConfigFileReader {
     /// Relative path values are taken from here: the config file's folder.
     private var folder: URL { URL(fileURLWithPath: path).deletingLastPathComponent() }
 
-    private static let topKeys: Set = ["sources", "http", "database", "station", "vision"]
+    private static let topKeys: Set = ["sources", "http", "database", "station", "database_password", "vision"]
     private static let visionKeys: Set = [
         "provider", "baseURL", "model", "apiKeyEnv", "temperature", "timeoutSeconds", "maxTokens",
         "maxConcurrentRequests", "maxImageSide", "prompt", "languages", "psm", "rotations", "ppocr",
@@ -86,7 +86,15 @@ struct ConfigFileReader {
             throw .syntax(path: path, line: 1, column: 1, message: "\(error)")
         }
         try checkKeys(root, [], allowed: Self.topKeys)
-        if let database = try pathValue(root, [], "database") { settings.database = database }
+        if let url = try string(root, [], "database"), DatabaseURL.isURL(url) {
+            settings.database = url
+        } else if let database = try pathValue(root, [], "database") {
+            settings.database = database
+        }
+        if let password = try string(root, [], "database_password") {
+            settings.databasePassword = Secret(password)
+            settings.configFileHoldsAPIKey = true
+        }
         if let station = try string(root, [], "station") {
             guard let name = RapidScanSettings.stationName(station) else {
                 throw invalid([], "station", RapidScanSettings.stationRule)

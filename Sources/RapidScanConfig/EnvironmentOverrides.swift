@@ -30,7 +30,9 @@ struct EnvironmentOverrides {
             settings.googleBooksAPIKey = Secret(key)
             settings.googleBooksAPIKeyOrigin = settings.googleBooksAPIKeyVariable
         }
-        if let database = environment.nonEmpty(Variable.database) {
+        if let database = environment.nonEmpty(Variable.database), DatabaseURL.isURL(database) {
+            settings.database = database
+        } else if let database = environment.nonEmpty(Variable.database) {
             // Like a path on the command line: `~`/`$VAR` expanded (a service manager may not
             // have), a relative path taken from the current directory.
             do {

@@ -82,9 +82,13 @@ public struct RapidScanSettings: Sendable, Hashable, CustomStringConvertible {
     public var contact: String?
     public var http: HTTPSettings
     /// `database` in the config (resolved by `ConfigPath`) or `RAPIDSCAN_DB`; nil = `XDGPaths.defaultDatabase`.
+    /// A `postgresql://` (or `postgres://`) URL is kept as written: the PostgreSQL catalogue.
     public var database: String?
     /// `station` in the config or `RAPIDSCAN_STATION` (`--station` wins); nil = the host name.
     public var station: String?
+    /// `database_password` in the config: a PostgreSQL catalogue's password when neither the
+    /// URL, PGPASSWORD nor ~/.pgpass gives one.
+    public var databasePassword: Secret?
     /// The config file that was read, if any.
     public var configFile: URL?
     /// The config file holds an API key (`[sources.googleBooks] apiKey`), whatever overrides it.

@@ -4,13 +4,14 @@ import BookMetadata
 import Catalogue
 import Foundation
 import MetadataSources
+import PostgresCatalogue
 import RapidScanConfig
 import Synchronization
 
 /// `--db` and `--config`, shared by every command that opens the library database.
 struct LibraryOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
-        "The SQLite library file.",
+        "The SQLite library file, or a PostgreSQL catalogue's postgresql://user@host:port/database URL.",
         discussion: "Default: $RAPIDSCAN_DB, else `database` in the config file, else $XDG_DATA_HOME/rapidscan/library.sqlite. Created on first use.",
         valueName: "path"))
     var db: String?
@@ -62,8 +63,14 @@ struct LibraryOptions: ParsableArguments {
         _ settings: RapidScanSettings, access: LibraryAccess = .write,
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws -> any CatalogueStore {
-        let path = settings.databaseURL(paths: XDGPaths(environment: environment)).path
         output.detail("config \(settings.configFile?.path ?? "none (defaults)")")
+        if let url = settings.database, DatabaseURL.isURL(url) {
+            // A shared server: libpq reads the URL, PGPASSWORD and ~/.pgpass; the config's password last.
+            let catalogue = try PostgresCatalogue(url: url, configPassword: settings.databasePassword?.revealed)
+            output.detail("library \(catalogue.location)")
+            return catalogue
+        }
+        let path = settings.databaseURL(paths: XDGPaths(environment: environment)).path
         guard LibraryLocation.isReadOnly(path) else {
             output.detail("library \(path)")
             return try Catalogue(path: path, reportDamage: Self.warnDamaged)

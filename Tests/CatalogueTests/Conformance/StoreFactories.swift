@@ -1,14 +1,16 @@
 import BookCodes
 import Catalogue
 import Foundation
+import PostgresCatalogue
 import Testing
+import TestSupport
 
 /// One catalogue implementation the conformance suite runs against: a name for the test
 /// report and a way to open a new, empty store (for `userId`) that the test owns.
 ///
-/// The list is SQLite on a real file (WAL, the production configuration) and SQLite in
-/// memory; a second implementation (PostgreSQL, issue 32) appends its factory here and the
-/// whole suite runs against it unchanged.
+/// The list is SQLite on a real file (WAL, the production configuration), SQLite in
+/// memory, and PostgreSQL (issue 32): a fresh database on the test process's throwaway
+/// server (`PostgresTestCluster`), reached over loopback TCP with a password.
 struct StoreFactory: Sendable, CustomTestStringConvertible {
     let name: String
     let open: @Sendable (_ userId: String) throws -> OpenedStore
@@ -23,6 +25,12 @@ struct StoreFactory: Sendable, CustomTestStringConvertible {
         },
         StoreFactory(name: "SQLite in memory") { userId in
             OpenedStore(try Catalogue.inMemory(userId: userId)) {}
+        },
+        StoreFactory(name: "PostgreSQL") { userId in
+            let cluster = try PostgresTestCluster.shared()
+            let database = try cluster.createDatabase()
+            let store = try PostgresCatalogue(url: cluster.url(database: database), userId: userId)
+            return OpenedStore(store) { cluster.dropDatabase(database) }
         },
     ]
 }

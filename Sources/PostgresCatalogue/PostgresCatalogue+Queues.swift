@@ -1,0 +1,210 @@
+import BookCodes
+import Catalogue
+import Foundation
+
+extension PostgresCatalogue: PendingLookupQueue {
+    public func enqueuePending(isbn: ISBN13, reason: String, source: String, nextRetryAt: Date, intent: PendingIntent, now: Date) throws(CatalogueError) -> PendingLookup {
+        try write { db in
+            var row: PendingLookup
+            if var existing = try db.record(PendingLookup.self, "WHERE isbn = $1 FOR UPDATE", [isbn.digits]) {
+                existing.attempts += 1
+                existing.intent = existing.intent.merged(with: intent)
+                row = existing
+            } else {
+                row = PendingLookup(isbn: isbn.digits, reason: reason, source: source, attempts: 1, intent: intent,
+                                    queuedAt: now, lastAttemptAt: now, nextRetryAt: nextRetryAt)
+            }
+            row.reason = reason
+            row.source = source
+            row.lastAttemptAt = now
+            row.nextRetryAt = nextRetryAt
+            try db.save(row)
+            return row
+        }
+    }
+
+    public func pendingLookups(dueBefore: Date?) throws(CatalogueError) -> [PendingLookup] {
+        try read { db in
+            if let dueBefore {
+                return try db.records(PendingLookup.self, "WHERE \"nextRetryAt\" <= $1 ORDER BY \"nextRetryAt\", isbn", [RecordCoding.text(dueBefore)])
+            }
+            return try db.records(PendingLookup.self, "ORDER BY \"nextRetryAt\", isbn")
+        }
+    }
+
+    public func pendingLookup(isbn: ISBN13) throws(CatalogueError) -> PendingLookup? {
+        try read { db in try db.record(PendingLookup.self, "WHERE isbn = $1", [isbn.digits]) }
+    }
+
+    public func removePending(isbn: ISBN13) throws(CatalogueError) {
+        try write { db in _ = try db.run("DELETE FROM pending_lookups WHERE isbn = $1", [isbn.digits]) }
+    }
+
+    /// Claims up to `limit` due rows for this station's retry: each row is pushed to
+    /// `retryAt` in the claiming transaction, rows another station holds are skipped
+    /// (`FOR UPDATE SKIP LOCKED`), so a pending lookup is retried by one station only.
+    public func claimPendingLookups(dueBefore: Date, retryAt: Date, limit: Int) throws(CatalogueError) -> [PendingLookup] {
+        try write { db in
+            let claimed = try db.records(PendingLookup.self, """
+                WHERE "nextRetryAt" <= $1 ORDER BY "nextRetryAt", isbn LIMIT $2 FOR UPDATE SKIP LOCKED
+                """, [RecordCoding.text(dueBefore), String(max(0, limit))])
+            for row in claimed {
+                _ = try db.run("UPDATE pending_lookups SET \"nextRetryAt\" = $1 WHERE isbn = $2", [RecordCoding.text(retryAt), row.isbn])
+            }
+            return claimed
+        }
+    }
+}
+
+extension PostgresCatalogue: ResumeStore {
+    public func importBooks(_ books: [ImportedBook], fileHash: String, doneLines: [(Int, String)], station: String, now: Date) throws(CatalogueError) -> [AddOutcome] {
+        let userId = userId
+        return try write { db in
+            var outcomes: [AddOutcome] = []
+            outcomes.reserveCapacity(books.count)
+            var lines = doneLines
+            for book in books {
+                let outcome = try Self.importBook(book, userId: userId, station: station, now: now, db)
+                outcomes.append(outcome)
+                switch outcome {
+                case .added: lines.append((book.line, "added"))
+                case .alreadyOwned: lines.append((book.line, "alreadyPresent"))
+                case .libraryFull: break
+                }
+            }
+            if !lines.isEmpty {
+                _ = try db.run("""
+                    INSERT INTO imported_rows (station, "fileHash", line, outcome)
+                    SELECT $4, $1, line, outcome FROM unnest($2::int[], $3::text[]) AS done(line, outcome)
+                    ON CONFLICT (station, "fileHash", line) DO UPDATE SET outcome = EXCLUDED.outcome
+                    """, [fileHash, "{" + lines.map { String($0.0) }.joined(separator: ",") + "}", Self.textArray(lines.map(\.1)), station])
+            }
+            return outcomes
+        }
+    }
+
+    /// The SQLite catalogue's rule (Catalogue+Import `importBook`): owned books through
+    /// `addOwned`, others a not-owned item; the file's reading state applied to a new item
+    /// or one the user has not touched.
+    static func importBook(_ book: ImportedBook, userId: String, station: String, now: Date, _ db: PostgresConnection) throws -> AddOutcome {
+        let (isbn, work, state) = (book.isbn, book.work, book.state)
+        let listId = "\(userId)_\((state.listType ?? (state.status == .read ? .completed : .toRead)).rawValue)"
+        let outcome: AddOutcome
+        if state.isOwned {
+            outcome = try addOwned(isbn: isbn, work: work, listId: listId, format: .physical, userId: userId, station: station, now: now, db)
+        } else {
+            _ = try user(userId, db, forUpdate: true)
+            if let same = try db.record(Item.self, "WHERE \"userId\" = $1 AND (isbn = $2 OR \"bookId\" = $3)", [userId, isbn.digits, work.workKey]) {
+                outcome = .alreadyOwned(same)
+            } else {
+                let item = Item(
+                    id: UUID().uuidString, listId: listId, userId: userId, bookId: work.workKey, isbn: isbn.digits,
+                    title: work.title, authors: work.authors, coverImageUrl: work.coverImageUrl, description: work.description,
+                    pageCount: work.pageCount, genre: work.genre, categories: work.categories, status: .unread, liked: false,
+                    rating: nil, notes: nil, currentPage: nil, startedReadingAt: nil, finishedReadingAt: nil,
+                    addedAt: state.dateAdded ?? now, updatedAt: now, isOwned: false, ownedFormat: nil, ownedAt: nil, station: station)
+                try saveItem(item, db, upsert: false)
+                try adjustCount(listId: listId, by: 1, now: now, db)
+                outcome = .added(item)
+            }
+        }
+        let item: Item
+        switch outcome {
+        case let .added(added): item = added
+        case let .alreadyOwned(existing): item = existing
+        case .libraryFull: return outcome
+        }
+        guard item.status == .unread, item.rating == nil,
+              state.status != nil && state.status != .unread || state.rating != nil || state.notes != nil || state.dateAdded != nil
+        else { return outcome }
+        guard var row = try db.record(Item.self, "WHERE id = $1", [item.id]) else { return outcome }
+        if let status = state.status, status != row.status {
+            try adjustReadingCounters(userId: userId, from: row.status, to: status, now: now, db)
+            row.status = status
+            if status == .read { row.finishedReadingAt = state.dateRead ?? now }
+            if status == .reading { row.startedReadingAt = now }
+        }
+        row.rating = state.rating ?? row.rating
+        row.notes = row.notes ?? state.notes
+        if case .added = outcome, let added = state.dateAdded { row.addedAt = added }
+        row.updatedAt = now
+        try saveItem(row, db)
+        let updated = try db.record(Item.self, "WHERE id = $1", [row.id]) ?? row
+        if case .added = outcome { return .added(updated) }
+        return .alreadyOwned(updated)
+    }
+
+    // A station's resume rows, and those from before stations were recorded ('': they count for every station).
+    public func importedLines(fileHash: String, station: String) throws(CatalogueError) -> Set<Int> {
+        try read { db in
+            Set(try db.run("SELECT line FROM imported_rows WHERE \"fileHash\" = $1 AND station IN ($2, '')", [fileHash, station])
+                .compactMap { $0[0].flatMap { Int($0) } })
+        }
+    }
+
+    public func isProcessed(path: String, size: Int64, modified: Date, station: String) throws(CatalogueError) -> Bool {
+        guard let row = try processedFile(path: path, station: station) else { return false }
+        return row.size == size && abs(row.modifiedTime - modified.timeIntervalSince1970) < 0.000_001
+    }
+
+    /// The station's row for `path`, else one from before stations were recorded.
+    public func processedFile(path: String, station: String) throws(CatalogueError) -> ProcessedFile? {
+        try read { db in
+            try db.record(ProcessedFile.self, "WHERE path = $1 AND station IN ($2, '') ORDER BY station DESC", [path, station])
+        }
+    }
+
+    public func markProcessed(path: String, size: Int64, modified: Date, outcome: String, station: String, now: Date) throws(CatalogueError) {
+        try write { db in
+            try db.save(ProcessedFile(station: station, path: path, size: size, modifiedTime: modified.timeIntervalSince1970,
+                                      outcome: outcome, processedAt: now))
+        }
+    }
+}
+
+extension PostgresCatalogue: NotFoundStore {
+    public func rememberNotFound(isbn: ISBN13, origin: String, now: Date) throws(CatalogueError) {
+        try write { db in
+            _ = try db.run("""
+                INSERT INTO not_found_codes (isbn, origin, "firstSeenAt", "lastSeenAt", times) VALUES ($1, $2, $3, $3, 1)
+                ON CONFLICT (isbn) DO UPDATE SET origin = EXCLUDED.origin, "lastSeenAt" = EXCLUDED."lastSeenAt",
+                    times = not_found_codes.times + 1
+                """, [isbn.digits, origin, RecordCoding.text(now)])
+        }
+    }
+
+    public func forgetNotFound(isbn: ISBN13) throws(CatalogueError) {
+        try write { db in _ = try db.run("DELETE FROM not_found_codes WHERE isbn = $1", [isbn.digits]) }
+    }
+
+    public func notFoundCodes() throws(CatalogueError) -> [NotFoundCode] {
+        try read { db in try db.records(NotFoundCode.self, "ORDER BY \"lastSeenAt\" DESC, isbn") }
+    }
+}
+
+extension PostgresCatalogue: StoreStatistics {
+    /// The last migration applied, named as the SQLite catalogue names its own ("3-stations" style: version-name).
+    public func schemaVersion() throws(CatalogueError) -> String {
+        try read { db in
+            (try db.run("SELECT version::text || '-' || name FROM rapidscan_migrations ORDER BY version DESC LIMIT 1", []).first?.first ?? nil) ?? ""
+        }
+    }
+
+    public func stats() throws(CatalogueError) -> CacheStats {
+        let userId = userId
+        return try read { db in
+            let json = try db.run("""
+                SELECT jsonb_build_object(
+                    'works', (SELECT count(*) FROM works),
+                    'editions', (SELECT coalesce(sum("editionCount"), 0) FROM works),
+                    'isbnIndexEntries', (SELECT count(*) FROM isbn_index),
+                    'items', (SELECT count(*) FROM items WHERE "userId" = $1),
+                    'ownedItems', (SELECT count(*) FROM items WHERE "userId" = $1 AND "isOwned"),
+                    'pendingLookups', (SELECT count(*) FROM pending_lookups),
+                    'processedFiles', (SELECT count(*) FROM processed_files),
+                    'databaseBytes', pg_database_size(current_database()))
+                """, [userId]).first?.first ?? nil
+            return try RecordCoding.decoder().decode(CacheStats.self, from: Data((json ?? "").utf8))
+        }
+    }
+}

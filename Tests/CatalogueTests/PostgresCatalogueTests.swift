@@ -1,0 +1,147 @@
+import BookCodes
+import BookMetadata
+import Catalogue
+import Foundation
+import PostgresCatalogue
+import Testing
+import TestSupport
+
+/// What only the PostgreSQL catalogue has: several stations (each its own connections) on one
+/// server, the schema migrated under an advisory lock, and a password that never shows.
+/// The seam's rules themselves are the conformance suite's (its "PostgreSQL" factory).
+@Suite struct PostgresCatalogueTests {
+    static let day0 = Date(timeIntervalSince1970: 1_700_000_000)
+
+    static func book(_ title: String) -> EditionMetadata {
+        EditionMetadata(isbn13: nil, title: title, authors: ["Station Author"], description: nil, coverImageUrl: nil, categories: [],
+                        pageCount: nil, publishDate: nil, publisher: nil, format: nil, apiSource: "googleBooks")
+    }
+
+    /// A fresh database, dropped afterwards.
+    static func withDatabase<T>(_ body: (PostgresTestCluster, String) async throws -> T) async throws -> T {
+        let cluster = try PostgresTestCluster.shared()
+        let database = try cluster.createDatabase()
+        defer { cluster.dropDatabase(database) }
+        return try await body(cluster, database)
+    }
+
+    /// Eight stations opening a new database at the same moment: each migration is applied
+    /// once (the advisory lock), one local user with its two default lists.
+    @Test func stationsMigratingAtOnceApplyEachMigrationOnce() async throws {
+        try await Self.withDatabase { cluster, database in
+            let url = cluster.url(database: database)
+            let opened = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<8 {
+                    group.addTask { try PostgresCatalogue(url: url).lists().count }
+                }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            #expect(opened == Array(repeating: 2, count: 8))
+            let store = try PostgresCatalogue(url: url)
+            #expect(try store.lists().map(\.name) == ["Want to Read", "Finished"])
+            #expect(try store.stats().works == 0)
+        }
+    }
+
+    /// The same book scanned at four stations at once: owned once, "already owned" at the
+    /// other three. Then 60 different books from four stations racing a free library: 50.
+    @Test func stationsRacingOwnABookOnceAndTheFreePlanExactlyFifty() async throws {
+        try await Self.withDatabase { cluster, database in
+            let url = cluster.url(database: database)
+            let stations = try (0..<4).map { _ in try PostgresCatalogue(url: url) }
+            let dune = try ISBN13(validating: "9780441013593")
+            let work = try stations[0].record(Self.book("Dune"), for: dune, now: Self.day0)
+            let outcomes = try await withThrowingTaskGroup(of: AddOutcome.self) { group in
+                for station in stations {
+                    group.addTask { try station.addOwned(isbn: dune, work: work, listId: nil, format: "physical", station: "desk-1", now: Self.day0) }
+                }
+                return try await group.reduce(into: [AddOutcome]()) { $0.append($1) }
+            }
+            #expect(outcomes.filter { if case .added = $0 { true } else { false } }.count == 1)
+            #expect(outcomes.filter { if case .alreadyOwned = $0 { true } else { false } }.count == 3)
+
+            let books = try generatedISBNs(60, startingAt: 700).map { code in
+                (code, try stations[1].record(Self.book("Race \(code.digits)"), for: code, now: Self.day0))
+            }
+            let added = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for (index, (code, work)) in books.enumerated() {
+                    let station = stations[index % stations.count]
+                    group.addTask {
+                        if case .added = try station.addOwned(isbn: code, work: work, listId: nil, format: "physical", station: "desk-1", now: Self.day0) { return true }
+                        return false
+                    }
+                }
+                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            #expect(added == 49)
+            #expect(try stations[2].ownedCount() == 50)
+            #expect(try stations[3].lists().first { $0.id == stations[3].defaultListId }?.itemCount == 50)
+        }
+    }
+
+    /// A due pending lookup is claimed by one station: two claiming at once never both get it.
+    @Test func aPendingLookupIsClaimedByOneStationOnly() async throws {
+        try await Self.withDatabase { cluster, database in
+            let url = cluster.url(database: database)
+            let first = try PostgresCatalogue(url: url), second = try PostgresCatalogue(url: url)
+            for code in generatedISBNs(20, startingAt: 900) {
+                _ = try first.enqueuePending(isbn: code, reason: "timed out", source: "googleBooks", nextRetryAt: Self.day0,
+                                             intent: .own(), now: Self.day0)
+            }
+            let claims = try await withThrowingTaskGroup(of: [String].self) { group in
+                for station in [first, second, first, second] {
+                    group.addTask {
+                        try station.claimPendingLookups(dueBefore: Self.day0, retryAt: Self.day0.addingTimeInterval(3600), limit: 20).map(\.isbn)
+                    }
+                }
+                return try await group.reduce(into: [String]()) { $0 += $1 }
+            }
+            #expect(claims.count == 20 && Set(claims).count == 20)
+            #expect(try first.pendingLookups(dueBefore: Self.day0).isEmpty)
+            #expect(try second.pendingLookups(dueBefore: nil).count == 20)
+        }
+    }
+
+    /// The URL's password is in no message: not in `location`, not when the password is
+    /// wrong, not when nothing listens at the port (host and port are named).
+    @Test func thePasswordIsNeverShown() async throws {
+        try await Self.withDatabase { cluster, database in
+            let store = try PostgresCatalogue(url: cluster.url(database: database))
+            #expect(store.location == cluster.url(database: database, withPassword: false))
+            #expect(!store.location.contains(cluster.password))
+
+            let wrong = "wrong-\(cluster.password)"
+            let wrongURL = cluster.url(database: database).replacingOccurrences(of: cluster.password, with: wrong)
+            let refused = try #require(throws: CatalogueError.self) { try PostgresCatalogue(url: wrongURL) }
+            #expect(refused.description.contains("password authentication failed"))
+            #expect(!refused.description.contains(wrong) && !refused.description.contains(cluster.password))
+
+            let port = try PostgresTestCluster.freePort()
+            let unreachable = try #require(throws: CatalogueError.self) {
+                try PostgresCatalogue(url: "postgresql://someone:\(cluster.password)@127.0.0.1:\(port)/nowhere")
+            }
+            #expect(unreachable.description.contains("host 127.0.0.1 port \(port)"))
+            #expect(!unreachable.description.contains(cluster.password))
+            let malformed = try #require(throws: CatalogueError.self) { try PostgresCatalogue(url: "postgresql://a:\(cluster.password)@[bad") }
+            #expect(!malformed.description.contains(cluster.password))
+        }
+    }
+
+    /// Words are matched as FTS5 matches them: accents and case folded, a word's beginning,
+    /// title ranked over notes.
+    @Test func wordsAreRankedTitleFirstLikeFTS5() async throws {
+        try await Self.withDatabase { cluster, database in
+            let store = try PostgresCatalogue(url: cluster.url(database: database))
+            let inTitle = try ISBN13(validating: "9780060883287"), inNotes = try ISBN13(validating: "9780441013593")
+            let solitude = try store.record(Self.book("Cien años de soledad"), for: inTitle, now: Self.day0)
+            let other = try store.record(Self.book("Dune"), for: inNotes, now: Self.day0)
+            guard case let .added(noted) = try store.addOwned(isbn: inNotes, work: other, listId: nil, format: "physical", station: "desk-1", now: Self.day0) else {
+                Issue.record("expected added"); return
+            }
+            _ = try store.updateItem(id: noted.id, ItemChange(notes: "a gift, like Cien Años"), now: Self.day0.addingTimeInterval(1))
+            _ = try store.addOwned(isbn: inTitle, work: solitude, listId: nil, format: "physical", station: "desk-1", now: Self.day0.addingTimeInterval(2))
+            #expect(try store.items(matching: LibraryQuery(terms: ["ANOS", "cien"])).map(\.title) == ["Cien años de soledad", "Dune"])
+            #expect(try store.items(matching: LibraryQuery(terms: ["soled"])).map(\.title) == ["Cien años de soledad"])
+        }
+    }
+}
