@@ -48,7 +48,7 @@ import TestSupport
         let online = try await harness.run("lookup", "9780439023481")
         #expect(online.status == 0, "\(online.stdout)\(online.stderr)")
         #expect(online.stdout.contains("The Hunger Games (The Hunger Games, #1) — Suzanne Collins"), "\(online.stdout)")
-        #expect(online.stdout.contains("from localDump"), "\(online.stdout)")
+        #expect(online.stdout.contains("from the local Open Library dump"), "\(online.stdout)")
         let offline = try await harness.run("lookup", "--offline", "--json", "9781594480003")
         #expect(offline.status == 0, "\(offline.stdout)\(offline.stderr)")
         let work = try #require(offline.jsonLines.first?["work"] as? [String: Any])
