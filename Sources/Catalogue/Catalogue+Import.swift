@@ -69,7 +69,7 @@ extension Catalogue {
     /// file is applied to a new item, or to an existing one the user has not touched
     /// (unread, no rating), so a re-run of the same file changes nothing.
     func importBook(isbn: ISBN13, work: Work, state: ImportedState, userId: String, station: String, now: Date, _ db: Database) throws -> AddOutcome {
-        let listId = "\(userId)_\((state.listType ?? (state.status == .read ? .completed : .toRead)).rawValue)"
+        let listId = Item.importListId(state, userId: userId)
         let outcome: AddOutcome
         if state.isOwned {
             outcome = try addOwned(isbn: isbn, work: work, listId: listId, format: .physical, userId: userId, station: station, now: now, db)
@@ -78,12 +78,8 @@ extension Catalogue {
                                         arguments: [userId, isbn.digits, work.workKey], cached: true, orThrow: true) {
                 outcome = .alreadyOwned(same)
             } else {
-                let item = Item(
-                    id: UUID().uuidString, listId: listId, userId: userId, bookId: work.workKey, isbn: isbn.digits,
-                    title: work.title, authors: work.authors, coverImageUrl: work.coverImageUrl, description: work.description,
-                    pageCount: work.pageCount, genre: work.genre, categories: work.categories, status: .unread, liked: false,
-                    rating: nil, notes: nil, currentPage: nil, startedReadingAt: nil, finishedReadingAt: nil,
-                    addedAt: state.dateAdded ?? now, updatedAt: now, isOwned: false, ownedFormat: nil, ownedAt: nil, station: station)
+                let item = Item.new(isbn: isbn, work: work, listId: listId, userId: userId, owned: nil, station: station,
+                                    addedAt: state.dateAdded ?? now, now: now)
                 try item.insert(db)
                 try Self.adjustCount(listId: listId, by: 1, now: now, db)
                 outcome = .added(item)
@@ -95,20 +91,10 @@ extension Catalogue {
         case let .alreadyOwned(existing): item = existing
         case .libraryFull: return outcome
         }
-        guard item.status == .unread, item.rating == nil,
-              state.status != nil && state.status != .unread || state.rating != nil || state.notes != nil || state.dateAdded != nil
-        else { return outcome }
-        guard var row = try storedOne(Item.self, db, sql: "SELECT rowid, * FROM items WHERE id = ?", arguments: [item.id], cached: true, orThrow: true) else { return outcome }
-        if let status = state.status, status != row.status {
-            try Self.adjustReadingCounters(userId: userId, from: row.status, to: status, now: now, db)
-            row.status = status
-            if status == .read { row.finishedReadingAt = state.dateRead ?? now }
-            if status == .reading { row.startedReadingAt = now }
-        }
-        row.rating = state.rating ?? row.rating
-        row.notes = row.notes ?? state.notes
-        if case .added = outcome, let added = state.dateAdded { row.addedAt = added }
-        row.updatedAt = now
+        guard item.takesImported(state), var row = try storedOne(Item.self, db, sql: "SELECT rowid, * FROM items WHERE id = ?", arguments: [item.id], cached: true, orThrow: true) else { return outcome }
+        var isNew = false
+        if case .added = outcome { isNew = true }
+        if let move = row.applyImported(state, isNew: isNew, now: now) { try Self.adjustReadingCounters(userId: userId, from: move.from, to: move.to, now: now, db) }
         try row.update(db)
         let updated = try storedOne(Item.self, db, sql: "SELECT rowid, * FROM items WHERE id = ?", arguments: [row.id], cached: true) ?? row
         if case .added = outcome { return .added(updated) }

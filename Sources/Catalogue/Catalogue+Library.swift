@@ -60,22 +60,11 @@ extension Catalogue {
         }
         let item: Item
         if var existing = sameEdition {
-            existing.isOwned = true
-            existing.ownedFormat = ownedFormat
-            existing.ownedAt = now
-            existing.updatedAt = now
-            existing.station = station
+            existing.markOwned(format: ownedFormat, station: station, now: now)
             try existing.update(db)
             item = existing
         } else {
-            item = Item(
-                id: UUID().uuidString, listId: listId, userId: userId, bookId: work.workKey,
-                isbn: isbn.digits, title: work.title, authors: work.authors,
-                coverImageUrl: work.coverImageUrl, description: work.description,
-                pageCount: work.pageCount, genre: work.genre, categories: work.categories,
-                status: .unread, liked: false, rating: nil, notes: nil, currentPage: nil,
-                startedReadingAt: nil, finishedReadingAt: nil, addedAt: now, updatedAt: now,
-                isOwned: true, ownedFormat: ownedFormat, ownedAt: now, station: station)
+            item = Item.new(isbn: isbn, work: work, listId: listId, userId: userId, owned: ownedFormat, station: station, addedAt: now, now: now)
             try item.insert(db)
             try Self.adjustCount(listId: listId, by: 1, now: now, db)
         }

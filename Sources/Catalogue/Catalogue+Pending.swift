@@ -10,19 +10,8 @@ extension Catalogue {
     @discardableResult
     public func enqueuePending(isbn: ISBN13, reason: String, source: String, nextRetryAt: Date, intent: PendingIntent = .lookupOnly, now: Date = Date()) throws(CatalogueError) -> PendingLookup {
         try write { db in
-            var row: PendingLookup
-            if var existing = try storedOne(PendingLookup.self, db, sql: "SELECT rowid, * FROM pendingLookups WHERE isbn = ?", arguments: [isbn.digits]) {
-                existing.attempts += 1
-                existing.intent = existing.intent.merged(with: intent)
-                row = existing
-            } else {
-                row = PendingLookup(isbn: isbn.digits, reason: reason, source: source, attempts: 1, intent: intent,
-                                    queuedAt: now, lastAttemptAt: now, nextRetryAt: nextRetryAt)
-            }
-            row.reason = reason
-            row.source = source
-            row.lastAttemptAt = now
-            row.nextRetryAt = nextRetryAt
+            let existing = try storedOne(PendingLookup.self, db, sql: "SELECT rowid, * FROM pendingLookups WHERE isbn = ?", arguments: [isbn.digits])
+            let row = PendingLookup.queued(existing, isbn: isbn, reason: reason, source: source, nextRetryAt: nextRetryAt, intent: intent, now: now)
             try row.save(db)
             return row
         }

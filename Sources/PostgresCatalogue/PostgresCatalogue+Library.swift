@@ -50,22 +50,11 @@ extension PostgresCatalogue: LibraryStore {
         }
         let item: Item
         if var existing = sameEdition {
-            existing.isOwned = true
-            existing.ownedFormat = format
-            existing.ownedAt = now
-            existing.updatedAt = now
-            existing.station = station
+            existing.markOwned(format: format, station: station, now: now)
             try saveItem(existing, db)
             item = existing
         } else {
-            item = Item(
-                id: UUID().uuidString, listId: listId, userId: userId, bookId: work.workKey,
-                isbn: isbn.digits, title: work.title, authors: work.authors,
-                coverImageUrl: work.coverImageUrl, description: work.description,
-                pageCount: work.pageCount, genre: work.genre, categories: work.categories,
-                status: .unread, liked: false, rating: nil, notes: nil, currentPage: nil,
-                startedReadingAt: nil, finishedReadingAt: nil, addedAt: now, updatedAt: now,
-                isOwned: true, ownedFormat: format, ownedAt: now, station: station)
+            item = Item.new(isbn: isbn, work: work, listId: listId, userId: userId, owned: format, station: station, addedAt: now, now: now)
             try saveItem(item, db, upsert: false)
             try adjustCount(listId: listId, by: 1, now: now, db)
         }

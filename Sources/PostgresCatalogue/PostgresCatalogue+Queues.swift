@@ -5,19 +5,8 @@ import Foundation
 extension PostgresCatalogue: PendingLookupQueue {
     public func enqueuePending(isbn: ISBN13, reason: String, source: String, nextRetryAt: Date, intent: PendingIntent, now: Date) throws(CatalogueError) -> PendingLookup {
         try write { db in
-            var row: PendingLookup
-            if var existing = try db.record(PendingLookup.self, "WHERE isbn = $1 FOR UPDATE", [isbn.digits]) {
-                existing.attempts += 1
-                existing.intent = existing.intent.merged(with: intent)
-                row = existing
-            } else {
-                row = PendingLookup(isbn: isbn.digits, reason: reason, source: source, attempts: 1, intent: intent,
-                                    queuedAt: now, lastAttemptAt: now, nextRetryAt: nextRetryAt)
-            }
-            row.reason = reason
-            row.source = source
-            row.lastAttemptAt = now
-            row.nextRetryAt = nextRetryAt
+            let existing = try db.record(PendingLookup.self, "WHERE isbn = $1 FOR UPDATE", [isbn.digits])
+            let row = PendingLookup.queued(existing, isbn: isbn, reason: reason, source: source, nextRetryAt: nextRetryAt, intent: intent, now: now)
             try db.save(row)
             return row
         }
@@ -88,7 +77,7 @@ extension PostgresCatalogue: ResumeStore {
     /// or one the user has not touched.
     static func importBook(_ book: ImportedBook, userId: String, station: String, now: Date, _ db: PostgresConnection) throws -> AddOutcome {
         let (isbn, work, state) = (book.isbn, book.work, book.state)
-        let listId = "\(userId)_\((state.listType ?? (state.status == .read ? .completed : .toRead)).rawValue)"
+        let listId = Item.importListId(state, userId: userId)
         let outcome: AddOutcome
         if state.isOwned {
             outcome = try addOwned(isbn: isbn, work: work, listId: listId, format: .physical, userId: userId, station: station, now: now, db)
@@ -97,12 +86,8 @@ extension PostgresCatalogue: ResumeStore {
             if let same = try db.record(Item.self, "WHERE \"userId\" = $1 AND (isbn = $2 OR \"bookId\" = $3)", [userId, isbn.digits, work.workKey]) {
                 outcome = .alreadyOwned(same)
             } else {
-                let item = Item(
-                    id: UUID().uuidString, listId: listId, userId: userId, bookId: work.workKey, isbn: isbn.digits,
-                    title: work.title, authors: work.authors, coverImageUrl: work.coverImageUrl, description: work.description,
-                    pageCount: work.pageCount, genre: work.genre, categories: work.categories, status: .unread, liked: false,
-                    rating: nil, notes: nil, currentPage: nil, startedReadingAt: nil, finishedReadingAt: nil,
-                    addedAt: state.dateAdded ?? now, updatedAt: now, isOwned: false, ownedFormat: nil, ownedAt: nil, station: station)
+                let item = Item.new(isbn: isbn, work: work, listId: listId, userId: userId, owned: nil, station: station,
+                                    addedAt: state.dateAdded ?? now, now: now)
                 try saveItem(item, db, upsert: false)
                 try adjustCount(listId: listId, by: 1, now: now, db)
                 outcome = .added(item)
@@ -114,20 +99,10 @@ extension PostgresCatalogue: ResumeStore {
         case let .alreadyOwned(existing): item = existing
         case .libraryFull: return outcome
         }
-        guard item.status == .unread, item.rating == nil,
-              state.status != nil && state.status != .unread || state.rating != nil || state.notes != nil || state.dateAdded != nil
-        else { return outcome }
-        guard var row = try db.record(Item.self, "WHERE id = $1", [item.id]) else { return outcome }
-        if let status = state.status, status != row.status {
-            try adjustReadingCounters(userId: userId, from: row.status, to: status, now: now, db)
-            row.status = status
-            if status == .read { row.finishedReadingAt = state.dateRead ?? now }
-            if status == .reading { row.startedReadingAt = now }
-        }
-        row.rating = state.rating ?? row.rating
-        row.notes = row.notes ?? state.notes
-        if case .added = outcome, let added = state.dateAdded { row.addedAt = added }
-        row.updatedAt = now
+        guard item.takesImported(state), var row = try db.record(Item.self, "WHERE id = $1", [item.id]) else { return outcome }
+        var isNew = false
+        if case .added = outcome { isNew = true }
+        if let move = row.applyImported(state, isNew: isNew, now: now) { try adjustReadingCounters(userId: userId, from: move.from, to: move.to, now: now, db) }
         try saveItem(row, db)
         let updated = try db.record(Item.self, "WHERE id = $1", [row.id]) ?? row
         if case .added = outcome { return .added(updated) }
