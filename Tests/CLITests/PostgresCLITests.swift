@@ -27,6 +27,11 @@ import TestSupport
         #expect(listed.status == 0, "\(listed.stderr)")
         #expect(listed.jsonLines.compactMap { $0["title"] as? String } == ["A Local History"])
         expectNoPassword(listed, "list")
+        // doctor reports the server's library (not a file path) and its owned count.
+        let doctor = try await harness.run("doctor")
+        #expect(doctor.stdout.contains("\(cluster.url(database: database, withPassword: false)), "), "\(doctor.stdout)")
+        #expect(doctor.stdout.contains("1 owned book"), "\(doctor.stdout)")
+        expectNoPassword(doctor, "doctor")
         harness.extraEnvironment = [:]
 
         let wrong = url.replacingOccurrences(of: cluster.password, with: "not-\(cluster.password)")

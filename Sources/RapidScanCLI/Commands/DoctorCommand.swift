@@ -3,6 +3,7 @@ import BarcodeReading
 import Catalogue
 import Foundation
 import MetadataSources
+import PostgresCatalogue
 import RapidScanConfig
 import SpineOCR
 
@@ -169,16 +170,22 @@ struct DoctorCommand: AsyncParsableCommand {
     }
 
     func libraryFinding(settings: RapidScanSettings, environment: [String: String]) -> Finding {
-        let path = settings.databaseURL(paths: XDGPaths(environment: environment)).path
-        guard FileManager.default.fileExists(atPath: path) else {
-            return Finding(state: .ok, text: "\(path): not created yet (the first scan, import or library add creates it)")
-        }
         do {
-            let catalogue = try Catalogue(path: path, readOnly: true)
+            let catalogue: any CatalogueStore
+            if let url = settings.database, DatabaseURL.isURL(url) {
+                // A shared server: reached as every command reaches it; errors name host and port, never the password.
+                catalogue = try PostgresCatalogue(url: url, configPassword: settings.databasePassword?.revealed)
+            } else {
+                let path = settings.databaseURL(paths: XDGPaths(environment: environment)).path
+                guard FileManager.default.fileExists(atPath: path) else {
+                    return Finding(state: .ok, text: "\(path): not created yet (the first scan, import or library add creates it)")
+                }
+                catalogue = try Catalogue(path: path, readOnly: true)
+            }
             let stats = try catalogue.stats()
-            let applied = try catalogue.appliedMigrations().last ?? "none"
+            let applied = try catalogue.schemaVersion()
             let size = ByteCountFormatter.string(fromByteCount: stats.databaseBytes, countStyle: .file)
-            return Finding(state: .ok, text: "\(path), \(size), schema \(applied), \(stats.ownedItems) owned "
+            return Finding(state: .ok, text: "\(catalogue.location), \(size), schema \(applied.isEmpty ? "none" : applied), \(stats.ownedItems) owned "
                 + (stats.ownedItems == 1 ? "book" : "books") + (stats.pendingLookups > 0 ? ", \(stats.pendingLookups) lookups pending" : ""))
         } catch {
             return Finding(state: .error, text: "\(error)",

@@ -37,6 +37,8 @@ enum ValueCompletion {
         }
         var settings = try RapidScanSettings.load(configFile: value(of: "--config").map { URL(fileURLWithPath: $0) })
         if let db = value(of: "--db") { settings.database = db }
+        // A shared server is not asked on every Tab: its values are not completed.
+        if let url = settings.database, DatabaseURL.isURL(url) { return nil }
         let path = settings.databaseURL(paths: XDGPaths()).path
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         return try Catalogue(path: path, readOnly: true)
