@@ -133,13 +133,29 @@ public final class FileScanner {
     }
 
     public func scan(fileAt url: URL) throws(ImageError) -> FileScanResult {
-        // Decoded at full size: a large photo is searched coarse-to-fine (regions found on a
-        // sparse grid, read from the full pixels), a small one scanned whole.
-        // Not turned upright: codes read at any angle, and turning 12 MP cost 8–13 ms of the
-        // ~30 a photo takes when its code reads at once; where codes are is mapped instead.
+        try scan(loaded: load(url))
+    }
+
+    /// The file's codes, then what `followUp` makes of them, from ONE decode of the file: the
+    /// follow-up gets these pixels turned upright (only if it asks for them).
+    public func scan(fileAt url: URL, followUp: (any ScanFollowUp)?) throws(ImageError) -> FileScanResult {
+        let loaded = try load(url)
+        let bars = scan(loaded: loaded)
+        guard let followUp else { return bars }
+        return followUp.followUp(bars) { loaded.image.applyingEXIFOrientation(loaded.exifOrientation) }
+    }
+
+    // Decoded at full size: a large photo is searched coarse-to-fine (regions found on a
+    // sparse grid, read from the full pixels), a small one scanned whole.
+    // Not turned upright: codes read at any angle, and turning 12 MP cost 8–13 ms of the
+    // ~30 a photo takes when its code reads at once; where codes are is mapped instead.
+    private func load(_ url: URL) throws(ImageError) -> LoadedImage {
         let loadOptions = ImageLoadOptions(maxPixels: options.maxPixels, jpegScale: .full, applyOrientation: false,
                                            rawFormat: options.rawFormat)
-        let loaded = try ImageLoader.load(contentsOf: url, options: loadOptions)
+        return try ImageLoader.load(contentsOf: url, options: loadOptions)
+    }
+
+    private func scan(loaded: LoadedImage) -> FileScanResult {
         let full = loaded.image
         let firstScale = Self.firstPassScale(longSide: max(full.width, full.height))
         var attempts = AttemptLog(reader: reader, pixels: full)

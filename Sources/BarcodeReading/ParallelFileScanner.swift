@@ -36,9 +36,7 @@ public struct ParallelFileScanner: Sendable {
                     let detail = "zbar could not create a scanner"
                     return (file.index, file.url, .failure(.outOfMemory(file: file.url.relativePath, detail: detail)))
                 }
-                let result = Result { () throws(ImageError) in try scanner.scan(fileAt: file.url) }
-                guard let followUp, case .success(let bars) = result else { return (file.index, file.url, result) }
-                return (file.index, file.url, .success(followUp.followUp(bars, fileAt: file.url, options: options)))
+                return (file.index, file.url, Result { () throws(ImageError) in try scanner.scan(fileAt: file.url, followUp: followUp) })
             }
         }
         for (index, url) in urls.enumerated() { pool.submit((index, url)) }

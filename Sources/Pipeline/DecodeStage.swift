@@ -46,9 +46,7 @@ public final class FileFrameDecoder: FrameDecoder {
     }
 
     public func decode(_ frame: Frame) -> DecodedFrame.Outcome {
-        let result = Result { () throws(ImageError) in try scanner.scan(fileAt: frame.url) }
-        guard let followUp, case .success(let bars) = result else { return .init(result) }
-        return .init(.success(followUp.followUp(bars, fileAt: frame.url, options: scanner.options)))
+        .init(Result { () throws(ImageError) in try scanner.scan(fileAt: frame.url, followUp: followUp) })
     }
 }
 
