@@ -136,6 +136,11 @@ import TestSupport
             #expect(failed.status != 0, "\(target)")
             #expect(!failed.stderr.contains(cluster.password))
         }
+        // A source with a value that cannot be read is not copied at all (a copy without it would pass for the whole library).
+        try await Self.sqlite(harness.database, "DELETE FROM items WHERE id = 'zz-orphan'; UPDATE notFoundCodes SET isbn = '9791234567890'")
+        let damaged = try await harness.run("database", "copy", harness.database.path, url, "--replace")
+        #expect(damaged.status == 1)
+        #expect(damaged.stderr.contains("notFoundCodes row") && damaged.stderr.contains("nothing was copied"), "\(damaged.stderr)")
         let listed = try await harness.run("library", "list", "--json", "--db", url)
         #expect(listed.jsonLines.compactMap { $0["title"] as? String } == ["Kept"], "\(listed.stdout)")
         #expect(try await Self.storedRows(kept) == keptRows)

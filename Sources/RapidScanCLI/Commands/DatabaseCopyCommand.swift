@@ -51,6 +51,12 @@ struct DatabaseCopyCommand: AsyncParsableCommand {
                                   + "To overwrite it with \(source.location), add --replace")
             }
             let contents = try sourceStore.contents()
+            // A copy without the values that cannot be read would pass for the whole library: none is written.
+            let damaged = source.damage.found.count
+            guard damaged == 0 else {
+                throw CopyRefusal(message: "\(damaged) stored value\(damaged == 1 ? "" : "s") of \(source.location) cannot be read (named above); "
+                                  + "nothing was copied. Repair or remove those rows, then copy again")
+            }
             let quiet = library.output.quiet
             let drawing = !quiet && StandardStream.standardError.isTerminal
             let bar = CopyProgressBar(total: contents.rowCount, tables: contents.tables, enabled: drawing)
@@ -58,11 +64,6 @@ struct DatabaseCopyCommand: AsyncParsableCommand {
             bar.finish()
             let counts = contents.tables.filter { $0.rows > 0 }.map { "\($0.rows) \($0.name)" }.joined(separator: ", ")
             print("Copied \(source.location) to \(target.location): \(contents.rowCount) rows (\(counts.isEmpty ? "empty library" : counts)); ids and dates kept.")
-            let damaged = source.damage.found.filter(\.rowSkipped).count
-            if damaged > 0 {
-                Console.error("rapidscan: warning: \(damaged) damaged row\(damaged == 1 ? "" : "s") of \(source.location) could not be read and \(damaged == 1 ? "was" : "were") not copied (named above)")
-                throw ExitStatus.partial
-            }
         } catch let refusal as CopyRefusal {
             Console.error("rapidscan: \(refusal)")
             throw ExitStatus.inputError
