@@ -88,7 +88,10 @@ public final class LookupService: Sendable {
                              own: (ISBN13, Work, PendingIntent) throws(CatalogueError) -> AddOutcome) async throws(CatalogueError) -> [PendingRetryOutcome] {
         let now = now ?? clock()
         // A queue that cannot be read is a failure to report, never "nothing pending".
-        let rows = try catalogue.pendingLookups(dueBefore: onlyDue ? now : nil)
+        // A shared server's rows are claimed: another station retrying at once skips them.
+        let claim = try (catalogue as? any PendingClaims)?.claimPending(dueBefore: onlyDue ? now : nil)
+        defer { claim?.release() }
+        let rows = if let claim { claim.rows } else { try catalogue.pendingLookups(dueBefore: onlyDue ? now : nil) }
         // Rows are only ever written with valid ISBN-13s.
         let queued = rows.sorted { ($0.queuedAt, $0.isbn) < ($1.queuedAt, $1.isbn) }
             .compactMap { row in (try? ISBN13(validating: row.isbn)).map { (row, $0) } }

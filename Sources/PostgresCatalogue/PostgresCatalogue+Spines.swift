@@ -30,11 +30,11 @@ extension PostgresCatalogue: SpineStore {
         }
     }
 
-    private static let readingColumns = """
+    static let readingColumns = """
         id, photo_hash, reader, reading_index, file, text, decision, distance, work_key, isbn13, title, authors::text, status, reason, updated_at
         """
 
-    private static func spineRecord(_ row: [String?]) throws -> SpineRecord {
+    static func spineRecord(_ row: [String?]) throws -> SpineRecord {
         guard let id = row[0].flatMap({ Int64($0) }), let index = row[3].flatMap({ Int($0) }), let distance = row[7].flatMap({ Double($0) }),
               let status = row[12].flatMap(SpineRecord.Status.init(rawValue:)), let updated = row[14].flatMap({ Double($0) }) else {
             throw UnreadableRow(table: "spine_readings", detail: "id \(row[0] ?? "?")")

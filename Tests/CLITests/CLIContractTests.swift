@@ -9,13 +9,13 @@ import TestSupport
 @Suite struct CLIContractTests {
     static let commands: [[String]] = [
         ["decode"], ["scan"], ["watch"], ["lookup"], ["search"], ["pending"], ["pending", "list"], ["pending", "retry"],
-        ["cache"], ["cache", "stats"], ["database"], ["account"], ["spines"], ["review"], ["library"], ["library", "list"],
+        ["cache"], ["cache", "stats"], ["database"], ["database", "show"], ["database", "copy"], ["account"], ["spines"], ["review"], ["library"], ["library", "list"],
         ["library", "show"], ["library", "add"], ["library", "remove"], ["library", "set"], ["library", "move"],
         ["library", "lists"], ["library", "notfound"], ["import"], ["export"], ["doctor"],
         ["sources"], ["sources", "list"], ["sources", "load"],
     ]
     /// Commands that run something (groups only dispatch to one of these).
-    static let leaves = commands.filter { ![["pending"], ["cache"], ["library"], ["library", "lists"], ["sources"]].contains($0) }
+    static let leaves = commands.filter { ![["pending"], ["cache"], ["database"], ["library"], ["library", "lists"], ["sources"]].contains($0) }
         + [["library", "lists", "show"], ["library", "lists", "create"]]
 
     static let tableHeading = "Exit status (the same in every rapidscan command"

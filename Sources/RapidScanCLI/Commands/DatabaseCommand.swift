@@ -3,10 +3,26 @@ import BookMetadata
 import Catalogue
 import Foundation
 
-/// `rapidscan database`: which catalogue this station uses, its schema version and counts.
+/// `rapidscan database`: which catalogue this station uses (`show`, the default), and
+/// `database copy` to move a whole library between a SQLite file and a PostgreSQL server.
 struct DatabaseCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "database",
+        abstract: "Which library is in use, its schema version and what it holds; copy a whole library.",
+        discussion: """
+        Examples:
+          rapidscan database
+          rapidscan database --json
+          rapidscan database copy ~/.local/share/rapidscan/library.sqlite postgresql://scanner@db.local/library
+        """,
+        subcommands: [DatabaseShowCommand.self, DatabaseCopyCommand.self],
+        defaultSubcommand: DatabaseShowCommand.self)
+}
+
+/// `rapidscan database show`: which catalogue this station uses, its schema version and counts.
+struct DatabaseShowCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show",
         abstract: "Which library is in use, its schema version and what it holds.",
         discussion: """
         Examples:
