@@ -9,6 +9,8 @@ extension Catalogue {
         try read { db in try Schema.migrator.appliedMigrations(db) }
     }
 
+    public var latestSchemaVersion: String { Self.schemaVersion }
+
     /// The newest migration this library has applied.
     public func schemaVersion() throws(CatalogueError) -> String { try appliedMigrations().last ?? "" }
 }

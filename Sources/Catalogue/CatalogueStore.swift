@@ -130,6 +130,8 @@ public protocol StoreStatistics: AnyObject, Sendable {
     func stats() throws(CatalogueError) -> CacheStats
     /// The newest schema migration the store has applied ("v3-stations").
     func schemaVersion() throws(CatalogueError) -> String
+    /// The newest migration this rapidscan knows for this kind of store: `schemaVersion()` equal to it is current.
+    var latestSchemaVersion: String { get }
 }
 
 /// Every role together: what a whole catalogue implementation provides.

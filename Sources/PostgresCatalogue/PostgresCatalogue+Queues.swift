@@ -158,6 +158,8 @@ extension PostgresCatalogue: NotFoundStore {
 }
 
 extension PostgresCatalogue: StoreStatistics {
+    public var latestSchemaVersion: String { PostgresSchema.migrations.last.map { "\($0.version)-\($0.name)" } ?? "" }
+
     /// The last migration applied, named as the SQLite catalogue names its own ("3-stations" style: version-name).
     public func schemaVersion() throws(CatalogueError) -> String {
         try read { db in

@@ -78,6 +78,9 @@ import TestSupport
         let server = try await harness.run("library", "list", "--json", "punishment", "--db", url)
         #expect(server.status == 0, "\(server.stderr)")
         #expect(server.jsonLines.filter { $0["event"] as? String == "item" }.count == 1 && server.stdout == local.stdout, "\(server.stdout)\n\(local.stdout)")
+        // The server's schema is current by its own migrations, not the SQLite file's names.
+        let shownDatabase = try await harness.run("database", "--db", url)
+        #expect(shownDatabase.stdout.contains("(current)") && !shownDatabase.stdout.contains("this rapidscan's is"), "\(shownDatabase.stdout)")
 
         // A target holding a library is refused, untouched, unless --replace.
         let again = try await harness.run("database", "copy", harness.database.path, url)

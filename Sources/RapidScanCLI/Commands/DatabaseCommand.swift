@@ -44,11 +44,12 @@ struct DatabaseShowCommand: AsyncParsableCommand {
             let station = LibraryOptions.station(settings)
             if json {
                 try JSONLines.write(DatabaseLine(database: catalogue.location, schemaVersion: version,
-                                                 current: version == Catalogue.schemaVersion, station: station, stats: stats))
+                                                 current: version == catalogue.latestSchemaVersion, station: station, stats: stats))
                 return
             }
             print("database        \(catalogue.location)")
-            print("schema          \(version)\(version == Catalogue.schemaVersion ? " (current)" : " (this rapidscan's is \(Catalogue.schemaVersion))")")
+            let latest = catalogue.latestSchemaVersion
+            print("schema          \(version)\(version == latest ? " (current)" : " (this rapidscan's is \(latest))")")
             print("station         \(OutsideText.shown(station))")
             print("works           \(stats.works) (\(stats.isbnIndexEntries) ISBNs indexed)")
             print("owned books     \(stats.ownedItems) (of \(stats.items) items)")
