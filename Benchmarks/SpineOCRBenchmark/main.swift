@@ -103,6 +103,8 @@ arguments.removeAll { $0 == "--no-scene-text" }
 if let value = takeOption("--strip-skip"), let confidence = Double(value) { options.stripSkipSceneTextConfidence = confidence }
 // --strip-order CONF: strips PP-OCR read at this confidence are read last (0: in shelf order).
 if let value = takeOption("--strip-order"), let confidence = Double(value) { options.stripOrderSceneTextConfidence = confidence }
+// --reserve-ms N: CPU past the budget for the first round of strips PP-OCR read nothing confident in (0: none).
+if let value = takeOption("--reserve-ms"), let milliseconds = Int(value) { options.unreadStripReserveMilliseconds = milliseconds }
 // --pages-with-scene-text 270,90 (or "all", or "none"): Tesseract's turns read beside PP-OCR.
 if let value = takeOption("--pages-with-scene-text") {
     options.tesseractRotationsWithSceneText = value == "all" ? nil

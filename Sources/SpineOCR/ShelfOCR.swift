@@ -177,6 +177,10 @@ public final class ShelfOCR: @unchecked Sendable {
         // PP-OCR's CPU counts: the budget bounds the photo's work, whoever does it.
         let spent = Mutex(sceneTextMilliseconds)
         let overBudget: @Sendable () -> Bool = { budget > 0 && spent.withLock { $0 } > budget }
+        // With PP-OCR, a dense photo's whole-photo passes can use the budget up by themselves: a
+        // strip no confident line was read in still gets its first round, up to a reserve past it.
+        let reserve = sceneTextPasses == nil ? 0 : options.unreadStripReserveMilliseconds
+        let overReserve: @Sendable () -> Bool = { budget > 0 && spent.withLock { $0 } > budget + reserve }
         let results = Mutex([[Result<OCRPass, TesseractError>]](repeating: [], count: work.count))
         pool.forEachIndex(work.count) { index in
             // A strip's second round starts from its first round's passes. That round was handed
@@ -189,10 +193,11 @@ public final class ShelfOCR: @unchecked Sendable {
                     return [.failure(.recognitionFailed(file: name, rotation: .none))]
                 }
                 switch work[index] {
-                case .strip(let strip, _, let firstRound):
+                case .strip(let strip, let number, let firstRound):
                     // The first round: the first variant; the second: the others and the last resort.
                     let split = min(1, options.stripVariants.count)
-                    return readStrip(strip, in: image, rotations: spineRotations, engine: engine, overBudget: overBudget,
+                    let limit = firstRound && !confident.contains(number) ? overReserve : overBudget
+                    return readStrip(strip, in: image, rotations: spineRotations, engine: engine, overBudget: limit,
                                      spend: { milliseconds in spent.withLock { $0 += milliseconds } },
                                      variants: firstRound ? 0..<split : split..<options.stripVariants.count,
                                      after: first, readsUpright: !firstRound).map { .success($0) }

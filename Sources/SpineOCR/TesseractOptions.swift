@@ -131,6 +131,9 @@ public struct TesseractOptions: Sendable, Hashable {
     /// Strips holding a PP-OCR line this confident (6+ letters) are read after the others in each
     /// round, so a photo's CPU budget goes first to spines with no confident reading yet; 0: in order.
     public var stripOrderSceneTextConfidence: Double = 90
+    /// With PP-OCR, strips it read nothing confident in get their first round (one variant, both
+    /// spine directions) until the photo has used this much CPU past `budgetMilliseconds`.
+    public var unreadStripReserveMilliseconds = 3_000
 
     public init(languages: [String] = ["eng"], pageSegmentationMode: Int = 11,
                 rotations: [SpineRotation] = [.clockwise270, .clockwise90, .none], dataPath: String? = nil,

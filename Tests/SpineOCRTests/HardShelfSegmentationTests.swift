@@ -83,6 +83,18 @@ import TestSupport
         #expect(SpineGrouping.joined(straddling, by: strip).count == 2)
     }
 
+    /// Strips PP-OCR read confidently wait for the others in each round: over budget, an unread
+    /// spine is not the one skipped.
+    @Test func confidentlyReadStripsComeLastInEachRound() throws {
+        let strips = (0..<3).map { SpineStrip(Box(x0: $0 * 50, y0: 0, x1: $0 * 50 + 40, y1: 400)) }
+        let ocr = try ShelfOCR(options: TesseractOptions())
+        let order = ocr.stripWork(strips, later: [0]).compactMap { work -> String? in
+            guard case .strip(_, let number, let firstRound) = work else { return nil }
+            return "\(number)\(firstRound ? "a" : "b")"
+        }
+        #expect(order == ["1a", "2a", "0a", "1b", "2b", "0b"])
+    }
+
     /// A bottom-to-top Spanish spine from a checking-half shelf, read upright by real Tesseract: the
     /// strip around its quad read in both spine directions gives its title, and from the 90° turn
     /// (bottom-to-top text turned clockwise reads left to right), not the 270° one.
