@@ -132,8 +132,10 @@ public struct TesseractOptions: Sendable, Hashable {
     /// round, so a photo's CPU budget goes first to spines with no confident reading yet; 0: in order.
     public var stripOrderSceneTextConfidence: Double = 90
     /// With PP-OCR, strips it read nothing confident in get their first round (one variant, both
-    /// spine directions) until the photo has used this much CPU past `budgetMilliseconds`.
-    public var unreadStripReserveMilliseconds = 3_000
+    /// spine directions) until the photo has used this much CPU past `budgetMilliseconds`. Off:
+    /// at 3 s the checking halves found the same spines (real 64/99, rendered hard 107 vs 108/136)
+    /// for 0.7 s more CPU a photo on the real ones (stop 33, load 28–35).
+    public var unreadStripReserveMilliseconds = 0
 
     public init(languages: [String] = ["eng"], pageSegmentationMode: Int = 11,
                 rotations: [SpineRotation] = [.clockwise270, .clockwise90, .none], dataPath: String? = nil,
