@@ -10,15 +10,21 @@ import Vision
 // medium share, seconds per photo. Usage:
 //   SpineOCRBenchmark CATALOGUE.csv NAME=LABELS.json... [--verbose] [--rotations 270,90,0] [--pixels N] [--psm N] [--languages eng+spa]
 //     [--no-scene-text] [--pages-with-scene-text 270|all|none] [--no-strips] [--strip-variants PSM:MIN:MAX,...] [--strip-second CONF] [--strip-weight W] [--budget-ms N]
-//     [--no-split] [--keep-all] [--split PREFIX,...] [--losses] [--strong D] [--gap D] [--agreed-strong D] [--no-join] [--no-neighbour-join]
+//     [--no-split] [--no-strip-join] [--keep-all] [--split PREFIX,...] [--losses] [--strong D] [--gap D] [--agreed-strong D] [--no-join] [--no-neighbour-join]
 // Environment: OCR_CACHE / OCR_PASSES (replay; passes 0, 1000000, i0, s, s64...), STRIPS_FILL=1 (read
 // the strips again into a cache), STRIP_DUMP=folder (the prepared strips as PNG, and each photo with its
 // strips outlined; STRIP_DUMP_BOXES_ONLY=1: the outlines only), MATCH="text~alternative|text" (match these readings
 // and stop), READINGS_DUMP=file (append every photo's readings to it). A replay keeps only the passes of --rotations (--rotations 270,90: what the 0° pass adds).
 
 struct Labelled: Decodable {
-    struct Book: Decodable { var title: String; var author: String? }
+    struct Book: Decodable {
+        var title: String; var author: String?
+        /// Rendered shelves: the spine's corners in the photo (top-left, top-right, bottom-right, bottom-left).
+        var quad: [[Double]]?
+        var orientation: String?
+    }
     var books: [Book]
+    var unreadable: Int?
 }
 
 func csvRows(_ text: String) -> [[String]] {
@@ -87,12 +93,18 @@ if let value = takeOption("--strip-second"), let confidence = Double(value) { op
 let neighbourJoins = !arguments.contains("--no-neighbour-join")
 arguments.removeAll { $0 == "--no-neighbour-join" }
 if arguments.contains("--no-split") { options.splitsGroupsAtStrips = false; arguments.removeAll { $0 == "--no-split" } }
+// --no-strip-join: page-pass groups in one strip stay separate readings (as before stop 33).
+if arguments.contains("--no-strip-join") { options.joinsGroupsInStrips = false; arguments.removeAll { $0 == "--no-strip-join" } }
 if arguments.contains("--keep-all") { options.keepsEveryReading = true; arguments.removeAll { $0 == "--keep-all" } }
 if let value = takeOption("--budget-ms"), let milliseconds = Int(value) { options.budgetMilliseconds = milliseconds }
 // PP-OCR as the product finds it (.ppocr-venv, RAPIDSCAN_PPOCR_PYTHON); --no-scene-text: Tesseract alone.
 options.sceneTextPython = arguments.contains("--no-scene-text") ? nil : SceneTextReader.locatePython()
 arguments.removeAll { $0 == "--no-scene-text" }
 if let value = takeOption("--strip-skip"), let confidence = Double(value) { options.stripSkipSceneTextConfidence = confidence }
+// --strip-order CONF: strips PP-OCR read at this confidence are read last (0: in shelf order).
+if let value = takeOption("--strip-order"), let confidence = Double(value) { options.stripOrderSceneTextConfidence = confidence }
+// --reserve-ms N: CPU past the budget for the first round of strips PP-OCR read nothing confident in (0: none).
+if let value = takeOption("--reserve-ms"), let milliseconds = Int(value) { options.unreadStripReserveMilliseconds = milliseconds }
 // --pages-with-scene-text 270,90 (or "all", or "none"): Tesseract's turns read beside PP-OCR.
 if let value = takeOption("--pages-with-scene-text") {
     options.tesseractRotationsWithSceneText = value == "all" ? nil
@@ -194,13 +206,13 @@ func bookKey(_ title: String, _ author: String?) -> String {
 }
 var knownTitles = Set(known.map { key($0.title) })
 var knownBooks = Set(known.map { bookKey($0.title, $0.authors.first) })
-var sets: [(name: String, folder: URL, photos: [(file: String, books: [Labelled.Book])])] = []
+var sets: [(name: String, folder: URL, photos: [(file: String, books: [Labelled.Book])], labelled: [String: Labelled])] = []
 for argument in arguments.dropFirst() {
     let parts = argument.split(separator: "=", maxSplits: 1).map(String.init)
     let url = URL(fileURLWithPath: parts[1])
     let labels = try JSONDecoder().decode([String: Labelled].self, from: Data(contentsOf: url))
     let photos = labels.keys.sorted().map { (file: $0, books: labels[$0]!.books) }
-    sets.append((parts[0], url.deletingLastPathComponent(), photos))
+    sets.append((parts[0], url.deletingLastPathComponent(), photos, labels))
     for photo in photos {
         for book in photo.books where !knownTitles.contains(key(book.title))
             || (book.author != nil && !knownBooks.contains(bookKey(book.title, book.author))) {
@@ -264,10 +276,12 @@ for set in sets {
     // Per half (in the split, not in it): found, labelled, Latin-script, wrong.
     var halves = [[0, 0, 0, 0], [0, 0, 0, 0]]
     var lossCounts: [String: Int] = [:]
+    var segmentation = SegmentationTotals()
     for photo in set.photos {
         let data = try Data(contentsOf: set.folder.appendingPathComponent(photo.file))
         let start = Date()
-        let image = try ocr.workingImage(ocr.decode(data: data, name: photo.file), name: photo.file)
+        let original = try ocr.decode(data: data, name: photo.file)
+        let image = try ocr.workingImage(original, name: photo.file)
         // WORKING_DUMP=folder: the working image as PGM, for reading it with another engine.
         if let folder = ProcessInfo.processInfo.environment["WORKING_DUMP"] {
             var pgm = Data("P5\n\(image.width) \(image.height)\n255\n".utf8)
@@ -322,6 +336,9 @@ for set in sets {
         }
         let spines = ocr.assemble(passes, image: image).spines
         let elapsed = Date().timeIntervalSince(start)
+        let photoSegmentation = measureSegmentation(photo, image: image, scale: Double(image.width) / Double(original.width), spines: spines,
+                                                    labelled: set.labelled[photo.file])
+        segmentation.add(photoSegmentation, checking: !splitPrefixes.contains { photo.file.hasPrefix($0) })
         seconds += elapsed
         var open = photo.books.map { key($0.title) }
         let onShelf = Set(open)
@@ -410,6 +427,7 @@ for set in sets {
         print(String(format: "  %@: %d/%d found (%d Latin-script), %d wrong, %d strong, %d medium, %d readings, %.2f s, OCR CPU %.2f s pages + %.2f s strips (%d strips)",
                      photo.file, found, photo.books.count, latin, wrong, strong, medium, spines.count, elapsed,
                      Double(pageMilliseconds) / 1000, Double(stripMilliseconds) / 1000, Set(passes.compactMap(\.strip)).count))
+        print("    segmentation: \(photoSegmentation.line)")
         if verbose { lines.forEach { print($0) } }
     }
     let matched = max(1, strongTotal + mediumTotal)
@@ -435,6 +453,11 @@ for set in sets {
             print(String(format: "%@ %@: found %d/%d (%.1f%%; %.1f%% of %d Latin-script), wrong %d", set.name, name, half[0], half[1],
                          100 * Double(half[0]) / Double(max(1, half[1])), 100 * Double(half[0]) / Double(max(1, half[2])), half[2], half[3]))
         }
+    }
+    print("\(set.name) segmentation: \(segmentation.total.line)")
+    if !splitPrefixes.isEmpty {
+        print("\(set.name) segmentation split: \(segmentation.split.line)")
+        print("\(set.name) segmentation rest: \(segmentation.rest.line)")
     }
     print(String(format: "%@: OCR CPU %.2f s/photo (pages %.2f + strips %.2f)", set.name,
                  Double(cpuPage + cpuStrip) / 1000 / Double(set.photos.count), Double(cpuPage) / 1000 / Double(set.photos.count),
@@ -497,3 +520,95 @@ if let cachePath, !replaying || ProcessInfo.processInfo.environment["STRIPS_FILL
     try JSONEncoder().encode(cache).write(to: URL(fileURLWithPath: cachePath))
 }
 
+
+/// Segmentation on one photo. Spines: the strips SpineStrips finds against the labelled spines
+/// (with quads: a strip finds the spine whose width at the strip's middle it covers with an
+/// overlap of at least half of both; without: counts only). Readings: each reading's words
+/// against each labelled book's distinctive words (title words of 4+ letters and surnames no
+/// other book of the photo has): a reading holding two books' words ran spines together; a
+/// book whose words are in two readings was split; with quads, a reading holding one book's
+/// words is assigned right when its box's centre lies in that book's spine.
+struct SegmentationCounts {
+    var labelled = 0, withQuads = 0, stripsFound = 0, strips = 0, strayStrips = 0
+    var readingsWithBook = 0, runTogether = 0, booksRead = 0, booksSplit = 0, placed = 0, placedRight = 0
+    var line: String {
+        var parts: [String] = []
+        parts.append(withQuads > 0 ? String(format: "spines found %d/%d (%.0f%%), %d strips (%d on no spine)", stripsFound, withQuads,
+                                            100 * Double(stripsFound) / Double(withQuads), strips, strayStrips)
+                     : "\(strips) strips for \(labelled) labelled spines")
+        parts.append(String(format: "readings holding a book %d, of them running spines together %d (%.1f%%)", readingsWithBook, runTogether,
+                            100 * Double(runTogether) / Double(max(1, readingsWithBook))))
+        parts.append(String(format: "books read %d, split over readings %d", booksRead, booksSplit))
+        if placed > 0 { parts.append(String(format: "assigned to the right spine %d/%d (%.1f%%)", placedRight, placed, 100 * Double(placedRight) / Double(placed))) }
+        return parts.joined(separator: "; ")
+    }
+    mutating func add(_ other: SegmentationCounts) {
+        labelled += other.labelled; withQuads += other.withQuads; stripsFound += other.stripsFound; strips += other.strips
+        strayStrips += other.strayStrips; readingsWithBook += other.readingsWithBook; runTogether += other.runTogether
+        booksRead += other.booksRead; booksSplit += other.booksSplit; placed += other.placed; placedRight += other.placedRight
+    }
+}
+
+/// A set's segmentation counts, in total and per half of --split.
+struct SegmentationTotals {
+    var total = SegmentationCounts(), split = SegmentationCounts(), rest = SegmentationCounts()
+    mutating func add(_ photo: SegmentationCounts, checking: Bool) {
+        total.add(photo)
+        if checking { rest.add(photo) } else { split.add(photo) }
+    }
+}
+
+/// The x range a quad covers at height y (its left side between its top-left and bottom-left corners, the right likewise).
+func span(_ quad: [[Double]], atY y: Double) -> (Double, Double)? {
+    guard quad.count == 4, quad.allSatisfy({ $0.count == 2 }) else { return nil }
+    func along(_ a: [Double], _ b: [Double]) -> Double {
+        let t = b[1] == a[1] ? 0 : (y - a[1]) / (b[1] - a[1])
+        return a[0] + t * (b[0] - a[0])
+    }
+    let top = min(quad[0][1], quad[1][1]), bottom = max(quad[2][1], quad[3][1])
+    guard top <= y, y <= bottom else { return nil }
+    return (along(quad[0], quad[3]), along(quad[1], quad[2]))
+}
+
+/// `scale`: the working image's pixels per photo pixel (quads are in the photo's).
+@MainActor func measureSegmentation(_ photo: (file: String, books: [Labelled.Book]), image: GrayImage, scale: Double, spines: [OCRSpine],
+                         labelled: Labelled?) -> SegmentationCounts {
+    var counts = SegmentationCounts()
+    counts.labelled = photo.books.count + (labelled?.unreadable ?? 0)
+    let strips = SpineStrips.spineStrips(in: image, followsLean: options.stripsFollowLean)
+    counts.strips = strips.count
+    let standing = photo.books.enumerated().filter { $0.element.quad != nil && $0.element.orientation != "flat" }
+    counts.withQuads = standing.count
+    var taken = Set<Int>()
+    for strip in strips {
+        let y = Double(strip.box.y0 + strip.box.y1) / 2 / scale
+        let (x0, x1) = (Double(strip.box.x0) / scale, Double(strip.box.x1) / scale)
+        var best: (Int, Double)?
+        for (index, book) in standing where !taken.contains(index) {
+            guard let (left, right) = span(book.quad!, atY: y) else { continue }
+            let share = (min(x1, right) - max(x0, left)) / max(x1 - x0, right - left)
+            if share >= 0.5, share > (best?.1 ?? 0) { best = (index, share) }
+        }
+        if let (index, _) = best { taken.insert(index); counts.stripsFound += 1 } else if counts.withQuads > 0 { counts.strayStrips += 1 }
+    }
+    let words = photo.books.map { Set(lossWords($0)) }
+    let distinctive = words.indices.map { index in
+        words[index].filter { word in !words.indices.contains { $0 != index && words[$0].contains(word) } }
+    }
+    var readingsOfBook = [Int](repeating: 0, count: photo.books.count)
+    for spine in spines {
+        let held = distinctive.indices.filter { !distinctive[$0].isEmpty && holds(spine.text, Array(distinctive[$0])) }
+        guard !held.isEmpty else { continue }
+        counts.readingsWithBook += 1
+        if held.count > 1 { counts.runTogether += 1 }
+        for index in held { readingsOfBook[index] += 1 }
+        if held.count == 1, let quad = photo.books[held[0]].quad {
+            counts.placed += 1
+            let (x, y) = (spine.box.centerX / scale, spine.box.centerY / scale)
+            if let (left, right) = span(quad, atY: y), left <= x, x <= right { counts.placedRight += 1 }
+        }
+    }
+    counts.booksRead = readingsOfBook.filter { $0 > 0 }.count
+    counts.booksSplit = readingsOfBook.filter { $0 > 1 }.count
+    return counts
+}

@@ -153,7 +153,13 @@ public final class ShelfOCR: @unchecked Sendable {
         let main: [Work] = !pages ? [] : (pageRotations.filter { $0 == .none } + pageRotations.filter { $0 != .none })
             .map { .page($0, $0 == .none ? flat : ImageView(pixels: 0, inverted: false), optional: false) }
         let found = options.readsStrips && !spineRotations.isEmpty ? SpineStrips.spineStrips(in: image, followsLean: options.stripsFollowLean) : []
-        var strips = stripWork(found)
+        // Strips PP-OCR already read confidently wait for the others: over budget, what goes unread
+        // is a second reading of a read spine, not the only one of an unread spine.
+        let confident = options.stripOrderSceneTextConfidence <= 0 ? [] : Set(found.indices.filter { index in
+            sceneTextLines.contains { $0.confidence >= options.stripOrderSceneTextConfidence && $0.text.filter(\.isLetter).count >= 6
+                && found[index].contains(x: $0.box.centerX, y: $0.box.centerY) }
+        })
+        var strips = stripWork(found, later: confident)
         // A strip PP-OCR read surely (a long line at high confidence inside it) gets no second round.
         if options.stripSkipSceneTextConfidence > 0 {
             let sure = sceneTextLines.filter { $0.confidence >= options.stripSkipSceneTextConfidence && $0.text.filter(\.isLetter).count >= 6 }
@@ -171,6 +177,10 @@ public final class ShelfOCR: @unchecked Sendable {
         // PP-OCR's CPU counts: the budget bounds the photo's work, whoever does it.
         let spent = Mutex(sceneTextMilliseconds)
         let overBudget: @Sendable () -> Bool = { budget > 0 && spent.withLock { $0 } > budget }
+        // With PP-OCR, a dense photo's whole-photo passes can use the budget up by themselves: a
+        // strip no confident line was read in still gets its first round, up to a reserve past it.
+        let reserve = sceneTextPasses == nil ? 0 : options.unreadStripReserveMilliseconds
+        let overReserve: @Sendable () -> Bool = { budget > 0 && spent.withLock { $0 } > budget + reserve }
         let results = Mutex([[Result<OCRPass, TesseractError>]](repeating: [], count: work.count))
         pool.forEachIndex(work.count) { index in
             // A strip's second round starts from its first round's passes. That round was handed
@@ -183,10 +193,11 @@ public final class ShelfOCR: @unchecked Sendable {
                     return [.failure(.recognitionFailed(file: name, rotation: .none))]
                 }
                 switch work[index] {
-                case .strip(let strip, _, let firstRound):
+                case .strip(let strip, let number, let firstRound):
                     // The first round: the first variant; the second: the others and the last resort.
                     let split = min(1, options.stripVariants.count)
-                    return readStrip(strip, in: image, rotations: spineRotations, engine: engine, overBudget: overBudget,
+                    let limit = firstRound && !confident.contains(number) ? overReserve : overBudget
+                    return readStrip(strip, in: image, rotations: spineRotations, engine: engine, overBudget: limit,
                                      spend: { milliseconds in spent.withLock { $0 += milliseconds } },
                                      variants: firstRound ? 0..<split : split..<options.stripVariants.count,
                                      after: first, readsUpright: !firstRound).map { .success($0) }
@@ -290,9 +301,11 @@ public final class ShelfOCR: @unchecked Sendable {
 
     /// Every strip's first variant before any strip's others: over budget, what is left
     /// unread is the retries of strips not read surely, not the last strips of a dense shelf.
-    func stripWork(_ strips: [SpineStrip]) -> [Work] {
-        strips.indices.map { .strip(strips[$0], number: $0, firstRound: true) }
-            + strips.indices.map { .strip(strips[$0], number: $0, firstRound: false) }
+    /// In each round the strips in `later` come last.
+    func stripWork(_ strips: [SpineStrip], later: Set<Int> = []) -> [Work] {
+        let order = strips.indices.filter { !later.contains($0) } + strips.indices.filter { later.contains($0) }
+        return order.map { .strip(strips[$0], number: $0, firstRound: true) }
+            + order.map { .strip(strips[$0], number: $0, firstRound: false) }
     }
 
     /// A value set once by one worker and waited for by another.
@@ -382,6 +395,7 @@ public final class ShelfOCR: @unchecked Sendable {
                 edgeAcross: { EdgeDetector.hasEdge(in: turned, leftOf: $1, rightOf: $0) })
             if let stripOf {
                 groups = groups.flatMap { SpineGrouping.split($0, by: stripOf) }
+                if options.joinsGroupsInStrips { groups = SpineGrouping.joined(groups, by: stripOf) }
             }
             return groups
         }

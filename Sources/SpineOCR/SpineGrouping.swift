@@ -42,6 +42,29 @@ public enum SpineGrouping {
         return pieces
     }
 
+    /// Groups lying in one spine strip joined into one, in their order (the first's place): a
+    /// title and its author on two lines across a wide spine, or far apart along it (the author
+    /// at the foot, a gap the grouping cuts), are one spine's reading. A group's strip is the one
+    /// all its placed words lie in (at least half of its words placed); others stay as they are.
+    public static func joined(_ groups: [[OCRWord]], by strip: (Box) -> Int?) -> [[OCRWord]] {
+        var joined: [[OCRWord]] = []
+        var placeOfStrip: [Int: Int] = [:]
+        for group in groups {
+            let places = group.compactMap { strip($0.box) }
+            guard let first = places.first, places.allSatisfy({ $0 == first }), 2 * places.count >= group.count else {
+                joined.append(group)
+                continue
+            }
+            if let place = placeOfStrip[first] {
+                joined[place] += group
+            } else {
+                placeOfStrip[first] = joined.count
+                joined.append(group)
+            }
+        }
+        return joined
+    }
+
     /// Shelf rows: runs of words along x separated by gaps wider than three text heights
     /// that no word crosses.
     static func rows(_ words: [OCRWord]) -> [[OCRWord]] {

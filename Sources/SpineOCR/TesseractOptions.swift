@@ -97,6 +97,9 @@ public struct TesseractOptions: Sendable, Hashable {
     public var stripSecondDirectionBelow: Double = 80
     /// Page-pass word groups are cut at the spine sides the strip finder sees.
     public var splitsGroupsAtStrips = true
+    /// Page-pass word groups lying in one strip are joined into one reading (title, author,
+    /// call number: one spine); only with `splitsGroupsAtStrips`.
+    public var joinsGroupsInStrips = true
     /// Every reading is kept, even several of one place (for measuring what merging loses).
     public var keepsEveryReading = false
     /// Strips and extra-scale passes not started by the time the photo's passes have used this
@@ -125,6 +128,14 @@ public struct TesseractOptions: Sendable, Hashable {
     /// 130 at 90 and 95, for 0.4–0.9 s less strip CPU a photo; skipping such strips altogether
     /// (both rounds) found 117 at 95 and 115 at 90.
     public var stripSkipSceneTextConfidence: Double = 0
+    /// Strips holding a PP-OCR line this confident (6+ letters) are read after the others in each
+    /// round, so a photo's CPU budget goes first to spines with no confident reading yet; 0: in order.
+    public var stripOrderSceneTextConfidence: Double = 90
+    /// With PP-OCR, strips it read nothing confident in get their first round (one variant, both
+    /// spine directions) until the photo has used this much CPU past `budgetMilliseconds`. Off:
+    /// at 3 s the checking halves found the same spines (real 64/99, rendered hard 107 vs 108/136)
+    /// for 0.7 s more CPU a photo on the real ones (stop 33, load 28–35).
+    public var unreadStripReserveMilliseconds = 0
 
     public init(languages: [String] = ["eng"], pageSegmentationMode: Int = 11,
                 rotations: [SpineRotation] = [.clockwise270, .clockwise90, .none], dataPath: String? = nil,

@@ -170,6 +170,29 @@ import Vision
         #expect(try starts() == first + 2)
     }
 
+    /// The worker's start-up (its model load) is paid once per reader, so once per `spines` process
+    /// (SpinesCommand makes one reader): a worker that answers every request is started once for
+    /// the reader and asked for each photo, never started again.
+    @Test func oneWorkerReadsEveryPhotoOfAReader() throws {
+        let folder = FileManager.default.temporaryDirectory
+        let log = folder.appendingPathComponent("worker-starts-\(UUID().uuidString).log").path
+        let script = folder.appendingPathComponent("answering-worker-\(UUID().uuidString).sh")
+        try "#!/bin/sh\necho started >> '\(log)'\necho '{\"ready\": true}'\nwhile read request; do echo asked >> '\(log)'; echo '{\"lines\": [], \"cpu\": 0.01}'; done\n"
+            .write(to: script, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script.path)
+        defer { for file in [script.path, log] { try? FileManager.default.removeItem(atPath: file) } }
+        var options = TesseractOptions()
+        options.sceneTextPython = script.path
+        options.readsStrips = false
+        options.rotations = [.clockwise270]
+        let ocr = try ShelfOCR(options: options)
+        let photo = try ocr.workingImage(GrayImage(width: 300, height: 200, pixels: [UInt8](repeating: 255, count: 300 * 200)), name: "blank")
+        for number in 0..<3 { _ = try ocr.recognize(photo, name: "photo-\(number).jpg") }
+        let lines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
+        #expect(lines.filter { $0 == "started" }.count == 1, "\(lines)")
+        #expect(lines.filter { $0 == "asked" }.count == 3, "\(lines)")
+    }
+
     @Test(.enabled(if: workerExpected && SharedFiles.available, notInstalled))
     func renderedShelvesReadByPPOCRAloneAddNoWrongBook() async throws {
         let python = try #require(SceneTextReader.locatePython(), "PP-OCR is not installed: run scripts/setup")
