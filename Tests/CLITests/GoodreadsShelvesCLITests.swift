@@ -81,7 +81,7 @@ import Testing
         free.extraEnvironment = other.extraEnvironment
         let freeImport = try await free.run("import", file.path)
         #expect(freeImport.status == 0, "\(freeImport.stderr)")
-        let said = freeImport.stderr.components(separatedBy: "shelves kept on the default lists: Living Room (custom lists need Pro")
+        let said = freeImport.stderr.components(separatedBy: "shelves kept on the default lists: Living Room — custom lists need Pro")
         #expect(said.count == 2, "\(freeImport.stderr)")
         let freeItems = try await free.run("library", "list", "--json").jsonLines.filter { $0["event"] as? String == "item" }
         #expect(freeItems.count == books.count)

@@ -126,7 +126,7 @@ struct ImportCommand: AsyncParsableCommand {
                 if !summary.listsNotMade.isEmpty {
                     // Said once for the file: the books are in, on their default lists.
                     Console.error("\(OutsideText.shown(path)): shelves kept on the default lists: "
-                        + summary.listsNotMade.map { OutsideText.shown($0) }.joined(separator: ", ") + " (\(summary.listsNotMadeReason ?? "not made"))")
+                        + summary.listsNotMade.map { OutsideText.shown($0) }.joined(separator: ", ") + " — \(summary.listsNotMadeReason ?? "not made")")
                 }
                 if !json, !quiet, !summary.listsMade.isEmpty {
                     Console.out("\(OutsideText.shown(path)): lists made for its shelves: " + summary.listsMade.map { OutsideText.shown($0) }.joined(separator: ", "))
