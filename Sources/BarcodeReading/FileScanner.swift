@@ -74,6 +74,15 @@ public struct FileScanResult: Sendable, Hashable {
     /// (`FileScanner.showsBars`): the hard passes were not run on it.
     public var hardPassesSkipped: Bool
 
+    /// Bars were seen and no code could be read from them: zbar read a code it could not
+    /// confirm, codes disagreed or the pixels contradicted one, or a main symbol's check digit
+    /// failed. A photo to take again, not one without a barcode. Looks alone do not name a
+    /// photo: a third of the small photos without a code have a patch shaped like bars, and
+    /// the model's refusals named 2 of the 21 real photos without a code.
+    public var sawUnreadCode: Bool {
+        codes.isEmpty && (unconfirmed > 0 || ambiguities > 0 || contradicted > 0 || rejected.contains { !$0.symbology.isAddOn })
+    }
+
     public init(codes: [Detection], rejected: [Detection], imageWidth: Int, imageHeight: Int,
                 warnings: [String] = [], attempt: String? = nil, ambiguities: Int = 0, unconfirmed: Int = 0,
                 shadows: Int = 0, modelRefusals: Int = 0, contradicted: Int = 0, scans: Int = 0,

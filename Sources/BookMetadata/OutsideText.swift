@@ -42,6 +42,23 @@ public enum OutsideText {
         return String(output)
     }
 
+    /// The text as XML or HTML character data or a quoted attribute value: `& < > "` escaped
+    /// (MARCXML's fields, the review page's readings and titles).
+    public static func markupEscaped(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for character in text {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+
     /// Whether `scalar` may change what a terminal shows beyond its own glyph.
     public static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {

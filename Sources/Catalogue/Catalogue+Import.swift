@@ -6,15 +6,18 @@ import GRDB
 public struct ImportedState: Sendable, Hashable {
     public var isOwned: Bool
     public var listType: ListType?
+    /// A list of the user's own the row names (resolved to its id before the chunk is filed).
+    public var listId: String?
     public var status: ReadingStatus?
     public var rating: Int?
     public var dateRead: Date?
     public var dateAdded: Date?
     public var notes: String?
 
-    public init(isOwned: Bool, listType: ListType? = nil, status: ReadingStatus? = nil, rating: Int? = nil, dateRead: Date? = nil, dateAdded: Date? = nil, notes: String? = nil) {
+    public init(isOwned: Bool, listType: ListType? = nil, listId: String? = nil, status: ReadingStatus? = nil, rating: Int? = nil, dateRead: Date? = nil, dateAdded: Date? = nil, notes: String? = nil) {
         self.isOwned = isOwned
         self.listType = listType
+        self.listId = listId
         self.status = status
         self.rating = rating
         self.dateRead = dateRead

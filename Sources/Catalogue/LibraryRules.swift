@@ -25,9 +25,9 @@ extension Item {
         self.station = station
     }
 
-    /// The list an import row files its book in: the row's list, else by its status.
+    /// The list an import row files its book in: the row's own list, its default list, else by its status.
     public static func importListId(_ state: ImportedState, userId: String) -> String {
-        "\(userId)_\((state.listType ?? (state.status == .read ? .completed : .toRead)).rawValue)"
+        state.listId ?? "\(userId)_\((state.listType ?? (state.status == .read ? .completed : .toRead)).rawValue)"
     }
 
     /// Whether an import row's reading state applies: the row carries some, and the item is

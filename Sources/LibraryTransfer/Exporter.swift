@@ -190,15 +190,30 @@ public enum Exporter {
                                             "Bookshelves", "Bookshelves with positions", "My Review", "Private Notes"]
 
     /// The current 24-column Goodreads export, which Goodreads (and StoryGraph) import.
+    /// Every Goodreads book is on one exclusive shelf: read, currently-reading, to-read (only
+    /// a book on Want to Read: an owned book nobody asked to read is not "want to read"), or
+    /// one of the user's own as Goodreads writes them (`GoodreadsShelf.unread`, `.notInterested`,
+    /// also listed in Bookshelves); Bookshelves holds the book's own list and "owned", Owned
+    /// Copies 1 for an owned book. `GoodreadsMapping` reads all of it back.
     static func goodreads(_ snapshot: LibrarySnapshot) throws -> Data {
         let works = Dictionary(uniqueKeysWithValues: snapshot.works.map { ($0.workKey, $0) })
+        let lists = Dictionary(uniqueKeysWithValues: snapshot.lists.map { ($0.id, $0) })
         let rows = snapshot.items.map { item -> [String] in
             let work = works[item.bookId]
             let author = item.authors.first ?? ""
             let nameParts = author.split(separator: " ")
             let lastFirst = nameParts.count > 1 ? "\(nameParts.last!), \(nameParts.dropLast().joined(separator: " "))" : author
-            let shelf = switch item.status { case .read: "read"; case .reading: "currently-reading"; default: "to-read" }
-            let shelves = item.isOwned ? "owned" : ""
+            let list = lists[item.listId]
+            let shelf = switch item.status {
+            case .read: GoodreadsShelf.read
+            case .reading: GoodreadsShelf.currentlyReading
+            case .notInterested: GoodreadsShelf.notInterested
+            case .unread: list?.listType == .toRead ? GoodreadsShelf.toRead : GoodreadsShelf.unread
+            }
+            // Shelf names are comma-separated in the cell: a list's commas become spaces.
+            let ownList = list.flatMap { $0.listType == .custom ? $0.name.replacingOccurrences(of: ",", with: " ") : nil }
+            let ownExclusive = [GoodreadsShelf.unread, GoodreadsShelf.notInterested].contains(shelf) ? shelf : nil
+            let shelves = [ownExclusive, ownList, item.isOwned ? GoodreadsShelf.owned : nil].compactMap { $0 }.joined(separator: ", ")
             return [
                 "", item.title, author, lastFirst, item.authors.dropFirst().joined(separator: ", "),
                 "=\"\((try? ISBN13(validating: item.isbn))?.isbn10?.digits ?? "")\"", "=\"\(item.isbn)\"",

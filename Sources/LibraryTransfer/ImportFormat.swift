@@ -132,6 +132,18 @@ enum TableParser {
     }
 }
 
+/// Goodreads' shelf names: every book is on one exclusive shelf (the three it has for
+/// everyone, or one a user made exclusive, which its export also lists in Bookshelves);
+/// "owned" is the shelf its users keep owned books on.
+enum GoodreadsShelf {
+    static let read = "read", currentlyReading = "currently-reading", toRead = "to-read"
+    /// Exclusive shelves of the user's own, for the statuses Goodreads has no shelf for: an
+    /// unread book that is not on Want to Read, and one the user is not interested in.
+    static let unread = "unread", notInterested = "not-interested"
+    static let owned = "owned"
+    static let exclusive: Set = [read, currentlyReading, toRead, unread, notInterested]
+}
+
 struct GoodreadsMapping: ColumnMapping {
     let required = ["Title", "Author", "ISBN", "ISBN13", "Exclusive Shelf"]
 
@@ -140,14 +152,23 @@ struct GoodreadsMapping: ColumnMapping {
             var row = ImportRow(line: line, isbn: code, title: cell("Title"))
             // "J.M.     Clarke": runs of spaces collapse.
             row.authors = TableParser.names(cell("Author")) + TableParser.names(cell("Additional Authors"))
-            let shelves = TableParser.names(cell("Bookshelves")).map { $0.lowercased() }
-            row.isOwned = (Int(cell("Owned Copies")) ?? 0) > 0 || shelves.contains("owned")
-            switch cell("Exclusive Shelf").lowercased() {
-            case "read": (row.status, row.listType) = (.read, .completed)
-            case "currently-reading": (row.status, row.listType) = (.reading, .toRead)
-            case "to-read": (row.status, row.listType) = (.unread, .toRead)
-            case "did-not-finish", "dnf", "abandoned": (row.status, row.listType) = (.notInterested, .toRead)
+            let shelves = TableParser.names(cell("Bookshelves"))
+            let exclusive = cell("Exclusive Shelf").lowercased()
+            row.isOwned = (Int(cell("Owned Copies")) ?? 0) > 0 || shelves.contains { $0.lowercased() == GoodreadsShelf.owned }
+            switch exclusive {
+            case GoodreadsShelf.read: (row.status, row.listType) = (.read, .completed)
+            case GoodreadsShelf.currentlyReading: (row.status, row.listType) = (.reading, .toRead)
+            case GoodreadsShelf.toRead: (row.status, row.listType) = (.unread, .toRead)
+            case GoodreadsShelf.notInterested, "did-not-finish", "dnf", "abandoned": (row.status, row.listType) = (.notInterested, .toRead)
             default: (row.status, row.listType) = (.unread, .toRead)
+            }
+            // The first shelf of the user's own (not an exclusive shelf, not "owned") is the
+            // book's list; "to-read" keeps it on Want to Read, as asked.
+            if exclusive != GoodreadsShelf.toRead {
+                row.listName = shelves.first { shelf in
+                    let name = shelf.lowercased()
+                    return name != exclusive && name != GoodreadsShelf.owned && !GoodreadsShelf.exclusive.contains(name)
+                }
             }
             if let rating = Int(cell("My Rating")), (1...5).contains(rating) { row.rating = rating }
             row.dateRead = ImportDates.parse(cell("Date Read"))

@@ -18,6 +18,9 @@ public struct ImportRow: Sendable, Hashable {
     public var isOwned = true
     /// "toRead" / "completed" default lists; nil lets the status decide.
     public var listType: ListType?
+    /// A list of the user's own the row names (a Goodreads shelf): the book is filed there,
+    /// made if the library has none of that name (Pro: the free plan has no custom lists).
+    public var listName: String?
 
     public init(line: Int, isbn: ISBN13? = nil, title: String? = nil) {
         self.line = line
@@ -31,6 +34,7 @@ public struct ImportRow: Sendable, Hashable {
         row.title = title.map { OutsideText.clean($0).trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
         row.authors = authors.map { OutsideText.clean($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         row.notes = notes.map { OutsideText.clean($0, keepingLines: true) }.flatMap { $0.isEmpty ? nil : $0 }
+        row.listName = listName.map { OutsideText.clean($0).trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
         return row
     }
 }

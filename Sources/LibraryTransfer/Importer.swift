@@ -39,6 +39,14 @@ public struct ImportEvent: Sendable, Hashable {
     public var limit: Int?
 }
 
+/// A list's name as rows and lists are matched: case, spaces and hyphens aside ("Living
+/// Room" is Goodreads' shelf "living-room").
+enum ListName {
+    static func key(_ name: String) -> String {
+        name.lowercased().split(whereSeparator: { $0 == " " || $0 == "-" || $0 == "_" }).joined(separator: " ")
+    }
+}
+
 public struct ImportSummary: Sendable, Hashable {
     public var imported = 0
     public var alreadyPresent = 0
@@ -50,6 +58,12 @@ public struct ImportSummary: Sendable, Hashable {
     public var badRows = 0
     /// Rows a previous run of the same file finished (resume).
     public var skipped = 0
+    /// Lists the rows named that were made in the library.
+    public var listsMade: [String] = []
+    /// Lists the rows named that could not be made (the free plan has no custom lists, or
+    /// the library refused): their books went to the default lists, and this says why once.
+    public var listsNotMade: [String] = []
+    public var listsNotMadeReason: String?
     public init() {}
 
     mutating func count(_ kind: ImportEvent.Kind) {
@@ -107,6 +121,7 @@ public struct Importer: Sendable {
         }
         let done = try catalogue.importedLines(fileHash: file.contentHash, station: intake.settings.station)
         let todo = parsed.rows.filter { !done.contains($0.line) }
+        let listIds = try resolveLists(named: todo.compactMap(\.listName), summary: &summary)
         summary.skipped = parsed.rows.count - todo.count
         var start = 0
         while start < todo.count, !shouldStop() {
@@ -123,7 +138,8 @@ public struct Importer: Sendable {
                 switch resolution {
                 case let .work(code, work, source):
                     (event.isbn, event.title, event.authors, event.workKey, event.source) = (code.digits, work.title, work.authors, work.workKey, source)
-                    let state = ImportedState(isOwned: row.isOwned, listType: row.listType, status: row.status, rating: row.rating,
+                    let state = ImportedState(isOwned: row.isOwned, listType: row.listType,
+                                              listId: row.listName.flatMap { listIds[ListName.key($0)] }, status: row.status, rating: row.rating,
                                               dateRead: row.dateRead, dateAdded: row.dateAdded, notes: row.notes)
                     books.append(ImportedBook(line: row.line, isbn: code, work: work, state: state))
                     bookSources.append(source)
@@ -163,6 +179,28 @@ public struct Importer: Sendable {
             }
         }
         return summary
+    }
+
+    /// The lists of the user's own the rows name (a Goodreads shelf), by `ListName.key`: the
+    /// library's list of that name, else one made for it. A list that cannot be made (the free
+    /// plan has none) leaves its rows on their default lists; the summary says so once.
+    func resolveLists(named names: [String], summary: inout ImportSummary) throws(CatalogueError) -> [String: String] {
+        var ids: [String: String] = [:]
+        guard !names.isEmpty else { return ids }
+        let catalogue = service.catalogue
+        for list in try catalogue.lists() where list.listType == .custom { ids[ListName.key(list.name)] = list.id }
+        for name in names where ids[ListName.key(name)] == nil && !summary.listsNotMade.contains(name) {
+            do {
+                let list = try catalogue.createList(name: name, description: nil, now: Date())
+                ids[ListName.key(name)] = list.id
+                summary.listsMade.append(name)
+            } catch {
+                if case let .catalogue(failure) = error { throw failure }
+                summary.listsNotMade.append(name)
+                summary.listsNotMadeReason = summary.listsNotMadeReason ?? error.description
+            }
+        }
+        return ids
     }
 
     /// The chunk's cached books in one read; only the others are looked up, `width` at a time.

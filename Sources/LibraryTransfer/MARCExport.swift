@@ -124,20 +124,7 @@ struct MARCRecord {
         out += "  </record>\n"
     }
 
-    static func escaped(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            default: out.append(character)
-            }
-        }
-        return out
-    }
+    static func escaped(_ text: String) -> String { OutsideText.markupEscaped(text) }
 }
 
 extension Exporter {

@@ -70,18 +70,17 @@ public final class LiveFrameDecoder: FrameDecoder {
     public func decode(_ frame: Frame) -> DecodedFrame.Outcome {
         do {
             let reading = if let pixels = frame.pixels { reader.read(pixels) } else { try reader.read(fileAt: frame.url) }
+            var read = FileScanResult(codes: reading.codes, rejected: reading.rejected, imageWidth: 0, imageHeight: 0,
+                                      ambiguities: reading.ambiguities, unconfirmed: reading.unconfirmed,
+                                      contradicted: reading.contradicted)
             if let followUp {
-                let bars = FileScanResult(codes: reading.codes, rejected: reading.rejected, imageWidth: 0, imageHeight: 0,
-                                          ambiguities: reading.ambiguities, unconfirmed: reading.unconfirmed,
-                                          contradicted: reading.contradicted)
+                let bars = read
                 let options = ScanOptions(rawFormat: rawFormat)
-                let read = frame.pixels.map { pixels in followUp.followUp(bars) { pixels } }
+                read = frame.pixels.map { pixels in followUp.followUp(bars) { pixels } }
                     ?? followUp.followUp(bars, fileAt: frame.url, options: options)
-                return .read(read.codes + read.rejected, ambiguities: read.ambiguities,
-                             unconfirmed: read.unconfirmed, contradicted: read.contradicted)
             }
-            return .read(reading.codes + reading.rejected, ambiguities: reading.ambiguities,
-                         unconfirmed: reading.unconfirmed, contradicted: reading.contradicted)
+            return .read(read.codes + read.rejected, ambiguities: read.ambiguities, unconfirmed: read.unconfirmed,
+                         contradicted: read.contradicted, sawUnreadCode: read.sawUnreadCode)
         } catch {
             return .unreadable(reason: error.description)
         }

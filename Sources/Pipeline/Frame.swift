@@ -80,8 +80,9 @@ public struct DecodedFrame: Sendable {
         /// Valid and rejected detections alike; stage "confirm" sorts them. `ambiguities`:
         /// places where two different valid codes were read and neither was reported;
         /// `unconfirmed`: valid codes read once, too weakly to report; `contradicted`: codes
-        /// read and confirmed whose digits the pixels contradict.
-        case read([Detection], ambiguities: Int = 0, unconfirmed: Int = 0, contradicted: Int = 0)
+        /// read and confirmed whose digits the pixels contradict; `sawUnreadCode`: bars were
+        /// seen that no code could be read from (`FileScanResult.sawUnreadCode`).
+        case read([Detection], ambiguities: Int = 0, unconfirmed: Int = 0, contradicted: Int = 0, sawUnreadCode: Bool = false)
         case unreadable(reason: String)
         /// Never decoded: newer frames were waiting (watch only).
         case dropped
@@ -91,7 +92,7 @@ public struct DecodedFrame: Sendable {
             case .failure(let error): self = .unreadable(reason: error.description)
             case .success(let scan):
                 self = .read(scan.codes + scan.rejected, ambiguities: scan.ambiguities, unconfirmed: scan.unconfirmed,
-                             contradicted: scan.contradicted)
+                             contradicted: scan.contradicted, sawUnreadCode: scan.sawUnreadCode)
             }
         }
     }

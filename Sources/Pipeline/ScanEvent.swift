@@ -40,13 +40,15 @@ public struct ScanEvent: Sendable, Hashable {
         case unreadable(reason: String)
         /// A readable frame with no barcode in it (normal for webcam frames).
         case noCode
+        /// A barcode was seen and could not be read (`FileScanResult.sawUnreadCode`): take it again.
+        case unreadCode
         /// A watched frame skipped because newer frames were waiting (latency over backlog).
         case dropped
     }
 
     /// The outcome's name: the `"event"` of a JSON line and the key of the totals.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
-        case added, alreadyOwned, notFound, libraryFull, queued, nonBook, rejected, debounced, unreadable, noCode, dropped, failed
+        case added, alreadyOwned, notFound, libraryFull, queued, nonBook, rejected, debounced, unreadable, noCode, unreadCode, dropped, failed
     }
 
     public var kind: Kind {
@@ -62,6 +64,7 @@ public struct ScanEvent: Sendable, Hashable {
         case .debounced: .debounced
         case .unreadable: .unreadable
         case .noCode: .noCode
+        case .unreadCode: .unreadCode
         case .dropped: .dropped
         }
     }

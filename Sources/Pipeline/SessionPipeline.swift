@@ -82,6 +82,7 @@ public final class SessionPipeline {
         let steps: [Step] = switch confirm(decoded) {
         case .notRead(let outcome): [.done(outcome)]
         case .codes(let codes) where codes.isEmpty: [.done(.noCode)]
+        case .unreadCode: [.done(.unreadCode)]
         case .codes(let codes): codes.map { debounce($0, in: frame) }
         }
         return PlannedFrame(frame: frame, steps: steps)
@@ -159,19 +160,22 @@ public final class SessionPipeline {
         switch decoded.outcome {
         case .dropped: return .notRead(.dropped)
         case .unreadable(let reason): return .notRead(.unreadable(reason: reason))
-        case .read(let detections, let ambiguities, let unconfirmed, let contradicted):
+        case .read(let detections, let ambiguities, let unconfirmed, let contradicted, let sawUnreadCode):
             let codes = ReadCode.confirmed(from: detections)
             record.countFrame()
             record.countAmbiguities(ambiguities)
             record.countUnconfirmed(unconfirmed)
             record.countContradicted(contradicted)
             record.countCodes(codes.filter { $0.debounceKey != nil }.count)
-            return .codes(codes)
+            // Bars seen, nothing read from them: to take again, not "no barcode".
+            return codes.isEmpty && sawUnreadCode ? .unreadCode : .codes(codes)
         }
     }
 
     enum Confirmed {
         case codes([ReadCode])
+        /// Nothing read where the reader saw bars (`FileScanResult.sawUnreadCode`).
+        case unreadCode
         /// Dropped, or not an image: the frame's only outcome.
         case notRead(ScanEvent.Outcome)
     }

@@ -48,6 +48,8 @@ public struct SessionRecord: Sendable {
         public var unreadable = 0
         public var dropped = 0
         public var noCode = 0
+        /// Frames where a barcode was seen and could not be read: to take again.
+        public var unreadCode = 0
         public var added = 0
         public var alreadyOwned = 0
         public var notFound = 0
@@ -68,6 +70,8 @@ public struct SessionRecord: Sendable {
     public private(set) var totals = Totals()
     /// Every unreadable file with its reason, for the summary.
     public private(set) var unreadableFiles: [(file: String, reason: String)] = []
+    /// Every file where a barcode was seen and could not be read, for the summary's re-shoot list.
+    public private(set) var unreadCodeFiles: [String] = []
     private var nextScanId = 0
     private var openScans: Set<Int> = []
     /// Books this session reported queued and no retry has settled yet.
@@ -114,6 +118,9 @@ public struct SessionRecord: Sendable {
             totals.unreadable += 1
             unreadableFiles.append((event.file, reason))
         case .noCode: totals.noCode += 1
+        case .unreadCode:
+            totals.unreadCode += 1
+            unreadCodeFiles.append(event.file)
         case .dropped: totals.dropped += 1
         case .failed: totals.failed += 1
         }

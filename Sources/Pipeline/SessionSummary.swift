@@ -4,6 +4,8 @@ import Foundation
 public struct SessionSummary: Sendable {
     public var totals: SessionRecord.Totals
     public var unreadableFiles: [(file: String, reason: String)]
+    /// Files where a barcode was seen and could not be read: to take again.
+    public var unreadCodeFiles: [String]
     public var elapsed: TimeInterval
     public var interrupted: Bool
     /// The station that ran the session (nil: not said).
@@ -12,6 +14,7 @@ public struct SessionSummary: Sendable {
     public init(record: SessionRecord, elapsed: TimeInterval, interrupted: Bool, station: String? = nil) {
         totals = record.totals
         unreadableFiles = record.unreadableFiles
+        unreadCodeFiles = record.unreadCodeFiles
         self.elapsed = elapsed
         self.interrupted = interrupted
         self.station = station

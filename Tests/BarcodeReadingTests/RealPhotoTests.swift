@@ -19,13 +19,15 @@ import TestSupport
         let folder = try SharedFiles.requireImage("barcodes")
         let rows = try manifestRows(folder.appendingPathComponent("manifest.tsv"))
         let results = try await scanAll(rows.map { folder.appendingPathComponent($0["relpath"] ?? "") })
-        var read = 0, expected = 0, misses: [String] = [], misreads: [String] = []
+        var read = 0, expected = 0, misses: [String] = [], misreads: [String] = [], reshoot: [String] = []
         for row in rows {
             let path = row["relpath"] ?? "", text = row["expected_text"] ?? ""
             let result = try #require(results[folder.appendingPathComponent(path)])
             guard let symbology = Symbology(rawValue: row["symbology"] ?? "") else {
                 // A negative: no code, and no rejected symbol either.
                 #expect(result.codes.isEmpty && result.rejected.isEmpty, "\(path): \(result.codes + result.rejected)")
+                // Nor is it named for re-shooting: there is nothing to take again.
+                #expect(!result.sawUnreadCode, "\(path): named for re-shooting")
                 continue
             }
             expected += 1
@@ -41,9 +43,14 @@ import TestSupport
                     misreads.append("\(path)=\(code.text)")
                 }
             }
-            if found { read += 1 } else { misses.append(path) }
+            if found { read += 1 } else {
+                misses.append(path)
+                if result.sawUnreadCode { reshoot.append(path) }
+                print("real photos: missed \(path): unconfirmed \(result.unconfirmed) ambiguities \(result.ambiguities) contradicted \(result.contradicted) rejected \(result.rejected.map(\.text)) model refusals \(result.modelRefusals)")
+            }
         }
         print("real photos: read \(read) of \(expected) codes; missed \(misses.joined(separator: " "))")
+        print("real photos: \(reshoot.count) of the \(misses.count) missed named for re-shooting: \(reshoot.joined(separator: " "))")
         print("real photos: \(misreads.count) misread: \(misreads.joined(separator: " "))")
         #expect(expected == 163)
         #expect(read >= Self.requiredReads)

@@ -192,9 +192,13 @@ import Testing
         case .queued: library.down.withLock { $0 = true }
         case .added, .notFound: break
         }
-        let result = switch door {
-        case .spines: try await harness.run("spines", "--json", try Self.photo(harness, "shelf"))
-        case .review: try await harness.run("review", "--accept", "1", "--json")
+        let result: CommandResult
+        switch door {
+        case .spines: result = try await harness.run("spines", "--json", try Self.photo(harness, "shelf"))
+        case .review:
+            // The entry's own number, as the listing shows it.
+            let number = try #require(try await harness.run("review", "--json").jsonLines.first?["number"] as? Int)
+            result = try await harness.run("review", "--accept", String(number), "--json")
         }
         let lines = result.jsonLines.filter { $0["event"] as? String != "summary" }
         #expect(lines.map { $0["event"] as? String } == [outcome.rawValue], "\(door): \(result.stdout)\(result.stderr)")

@@ -24,9 +24,9 @@ import Testing
         var out: [DecodedFrame] = []
         for await decoded in decoder.results { out.append(decoded) }
         #expect(out.map(\.frame.path) == frames.map(\.path))
-        guard case .read(let codes, _, _, _) = out[0].outcome else { Issue.record("first frame not read"); return }
+        guard case .read(let codes, _, _, _, _) = out[0].outcome else { Issue.record("first frame not read"); return }
         #expect(ReadCode.confirmed(from: codes).compactMap(\.debounceKey) == ["9780306406157"])
-        guard case .read(let none, _, _, _) = out[1].outcome else { Issue.record("blank frame not read"); return }
+        guard case .read(let none, _, _, _, _) = out[1].outcome else { Issue.record("blank frame not read"); return }
         #expect(none.isEmpty)
     }
 

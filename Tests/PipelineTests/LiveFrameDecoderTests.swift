@@ -22,7 +22,7 @@ import Testing
     }
 
     static func mainCodes(_ outcome: DecodedFrame.Outcome) -> Set<String>? {
-        guard case .read(let detections, _, _, _) = outcome else { return nil }
+        guard case .read(let detections, _, _, _, _) = outcome else { return nil }
         return Set(detections.filter { $0.isValid && !$0.symbology.isAddOn }.map { "\($0.symbology.rawValue):\($0.text)" })
     }
 

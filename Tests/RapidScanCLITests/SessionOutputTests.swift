@@ -97,6 +97,30 @@ import Testing
         #expect(summary.humanLines.contains { $0.contains("2 contradicted by the pixels, not reported") })
     }
 
+    /// Photos where a barcode was seen and not read are listed by name to take again, apart
+    /// from photos with no barcode; the human list stops at 20, the JSON list does not.
+    @Test func summaryListsThePhotosToReshootApartFromThoseWithoutABarcode() throws {
+        var record = SessionRecord()
+        for index in 0..<22 {
+            record.countFrame()
+            record.record(event("blurred-\(index).jpg", .unreadCode))
+        }
+        record.countFrame()
+        record.record(event("wall.jpg", .noCode))
+        let summary = SessionSummary(record: record, elapsed: 1, interrupted: false)
+        let lines = summary.humanLines
+        let start = try #require(lines.firstIndex(of: "  Could not read — re-shoot: 22"), "\(lines)")
+        #expect(Array(lines[(start + 1)...(start + 20)]) == (0..<20).map { "    blurred-\($0).jpg" })
+        #expect(lines[start + 21] == "    … and 2 more (`--json` lists them all)")
+        #expect(lines.contains("  1 frame without a barcode"), "\(lines)")
+        #expect(!lines.contains { $0.contains("wall.jpg") })
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(JSONLinesOutput.line(for: summary).text.utf8)) as? [String: Any])
+        #expect(object["unreadCode"] as? Int == 22 && object["noCode"] as? Int == 1)
+        #expect((object["unreadCodeFiles"] as? [String])?.count == 22)
+        #expect(JSONLinesOutput.line(for: event("a.jpg", .unreadCode)).text
+            == #"{"schema":1,"event":"unreadCode","file":"a.jpg","captureTime":"2026-11-22T10:15:30.250Z"}"#)
+    }
+
     @Test func toastsUseTheSeedsWording() {
         let book = ScannedBook(isbn13: isbn)
         #expect(event(.added(ScannedBook(isbn13: isbn, title: "Dune"))).toast == ("Added to Library", "Dune"))

@@ -17,7 +17,11 @@ struct ExportCommand: ParsableCommand {
 
         firestore: one JSON document with the collections works, isbnIndex, items, lists, users \
         (document id → the seed's camelCase fields, timestamps ISO 8601). csv: one row per book \
-        with its work's metadata. goodreads: the 24-column CSV Goodreads imports. json: \
+        with its work's metadata. goodreads: the 24-column CSV Goodreads imports, each book on \
+        the exclusive shelf Goodreads uses for it (read, currently-reading; to-read only for \
+        a book on Want to Read; unread for an unread book on a list of your own, \
+        not-interested), Bookshelves holding its own list and "owned", Owned Copies 1 for an \
+        owned book; `rapidscan import` reads the shelves back. json: \
         rapidscan's own versioned format; `rapidscan import` restores it losslessly. marcxml / \
         marc: one MARC 21 record per book (MARCXML, or ISO 2709 in UTF-8) with 020 ISBNs, 100/700 \
         names, 245 title, 264 publisher and year, 300 pages, 650 subjects and 852 holdings (list, \

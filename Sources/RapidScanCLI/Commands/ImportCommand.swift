@@ -123,6 +123,14 @@ struct ImportCommand: AsyncParsableCommand {
                     Console.error("\(OutsideText.shown(path)): \(refusedRows) \(refusedRows == 1 ? "row" : "rows") not added: the library is full "
                         + "(\(IntakeWording.libraryFull(owned: limit, limit: limit)), then import the same file again)")
                 }
+                if !summary.listsNotMade.isEmpty {
+                    // Said once for the file: the books are in, on their default lists.
+                    Console.error("\(OutsideText.shown(path)): shelves kept on the default lists: "
+                        + summary.listsNotMade.map { OutsideText.shown($0) }.joined(separator: ", ") + " — \(summary.listsNotMadeReason ?? "not made")")
+                }
+                if !json, !quiet, !summary.listsMade.isEmpty {
+                    Console.out("\(OutsideText.shown(path)): lists made for its shelves: " + summary.listsMade.map { OutsideText.shown($0) }.joined(separator: ", "))
+                }
                 total.add(summary)
             } catch let error as ImportError {
                 fileErrors += 1
@@ -187,6 +195,9 @@ extension ImportSummary {
         badRows += other.badRows
         failed += other.failed
         skipped += other.skipped
+        listsMade += other.listsMade
+        listsNotMade += other.listsNotMade
+        listsNotMadeReason = listsNotMadeReason ?? other.listsNotMadeReason
     }
 }
 
@@ -233,6 +244,9 @@ struct ImportSummaryLine: Encodable {
     var failed: Int
     var badRows: Int
     var skipped: Int
+    /// Lists made for the file's shelves, and those that could not be made (their books on the default lists).
+    var listsMade: [String]
+    var listsNotMade: [String]
     var interrupted: Bool
     var station: String?
 
@@ -245,6 +259,8 @@ struct ImportSummaryLine: Encodable {
         failed = summary.failed
         badRows = summary.badRows
         skipped = summary.skipped
+        listsMade = summary.listsMade
+        listsNotMade = summary.listsNotMade
         self.interrupted = interrupted
         self.station = station
     }

@@ -3,6 +3,7 @@ import BookMetadata
 import Catalogue
 import Foundation
 import Intake
+import LibraryTransfer
 import SpineMatching
 import SpineScanning
 
@@ -14,10 +15,15 @@ struct ReviewCommand: AsyncParsableCommand {
         Examples:
           rapidscan review
           rapidscan review --accept 1,3 --reject 2
+          rapidscan review --html review.html
 
-        Without options, lists the medium matches `rapidscan spines` kept back, numbered. \
+        Without options, lists the medium matches `rapidscan spines` kept back, each with \
+        its number. A number stays the entry's own: accepting 1 and 3 leaves 2 as 2. \
         --accept 1,3 adds those books as owned (the same step as a scan: already owned, \
-        library limit); --reject 2 drops them; --accept-all / --reject-all for scripts.
+        library limit); --reject 2 drops them; --accept-all / --reject-all for scripts. \
+        --html FILE writes one self-contained page (open it in a browser) showing each \
+        waiting spine's photo, what was read, the book it matched with its cover, and the \
+        exact commands that accept or reject it.
 
         Exit status: 0 done (nothing left to review); 6 matches still wait for review; \
         5 some accepted books did not fit in the library (`rapidscan account --pro`); \
@@ -45,7 +51,14 @@ struct ReviewCommand: AsyncParsableCommand {
     @Option(help: "The list accepted books go to, by id or name (default: Want to Read).", completion: ValueCompletion.listNames)
     var list: String?
 
+    @Option(help: ArgumentHelp("Write the waiting matches as one HTML page (photos inline) to this file.", valueName: "file"),
+            completion: .file(extensions: ["html"]))
+    var html: String?
+
     func validate() throws {
+        if html != nil && (acceptAll || rejectAll || accept != nil || reject != nil) {
+            throw ValidationError("--html lists the waiting matches: accept or reject them in another run")
+        }
         if acceptAll && rejectAll { throw ValidationError("--accept-all and --reject-all exclude each other") }
         if (acceptAll || rejectAll) && (accept != nil || reject != nil) {
             throw ValidationError("--accept-all/--reject-all cannot be combined with --accept/--reject")
@@ -69,37 +82,63 @@ struct ReviewCommand: AsyncParsableCommand {
         let review = SpineReview(catalogue: catalogue, listId: listId)
         let pending: [SpineRecord]
         do { pending = try review.pending() } catch { throw SessionExitStatus.fail("\(error)") }
-        let accepted = acceptAll ? Array(1...max(1, pending.count)).filter { $0 <= pending.count } : try accept.map(Self.numbers) ?? []
-        let rejected = rejectAll ? Array(1...max(1, pending.count)).filter { $0 <= pending.count } : try reject.map(Self.numbers) ?? []
+        // Each entry's number is its own (the stored row's), so numbers do not move as others are settled.
+        let waiting = Dictionary(pending.compactMap { record in record.id.map { (Int($0), record) } }, uniquingKeysWith: { first, _ in first })
+        let all = pending.compactMap { $0.id.map(Int.init) }
+        let accepted = acceptAll ? all : try accept.map(Self.numbers) ?? []
+        let rejected = rejectAll ? all : try reject.map(Self.numbers) ?? []
         var tally = IntakeTally()
         var inputErrors = false
         let output = SpineOutput(json: json, quiet: false)
+        if let html {
+            try writePage(pending, to: html, catalogue: catalogue)
+            try ExitStatus.exit(outcomes: pending.isEmpty ? [] : [.review])
+            return
+        }
         if accepted.isEmpty && rejected.isEmpty {
-            for (number, record) in pending.enumerated() { show(number + 1, record) }
+            for record in pending { if let id = record.id { show(Int(id), record) } }
             if !json { Console.error("\(pending.count) matches wait for review") }
             try ExitStatus.exit(outcomes: pending.isEmpty ? [] : [.review])
             return
         }
-        for number in Set(accepted + rejected).sorted() where number > pending.count {
-            Console.error("rapidscan: review: there is no entry \(number) (\(pending.count) pending)")
+        for number in Set(accepted + rejected).sorted() where waiting[number] == nil {
+            let numbers = all.map(String.init).joined(separator: ", ")
+            Console.error("rapidscan: review: no entry \(number) waits for review (\(pending.isEmpty ? "none waits" : "waiting: " + numbers))")
             inputErrors = true
         }
-        for number in accepted where number <= pending.count {
-            let event = review.accept(pending[number - 1])
+        for number in accepted {
+            guard let record = waiting[number] else { continue }
+            let event = review.accept(record)
             if event.inputError { inputErrors = true } else { tally.count(event.kind) }
-            output.write(event)
+            output.write(event, number: number)
         }
-        for number in rejected where number <= pending.count && !accepted.contains(number) {
-            do { try review.reject(pending[number - 1]) } catch { throw SessionExitStatus.fail("\(error)") }
-            var event = SpineEvent(kind: .unmatched, file: pending[number - 1].file, reading: pending[number - 1].text)
+        for number in rejected where !accepted.contains(number) {
+            guard let record = waiting[number] else { continue }
+            do { try review.reject(record) } catch { throw SessionExitStatus.fail("\(error)") }
+            var event = SpineEvent(kind: .unmatched, file: record.file, reading: record.text)
             event.reason = "rejected in review"
-            output.write(event)
+            output.write(event, number: number)
         }
         // What is left to review decides "6"; a queue that cannot be read is the database's failure.
         let left: Int
         do { left = try review.pending().count } catch { throw SessionExitStatus.fail("\(error)") }
         if left > 0 { tally.count(.review) }
         try ExitStatus.exit(outcomes: tally.kinds, inputErrors: inputErrors)
+    }
+
+    /// `--html FILE`: the page of the waiting matches, each with its cover when the cache has the work.
+    private func writePage(_ pending: [SpineRecord], to path: String, catalogue: any CatalogueStore) throws {
+        let entries = pending.compactMap { record -> ReviewPage.Entry? in
+            guard let id = record.id else { return nil }
+            let work = record.workKey.flatMap { key in try? catalogue.work(key: key) }
+            return ReviewPage.Entry(number: Int(id), record: record, coverURL: work?.coverImageUrl)
+        }
+        let page = ReviewPage(entries: entries, libraryArguments: library.db.map { ["--db", $0] } ?? [])
+        do { try ExportFile.write(Data(page.html().utf8), to: path) } catch {
+            Console.error("rapidscan: cannot write \(OutsideText.shown(path)): \(error.reason)")
+            throw ExitStatus.inputError
+        }
+        Console.error("\(entries.count) \(entries.count == 1 ? "match waits" : "matches wait") for review: \(OutsideText.shown(path))")
     }
 
     private func show(_ number: Int, _ record: SpineRecord) {

@@ -32,9 +32,11 @@ struct ScanCommand: AsyncParsableCommand {
         prints the summary and exits 130.
 
         --json prints one JSON object per event (event: added, alreadyOwned, notFound, \
-        libraryFull, queued, nonBook, rejected, debounced, unreadable, noCode, failed) with \
-        file, captureTime, isbn13, title and addon (a price add-on) where known, then a \
-        summary object.
+        libraryFull, queued, nonBook, rejected, debounced, unreadable, noCode, unreadCode, \
+        failed) with file, captureTime, isbn13, title and addon (a price add-on) where known, \
+        then a summary object. unreadCode is a photo where a barcode was seen and could not \
+        be read: the summary lists these files as "Could not read — re-shoot", apart from \
+        the photos without a barcode.
 
         In this command: \(SessionExitStatus.help)
         """

@@ -29,6 +29,9 @@ enum IntakeWording {
         var text: String { "\(command) \(purpose)" }
     }
 
+    /// A frame where a barcode was seen and could not be read: the photo to take again.
+    static let unreadCodeTitle = "Could not read — re-shoot"
+
     /// Said beside a book read from the ISBN printed on it, not from its bars.
     static let printedISBN = "from the printed ISBN"
 

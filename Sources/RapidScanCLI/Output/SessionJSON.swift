@@ -67,7 +67,7 @@ final class JSONLinesOutput: EventOutput {
             ("notFound", t.notFound), ("libraryFull", t.libraryFull), ("queued", t.queued),
             ("nonBook", t.nonBook), ("rejected", t.rejected), ("ambiguous", t.ambiguous),
             ("unconfirmed", t.unconfirmed), ("contradicted", t.contradicted), ("debounced", t.debounced),
-            ("unreadable", t.unreadable), ("noCode", t.noCode), ("dropped", t.dropped),
+            ("unreadable", t.unreadable), ("noCode", t.noCode), ("unreadCode", t.unreadCode), ("dropped", t.dropped),
             ("failed", t.failed), ("alreadyProcessed", t.alreadyProcessed),
         ]
         for (key, value) in counts { line.set(key, .int(value)) }
@@ -79,6 +79,7 @@ final class JSONLinesOutput: EventOutput {
             object.set("reason", entry.reason)
             return .object(object)
         }))
+        line.set("unreadCodeFiles", .array(summary.unreadCodeFiles.map { .string($0) }))
         line.setIfPresent("station", summary.station)
         return line
     }

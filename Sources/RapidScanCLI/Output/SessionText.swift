@@ -88,7 +88,9 @@ final class HumanOutput: EventOutput {
     static func isShown(_ kind: ScanEvent.Kind, detail: Detail) -> Bool {
         switch detail {
         case .verbose: true
-        case .normal: ![.debounced, .noCode, .dropped].contains(kind)
+        // A barcode that could not be read is listed in the summary (webcam frames show many
+        // while a book slides in), and toasted one by one only when verbose.
+        case .normal: ![.debounced, .noCode, .unreadCode, .dropped].contains(kind)
         case .quiet: [.notFound, .libraryFull, .rejected, .unreadable, .failed].contains(kind)
         }
     }
@@ -214,6 +216,7 @@ extension ScanEvent {
         case .debounced: return ("Repeat Skipped", "\(book.map { "ISBN \(IntakeWording.shown($0.isbn13))" } ?? printed) seen moments ago")
         case .unreadable(let reason): return ("Unreadable", reason)
         case .noCode: return ("No Barcode", "")
+        case .unreadCode: return (IntakeWording.unreadCodeTitle, "a barcode is there but could not be read")
         case .dropped: return ("Dropped", "newer frames were waiting")
         case let .failed(book, reason): return ("Failed", "\(book.title ?? "ISBN \(IntakeWording.shown(book.isbn13))"): \(reason)")
         }
@@ -221,6 +224,9 @@ extension ScanEvent {
 }
 
 extension SessionSummary {
+    /// Files named in the re-shoot list of the human summary (a webcam session can hold many).
+    static let unreadCodeFilesShown = 20
+
     /// The human summary printed at the end of `scan` and `watch`.
     var humanLines: [String] {
         let t = totals
@@ -244,6 +250,15 @@ extension SessionSummary {
         if t.noCode > 0 { other.append("\(t.noCode) frame\(t.noCode == 1 ? "" : "s") without a barcode") }
         if t.dropped > 0 { other.append("\(t.dropped) stale frame\(t.dropped == 1 ? "" : "s") dropped") }
         if !other.isEmpty { lines.append("  " + other.joined(separator: ", ")) }
+        if t.unreadCode > 0 {
+            // The files to take again, and only those: a barcode was seen there and not read.
+            lines.append("  \(IntakeWording.unreadCodeTitle): \(t.unreadCode)")
+            let shownFiles = unreadCodeFiles.prefix(Self.unreadCodeFilesShown)
+            lines += shownFiles.map { "    \(OutsideText.shown($0))" }
+            if unreadCodeFiles.count > shownFiles.count {
+                lines.append("    … and \(unreadCodeFiles.count - shownFiles.count) more (`--json` lists them all)")
+            }
+        }
         if t.alreadyProcessed > 0 {
             lines.append("  Skipped \(t.alreadyProcessed) file\(t.alreadyProcessed == 1 ? "" : "s") processed by an earlier run (--rescan reads them again)")
         }
