@@ -16,6 +16,10 @@ import SpineOCR
 //
 // Usage: PrintedISBNBenchmark SHARED_BARCODES_DIR CACHE_DIR [--effort normal|thorough] [--half checking|tuning|both]
 //        [--stride N] (every Nth photo of the half: a shorter run on a busy machine) [--verbose]
+//        PrintedISBNBenchmark --cost FOLDER [--stride N]: what the printed pass costs a barcode set's photos
+//        if none read a code (every image of FOLDER, as `decode` would ask after bars that read nothing),
+//        with the character-row gate (normal effort) and without it (the page always read);
+//        --gate-only: the gate alone (which photos it would let through), no OCR.
 
 func threadCPU() -> Double {
     var spec = timespec()
@@ -33,14 +37,55 @@ struct Sample {
 }
 
 let arguments = CommandLine.arguments
+/// One line to standard output, unbuffered (progress shows while a long run goes on).
+func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+if let index = arguments.firstIndex(of: "--cost"), index + 1 < arguments.count {
+    let folder = URL(fileURLWithPath: arguments[index + 1])
+    let every = arguments.firstIndex(of: "--stride").flatMap { Int(arguments[$0 + 1]) } ?? 1
+    let names = (try FileManager.default.contentsOfDirectory(atPath: folder.path))
+        .filter { [".jpg", ".jpeg", ".png"].contains(where: $0.lowercased().hasSuffix) }.sorted()
+    let gated = PrintedISBNFollowUp(budget: .forEffort(.normal)!)
+    var always = PrintedISBNReader.Budget.forEffort(.normal)!
+    always.needsCharacterRow = false
+    let ungated = PrintedISBNFollowUp(budget: always)
+    var photos = 0, passed = 0, gatedReported = 0, ungatedReported = 0
+    var gateCPU = 0.0, gatedCPU = 0.0, ungatedCPU = 0.0
+    for (number, name) in names.enumerated() where number % every == 0 {
+        let options = ImageLoadOptions(applyOrientation: true)
+        guard let image = try? ImageLoader.load(contentsOf: folder.appendingPathComponent(name), options: options).image else { continue }
+        let empty = FileScanResult(codes: [], rejected: [], imageWidth: image.width, imageHeight: image.height)
+        let t0 = threadCPU()
+        let holds = CharacterRows.holdsNumberLikeRow(image)
+        let t1 = threadCPU()
+        let gateOnly = arguments.contains("--gate-only")
+        let withGate = gateOnly ? empty : gated.followUp(empty) { image }
+        let t2 = threadCPU()
+        let withoutGate = gateOnly ? empty : ungated.followUp(empty) { image }
+        let t3 = threadCPU()
+        photos += 1
+        if holds { passed += 1 }
+        gateCPU += t1 - t0; gatedCPU += t2 - t1; ungatedCPU += t3 - t2
+        gatedReported += withGate.codes.count
+        ungatedReported += withoutGate.codes.count
+        if arguments.contains("--verbose") {
+            say(String(format: "%@ %dx%d row %@ gated %.0f ms %@ ungated %.0f ms %@", name, image.width, image.height,
+                       holds ? "yes" : "no", (t2 - t1) * 1000, withGate.codes.map(\.text).description,
+                       (t3 - t2) * 1000, withoutGate.codes.map(\.text).description))
+        }
+    }
+    let n = Double(max(1, photos))
+    say("printed pass on \(folder.path) (\(photos) photos\(every > 1 ? ", every \(every)th" : ""), as if no code was read):")
+    say(String(format: "  character-row gate: %d of %d photos pass, %.1f ms CPU/photo", passed, photos, gateCPU * 1000 / n))
+    say(String(format: "  gated (normal effort): %.0f ms CPU/photo, %d printed ISBNs reported", gatedCPU * 1000 / n, gatedReported))
+    say(String(format: "  page always read:      %.0f ms CPU/photo, %d printed ISBNs reported", ungatedCPU * 1000 / n, ungatedReported))
+    exit(0)
+}
 guard arguments.count >= 3 else {
     FileHandle.standardError.write(Data("usage: PrintedISBNBenchmark SHARED_BARCODES_DIR CACHE_DIR [--effort normal|thorough]\n".utf8))
     exit(64)
 }
 let barcodes = URL(fileURLWithPath: arguments[1])
 let cache = URL(fileURLWithPath: arguments[2])
-/// One line to standard output, unbuffered (progress shows while a long run goes on).
-func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
 func option(_ name: String) -> String? { arguments.firstIndex(of: name).flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil } }
 let halves = option("--half").map { $0 == "both" ? ["checking", "tuning"] : [$0] } ?? ["checking"]
 let stride = max(1, option("--stride").flatMap(Int.init) ?? 1)
@@ -131,6 +176,8 @@ func naiveRead(_ image: GrayImage, naive: TesseractEngine, tenOrThirteen: NSRegu
 struct Tally {
     var photos = 0, withISBN = 0, right = 0, wrong = 0, trapsReported = 0, cpu = 0.0
     var naiveRight = 0, naiveWrong = 0, naiveCPU = 0.0
+    /// Photos whose page the character-row gate would not read at normal effort (`CharacterRows`).
+    var noRow = 0
 }
 var tallies: [String: [String: Tally]] = [:]  // half -> set -> tally
 let verbose = arguments.contains("--verbose")
@@ -148,6 +195,7 @@ for sample in samples {
     let naiveFound = naiveRead(sample.image, naive: naive, tenOrThirteen: tenOrThirteen)
     let ended = threadCPU()
     tally.photos += 1
+    if !CharacterRows.holdsNumberLikeRow(sample.image) { tally.noRow += 1 }
     tally.cpu += middle - started
     tally.naiveCPU += ended - middle
     if let expected = sample.expected {
@@ -172,13 +220,13 @@ for half in halves {
     var total = Tally()
     for (set, t) in (tallies[half] ?? [:]).sorted(by: { $0.key < $1.key }) {
         let read = t.withISBN > 0 ? "read \(t.right)/\(t.withISBN)" : "traps \(t.photos)"
-        say(String(format: "  %-40@ %@, wrong %d, %.0f ms CPU/photo | naive: read %d, wrong %d, %.0f ms CPU/photo",
-                     set as NSString, read as NSString, t.wrong, t.cpu * 1000 / Double(max(1, t.photos)),
+        say(String(format: "  %-40@ %@, wrong %d, no character row %d, %.0f ms CPU/photo | naive: read %d, wrong %d, %.0f ms CPU/photo",
+                     set as NSString, read as NSString, t.wrong, t.noRow, t.cpu * 1000 / Double(max(1, t.photos)),
                      t.naiveRight, t.naiveWrong, t.naiveCPU * 1000 / Double(max(1, t.photos))))
         total.photos += t.photos; total.withISBN += t.withISBN; total.right += t.right; total.wrong += t.wrong
-        total.cpu += t.cpu; total.naiveRight += t.naiveRight; total.naiveWrong += t.naiveWrong; total.naiveCPU += t.naiveCPU
+        total.cpu += t.cpu; total.noRow += t.noRow; total.naiveRight += t.naiveRight; total.naiveWrong += t.naiveWrong; total.naiveCPU += t.naiveCPU
     }
-    say(String(format: "  %-40@ read %d/%d, wrong %d of %d photos, %.0f ms CPU/photo | naive: read %d, wrong %d, %.0f ms CPU/photo",
-                 "all" as NSString, total.right, total.withISBN, total.wrong, total.photos, total.cpu * 1000 / Double(max(1, total.photos)),
+    say(String(format: "  %-40@ read %d/%d, wrong %d of %d photos, no character row %d, %.0f ms CPU/photo | naive: read %d, wrong %d, %.0f ms CPU/photo",
+                 "all" as NSString, total.right, total.withISBN, total.wrong, total.photos, total.noRow, total.cpu * 1000 / Double(max(1, total.photos)),
                  total.naiveRight, total.naiveWrong, total.naiveCPU * 1000 / Double(max(1, total.photos))))
 }

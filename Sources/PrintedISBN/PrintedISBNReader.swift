@@ -22,6 +22,8 @@ public final class PrintedISBNReader {
         public var otherFormats: [Found] = []
         /// Candidates whose check held but that no second reading confirmed.
         public var unconfirmed = 0
+        /// The page was not read: no row of character-sized marks (`CharacterRows`) was seen.
+        public var pageSkipped = false
 
         public struct Found: Sendable, Hashable {
             public var isbn: ISBN13
@@ -38,23 +40,28 @@ public final class PrintedISBNReader {
         public var pageScales: [Int]
         /// CPU milliseconds each whole-photo pass may take (the words read by then are kept).
         public var pageMilliseconds: Int
+        /// The page is read only when it shows a row of character-sized marks as long as an
+        /// ISBN line (`CharacterRows`, a few ms): most codeless photos then cost no OCR.
+        public var needsCharacterRow: Bool
 
-        public init(pageScales: [Int], pageMilliseconds: Int) {
+        public init(pageScales: [Int], pageMilliseconds: Int, needsCharacterRow: Bool = false) {
             self.pageScales = pageScales
             self.pageMilliseconds = pageMilliseconds
+            self.needsCharacterRow = needsCharacterRow
         }
 
-        /// None at fast effort; one scale at normal; two at thorough.
+        /// None at fast effort; one scale at normal, on photos with a row like an ISBN line;
+        /// two at thorough, on every photo.
         public static func forEffort(_ effort: ScanEffort) -> Budget? {
             switch effort {
             case .fast: nil
-            case .normal: Budget(pageScales: [2_400_000], pageMilliseconds: 2_500)
+            case .normal: Budget(pageScales: [2_400_000], pageMilliseconds: 2_500, needsCharacterRow: true)
             case .thorough: Budget(pageScales: [2_400_000, 1_000_000], pageMilliseconds: 4_000)
             }
         }
 
         /// A webcam frame: one small pass, so the frames after it are not kept waiting long.
-        public static let live = Budget(pageScales: [1_000_000], pageMilliseconds: 600)
+        public static let live = Budget(pageScales: [1_000_000], pageMilliseconds: 600, needsCharacterRow: true)
     }
 
     public init() throws(TesseractError) {
@@ -68,6 +75,10 @@ public final class PrintedISBNReader {
     /// The ISBNs printed on `image`, confirmed, within `budget`.
     public func read(_ image: GrayImage, budget: Budget) -> Reading {
         var reading = Reading()
+        if budget.needsCharacterRow, !CharacterRows.holdsNumberLikeRow(image) {
+            reading.pageSkipped = true
+            return reading
+        }
         for pixels in budget.pageScales {
             reading = readPage(image, pixels: pixels, milliseconds: budget.pageMilliseconds)
             if !reading.accepted.isEmpty || !reading.otherFormats.isEmpty { break }

@@ -1,0 +1,150 @@
+import Imaging
+
+/// Rows of character-sized marks, found without OCR: where a printed ISBN line could be.
+///
+/// An ISBN line is ten or more marks of one height side by side ("ISBN 0-345-34803-6", the
+/// digits under the bars). Most photos that read no code (a shelf, a table, a blurred cover)
+/// have no such row large enough to read, and the page pass (Tesseract, 0.5–2.5 s of CPU) is
+/// spent only on a photo that has one. One pass over a copy of at most ~0.6 MP: marks darker
+/// (or lighter) than their neighbourhood by a clear step, joined into connected components,
+/// grouped into rows by height and baseline.
+public enum CharacterRows {
+    /// Marks in the longest row of like marks, the ISBN line's shortest form being "ISBN" and
+    /// ten digits (characters that touch join into one mark, so fewer are asked for).
+    static let minimumRowLength = 8
+    /// Marks at least this many pixels tall in the reduced copy (the page pass scales a 12 MP
+    /// photo to 2.4 MP: 5 px at 1/4 is ~9 px there, where Tesseract starts reading).
+    static let minimumMarkHeight = 5
+    /// The reduced copy's size bound.
+    static let workPixels = 600_000
+    /// How much darker (or lighter) than the window's mean a pixel is to be ink.
+    static let inkStep = 14
+
+    /// Whether `image` holds a row of character-sized marks as long as an ISBN line.
+    public static func holdsNumberLikeRow(_ image: GrayImage) -> Bool {
+        longestRow(in: image) >= minimumRowLength
+    }
+
+    /// The most marks of one height in one row, over dark and light ink.
+    static func longestRow(in image: GrayImage) -> Int {
+        var factor = 1
+        while (image.width / factor) * (image.height / factor) > workPixels { factor *= 2 }
+        let work = image.downscaled(by: factor)
+        guard work.width >= 16, work.height >= 16 else { return 0 }
+        let means = boxMeans(work, radius: max(8, min(work.width, work.height) / 40))
+        var best = 0
+        for darkInk in [true, false] {
+            let marks = components(work, means: means, darkInk: darkInk)
+            best = max(best, longestRun(marks))
+            if best >= minimumRowLength { break }
+        }
+        return best
+    }
+
+    struct Mark {
+        var x0: Int, y0: Int, x1: Int, y1: Int
+        var height: Int { y1 - y0 + 1 }
+        var width: Int { x1 - x0 + 1 }
+        var centerY: Double { Double(y0 + y1) / 2 }
+    }
+
+    /// The mean of each pixel's `(2 radius + 1)²` window (integral image), as integers.
+    private static func boxMeans(_ image: GrayImage, radius: Int) -> [UInt8] {
+        let width = image.width, height = image.height, stride = width + 1
+        var sums = [Int](repeating: 0, count: stride * (height + 1))
+        var means = [UInt8](repeating: 0, count: width * height)
+        image.pixels.withUnsafeBufferPointer { source in
+            sums.withUnsafeMutableBufferPointer { sums in
+                for y in 0..<height {
+                    var rowSum = 0
+                    for x in 0..<width {
+                        rowSum += Int(source[y * width + x])
+                        sums[(y + 1) * stride + x + 1] = sums[y * stride + x + 1] + rowSum
+                    }
+                }
+                means.withUnsafeMutableBufferPointer { means in
+                    for y in 0..<height {
+                        let top = max(0, y - radius), bottom = min(height, y + radius + 1)
+                        for x in 0..<width {
+                            let left = max(0, x - radius), right = min(width, x + radius + 1)
+                            let sum = sums[bottom * stride + right] - sums[top * stride + right]
+                                - sums[bottom * stride + left] + sums[top * stride + left]
+                            means[y * width + x] = UInt8(sum / ((bottom - top) * (right - left)))
+                        }
+                    }
+                }
+            }
+        }
+        return means
+    }
+
+    /// Connected ink components (4-connected) of character size: `minimumMarkHeight` to 1/6 of
+    /// the image tall, at most 2.5 heights wide (two touching characters), not a speck.
+    private static func components(_ image: GrayImage, means: [UInt8], darkInk: Bool) -> [Mark] {
+        let width = image.width, height = image.height
+        let maximumHeight = max(minimumMarkHeight, height / 6)
+        var marks: [Mark] = []
+        // 0: paper, 1: ink not yet visited, 2: visited.
+        var state = [UInt8](repeating: 0, count: width * height)
+        var stack: [Int32] = []
+        image.pixels.withUnsafeBufferPointer { pixels in
+            means.withUnsafeBufferPointer { means in
+                state.withUnsafeMutableBufferPointer { state in
+                    for index in 0..<width * height {
+                        let step = darkInk ? Int(means[index]) - Int(pixels[index]) : Int(pixels[index]) - Int(means[index])
+                        if step >= inkStep { state[index] = 1 }
+                    }
+                    for start in 0..<width * height where state[start] == 1 {
+                        state[start] = 2
+                        stack.append(Int32(start))
+                        var mark = Mark(x0: start % width, y0: start / width, x1: start % width, y1: start / width)
+                        var count = 0
+                        while let last = stack.popLast() {
+                            let index = Int(last), x = index % width, y = index / width
+                            count += 1
+                            mark.x0 = min(mark.x0, x); mark.x1 = max(mark.x1, x)
+                            mark.y0 = min(mark.y0, y); mark.y1 = max(mark.y1, y)
+                            if x > 0, state[index - 1] == 1 { state[index - 1] = 2; stack.append(Int32(index - 1)) }
+                            if x + 1 < width, state[index + 1] == 1 { state[index + 1] = 2; stack.append(Int32(index + 1)) }
+                            if y > 0, state[index - width] == 1 { state[index - width] = 2; stack.append(Int32(index - width)) }
+                            if y + 1 < height, state[index + width] == 1 { state[index + width] = 2; stack.append(Int32(index + width)) }
+                        }
+                        let h = mark.height
+                        guard h >= minimumMarkHeight, h <= maximumHeight, mark.width * 2 <= h * 5, count >= h else { continue }
+                        marks.append(mark)
+                    }
+                }
+            }
+        }
+        return marks
+    }
+
+    /// The longest run of marks side by side: centres within a third of their height of the
+    /// row's, heights within 1.5× of each other, gaps under 1.5 heights.
+    static func longestRun(_ marks: [Mark]) -> Int {
+        let sorted = marks.sorted { $0.centerY < $1.centerY }
+        var best = 0
+        var rows: [[Mark]] = []
+        var rowCenter = 0.0
+        for mark in sorted {
+            if let last = rows.indices.last, abs(mark.centerY - rowCenter) < Double(mark.height) / 3 {
+                rows[last].append(mark)
+                rowCenter += (mark.centerY - rowCenter) / Double(rows[last].count)
+            } else {
+                rows.append([mark])
+                rowCenter = mark.centerY
+            }
+        }
+        for row in rows where row.count >= minimumRowLength {
+            let ordered = row.sorted { $0.x0 < $1.x0 }
+            var run = 1
+            for (previous, mark) in zip(ordered, ordered.dropFirst()) {
+                let tall = max(previous.height, mark.height), short = min(previous.height, mark.height)
+                let alike = Double(tall) <= Double(short) * 1.5
+                run = alike && mark.x0 - previous.x1 <= tall * 3 / 2 ? run + 1 : 1
+                best = max(best, run)
+            }
+        }
+        return best
+    }
+}
