@@ -152,7 +152,7 @@ let package = Package(
         .testTarget(name: "PrintedISBNTests", dependencies: ["PrintedISBN", "BarcodeReading", "BookCodes", "Imaging", "ImageTestSupport", "TestSupport"]),
         .testTarget(name: "SpineOCRTests", dependencies: ["ImageTestSupport", "SpineOCR", "SpineMatching", "Imaging", "Vision", "TestSupport"]),
         .testTarget(name: "VisionTests", dependencies: ["Vision", "Imaging", "MetadataSources", "TestSupport"]),
-        .testTarget(name: "SpineScanningTests", dependencies: ["SpineScanning", "SpineMatching", "Catalogue", "Intake", "Vision"]),
+        .testTarget(name: "SpineScanningTests", dependencies: ["SpineScanning", "SpineMatching", "Catalogue", "Intake", "Vision", "BookLookup", "MetadataSources", "TestSupport"]),
         .testTarget(name: "SpineMatchingTests", dependencies: ["SpineMatching", "Vision", "TestSupport"], exclude: ["Resources"]),
         // The CLI's own rules (exit table, raw-frame syntax, terminal detection) as units.
         .testTarget(name: "RapidScanCLITests", dependencies: [

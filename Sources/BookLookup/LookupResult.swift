@@ -1,4 +1,5 @@
 import BookCodes
+import BookMetadata
 import Catalogue
 import Foundation
 import MetadataSources
@@ -54,7 +55,7 @@ public enum LookupProvenance: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// One source that could not answer, and why.
-public struct SourceFailure: Sendable, Hashable, CustomStringConvertible {
+public struct SourceFailure: Error, Sendable, Hashable, CustomStringConvertible {
     public let source: String
     public let error: SourceError
 
@@ -64,6 +65,12 @@ public struct SourceFailure: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { "\(source): \(error)" }
+}
+
+/// An edition a source's search returned, with the cached work it was filed under.
+public struct SearchHit: Sendable, Hashable {
+    public let edition: EditionMetadata
+    public let work: Work
 }
 
 /// A title/author search: works from the cache or the first source that had any.

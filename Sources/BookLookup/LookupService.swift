@@ -118,23 +118,45 @@ public final class LookupService: Sendable {
         var failures: [SourceFailure] = []
         for source in asked {
             do {
-                let editions = try await source.search(title: title, author: author, limit: limit)
                 var seen = Set<String>()
-                let works: [Work]
-                do {
-                    works = try editions.map { edition throws(CatalogueError) in try catalogue.recordSearchResult(edition, now: clock()) }
-                        .filter { seen.insert($0.workKey).inserted }
-                } catch {
-                    // Answers the cache cannot file are no answer (a caller must not take "nothing found" from it).
-                    failures.append(SourceFailure(source: "database", error: .badResponse("\(catalogue.location): \(error)")))
-                    return SearchOutcome(works: [], source: nil, failures: failures)
-                }
+                let works = try await search(source, title: title, author: author, limit: limit).map(\.work)
+                    .filter { seen.insert($0.workKey).inserted }
                 if !works.isEmpty { return SearchOutcome(works: works, source: .source(source.name), failures: failures) }
             } catch {
-                failures.append(SourceFailure(source: source.name, error: error))
+                failures.append(error)
+                // Answers the cache cannot file are no answer (a caller must not take "nothing found" from it).
+                if error.source == LookupProvenance.database.name { return SearchOutcome(works: [], source: nil, failures: failures) }
             }
         }
         return SearchOutcome(works: [], source: nil, failures: failures)
+    }
+
+    /// One source's title/author search (the one way every search asks a source, spine
+    /// candidates included): a source the breaker paused is not asked (its pause is the
+    /// failure), its answer or failure is recorded with the breaker, and what it returns is
+    /// filed into the cache. Offline, a source that is not local answers nothing.
+    /// The failure names the source, or the database when the cache could not file the answer.
+    public func search(_ source: any MetadataSource, title: String, author: String?, offline: Bool = false,
+                       limit: Int = 20) async throws(SourceFailure) -> [SearchHit] {
+        if offline && !source.isLocal { return [] }
+        if let paused = breaker.pausedError(for: source.name, now: clock()) {
+            throw SourceFailure(source: source.name, error: paused)
+        }
+        let editions: [EditionMetadata]
+        do {
+            editions = try await source.search(title: title, author: author, limit: limit)
+            breaker.record(.success(()), for: source.name, now: clock())
+        } catch {
+            breaker.record(.failure(error), for: source.name, now: clock())
+            throw SourceFailure(source: source.name, error: error)
+        }
+        do {
+            return try editions.map { edition throws(CatalogueError) in
+                SearchHit(edition: edition, work: try catalogue.recordSearchResult(edition, now: clock()))
+            }
+        } catch {
+            throw SourceFailure(source: LookupProvenance.database.name, error: .badResponse("\(catalogue.location): \(error)"))
+        }
     }
 
     // MARK: - Steps

@@ -7,7 +7,7 @@ import Foundation
 /// records read from MARCXML (245 title/subtitle, 100/700 names, 020 ISBNs, 260/264 publisher
 /// and date, 300 pages, 650 subjects, 520 summary, 008 language). Off unless enabled; kept to
 /// one request a second (a public service with no published quota).
-public struct LibraryOfCongressSource: MetadataSource {
+public struct LibraryOfCongressSource: PacedSource {
     public struct Settings: Sendable, Hashable {
         public static let defaultBaseURL = URL(string: "http://lx2.loc.gov:210")!
 
@@ -30,6 +30,7 @@ public struct LibraryOfCongressSource: MetadataSource {
     private let userAgent: String
     private let client: HTTPClient
     private let rateLimiter: TokenBucket
+    public let pacing: SourcePacing
 
     static let databasePath = "/LCDB"
     static let maxCategories = 10
@@ -39,7 +40,9 @@ public struct LibraryOfCongressSource: MetadataSource {
         self.baseURL = settings.baseURL
         self.userAgent = settings.userAgent
         self.client = client
-        self.rateLimiter = TokenBucket(rate: settings.requestsPerSecond, capacity: 1, clock: client.clock)
+        self.pacing = SourcePacing(source: SourceDisplayName.of(Self.sourceName),
+                                   advice: "\(settings.requestsPerSecond == 1 ? "1 request" : "\(settings.requestsPerSecond) requests")/s, its published limit")
+        self.rateLimiter = TokenBucket(rate: settings.requestsPerSecond, capacity: 1, clock: client.clock, pacing: pacing)
     }
 
     public func edition(isbn: ISBN13) async throws(SourceError) -> EditionMetadata? {

@@ -6,7 +6,7 @@ import Foundation
 /// work and author records; `search.json` for titles. Identifies itself with
 /// `User-Agent: rapidscan/<version> (<contact>)` and keeps to its rate limit
 /// (1 request/s, or 3/s with a contact).
-public struct OpenLibrarySource: MetadataSource {
+public struct OpenLibrarySource: PacedSource {
     /// What this source needs to know, and nothing else of the app's configuration.
     public struct Settings: Sendable, Hashable {
         public static let defaultBaseURL = URL(string: "https://openlibrary.org")!
@@ -34,6 +34,13 @@ public struct OpenLibrarySource: MetadataSource {
         public var userAgent: String { product + (contact.map { " (\($0))" } ?? "") }
         /// The rate kept to: the one set, else 3 requests/s when identified by a contact, else 1.
         public var effectiveRequestsPerSecond: Double { requestsPerSecond ?? (contact == nil ? 1 : 3) }
+
+        /// The pace kept to and, without a contact, how to triple it.
+        public var pacingAdvice: String {
+            let rate = effectiveRequestsPerSecond
+            let pace = "\(rate == rate.rounded() ? String(Int(rate)) : String(format: "%.1f", rate)) request\(rate == 1 ? "" : "s")/s"
+            return contact == nil && rate < 3 ? "\(pace) without a contact; set [sources.openLibrary] contact for 3/s" : pace
+        }
     }
 
     /// The name in `apiSource`, the breaker and the config's `[sources.openLibrary]`.
@@ -44,6 +51,7 @@ public struct OpenLibrarySource: MetadataSource {
     public let userAgent: String
     private let client: HTTPClient
     private let rateLimiter: TokenBucket
+    public let pacing: SourcePacing
 
     /// Fields asked of `search.json` (it returns much more without them).
     static let searchFields = "key,title,author_name,first_publish_year,isbn,cover_i,number_of_pages_median,publisher,language,subject"
@@ -56,7 +64,8 @@ public struct OpenLibrarySource: MetadataSource {
         self.coversURL = settings.coversURL
         self.client = client
         self.userAgent = settings.userAgent
-        self.rateLimiter = TokenBucket(rate: settings.effectiveRequestsPerSecond, clock: client.clock)
+        self.pacing = SourcePacing(source: SourceDisplayName.of(Self.sourceName), advice: settings.pacingAdvice)
+        self.rateLimiter = TokenBucket(rate: settings.effectiveRequestsPerSecond, clock: client.clock, pacing: pacing)
     }
 
     public func edition(isbn: ISBN13) async throws(SourceError) -> EditionMetadata? {

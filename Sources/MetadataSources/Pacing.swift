@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Time as the HTTP client sees it: a monotonic "now" and a way to wait. Tests inject a
 /// manual clock so back-off and rate-limit waits are recorded instead of slept.
@@ -26,6 +27,53 @@ public struct SystemPacingClock: PacingClock {
     }
 }
 
+/// The time requests to one source waited for its rate limit, and how to say so: what a user
+/// is told when a source's pacing, not the work, is what they wait for.
+public final class SourcePacing: Sendable {
+    /// The source as people read it ("Open Library").
+    public let source: String
+    /// The pace and how to change it ("1 request/s without a contact; set [sources.openLibrary] contact for 3/s").
+    public let advice: String
+    private struct State {
+        var seconds: TimeInterval = 0
+        var requests = 0
+        /// The end of the last wait: waits of concurrent requests overlap and are counted once.
+        var waitingUntil: TimeInterval = -.infinity
+        var onWait: (@Sendable (TimeInterval) -> Void)?
+    }
+    private let state = Mutex(State())
+
+    public init(source: String, advice: String) {
+        self.source = source
+        self.advice = advice
+    }
+
+    /// "waiting for Open Library: 1 request/s without a contact; set [sources.openLibrary] contact for 3/s".
+    public var waitingLine: String { "waiting for \(source): \(advice)" }
+
+    /// Seconds someone waited (overlapping waits once), and how many requests waited.
+    public var waited: (seconds: TimeInterval, requests: Int) { state.withLock { ($0.seconds, $0.requests) } }
+
+    /// Called (on the waiting task) as each wait begins, with its length.
+    public func onWait(_ handler: @escaping @Sendable (TimeInterval) -> Void) { state.withLock { $0.onWait = handler } }
+
+    /// A wait of `seconds` beginning at `now` (the bucket's clock).
+    func record(_ seconds: TimeInterval, at now: TimeInterval) {
+        let handler = state.withLock { state in
+            state.seconds += max(0, now + seconds - max(now, state.waitingUntil))
+            state.waitingUntil = max(state.waitingUntil, now + seconds)
+            state.requests += 1
+            return state.onWait
+        }
+        handler?(seconds)
+    }
+}
+
+/// A source that keeps to a rate limit of its own (Open Library, Library of Congress).
+public protocol PacedSource: MetadataSource {
+    var pacing: SourcePacing { get }
+}
+
 /// Token bucket: `rate` requests per second with bursts of up to `capacity`. Each caller
 /// reserves the next free slot, so concurrent callers are spaced fairly.
 public actor TokenBucket {
@@ -34,28 +82,33 @@ public actor TokenBucket {
     private let clock: any PacingClock
     private var tokens: Double
     private var updated: TimeInterval
+    /// Where the waits are counted, if anywhere.
+    private nonisolated let pacing: SourcePacing?
 
-    public init(rate: Double, capacity: Double? = nil, clock: any PacingClock = SystemPacingClock()) {
+    public init(rate: Double, capacity: Double? = nil, clock: any PacingClock = SystemPacingClock(), pacing: SourcePacing? = nil) {
         precondition(rate > 0, "rate must be positive")
         self.rate = rate
         self.capacity = max(1, capacity ?? rate.rounded(.down))
         self.clock = clock
         self.tokens = self.capacity
         self.updated = clock.now
+        self.pacing = pacing
     }
 
     /// Waits until a request may be sent.
     public nonisolated func acquire() async {
-        let wait = await reserve()
-        if wait > 0 { await clock.sleep(seconds: wait) }
+        let (wait, now) = await reserve()
+        guard wait > 0 else { return }
+        pacing?.record(wait, at: now)
+        await clock.sleep(seconds: wait)
     }
 
-    /// Takes a token (possibly one not yet earned) and says how long to wait for it.
-    private func reserve() -> TimeInterval {
+    /// Takes a token (possibly one not yet earned) and says how long to wait for it, from when.
+    private func reserve() -> (wait: TimeInterval, now: TimeInterval) {
         let now = clock.now
         tokens = min(capacity, tokens + (now - updated) * rate)
         updated = now
         tokens -= 1
-        return tokens >= 0 ? 0 : -tokens / rate
+        return (tokens >= 0 ? 0 : -tokens / rate, now)
     }
 }

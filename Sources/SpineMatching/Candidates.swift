@@ -75,9 +75,13 @@ public protocol CandidateSource: Sendable {
     func candidates(for query: CandidateQuery, limit: Int) async throws -> [PreparedCandidate]
     /// Books by these authors (shelf context): by default an author-only search per author.
     func books(by authors: [String], limit: Int) async throws -> [PreparedCandidate]
+    /// Asking it sends a request over the network (a reading that is mostly junk does not).
+    var asksNetwork: Bool { get }
 }
 
 extension CandidateSource {
+    public var asksNetwork: Bool { false }
+
     public func books(by authors: [String], limit: Int) async throws -> [PreparedCandidate] {
         var found: [PreparedCandidate] = []
         for author in authors { found += try await candidates(for: CandidateQuery(title: "", author: author, text: ""), limit: limit) }

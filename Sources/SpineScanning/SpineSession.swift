@@ -241,28 +241,23 @@ public final class SpineSession: Sendable {
         return summary
     }
 
-    /// Matches the readings no earlier run settled, a few at a time (each may search Google
-    /// Books and Open Library); results by reading index.
+    /// Matches the readings no earlier run settled; results by reading index. Every reading is
+    /// matched against what is on this machine first (the cache, a loaded dump); only those it
+    /// did not settle then go to the network sources, a few at a time, as one batch for the photo
+    /// (a search asked twice is sent once: `SearchCandidateSource`).
     func matchAll(_ readings: [SpineReading], skipping records: [Int: SpineRecord]) async -> [Int: SpineMatch] {
         let pending = readings.enumerated().filter { index, _ in records[index].map { $0.status == .libraryFull } ?? true }
-        var matches: [Int: SpineMatch] = [:]
-        await withTaskGroup(of: (Int, SpineMatch).self) { group in
-            var next = pending.makeIterator()
-            func addNext() {
-                guard let (index, reading) = next.next() else { return }
-                group.addTask { [matcher, sources] in (index, await matcher.match(reading, sources: sources)) }
-            }
-            for _ in 0..<Self.concurrentMatches { addNext() }
-            while let (index, match) = await group.next() {
-                matches[index] = match
-                addNext()
-            }
+        let local = sources.filter { !$0.asksNetwork }
+        var matches = await match(pending, sources: local)
+        if local.count < sources.count {
+            let unsettled = pending.filter { index, _ in matches[index]?.decision != .strong }
+            matches.merge(await match(unsettled, sources: sources)) { _, afar in afar }
         }
         // An author read apart from its title: the two tried as one reading (a few per photo).
         let inShelfOrder = readings.indices.map { matches[$0] }
         let joins = SpineMatcher.neighbourJoins(readings, inShelfOrder, thresholds: matcher.thresholds)
-        var results: [SpineMatch] = []
-        for join in joins { results.append(await matcher.match(join.joined, sources: sources)) }
+        let joined = await match(Array(joins.map(\.joined).enumerated()), sources: sources)
+        let results = joins.indices.compactMap { joined[$0] }
         for (index, match) in SpineMatcher.acceptedJoins(joins, results, matches: inShelfOrder) {
             matches[index] = match
         }
@@ -279,6 +274,24 @@ public final class SpineSession: Sendable {
             }
             for (index, match) in matcher.shelfContext(readings, settled, requests: requests, books: { $0.flatMap { books[$0] ?? [] } }) {
                 matches[index] = match
+            }
+        }
+        return matches
+    }
+
+    /// Each reading matched against `sources`, `concurrentMatches` at a time.
+    private func match(_ readings: [(offset: Int, element: SpineReading)], sources: [any CandidateSource]) async -> [Int: SpineMatch] {
+        var matches: [Int: SpineMatch] = [:]
+        await withTaskGroup(of: (Int, SpineMatch).self) { group in
+            var next = readings.makeIterator()
+            func addNext() {
+                guard let (index, reading) = next.next() else { return }
+                group.addTask { [matcher] in (index, await matcher.match(reading, sources: sources)) }
+            }
+            for _ in 0..<Self.concurrentMatches { addNext() }
+            while let (index, match) = await group.next() {
+                matches[index] = match
+                addNext()
             }
         }
         return matches

@@ -1,8 +1,10 @@
 import ArgumentParser
 import BarcodeReading
+import BookLookup
 import BookMetadata
 import Catalogue
 import Foundation
+import Synchronization
 import Intake
 import MetadataSources
 import Pipeline
@@ -128,11 +130,15 @@ struct SpinesCommand: AsyncParsableCommand {
             throw SessionExitStatus.fail("\(error)")
         }
         let listId = try list.map { try SessionOptions.resolveList($0, in: catalogue) }
+        // Every search goes through the lookup service (its breaker, the sources' pacing, --offline),
+        // what is on this machine first: the cache, then a loaded dump, then the network sources.
+        let metadataSources = MetadataSources.make(settings: settings)
+        let lookup = LookupService(catalogue: catalogue, sources: metadataSources)
         var sources: [any CandidateSource] = [CacheCandidateSource(catalogue: catalogue)]
-        // Offline, a loaded dump is still searched (it is on this machine).
-        sources += MetadataSources.make(settings: settings).filter { !offline || $0.isLocal }
-            .map { SearchCandidateSource(source: $0, catalogue: catalogue) }
-        let intake = Intake(catalogue: catalogue, settings: Intake.Settings(listId: listId, offline: offline, station: LibraryOptions.station(settings)))
+        sources += (metadataSources.filter(\.isLocal) + metadataSources.filter { !$0.isLocal })
+            .filter { !offline || $0.isLocal }
+            .map { SearchCandidateSource(source: $0, lookup: lookup, offline: offline) }
+        let intake = Intake(lookup: lookup, settings: Intake.Settings(listId: listId, offline: offline, station: LibraryOptions.station(settings)))
         let session = SpineSession(catalogue: catalogue, reader: reader, sources: sources, dryRun: dryRun, listId: listId, offline: offline, intake: intake)
         var files: [String] = []
         var unreadableInputs = 0
@@ -148,10 +154,27 @@ struct SpinesCommand: AsyncParsableCommand {
         let output = SpineOutput(json: json, quiet: quiet, readsLocally: !(reader is VisionReader))
         if !json, !quiet { Console.error("rapidscan: reading spines with \(Self.describe(reader))") }
         let progress = !json && !quiet && StandardStream.standardError.isTerminal
+        // A source's pacing is said when it is what the user waits for: once a photo on the progress
+        // display, and in the summary.
+        let paced = offline ? [] : metadataSources.compactMap { $0 as? any PacedSource }
+        let photoShown = Mutex((photo: 0, said: [String: Int]()))
+        if progress {
+            for source in paced {
+                source.pacing.onWait { _ in
+                    let say = photoShown.withLock { shown in
+                        guard shown.said[source.name] != shown.photo else { return false }
+                        shown.said[source.name] = shown.photo
+                        return true
+                    }
+                    if say { Console.error("  \(source.pacing.waitingLine)") }
+                }
+            }
+        }
         // Ctrl-C cancels the request in flight (a model may take minutes); what was settled
         // stays settled, the photo being read is read again next time.
         let run = Task {
             await session.run(files: files, photosAtOnce: (reader as? VisionReader)?.settings.maxConcurrentRequests ?? 1, isCancelled: { interrupt.isInterrupted || Task.isCancelled }, onPhoto: { number, count, file in
+                photoShown.withLock { $0.photo = number }
                 if progress { Console.error("[\(number)/\(count)] \(OutsideText.shown(file))") }
             }) { event in output.write(event) }
         }
@@ -159,7 +182,7 @@ struct SpinesCommand: AsyncParsableCommand {
         var summary = await run.value
         summary.photoFailures += unreadableInputs
         if interrupt.isInterrupted { summary.interrupted = true }
-        output.write(summary)
+        output.write(summary, paced: paced)
         throw SpinesExitStatus.exitCode(for: summary)
     }
 
@@ -258,6 +281,8 @@ struct SpineOutput {
         var notSent: [String]
         var stopReason: String?
         var interrupted: Bool
+        /// Seconds requests waited for a source's rate limit, by source (omitted when none did).
+        var pacingWaitSeconds: [String: Double]?
         var time: Date
     }
 
@@ -286,7 +311,9 @@ struct SpineOutput {
         Console.out("\(OutsideText.shown(event.file)): \(read) → \(book.isEmpty ? "-" : book)\(decision.map { " [\($0)]" } ?? "") \(status)\(event.reason.map { " (\($0))" } ?? "")")
     }
 
-    func write(_ summary: SpineSummary) {
+    func write(_ summary: SpineSummary, paced: [any PacedSource] = []) {
+        // Waits under a second are the pace doing its job, not a wait worth a line.
+        let waited = paced.filter { $0.pacing.waited.seconds >= 1 }
         if json {
             try? JSONLines.write(Summary(
                 photos: summary.photos, sent: summary.sent, fromCache: summary.fromCache, readings: summary.readings,
@@ -294,7 +321,9 @@ struct SpineOutput {
                 unmatched: summary.count(.unmatched), libraryFull: summary.count(.libraryFull), queued: summary.count(.queued),
                 failed: summary.count(.failed) + summary.photoFailures, inputTokens: summary.usage.input, outputTokens: summary.usage.output,
                 truncated: summary.truncated, droppedReadings: summary.droppedReadings, shortenedReadings: summary.shortenedReadings, unreadableSpines: summary.unreadableSpines, unsureUnmatched: summary.unsureUnmatched, notSent: summary.notSent, stopReason: summary.stopReason,
-                interrupted: summary.interrupted, time: Date()))
+                interrupted: summary.interrupted,
+                pacingWaitSeconds: waited.isEmpty ? nil : Dictionary(waited.map { ($0.name, ($0.pacing.waited.seconds * 10).rounded() / 10) }) { a, _ in a },
+                time: Date()))
             return
         }
         var line = "\(summary.photos) photo\(summary.photos == 1 ? "" : "s") (\(summary.sent) \(readsLocally ? "read here" : "sent"), \(summary.fromCache) from cache), \(summary.readings) spines: "
@@ -307,6 +336,9 @@ struct SpineOutput {
         if summary.truncated > 0 { line += "; \(summary.truncated) replies cut by the token limit (raise maxTokens)" }
         if summary.droppedReadings > 0 { line += "; \(summary.droppedReadings) entries past \(ReplyLimits.maxReadings) a photo dropped" }
         if summary.shortenedReadings > 0 { line += "; \(summary.shortenedReadings) readings cut to \(ReplyLimits.maxCharacters) characters" }
+        for pacing in waited.map(\.pacing) {
+            line += "\nwaited \(Int(pacing.waited.seconds.rounded())) s for \(pacing.source) (\(pacing.waited.requests) requests paced): \(pacing.advice)"
+        }
         if summary.count(.libraryFull) > 0 { line += "\nlibrary full: \(IntakeWording.upgrade.text), then run the same command again" }
         if summary.count(.review) > 0 { line += "\n\(summary.count(.review)) to review: \(IntakeWording.review.text)" }
         if let reason = summary.stopReason { line += "\nstopped: \(reason); \(summary.notSent.count) photos not sent stay queued (run again later)" }

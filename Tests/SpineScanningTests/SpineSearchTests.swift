@@ -1,0 +1,100 @@
+import BookLookup
+import Catalogue
+import Foundation
+import MetadataSources
+import SpineMatching
+import SpineScanning
+import Synchronization
+import Testing
+import TestSupport
+import Vision
+
+/// Spine candidate searches go through the LookupService (its breaker, `--offline`), each
+/// search is sent once however many readings ask it, and junk asks no network source: real
+/// HTTP to Google Books' search on a loopback server, through the production source.
+@Suite struct SpineSearchTests {
+    static let volumes = "/books/v1/volumes"
+
+    func photo(_ name: String) throws -> URL {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("spine-search-\(name)-\(UUID().uuidString).jpg")
+        try Data("photo \(name): the fixed reader never looks".utf8).write(to: file)
+        return file
+    }
+
+    /// A session whose only network source is Google Books on `server`, searched through `lookup`.
+    func session(_ server: FixtureServer, readings: [SpineReading], offline: Bool = false) throws -> (SpineSession, LookupService) {
+        let catalogue = try Catalogue.inMemory()
+        let google = GoogleBooksSource(GoogleBooksSource.Settings(baseURL: server.baseURL, userAgent: "rapidscan-tests"),
+                                       client: HTTPClient(policy: HTTPClient.Policy(timeout: 30, retries: 0)))
+        let lookup = LookupService(catalogue: catalogue, sources: [google])
+        let sources: [any CandidateSource] = [CacheCandidateSource(catalogue: catalogue),
+                                              SearchCandidateSource(source: google, lookup: lookup, offline: offline)]
+        let session = SpineSession(catalogue: catalogue, reader: SpineSessionReadingTests.FixedReader(readings: readings),
+                                   sources: sources, dryRun: true, offline: offline)
+        return (session, lookup)
+    }
+
+    static let readings = [
+        SpineReading(text: "THE FIFTH ELEMENT  TERRY BISSON", title: "The Fifth Element", author: "Terry Bisson", position: 0, confidence: 0.9),
+        SpineReading(text: "THE SILENT ORCHARD", position: 1, confidence: 0.9),
+        SpineReading(text: "ERHRKRSERE", position: 2, confidence: 0.0),
+        SpineReading(text: "THE FIFTH ELEMENT  TERRY BISSON", title: "The Fifth Element", author: "Terry Bisson", position: 3, confidence: 0.9),
+        SpineReading(text: "THE SILENT ORCHARD", position: 4, confidence: 0.9),
+    ]
+
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func eachSearchIsSentOnceAndJunkIsNotSent() async throws {
+        let server = FixtureServer()
+        try await server.start()
+        defer { Task { await server.stop() } }
+        let fifth = try FixtureResponse.fixture("googlebooks/volumes_search_intitle_the_fifth_element_10_items.json")
+        let none = try FixtureResponse.fixture("googlebooks/volumes_zero_results_no_items_key.json")
+        server.route(Self.volumes) { request in (request.query("q") ?? "").contains("Fifth Element") ? fifth : none }
+        let (session, _) = try session(server, readings: Self.readings)
+        let file = try photo("once")
+        defer { try? FileManager.default.removeItem(at: file) }
+        var events: [SpineEvent] = []
+        _ = await session.run(files: [file.path]) { events.append($0) }
+
+        let asked = server.requests(to: Self.volumes).compactMap { $0.query("q") }
+        #expect(!asked.isEmpty)
+        #expect(Set(asked).count == asked.count, "a search was sent twice: \(asked)")
+        #expect(!asked.contains { $0.localizedCaseInsensitiveContains("erhrk") }, "junk was searched: \(asked)")
+        // Both readings of one title found the book (the second from the first's answer).
+        #expect(events.filter { $0.workKey != nil && $0.title == "The Fifth Element" }.map(\.position) == [0, 3])
+    }
+
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func aSourceTheBreakerPausedIsNotAskedAgain() async throws {
+        let server = FixtureServer()
+        try await server.start()
+        defer { Task { await server.stop() } }
+        // Google Books asks to wait two minutes: the breaker pauses it at once.
+        server.route(Self.volumes, response: .json(#"{"error":{"code":429,"message":"slow down"}}"#, status: 429, headers: ["Retry-After": "120"]))
+        let (session, lookup) = try session(server, readings: Array(Self.readings.prefix(2)))
+        let first = try photo("first"), second = try photo("second")
+        defer { for file in [first, second] { try? FileManager.default.removeItem(at: file) } }
+        let sentBeforeSecond = Mutex(0)
+        var events: [SpineEvent] = []
+        _ = await session.run(files: [first.path, second.path], onPhoto: { number, _, _ in
+            if number == 2 { sentBeforeSecond.withLock { $0 = server.requests(to: Self.volumes).count } }
+        }) { events.append($0) }
+
+        #expect(lookup.breaker.isPaused(GoogleBooksSource.sourceName))
+        #expect(sentBeforeSecond.withLock { $0 } >= 1)
+        #expect(server.requests(to: Self.volumes).count == sentBeforeSecond.withLock { $0 }, "the paused source was asked for the second photo")
+        // Nothing settled as unmatched: the readings wait for a source that can answer.
+        #expect(events.count == 4 && events.allSatisfy { $0.kind == .queued }, "\(events.map(\.kind))")
+    }
+
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func offlineSendsNothing() async throws {
+        let server = FixtureServer()
+        try await server.start()
+        defer { Task { await server.stop() } }
+        let (session, _) = try session(server, readings: Self.readings, offline: true)
+        let file = try photo("offline")
+        defer { try? FileManager.default.removeItem(at: file) }
+        var events: [SpineEvent] = []
+        _ = await session.run(files: [file.path]) { events.append($0) }
+        #expect(server.requests.isEmpty)
+        #expect(events.allSatisfy { $0.kind == .unmatched })
+    }
+}
