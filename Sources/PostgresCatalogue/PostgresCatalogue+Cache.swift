@@ -89,9 +89,7 @@ extension PostgresCatalogue: WorkCache {
         } else {
             work = BestDataMerge.newWork(from: edition, isbn: isbn, workKey: workKey, now: now)
         }
-        try db.save(work, extra: [("foldedTitle", SearchFolding.fold(work.title)),
-                                  ("foldedAuthors", SearchFolding.fold(work.authors.joined(separator: " "))),
-                                  ("foldedPublisher", SearchFolding.fold(work.publisher ?? ""))])
+try db.save(work, extra: folded(work))
         if let isbn {
             try db.save(ISBNIndexEntry(
                 isbn: isbn, workKey: work.workKey, format: BookFormat.stored(edition.format),
@@ -144,10 +142,19 @@ extension PostgresCatalogue: WorkCache {
         }
     }
 
+    /// The folded search text stored beside a work (title, authors, publisher).
+    static func folded(_ work: Work) -> [(column: String, value: String?)] {
+        [("foldedTitle", SearchFolding.fold(work.title)), ("foldedAuthors", SearchFolding.fold(work.authors.joined(separator: " "))),
+         ("foldedPublisher", SearchFolding.fold(work.publisher ?? ""))]
+    }
+
     /// A LIKE pattern matching text that starts with `prefix` (its `%`, `_` and `\` literal).
-    static func likePrefix(_ prefix: String) -> String {
-        prefix.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
-            .replacingOccurrences(of: "_", with: "\\_") + "%"
+    static func likePrefix(_ prefix: String) -> String { likeLiteral(prefix) + "%" }
+
+    /// `text` as a LIKE pattern that matches it literally (its `%`, `_` and `\` escaped).
+    static func likeLiteral(_ text: String) -> String {
+        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+            .replacingOccurrences(of: "_", with: "\\_")
     }
 
     /// A PostgreSQL array literal of texts, every element quoted.

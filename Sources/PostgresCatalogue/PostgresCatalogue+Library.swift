@@ -28,45 +28,176 @@ extension PostgresCatalogue: LibraryStore {
     public func addOwned(isbn: ISBN13, work: Work, listId: String?, format: String, station: String, now: Date) throws(CatalogueError) -> AddOutcome {
         guard let ownedFormat = OwnedFormat(rawValue: format) else { throw .invalidFormat(format) }
         let userId = userId, listId = listId ?? defaultListId
-        return try write { db in try Self.addOwned(isbn: isbn, work: work, listId: listId, format: ownedFormat, userId: userId, station: station, now: now, db) }
+        let filing = Filing(isbn: isbn, work: work, listId: listId, owned: ownedFormat, state: ImportedState(isOwned: true))
+        return try write { db in
+            guard let outcome = try Self.file([filing], userId: userId, station: station, now: now, db).first else {
+                throw CatalogueError.database("\(isbn.digits) was not filed")
+            }
+            return outcome
+        }
     }
 
-    /// `addOwned` inside a caller's transaction. The user's row is locked first: every add of
-    /// this user, from any station, waits here, so "already owned" and the free plan's count
-    /// are decided on what the previous add committed.
-    static func addOwned(isbn: ISBN13, work: Work, listId: String, format: OwnedFormat, userId: String, station: String, now: Date, _ db: PostgresConnection) throws -> AddOutcome {
+    /// One book to file: owned in `owned`'s format (the add's rules: owned once per edition
+    /// and work, the free plan's limit) or wanted in `listId`, with an import row's reading state.
+    struct Filing {
+        let isbn: ISBN13
+        let work: Work
+        let listId: String
+        let owned: OwnedFormat?
+        let state: ImportedState
+
+        init(isbn: ISBN13, work: Work, listId: String, owned: OwnedFormat?, state: ImportedState) {
+            (self.isbn, self.work, self.listId, self.owned, self.state) = (isbn, work, listId, owned, state)
+        }
+
+        /// An import row: owned books as physical copies, in the list the row names.
+        init(_ book: ImportedBook, userId: String) {
+            self.init(isbn: book.isbn, work: book.work, listId: Item.importListId(book.state, userId: userId),
+                      owned: book.state.isOwned ? .physical : nil, state: book.state)
+        }
+    }
+
+    /// Files `filings` in order inside the caller's transaction (the SQLite catalogue's
+    /// `addOwned` and `importBook`, book by book). The user's row is locked first: every add of
+    /// this user, from any station, waits here, so what this reads next (the user's items of
+    /// these editions and works, the owned count, the lists) is what the previous add
+    /// committed. Each book is then decided by the rules (LibraryRules) on what the books before
+    /// it left, and the changed items, list counts and user counters are written in one
+    /// statement each: a chunk of 200 books takes ~8 round trips instead of ~8 a book.
+    static func file(_ filings: [Filing], userId: String, station: String, now: Date, _ db: PostgresConnection) throws -> [AddOutcome] {
+        guard !filings.isEmpty else { return [] }
         let user = try user(userId, db, forUpdate: true)
-        guard let owner = try db.run("SELECT \"ownerId\" FROM lists WHERE id = $1", [listId]).first?.first ?? nil, owner == userId else {
-            throw CatalogueError.unknownList(listId)
+        var library = FilingState(try db.records(Item.self, """
+            WHERE "userId" = $1 AND (isbn = ANY($2::text[]) OR "bookId" = ANY($3::text[])) ORDER BY "addedAt", id
+            """, [userId, textArray(filings.map(\.isbn.digits)), textArray(filings.map(\.work.workKey))]))
+        let ownedLists = Set(filings.compactMap { $0.owned == nil ? nil : $0.listId })
+        let usersLists = Set(try db.run("SELECT id FROM lists WHERE id = ANY($1::text[]) AND \"ownerId\" = $2",
+                                        [textArray(ownedLists.sorted()), userId]).compactMap { $0.first ?? nil })
+        var owned = user.isPro ? 0 : try db.count("SELECT count(*) FROM items WHERE \"userId\" = $1 AND \"isOwned\"", [userId])
+        var listDeltas: [String: Int] = [:]
+        var scans = 0, read = 0, reading = 0
+        var decided: [(outcome: AddOutcome, itemId: String?)] = []
+        decided.reserveCapacity(filings.count)
+        for filing in filings {
+            let (isbn, work, listId) = (filing.isbn.digits, filing.work, filing.listId)
+            var outcome: AddOutcome
+            if let format = filing.owned {
+                guard usersLists.contains(listId) else { throw CatalogueError.unknownList(listId) }
+                let sameEdition = library.item(isbn: isbn)
+                if let sameEdition, sameEdition.isOwned {
+                    outcome = .alreadyOwned(sameEdition)
+                } else if let sameWork = library.ownedItem(work: work.workKey) {
+                    outcome = .alreadyOwned(sameWork)
+                } else if !user.isPro, owned >= User.freeOwnedLimit {
+                    outcome = .libraryFull(owned: owned, limit: User.freeOwnedLimit)
+                } else {
+                    var item: Item
+                    if let sameEdition {
+                        item = sameEdition
+                        item.markOwned(format: format, station: station, now: now)
+                    } else {
+                        item = Item.new(isbn: filing.isbn, work: work, listId: listId, userId: userId, owned: format,
+                                        station: station, addedAt: now, now: now)
+                        listDeltas[listId, default: 0] += 1
+                    }
+                    library.store(item)
+                    owned += 1
+                    scans += 1
+                    outcome = .added(item)
+                }
+            } else if let same = library.item(isbn: isbn) ?? library.anyItem(work: work.workKey) {
+                outcome = .alreadyOwned(same)
+            } else {
+                let item = Item.new(isbn: filing.isbn, work: work, listId: listId, userId: userId, owned: nil, station: station,
+                                    addedAt: filing.state.dateAdded ?? now, now: now)
+                library.store(item)
+                listDeltas[listId, default: 0] += 1
+                outcome = .added(item)
+            }
+            let itemId: String?
+            switch outcome {
+            case let .added(item), let .alreadyOwned(item): itemId = item.id
+            case .libraryFull: itemId = nil
+            }
+            if let itemId, var row = library.items[itemId], row.takesImported(filing.state) {
+                var isNew = false
+                if case .added = outcome { isNew = true }
+                if let move = row.applyImported(filing.state, isNew: isNew, now: now) {
+                    read += (move.to == .read ? 1 : 0) - (move.from == .read ? 1 : 0)
+                    reading += (move.to == .reading ? 1 : 0) - (move.from == .reading ? 1 : 0)
+                }
+                library.store(row)
+            }
+            decided.append((outcome, itemId))
         }
-        let sameEdition = try db.record(Item.self, "WHERE \"userId\" = $1 AND isbn = $2", [userId, isbn.digits])
-        if let sameEdition, sameEdition.isOwned { return .alreadyOwned(sameEdition) }
-        if let sameWork = try db.record(Item.self, "WHERE \"userId\" = $1 AND \"bookId\" = $2 AND \"isOwned\"", [userId, work.workKey]) {
-            return .alreadyOwned(sameWork)
+        let stored = try db.saveAll(library.changed, extra: folded)
+        let storedById = Dictionary(stored.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
+        let changes = listDeltas.filter { $0.value != 0 }.sorted { $0.key < $1.key }
+        if !changes.isEmpty {
+            _ = try db.run("""
+                UPDATE lists SET "itemCount" = greatest(0, "itemCount" + d.delta), "updatedAt" = $3
+                FROM unnest($1::text[], $2::int[]) AS d(id, delta) WHERE lists.id = d.id
+                """, [textArray(changes.map(\.key)), "{" + changes.map { String($0.value) }.joined(separator: ",") + "}", RecordCoding.text(now)])
         }
-        if !user.isPro {
-            let owned = try db.count("SELECT count(*) FROM items WHERE \"userId\" = $1 AND \"isOwned\"", [userId])
-            if owned >= User.freeOwnedLimit { return .libraryFull(owned: owned, limit: User.freeOwnedLimit) }
+        if scans != 0 || read != 0 || reading != 0 {
+            _ = try db.run("""
+                UPDATE users SET "scanCount" = "scanCount" + $1, "booksRead" = greatest(0, "booksRead" + $2),
+                    "currentlyReading" = greatest(0, "currentlyReading" + $3), "updatedAt" = $4 WHERE id = $5
+                """, [String(scans), String(read), String(reading), RecordCoding.text(now), userId])
         }
-        let item: Item
-        if var existing = sameEdition {
-            existing.markOwned(format: format, station: station, now: now)
-            try saveItem(existing, db)
-            item = existing
-        } else {
-            item = Item.new(isbn: isbn, work: work, listId: listId, userId: userId, owned: format, station: station, addedAt: now, now: now)
-            try saveItem(item, db, upsert: false)
-            try adjustCount(listId: listId, by: 1, now: now, db)
+        // Each outcome with its item as stored (a later book of the chunk may have changed it).
+        return decided.map { outcome, itemId in
+            guard let itemId, let item = storedById[itemId] ?? library.items[itemId] else { return outcome }
+            switch outcome {
+            case .added: return .added(item)
+            case .alreadyOwned: return .alreadyOwned(item)
+            case .libraryFull: return outcome
+            }
         }
-        _ = try db.run("UPDATE users SET \"scanCount\" = \"scanCount\" + 1, \"updatedAt\" = $1 WHERE id = $2", [RecordCoding.text(now), userId])
-        return .added(try db.record(Item.self, "WHERE id = $1", [item.id]) ?? item)
+    }
+
+    /// The user's items a chunk's rules read, as the books before have left them.
+    private struct FilingState {
+        private(set) var items: [String: Item] = [:]
+        private var idByISBN: [String: String] = [:]
+        /// Item ids by work, oldest first.
+        private var idsByWork: [String: [String]] = [:]
+        /// Ids written by this chunk, in the order first written.
+        private var changedIds: [String] = []
+        private var changedSet: Set<String> = []
+
+        init(_ stored: [Item]) {
+            for item in stored { index(item) }
+        }
+
+        func item(isbn: String) -> Item? { idByISBN[isbn].flatMap { items[$0] } }
+        func ownedItem(work: String) -> Item? { idsByWork[work]?.lazy.compactMap { items[$0] }.first { $0.isOwned } }
+        func anyItem(work: String) -> Item? { idsByWork[work]?.first.flatMap { items[$0] } }
+        var changed: [Item] { changedIds.compactMap { items[$0] } }
+
+        mutating func store(_ item: Item) {
+            if changedSet.insert(item.id).inserted { changedIds.append(item.id) }
+            index(item)
+        }
+
+        private mutating func index(_ item: Item) {
+            if items[item.id] == nil {
+                idByISBN[item.isbn] = item.id
+                idsByWork[item.bookId, default: []].append(item.id)
+            }
+            items[item.id] = item
+        }
+    }
+
+    /// The folded search text stored beside an item (words anywhere: title, authors, notes).
+    static func folded(_ item: Item) -> [(column: String, value: String?)] {
+        [("foldedTitle", SearchFolding.fold(item.title)), ("foldedAuthors", SearchFolding.fold(item.authors.joined(separator: " "))),
+         ("foldedNotes", SearchFolding.fold(item.notes ?? ""))]
     }
 
     /// Writes an item with its folded search text (words anywhere: title, authors, notes).
     static func saveItem(_ item: Item, _ db: PostgresConnection, upsert: Bool = true) throws {
-        try db.save(item, extra: [("foldedTitle", SearchFolding.fold(item.title)),
-                                  ("foldedAuthors", SearchFolding.fold(item.authors.joined(separator: " "))),
-                                  ("foldedNotes", SearchFolding.fold(item.notes ?? ""))], upsert: upsert)
+        try db.save(item, extra: folded(item), upsert: upsert)
     }
 
     static func adjustCount(listId: String, by delta: Int, now: Date, _ db: PostgresConnection) throws {
@@ -133,11 +264,9 @@ extension PostgresCatalogue: LibraryStore {
         let userId = userId
         var unlimited = query
         unlimited.limit = nil
-        // The order does not change a count; the title sort's needs no ranking.
-        unlimited.sort = .title
         return try libraryRead { db in
-            let (sql, parameters) = try Self.selection(unlimited, userId: userId, db)
-            return try db.count("SELECT count(*) FROM (SELECT 1 FROM items AS r \(sql)) AS matched", parameters)
+            let (sql, parameters) = try Self.selection(unlimited, userId: userId, ordered: false, db)
+            return try db.count("SELECT count(*) FROM items AS r \(sql)", parameters)
         }
     }
 
@@ -152,7 +281,9 @@ extension PostgresCatalogue: LibraryStore {
     /// The query language translated to SQL after `FROM items AS r`: words as a prefix
     /// full-text query over the folded title/authors/notes (ranked by weight, title first, as
     /// FTS5's bm25 weights), then each field filter.
-    static func selection(_ query: LibraryQuery, userId: String, _ db: PostgresConnection) throws -> (String, [String?]) {
+    /// Without `ordered`, the conditions alone (a count needs no order: sorting every match
+    /// only to count them cost 0.8 s over 100,000 books).
+    static func selection(_ query: LibraryQuery, userId: String, ordered: Bool = true, _ db: PostgresConnection) throws -> (String, [String?]) {
         var parameters: [String?] = [userId]
         func parameter(_ value: String?) -> String {
             parameters.append(value)
@@ -167,7 +298,10 @@ extension PostgresCatalogue: LibraryStore {
             rank = "ts_rank('{0.1, 0.0, 0.5, 1.0}', r.search, to_tsquery('simple', \(placeholder))) DESC, r.\"addedAt\""
         }
         if query.ownedOnly { conditions.append("r.\"isOwned\"") }
-        if let author = query.author { conditions.append("strpos(lower(r.authors::text), lower(\(parameter(author)))) > 0") }
+        // A substring of the authors as stored, as LIKE so the trigram index can answer it.
+        if let author = query.author {
+            conditions.append("lower(r.authors::text) LIKE '%' || lower(\(parameter(likeLiteral(author)))) || '%'")
+        }
         if let isbn = query.isbn {
             let digits = isbn.filter { $0.isNumber || $0 == "X" || $0 == "x" }
             let full = (try? ISBN13(validating: digits))?.digits ?? (try? ISBN10(validating: digits))?.isbn13.digits
@@ -187,6 +321,7 @@ extension PostgresCatalogue: LibraryStore {
         case .rating: "r.rating IS NULL, r.rating \(direction)"
         case .status: "r.status \(direction), lower(r.title) COLLATE \"C\""
         }
+        guard ordered else { return ("WHERE \(conditions.joined(separator: " AND "))", parameters) }
         var sql = "WHERE \(conditions.joined(separator: " AND ")) ORDER BY \(order), r.id"
         if let limit = query.limit { sql += " LIMIT \(max(0, limit))" }
         return (sql, parameters)

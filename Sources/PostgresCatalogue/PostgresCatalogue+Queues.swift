@@ -49,12 +49,9 @@ extension PostgresCatalogue: ResumeStore {
     public func importBooks(_ books: [ImportedBook], fileHash: String, doneLines: [(Int, String)], station: String, now: Date) throws(CatalogueError) -> [AddOutcome] {
         let userId = userId
         return try write { db in
-            var outcomes: [AddOutcome] = []
-            outcomes.reserveCapacity(books.count)
+            let outcomes = try Self.file(books.map { Filing($0, userId: userId) }, userId: userId, station: station, now: now, db)
             var lines = doneLines
-            for book in books {
-                let outcome = try Self.importBook(book, userId: userId, station: station, now: now, db)
-                outcomes.append(outcome)
+            for (book, outcome) in zip(books, outcomes) {
                 switch outcome {
                 case .added: lines.append((book.line, "added"))
                 case .alreadyOwned: lines.append((book.line, "alreadyPresent"))
@@ -70,43 +67,6 @@ extension PostgresCatalogue: ResumeStore {
             }
             return outcomes
         }
-    }
-
-    /// The SQLite catalogue's rule (Catalogue+Import `importBook`): owned books through
-    /// `addOwned`, others a not-owned item; the file's reading state applied to a new item
-    /// or one the user has not touched.
-    static func importBook(_ book: ImportedBook, userId: String, station: String, now: Date, _ db: PostgresConnection) throws -> AddOutcome {
-        let (isbn, work, state) = (book.isbn, book.work, book.state)
-        let listId = Item.importListId(state, userId: userId)
-        let outcome: AddOutcome
-        if state.isOwned {
-            outcome = try addOwned(isbn: isbn, work: work, listId: listId, format: .physical, userId: userId, station: station, now: now, db)
-        } else {
-            _ = try user(userId, db, forUpdate: true)
-            if let same = try db.record(Item.self, "WHERE \"userId\" = $1 AND (isbn = $2 OR \"bookId\" = $3)", [userId, isbn.digits, work.workKey]) {
-                outcome = .alreadyOwned(same)
-            } else {
-                let item = Item.new(isbn: isbn, work: work, listId: listId, userId: userId, owned: nil, station: station,
-                                    addedAt: state.dateAdded ?? now, now: now)
-                try saveItem(item, db, upsert: false)
-                try adjustCount(listId: listId, by: 1, now: now, db)
-                outcome = .added(item)
-            }
-        }
-        let item: Item
-        switch outcome {
-        case let .added(added): item = added
-        case let .alreadyOwned(existing): item = existing
-        case .libraryFull: return outcome
-        }
-        guard item.takesImported(state), var row = try db.record(Item.self, "WHERE id = $1", [item.id]) else { return outcome }
-        var isNew = false
-        if case .added = outcome { isNew = true }
-        if let move = row.applyImported(state, isNew: isNew, now: now) { try adjustReadingCounters(userId: userId, from: move.from, to: move.to, now: now, db) }
-        try saveItem(row, db)
-        let updated = try db.record(Item.self, "WHERE id = $1", [row.id]) ?? row
-        if case .added = outcome { return .added(updated) }
-        return .alreadyOwned(updated)
     }
 
     // A station's resume rows, and those from before stations were recorded ('': they count for every station).

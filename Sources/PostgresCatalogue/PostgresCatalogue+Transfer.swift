@@ -58,16 +58,17 @@ extension PostgresCatalogue: LibraryTransferStore {
         return try libraryWrite { db in
             var summary = RestoreSummary()
             let user = try Self.user(userId, db, forUpdate: true)
-            for work in snapshot.works {
-                if try db.record(Work.self, "WHERE \"workKey\" = $1", [work.workKey]) == nil {
-                    try db.save(work, extra: [("foldedTitle", SearchFolding.fold(work.title)),
-                                              ("foldedAuthors", SearchFolding.fold(work.authors.joined(separator: " "))),
-                                              ("foldedPublisher", SearchFolding.fold(work.publisher ?? ""))], upsert: false)
-                }
-            }
-            for entry in snapshot.isbnIndex where try db.record(ISBNIndexEntry.self, "WHERE isbn = $1", [entry.isbn]) == nil {
-                if try db.record(Work.self, "WHERE \"workKey\" = $1", [entry.workKey]) != nil { try db.save(entry, upsert: false) }
-            }
+            // Works and editions not yet here, each kind in one statement (the first of a key wins).
+            let knownWorks = Set(try db.run("SELECT \"workKey\" FROM works WHERE \"workKey\" = ANY($1::text[])",
+                                            [Self.textArray(snapshot.works.map(\.workKey) + snapshot.isbnIndex.map(\.workKey))])
+                .compactMap { $0.first ?? nil })
+            var workKeys = knownWorks
+            let newWorks = snapshot.works.filter { workKeys.insert($0.workKey).inserted }
+            try db.saveAll(newWorks, extra: Self.folded, upsert: false, returning: false)
+            var isbns = Set(try db.run("SELECT isbn FROM isbn_index WHERE isbn = ANY($1::text[])",
+                                       [Self.textArray(snapshot.isbnIndex.map(\.isbn))]).compactMap { $0.first ?? nil })
+            let newEntries = snapshot.isbnIndex.filter { workKeys.contains($0.workKey) && isbns.insert($0.isbn).inserted }
+            try db.saveAll(newEntries, upsert: false, returning: false)
             var listIds: [String: String] = [:]
             for list in snapshot.lists {
                 if list.isDefault {
@@ -90,13 +91,21 @@ extension PostgresCatalogue: LibraryTransferStore {
             if !user.isPro {
                 ownedRoom = max(0, User.freeOwnedLimit - (try db.count("SELECT count(*) FROM items WHERE \"userId\" = $1 AND \"isOwned\"", [userId])))
             }
+            // The user's editions and the item ids already taken, read once; each item then
+            // decided in order on what the ones before it left, and all written in one statement.
+            var present = Set(try db.run("SELECT isbn FROM items WHERE \"userId\" = $1 AND isbn = ANY($2::text[])",
+                                         [userId, Self.textArray(snapshot.items.map(\.isbn))]).compactMap { $0.first ?? nil })
+            var takenIds = Set(try db.run("SELECT id FROM items WHERE id = ANY($1::text[])",
+                                          [Self.textArray(snapshot.items.map(\.id))]).compactMap { $0.first ?? nil })
+            var restored: [Item] = []
             for var item in snapshot.items {
-                if try db.count("SELECT count(*) FROM items WHERE \"userId\" = $1 AND isbn = $2", [userId, item.isbn]) > 0 {
+                guard present.insert(item.isbn).inserted else {
                     summary.alreadyPresent += 1
                     continue
                 }
                 if item.isOwned {
                     guard ownedRoom > 0 else {
+                        present.remove(item.isbn)
                         summary.libraryFull += 1
                         continue
                     }
@@ -104,10 +113,14 @@ extension PostgresCatalogue: LibraryTransferStore {
                 }
                 item.userId = userId
                 item.listId = listIds[item.listId] ?? "\(userId)_\(ListType.toRead.rawValue)"
-                if try db.record(Item.self, "WHERE id = $1", [item.id]) != nil { item.id = UUID().uuidString }
-                try Self.saveItem(item, db, upsert: false)
+                if !takenIds.insert(item.id).inserted {
+                    item.id = UUID().uuidString
+                    takenIds.insert(item.id)
+                }
+                restored.append(item)
                 summary.added += 1
             }
+            try db.saveAll(restored, extra: Self.folded, upsert: false, returning: false)
             _ = try db.run("""
                 UPDATE lists SET "itemCount" = (SELECT count(*) FROM items WHERE items."listId" = lists.id) WHERE "ownerId" = $1
                 """, [userId])

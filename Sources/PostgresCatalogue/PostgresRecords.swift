@@ -41,14 +41,7 @@ struct UnreadableRow: Error, CustomStringConvertible {
 extension PostgresConnection {
     /// `SELECT` of whole records: `whereSQL` follows `FROM table AS r`.
     func records<R: PostgresRecord>(_ type: R.Type, _ whereSQL: String, _ parameters: [String?] = []) throws -> [R] {
-        let rows = try run("SELECT to_jsonb(r) FROM \(R.table) AS r \(whereSQL)", parameters)
-        let decoder = RecordCoding.decoder()
-        return try rows.map { row in
-            guard let json = row.first ?? nil else { throw UnreadableRow(table: R.table, detail: "empty row") }
-            do { return try decoder.decode(R.self, from: Data(json.utf8)) } catch {
-                throw UnreadableRow(table: R.table, detail: "\(error)")
-            }
-        }
+        try decodeRows(R.self, try run("SELECT to_jsonb(r) FROM \(R.table) AS r \(whereSQL)", parameters))
     }
 
     func record<R: PostgresRecord>(_ type: R.Type, _ whereSQL: String, _ parameters: [String?] = []) throws -> R? {
@@ -58,24 +51,73 @@ extension PostgresConnection {
     /// Inserts `value`, or (with `upsert`) replaces every column of the row with its key.
     /// `extra` sets columns outside the value (folded search text).
     func save<R: PostgresRecord>(_ value: R, extra: [(column: String, value: String?)] = [], upsert: Bool = true) throws {
-        let json = String(decoding: try RecordCoding.encoder().encode(value), as: UTF8.self)
-        let quoted = R.columns.map { "\"\($0)\"" }
-        let extraColumns = extra.map { "\"\($0.column)\"" }
-        let extraValues = extra.indices.map { "$\($0 + 2)" }
+        _ = try saveAll([value], extra: { _ in extra }, upsert: upsert, returning: false)
+    }
+
+    /// `save` of many rows in one statement (the rows sent as one JSON array); with
+    /// `returning`, the rows as stored. No two values may share a key (one statement cannot
+    /// change a row twice).
+    @discardableResult
+    func saveAll<R: PostgresRecord>(_ values: [R], extra: (R) -> [(column: String, value: String?)] = { _ in [] },
+                                    upsert: Bool = true, returning: Bool = true) throws -> [R] {
+        guard let first = values.first else { return [] }
+        let encoder = RecordCoding.encoder()
+        var json = Data("[".utf8)
+        for (index, value) in values.enumerated() {
+            if index > 0 { json.append(UInt8(ascii: ",")) }
+            json.append(try encoder.encode(ColumnsJSON(value: value, extra: extra(value))))
+        }
+        json.append(UInt8(ascii: "]"))
+        let quoted = (R.columns + extra(first).map(\.column)).map { "\"\($0)\"" }
         var sql = """
-            INSERT INTO \(R.table) (\((quoted + extraColumns).joined(separator: ", ")))
-            SELECT \((quoted.map { "p.\($0)" } + extraValues).joined(separator: ", ")) FROM jsonb_populate_record(NULL::\(R.table), $1::jsonb) AS p
+            INSERT INTO \(R.table) AS r (\(quoted.joined(separator: ", ")))
+            SELECT \(quoted.map { "p.\($0)" }.joined(separator: ", ")) FROM jsonb_populate_recordset(NULL::\(R.table), $1::jsonb) AS p
             """
         if upsert {
-            let updates = (quoted + extraColumns).filter { column in !R.key.contains { "\"\($0)\"" == column } }
+            let updates = quoted.filter { column in !R.key.contains { "\"\($0)\"" == column } }
             sql += " ON CONFLICT (\(R.key.map { "\"\($0)\"" }.joined(separator: ", "))) DO UPDATE SET "
                 + updates.map { "\($0) = EXCLUDED.\($0)" }.joined(separator: ", ")
         }
-        _ = try run(sql, [json] + extra.map(\.value))
+        guard returning else {
+            _ = try run(sql, [String(decoding: json, as: UTF8.self)])
+            return []
+        }
+        return try decodeRows(R.self, try run(sql + " RETURNING to_jsonb(r)", [String(decoding: json, as: UTF8.self)]))
+    }
+
+    /// Rows of `to_jsonb(r)` as records.
+    func decodeRows<R: PostgresRecord>(_ type: R.Type, _ rows: [[String?]]) throws -> [R] {
+        let decoder = RecordCoding.decoder()
+        return try rows.map { row in
+            guard let json = row.first ?? nil else { throw UnreadableRow(table: R.table, detail: "empty row") }
+            do { return try decoder.decode(R.self, from: Data(json.utf8)) } catch {
+                throw UnreadableRow(table: R.table, detail: "\(error)")
+            }
+        }
     }
 
     func count(_ sql: String, _ parameters: [String?] = []) throws -> Int {
         try run(sql, parameters).first.flatMap { $0.first ?? nil }.flatMap { Int($0) } ?? 0
+    }
+}
+
+/// A value's JSON object with columns outside the value added (one encoder's keyed
+/// containers write into the same object).
+private struct ColumnsJSON<R: Encodable>: Encodable {
+    let value: R
+    let extra: [(column: String, value: String?)]
+
+    struct Column: CodingKey {
+        let stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        try value.encode(to: encoder)
+        var container = encoder.container(keyedBy: Column.self)
+        for (column, text) in extra { try container.encode(text, forKey: Column(stringValue: column)) }
     }
 }
 

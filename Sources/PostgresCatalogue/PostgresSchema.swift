@@ -19,6 +19,9 @@ enum PostgresSchema {
         let version: Int
         let name: String
         let sql: [String]
+        /// Statements a server may refuse (an extension the role may not create): each is tried
+        /// under a savepoint and skipped if it fails; what they add only makes queries faster.
+        var optional: [String] = []
     }
 
     static let migrations: [Migration] = [
@@ -227,6 +230,17 @@ enum PostgresSchema {
             """,
             "CREATE INDEX spine_readings_on_status ON spine_readings (status, updated_at)",
         ]),
+        // `library list` over a large library: the title and author sorts' first rows read
+        // from an index (a --limit reads no more), status: from its own index, and author:'s
+        // substring through trigrams when the server lets the role add pg_trgm.
+        Migration(version: 2, name: "list-indexes", sql: [
+            "CREATE INDEX items_on_user_status_added ON items (\"userId\", status, \"addedAt\")",
+            "CREATE INDEX items_on_user_title ON items (\"userId\", (lower(title) COLLATE \"C\"), id)",
+            "CREATE INDEX items_on_user_author ON items (\"userId\", (lower(authors->>0) COLLATE \"C\"), (lower(title) COLLATE \"C\"), id)",
+        ], optional: [
+            "CREATE EXTENSION IF NOT EXISTS pg_trgm",
+            "CREATE INDEX items_on_authors_trigrams ON items USING gin (lower(authors::text) gin_trgm_ops)",
+        ]),
     ]
 
     /// Applies every migration not yet recorded, under the advisory lock, in one transaction.
@@ -248,6 +262,11 @@ enum PostgresSchema {
                 var applied: [Int] = []
                 for migration in migrations where !done.contains(migration.version) {
                     for statement in migration.sql { _ = try db.run(statement, []) }
+                    for statement in migration.optional {
+                        _ = try db.run("SAVEPOINT optional_step", [])
+                        do { _ = try db.run(statement, []) } catch { _ = try db.run("ROLLBACK TO SAVEPOINT optional_step", []) }
+                        _ = try db.run("RELEASE SAVEPOINT optional_step", [])
+                    }
                     _ = try db.run("INSERT INTO rapidscan_migrations (version, name, applied_at) VALUES ($1, $2, $3)",
                                    [String(migration.version), migration.name, String(Date().timeIntervalSince1970)])
                     applied.append(migration.version)

@@ -79,6 +79,41 @@ import TestSupport
         }
     }
 
+    /// Four stations importing overlapping files at once into a free library: every book
+    /// owned once, exactly fifty, each station's chunk decided on what the others committed.
+    @Test func stationsImportingOverlappingChunksAtOnceOwnEachBookOnceAndFifty() async throws {
+        try await Self.withDatabase { cluster, database in
+            let url = cluster.url(database: database)
+            let stations = try (0..<4).map { _ in try PostgresCatalogue(url: url) }
+            let books = try generatedISBNs(80, startingAt: 900).map { code in
+                (code, try stations[0].record(Self.book("Chunk \(code.digits)"), for: code, now: Self.day0))
+            }
+            let outcomes = try await withThrowingTaskGroup(of: [AddOutcome].self) { group in
+                for (index, station) in stations.enumerated() {
+                    // Each station's file: 30 books, overlapping its neighbours', two chunks.
+                    let mine = (0..<30).map { books[(index * 17 + $0) % books.count] }
+                    group.addTask {
+                        var outcomes: [AddOutcome] = []
+                        for chunk in [mine.prefix(15), mine.suffix(15)] {
+                            let rows = chunk.enumerated().map { ImportedBook(line: $0.offset, isbn: $0.element.0, work: $0.element.1,
+                                                                              state: ImportedState(isOwned: true)) }
+                            outcomes += try station.importBooks(rows, fileHash: "file-\(index)", doneLines: [], station: "desk-\(index)", now: Self.day0)
+                        }
+                        return outcomes
+                    }
+                }
+                return try await group.reduce(into: [AddOutcome]()) { $0 += $1 }
+            }
+            let added = outcomes.filter { if case .added = $0 { true } else { false } }.count
+            #expect(added == 50)
+            #expect(try stations[1].ownedCount() == 50)
+            let owned = try stations[2].ownedItems()
+            #expect(Set(owned.map(\.isbn)).count == 50 && Set(owned.map(\.bookId)).count == 50)
+            #expect(try stations[3].lists().first { $0.id == stations[3].defaultListId }?.itemCount == 50)
+            #expect(try stations[0].user().scanCount == 50)
+        }
+    }
+
     /// A due pending lookup is claimed by one station: two claiming at once never both get it.
     @Test func aPendingLookupIsClaimedByOneStationOnly() async throws {
         try await Self.withDatabase { cluster, database in

@@ -367,6 +367,59 @@ import TestSupport
         #expect(try store.ownedCount() == 50)
     }
 
+    /// One chunk whose rows meet each other: each book is decided on what the rows before it
+    /// left (a wanted edition then owned, two editions of one work, a row's rating on a book
+    /// the chunk added, the free plan's fiftieth book), counters and list counts included.
+    @Test(arguments: StoreFactory.all)
+    func eachRowOfAChunkIsDecidedOnWhatTheRowsBeforeItLeft(_ factory: StoreFactory) throws {
+        let opened = try factory.open("local"), store = opened.store
+        _ = try Self.own(store, count: 47)
+        let codes = generatedISBNs(5, startingAt: 300)
+        let (wish, alpha1, alpha2, beta, gamma) = (codes[0], codes[1], codes[2], codes[3], codes[4])
+        let wishWork = try store.record(Self.book("Wish", by: "W"), for: wish, now: Self.day0)
+        let alpha = try store.record(Self.book("Alpha", by: "A"), for: alpha1, now: Self.day0)
+        let betaWork = try store.record(Self.book("Beta", by: "B"), for: beta, now: Self.day0)
+        let gammaWork = try store.record(Self.book("Gamma", by: "G"), for: gamma, now: Self.day0)
+        let rows = [
+            ImportedBook(line: 2, isbn: wish, work: wishWork, state: ImportedState(isOwned: false, listType: .toRead)),
+            ImportedBook(line: 3, isbn: wish, work: wishWork, state: ImportedState(isOwned: true, status: .read, dateRead: Self.day(9))),
+            ImportedBook(line: 4, isbn: alpha1, work: alpha, state: ImportedState(isOwned: true)),
+            ImportedBook(line: 5, isbn: alpha2, work: alpha, state: ImportedState(isOwned: true)),
+            ImportedBook(line: 6, isbn: alpha1, work: alpha, state: ImportedState(isOwned: true, rating: 5)),
+            ImportedBook(line: 7, isbn: beta, work: betaWork, state: ImportedState(isOwned: true)),
+            ImportedBook(line: 8, isbn: gamma, work: gammaWork, state: ImportedState(isOwned: true)),
+            ImportedBook(line: 9, isbn: gamma, work: gammaWork, state: ImportedState(isOwned: false, listType: .toRead)),
+        ]
+        let outcomes = try store.importBooks(rows, fileHash: "meet", doneLines: [], station: Self.desk, now: Self.day(10))
+        func id(_ outcome: AddOutcome) -> String? {
+            switch outcome {
+            case let .added(item), let .alreadyOwned(item): item.id
+            case .libraryFull: nil
+            }
+        }
+        func kind(_ outcome: AddOutcome) -> String {
+            switch outcome {
+            case .added: "added"
+            case .alreadyOwned: "alreadyOwned"
+            case .libraryFull: "libraryFull"
+            }
+        }
+        #expect(outcomes.map(kind) == ["added", "added", "added", "alreadyOwned", "alreadyOwned", "added", "libraryFull", "added"])
+        #expect(id(outcomes[1]) == id(outcomes[0]))
+        #expect(id(outcomes[3]) == id(outcomes[2]) && id(outcomes[4]) == id(outcomes[2]))
+        #expect(outcomes[6] == .libraryFull(owned: 50, limit: 50))
+        let wished = try #require(try store.item(isbn: wish))
+        #expect(wished.isOwned && wished.status == .read && wished.finishedReadingAt == Self.day(9) && wished.station == Self.desk)
+        #expect(try store.item(isbn: alpha1)?.rating == 5)
+        #expect(try store.item(isbn: alpha2) == nil)
+        #expect(try store.item(isbn: gamma)?.isOwned == false)
+        #expect(try store.ownedCount() == 50)
+        let user = try store.user()
+        #expect(user.scanCount == 50 && user.booksRead == 1)
+        #expect(try store.lists().first { $0.id == store.defaultListId }?.itemCount == 51)
+        #expect(try store.importedLines(fileHash: "meet", station: Self.desk) == [2, 3, 4, 5, 6, 7, 9])
+    }
+
     @Test(arguments: StoreFactory.all)
     func processedFilesResumeOnlyTheSameFile(_ factory: StoreFactory) throws {
         let opened = try factory.open("local"), store = opened.store
