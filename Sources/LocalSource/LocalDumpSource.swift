@@ -157,9 +157,11 @@ public struct LocalDumpSource: MetadataSource {
         let editionAuthors = Self.ids(row["authorIDs"])
         let authorIDs = editionAuthors.isEmpty ? Self.ids(work?["authorIDs"]) : editionAuthors
         var authors: [String] = []
-        for id in authorIDs.prefix(5) {
+        // Five different names: an author listed twice (or redirected to another listed) once.
+        for id in authorIDs where authors.count < 5 {
             let id = try resolved(.author, id, db)
-            if let name = try String.fetchOne(db.cachedStatement(sql: "SELECT name FROM author WHERE id = ?"), arguments: [id]) {
+            if let name = try String.fetchOne(db.cachedStatement(sql: "SELECT name FROM author WHERE id = ?"), arguments: [id]),
+               !authors.contains(name) {
                 authors.append(name)
             }
         }

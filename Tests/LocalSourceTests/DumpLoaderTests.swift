@@ -108,8 +108,8 @@ import TestSupport
             Self.row("edition", "/books/OL100M", 1, #"{"title": "Mort", "isbn_10": ["0552131067"], "authors": [{"key": "/authors/OL1A"}], "works": [{"key": "/works/OL10W"}]}"#),
             // No author of its own; its work is redirected to one whose author is Pratchett.
             Self.row("edition", "/books/OL101M", 1, #"{"title": "Guards! Guards!", "isbn_13": ["9780552134637"], "works": [{"key": "/works/OL11W"}]}"#),
-            // Its author is redirected to Pratchett.
-            Self.row("edition", "/books/OL102M", 1, #"{"title": "Eric", "isbn_13": ["9780575046368"], "authors": [{"key": "/authors/OL3A"}]}"#),
+            // Its author is redirected to Pratchett, who is also listed (twice): one name.
+            Self.row("edition", "/books/OL102M", 1, #"{"title": "Eric", "isbn_13": ["9780575046368"], "authors": [{"key": "/authors/OL3A"}, {"key": "/authors/OL1A"}, {"key": "/authors/OL1A"}]}"#),
             doomedOlder,
             Self.row("edition", "/books/OL104M", 1, #"{"title": "Coraline", "isbn_13": ["9780000001115"], "authors": [{"key": "/authors/OL2A"}]}"#),
             Self.row("delete", "/books/OL103M", 2, #"{"key": "/books/OL103M", "type": {"key": "/type/delete"}}"#),
