@@ -32,6 +32,8 @@ public final class DumpLoader: Sendable {
         public var editions: Int
         public var works: Int
         public var authors: Int
+        /// Deletes and redirects applied (the record gone; a redirect's target answers for it).
+        public var retired: Int
         /// Other record types, editions without ISBN, revisions not newer than the stored one.
         public var skipped: Int
         public var malformed: Int
@@ -61,7 +63,7 @@ public final class DumpLoader: Sendable {
         let existing = try stored(identity: identity.key)
         if let existing, existing.finished {
             return FileReport(file: file, alreadyLoaded: true, resumedAfterLine: nil, lines: existing.lines, editions: 0, works: 0,
-                              authors: 0, skipped: 0, malformed: 0, seconds: Date().timeIntervalSince(started))
+                              authors: 0, retired: 0, skipped: 0, malformed: 0, seconds: Date().timeIntervalSince(started))
         }
         let reader = try DumpLineReader(path: file)
         if let existing {
@@ -108,11 +110,12 @@ public final class DumpLoader: Sendable {
         }
         let run = written.withLock { $0.counts }
         try write { db in
+            try LocalDumpStore.createReadIndexes(db)
             try db.execute(sql: "UPDATE dumpFile SET finished = 1, finishedAt = ? WHERE identity = ?",
                            arguments: [Self.timestamp(), identity.key])
         }
         return FileReport(file: file, alreadyLoaded: false, resumedAfterLine: existing.map(\.lines), lines: reader.lineNumber,
-                          editions: run.editions, works: run.works, authors: run.authors, skipped: run.skipped,
+                          editions: run.editions, works: run.works, authors: run.authors, retired: run.retired, skipped: run.skipped,
                           malformed: run.malformed, seconds: Date().timeIntervalSince(started))
     }
 
@@ -132,16 +135,16 @@ public final class DumpLoader: Sendable {
         DispatchQueue.concurrentPerform(iterations: parts) { part in
             var batch = ParsedBatch()
             let range = (part * size)..<min(lines.count, (part + 1) * size)
-            var newest: Substring?
+            var newest: ArraySlice<UInt8>?
             for index in range {
                 let (result, modified) = DumpRowParser.parse(lines[index])
                 switch result {
                 case .success(let record): batch.records.append(record)
                 case .failure(let row): batch.malformed.append(row)
                 }
-                if let modified, modified > (newest ?? "") { newest = modified }
+                if let modified, newest.map({ $0.lexicographicallyPrecedes(modified) }) ?? true { newest = modified }
             }
-            batch.newestModified = newest.map(String.init)
+            batch.newestModified = newest.map { String(decoding: $0, as: UTF8.self) }
             results.withLock { $0[part] = batch }
         }
         return results.withLock { parts in
@@ -158,9 +161,10 @@ public final class DumpLoader: Sendable {
     // MARK: Storing
 
     struct BatchCounts: Sendable {
-        var editions = 0, works = 0, authors = 0, skipped = 0, malformed = 0
+        var editions = 0, works = 0, authors = 0, retired = 0, skipped = 0, malformed = 0
 
         mutating func add(_ other: BatchCounts) {
+            retired += other.retired
             editions += other.editions
             works += other.works
             authors += other.authors
@@ -182,7 +186,7 @@ public final class DumpLoader: Sendable {
                 try Row.fetchOne(db, sql: "SELECT * FROM dumpFile WHERE identity = ?", arguments: [identity]).map { row in
                     StoredFile(textOffset: row["textOffset"], lines: row["lines"], finished: row["finished"],
                                counts: BatchCounts(editions: row["editions"], works: row["works"], authors: row["authors"],
-                                                   skipped: row["skipped"], malformed: row["malformed"]))
+                                                   retired: row["retired"], skipped: row["skipped"], malformed: row["malformed"]))
                 }
             }
         } catch {
@@ -202,27 +206,32 @@ public final class DumpLoader: Sendable {
     private func store(_ batch: ParsedBatch, identity: String, offset: Int64, lines: Int) throws(DumpError) -> BatchCounts {
         var counts = BatchCounts(malformed: batch.malformed.count)
         try write { db in
+            // Most loads have no delete or redirect stored: then no row needs looking up there.
+            var anyRetired = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM retired)") ?? true
             for record in batch.records {
                 switch record {
-                case .edition(let edition): if try Self.store(edition, db) { counts.editions += 1 } else { counts.skipped += 1 }
-                case .work(let work): if try Self.store(work, db) { counts.works += 1 } else { counts.skipped += 1 }
-                case .author(let author): if try Self.store(author, db) { counts.authors += 1 } else { counts.skipped += 1 }
+                case .edition(let edition): if try Self.store(edition, anyRetired, db) { counts.editions += 1 } else { counts.skipped += 1 }
+                case .work(let work): if try Self.store(work, anyRetired, db) { counts.works += 1 } else { counts.skipped += 1 }
+                case .author(let author): if try Self.store(author, anyRetired, db) { counts.authors += 1 } else { counts.skipped += 1 }
+                case .retired(let retired):
+                    anyRetired = true
+                    if try Self.store(retired, db) { counts.retired += 1 } else { counts.skipped += 1 }
                 case .skipped: counts.skipped += 1
                 }
             }
             try db.execute(sql: """
                 UPDATE dumpFile SET textOffset = ?, lines = ?, editions = editions + ?, works = works + ?,
-                    authors = authors + ?, skipped = skipped + ?, malformed = malformed + ?,
+                    authors = authors + ?, retired = retired + ?, skipped = skipped + ?, malformed = malformed + ?,
                     newestModified = max(coalesce(newestModified, ''), ?)
                 WHERE identity = ?
-                """, arguments: [offset, lines, counts.editions, counts.works, counts.authors, counts.skipped,
+                """, arguments: [offset, lines, counts.editions, counts.works, counts.authors, counts.retired, counts.skipped,
                                  counts.malformed, batch.newestModified ?? "", identity])
         }
         return counts
     }
 
     /// True when stored (new, or newer than the stored revision).
-    private static func store(_ edition: DumpRecord.Edition, _ db: Database) throws -> Bool {
+    private static func store(_ edition: DumpRecord.Edition, _ anyRetired: Bool, _ db: Database) throws -> Bool {
         let values: [(any DatabaseValueConvertible)?] = [
             edition.id, edition.revision, edition.title, edition.subtitle, joined(edition.authorIDs), edition.byStatement,
             edition.workID, edition.publisher, edition.publishDate, edition.pages, edition.coverID, edition.language,
@@ -234,6 +243,7 @@ public final class DumpLoader: Sendable {
                 publishDate, pages, coverID, language, format, description, subjects, isbns)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
+        guard try !(anyRetired && isRetired(.edition, edition.id, edition.revision, db)) else { return false }
         try insert.execute(arguments: StatementArguments(values))
         if db.changesCount == 0 {
             // Known already: only a newer revision replaces it (its old ISBNs and title words go).
@@ -258,7 +268,8 @@ public final class DumpLoader: Sendable {
         return true
     }
 
-    private static func store(_ work: DumpRecord.Work, _ db: Database) throws -> Bool {
+    private static func store(_ work: DumpRecord.Work, _ anyRetired: Bool, _ db: Database) throws -> Bool {
+        guard try !(anyRetired && isRetired(.work, work.id, work.revision, db)) else { return false }
         try db.cachedStatement(sql: """
             INSERT INTO work(id, revision, title, authorIDs, subjects, description, coverID, firstPublishDate)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?)
@@ -272,7 +283,8 @@ public final class DumpLoader: Sendable {
         return db.changesCount > 0
     }
 
-    private static func store(_ author: DumpRecord.Author, _ db: Database) throws -> Bool {
+    private static func store(_ author: DumpRecord.Author, _ anyRetired: Bool, _ db: Database) throws -> Bool {
+        guard try !(anyRetired && isRetired(.author, author.id, author.revision, db)) else { return false }
         try db.cachedStatement(sql: "INSERT OR IGNORE INTO author(id, revision, name) VALUES (?, ?, ?)")
             .execute(arguments: [author.id, author.revision, author.name])
         if db.changesCount == 0 {
@@ -284,6 +296,50 @@ public final class DumpLoader: Sendable {
                 .execute(arguments: [author.revision, author.name, author.id])
         }
         try db.cachedStatement(sql: "INSERT INTO authorNameSearch(rowid, name) VALUES (?, ?)").execute(arguments: [author.id, author.name])
+        return true
+    }
+
+    /// Whether a delete or redirect at least as new as `revision` retired the record; a newer
+    /// record brings it back (the retirement goes).
+    private static func isRetired(_ kind: DumpRowParser.Kind, _ id: Int64, _ revision: Int64, _ db: Database) throws -> Bool {
+        guard let retiredAt = try Int64.fetchOne(db.cachedStatement(sql: "SELECT revision FROM retired WHERE kind = ? AND id = ?"),
+                                                 arguments: [kind.rawValue, id]) else { return false }
+        guard revision > retiredAt else { return true }
+        try db.cachedStatement(sql: "DELETE FROM retired WHERE kind = ? AND id = ?").execute(arguments: [kind.rawValue, id])
+        return false
+    }
+
+    /// A delete or redirect newer than the stored record: the record and its index entries go.
+    private static func store(_ retired: DumpRecord.Retired, _ db: Database) throws -> Bool {
+        let id = retired.id
+        switch retired.kind {
+        case .edition:
+            if let old = try Row.fetchOne(db.cachedStatement(sql: "SELECT revision, title, subtitle, isbns FROM edition WHERE id = ?"), arguments: [id]) {
+                guard retired.revision > (old["revision"] as Int64) else { return false }
+                try db.cachedStatement(sql: "INSERT INTO editionTitleSearch(editionTitleSearch, rowid, title) VALUES ('delete', ?, ?)")
+                    .execute(arguments: [id, searchText(old["title"], old["subtitle"])])
+                for isbn in (old["isbns"] as String).split(separator: " ").compactMap({ Int64($0) }) {
+                    try db.cachedStatement(sql: "DELETE FROM editionISBN WHERE isbn = ? AND editionID = ?").execute(arguments: [isbn, id])
+                }
+                try db.cachedStatement(sql: "DELETE FROM edition WHERE id = ?").execute(arguments: [id])
+            }
+        case .work:
+            if let revision = try Int64.fetchOne(db.cachedStatement(sql: "SELECT revision FROM work WHERE id = ?"), arguments: [id]) {
+                guard retired.revision > revision else { return false }
+                try db.cachedStatement(sql: "DELETE FROM work WHERE id = ?").execute(arguments: [id])
+            }
+        case .author:
+            if let old = try Row.fetchOne(db.cachedStatement(sql: "SELECT revision, name FROM author WHERE id = ?"), arguments: [id]) {
+                guard retired.revision > (old["revision"] as Int64) else { return false }
+                try db.cachedStatement(sql: "INSERT INTO authorNameSearch(authorNameSearch, rowid, name) VALUES ('delete', ?, ?)")
+                    .execute(arguments: [id, old["name"] as String])
+                try db.cachedStatement(sql: "DELETE FROM author WHERE id = ?").execute(arguments: [id])
+            }
+        }
+        if let known = try Int64.fetchOne(db.cachedStatement(sql: "SELECT revision FROM retired WHERE kind = ? AND id = ?"),
+                                          arguments: [retired.kind.rawValue, id]), known >= retired.revision { return false }
+        try db.cachedStatement(sql: "REPLACE INTO retired(kind, id, revision, target) VALUES (?, ?, ?, ?)")
+            .execute(arguments: [retired.kind.rawValue, id, retired.revision, retired.target])
         return true
     }
 

@@ -54,10 +54,20 @@ enum DumpRecord: Sendable {
         var name: String
     }
 
+    /// A `/type/delete` (no target) or `/type/redirect` row for an edition, work or author:
+    /// the record goes; a redirect's target answers for it.
+    struct Retired: Sendable {
+        var kind: DumpRowParser.Kind
+        var id: Int64
+        var revision: Int64
+        var target: Int64?
+    }
+
     case edition(Edition)
     case work(Work)
     case author(Author)
-    /// Another record type (redirects, deletes, languages…), or an edition without an ISBN: not kept.
+    case retired(Retired)
+    /// Another record type (languages, subjects…), or an edition without an ISBN: not kept.
     case skipped
 }
 
@@ -67,41 +77,54 @@ struct MalformedRow: Error, Sendable {
     var reason: String
 }
 
-/// `type \t key \t revision \t last_modified \t JSON` -> a record.
+/// `type \t key \t revision \t last_modified \t JSON` -> a record. Columns are split on the
+/// row's bytes; the JSON's few kept keys are read by `DumpJSONScanner`, and Foundation's
+/// decoder (`OLEdition`, `OLWork`, `OLAuthor`) reads a row the scanner is unsure of.
 enum DumpRowParser {
     static let maxSubjects = 10
     static let maxDescription = 2_000
 
     /// The row's `last_modified` column too (the dump's date is the newest one).
-    static func parse(_ line: DumpLineReader.Line) -> (Result<DumpRecord, MalformedRow>, lastModified: Substring?) {
+    static func parse(_ line: DumpLineReader.Line) -> (Result<DumpRecord, MalformedRow>, lastModified: ArraySlice<UInt8>?) {
         let bytes = line.bytes
-        guard let text = String(validating: bytes, as: UTF8.self) else {
+        guard isUTF8(bytes) else {
             return (.failure(MalformedRow(line: line.number, reason: "not UTF-8 text")), nil)
         }
-        let columns = text.split(separator: "\t", maxSplits: 4, omittingEmptySubsequences: false)
-        guard columns.count == 5 else {
-            return (.failure(MalformedRow(line: line.number, reason: "\(columns.count) tab-separated columns, expected 5 (type, key, revision, last_modified, JSON)")), nil)
+        var tabs: [Int] = []
+        tabs.reserveCapacity(4)
+        var cursor = bytes.startIndex
+        while tabs.count < 4, let tab = bytes[cursor...].firstIndex(of: 0x09) {
+            tabs.append(tab)
+            cursor = tab + 1
         }
-        let type = columns[0], key = columns[1], modified = columns[3]
-        guard let revision = Int64(columns[2]) else {
-            return (.failure(MalformedRow(line: line.number, reason: "revision \"\(columns[2].prefix(40))\" is not a number")), modified)
+        guard tabs.count == 4 else {
+            return (.failure(MalformedRow(line: line.number, reason: "\(tabs.count + 1) tab-separated columns, expected 5 (type, key, revision, last_modified, JSON)")), nil)
+        }
+        let type = bytes[bytes.startIndex..<tabs[0]], key = bytes[(tabs[0] + 1)..<tabs[1]]
+        let revisionText = bytes[(tabs[1] + 1)..<tabs[2]], modified = bytes[(tabs[2] + 1)..<tabs[3]]
+        let json = bytes[(tabs[3] + 1)...]
+        guard let revision = Int64(String(decoding: revisionText, as: UTF8.self)) else {
+            return (.failure(MalformedRow(line: line.number, reason: "revision \"\(String(decoding: revisionText.prefix(40), as: UTF8.self))\" is not a number")), modified)
         }
         let kind: Kind
-        switch type {
-        case "/type/edition": kind = .edition
-        case "/type/work": kind = .work
-        case "/type/author": kind = .author
+        switch Array(type) {
+        case Kind.editionType: kind = .edition
+        case Kind.workType: kind = .work
+        case Kind.authorType: kind = .author
+        case Kind.deleteType, Kind.redirectType:
+            guard let change = change(type: type, key: key, revision: revision, json: json) else { return (.success(.skipped), modified) }
+            return (.success(change), modified)
         default: return (.success(.skipped), modified)
         }
-        guard let id = recordID(key, kind: kind) else {
-            return (.failure(MalformedRow(line: line.number, reason: "key \"\(key.prefix(40))\" is not a \(kind.prefix)OL…\(kind.suffix) key")), modified)
+        let keyText = String(decoding: key, as: UTF8.self)
+        guard let id = recordID(Substring(keyText), kind: kind) else {
+            return (.failure(MalformedRow(line: line.number, reason: "key \"\(keyText.prefix(40))\" is not a \(kind.prefix)OL…\(kind.suffix) key")), modified)
         }
-        let json = Data(columns[4].utf8)
         do {
             switch kind {
-            case .edition: return (.success(try edition(id: id, revision: revision, json: json)), modified)
-            case .work: return (.success(try work(id: id, revision: revision, json: json)), modified)
-            case .author: return (.success(try author(id: id, revision: revision, json: json)), modified)
+            case .edition: return (.success(try edition(id: id, revision: revision, fields: editionFields(json))), modified)
+            case .work: return (.success(try work(id: id, revision: revision, fields: workFields(json))), modified)
+            case .author: return (.success(author(id: id, revision: revision, fields: try authorFields(json))), modified)
             }
         } catch let error as MalformedReason {
             return (.failure(MalformedRow(line: line.number, reason: error.text)), modified)
@@ -110,10 +133,20 @@ enum DumpRowParser {
         }
     }
 
-    enum Kind {
-        case edition, work, author
+    static func isUTF8(_ bytes: ArraySlice<UInt8>) -> Bool {
+        // Plain ASCII, most rows, needs no decoding.
+        if !bytes.contains(where: { $0 >= 0x80 }) { return true }
+        return String(validating: bytes, as: UTF8.self) != nil
+    }
+
+    enum Kind: Int, Sendable {
+        case edition = 0, work = 1, author = 2
         var prefix: String { switch self { case .edition: "/books/"; case .work: "/works/"; case .author: "/authors/" } }
         var suffix: Character { switch self { case .edition: "M"; case .work: "W"; case .author: "A" } }
+
+        static let editionType = Array("/type/edition".utf8), workType = Array("/type/work".utf8)
+        static let authorType = Array("/type/author".utf8)
+        static let deleteType = Array("/type/delete".utf8), redirectType = Array("/type/redirect".utf8)
     }
 
     struct MalformedReason: Error { var text: String }
@@ -131,50 +164,244 @@ enum DumpRowParser {
         key.flatMap { recordID(Substring($0), kind: kind) }
     }
 
-    private static func edition(id: Int64, revision: Int64, json: Data) throws -> DumpRecord {
-        let record = try JSONDecoder().decode(OLEdition.self, from: json)
+    /// A delete or redirect row of an edition, work or author (nil: another key, or a
+    /// redirect whose target is not a key of the same kind: not kept).
+    static func change(type: ArraySlice<UInt8>, key: ArraySlice<UInt8>, revision: Int64, json: ArraySlice<UInt8>) -> DumpRecord? {
+        let keyText = Substring(String(decoding: key, as: UTF8.self))
+        guard let kind = [Kind.edition, .work, .author].first(where: { keyText.hasPrefix($0.prefix) }),
+              let id = recordID(keyText, kind: kind) else { return nil }
+        guard Array(type) == Kind.redirectType else { return .retired(DumpRecord.Retired(kind: kind, id: id, revision: revision, target: nil)) }
+        struct Redirect: Decodable { var location: String? }
+        let scanned = try? json.withUnsafeBufferPointer { bytes throws(DumpJSONScanner.Unsure) in
+            try DumpJSONScanner.scanObject(bytes, keys: [Array("location".utf8)])[0]?.string
+        }
+        let location = scanned ?? (try? JSONDecoder().decode(Redirect.self, from: Data(json)))?.location
+        guard let target = recordID(location, kind: kind), target != id else { return nil }
+        return .retired(DumpRecord.Retired(kind: kind, id: id, revision: revision, target: target))
+    }
+
+    // MARK: The kept keys, from the scanner or the full parser
+
+    /// What an edition row's JSON says that the local source keeps.
+    struct EditionFields: Equatable {
+        var title: String?
+        var subtitle: String?
+        /// Each reference's key (`{"key": …}` or `{"author": {"key": …}}`), nil when it has none.
+        var authors: [String?]?
+        var works: [String?]?
+        var description: String?
+        var covers: [Int]?
+        var pages: Int?
+        var publishDate: String?
+        var publishers: [String]?
+        var languages: [String?]?
+        var physicalFormat: String?
+        var subjects: [String]?
+        var isbn10: [String]?
+        var isbn13: [String]?
+        var byStatement: String?
+    }
+
+    struct WorkFields: Equatable {
+        var title: String?
+        var authors: [String?]?
+        var description: String?
+        var covers: [Int]?
+        var subjects: [String]?
+        var firstPublishDate: String?
+    }
+
+    struct AuthorFields: Equatable {
+        var name: String?
+        var personalName: String?
+    }
+
+    private static let editionKeys = ["title", "subtitle", "authors", "works", "description", "covers", "number_of_pages",
+                                      "publish_date", "publishers", "languages", "physical_format", "subjects", "isbn_10",
+                                      "isbn_13", "by_statement"].map { Array($0.utf8) }
+    private static let workKeys = ["title", "authors", "description", "covers", "subjects", "first_publish_date"].map { Array($0.utf8) }
+    private static let authorKeys = ["name", "personal_name"].map { Array($0.utf8) }
+
+    static func editionFields(_ json: ArraySlice<UInt8>) throws -> EditionFields {
+        if let fields = try? scannedEditionFields(json) { return fields }
+        return try decodedEditionFields(json)
+    }
+
+    static func workFields(_ json: ArraySlice<UInt8>) throws -> WorkFields {
+        if let fields = try? scannedWorkFields(json) { return fields }
+        return try decodedWorkFields(json)
+    }
+
+    static func authorFields(_ json: ArraySlice<UInt8>) throws -> AuthorFields {
+        if let fields = try? scannedAuthorFields(json) { return fields }
+        return try decodedAuthorFields(json)
+    }
+
+    static func scannedEditionFields(_ json: ArraySlice<UInt8>) throws(DumpJSONScanner.Unsure) -> EditionFields {
+        try json.withUnsafeBufferPointer { bytes throws(DumpJSONScanner.Unsure) in
+            let v = try DumpJSONScanner.scanObject(bytes, keys: editionKeys)
+            return EditionFields(
+                title: v[0]?.string, subtitle: v[1]?.string, authors: try authorReferences(v[2]), works: try references(v[3]),
+                description: text(v[4]), covers: try lossyIntegers(v[5]), pages: try integer(v[6]), publishDate: v[7]?.string,
+                publishers: lossyStrings(v[8]), languages: try references(v[9]), physicalFormat: v[10]?.string,
+                subjects: lossyStrings(v[11]), isbn10: lossyStrings(v[12]), isbn13: lossyStrings(v[13]), byStatement: v[14]?.string)
+        }
+    }
+
+    static func decodedEditionFields(_ json: ArraySlice<UInt8>) throws -> EditionFields {
+        let record = try JSONDecoder().decode(OLEdition.self, from: Data(json))
+        return EditionFields(
+            title: record.title, subtitle: record.subtitle, authors: record.authors?.map(\.key), works: record.works?.map(\.key),
+            description: record.description?.text, covers: record.covers, pages: record.number_of_pages,
+            publishDate: record.publish_date, publishers: record.publishers, languages: record.languages?.map(\.key),
+            physicalFormat: record.physical_format, subjects: record.subjects, isbn10: record.isbn_10, isbn13: record.isbn_13,
+            byStatement: record.by_statement)
+    }
+
+    static func scannedWorkFields(_ json: ArraySlice<UInt8>) throws(DumpJSONScanner.Unsure) -> WorkFields {
+        try json.withUnsafeBufferPointer { bytes throws(DumpJSONScanner.Unsure) in
+            let v = try DumpJSONScanner.scanObject(bytes, keys: workKeys)
+            return WorkFields(title: v[0]?.string, authors: try authorReferences(v[1]), description: text(v[2]),
+                              covers: try lossyIntegers(v[3]), subjects: lossyStrings(v[4]), firstPublishDate: v[5]?.string)
+        }
+    }
+
+    static func decodedWorkFields(_ json: ArraySlice<UInt8>) throws -> WorkFields {
+        let record = try JSONDecoder().decode(OLWork.self, from: Data(json))
+        return WorkFields(title: record.title, authors: record.authors?.map(\.key), description: record.description?.text,
+                          covers: record.covers, subjects: record.subjects, firstPublishDate: record.first_publish_date)
+    }
+
+    static func scannedAuthorFields(_ json: ArraySlice<UInt8>) throws(DumpJSONScanner.Unsure) -> AuthorFields {
+        try json.withUnsafeBufferPointer { bytes throws(DumpJSONScanner.Unsure) in
+            let v = try DumpJSONScanner.scanObject(bytes, keys: authorKeys)
+            return AuthorFields(name: v[0]?.string, personalName: v[1]?.string)
+        }
+    }
+
+    static func decodedAuthorFields(_ json: ArraySlice<UInt8>) throws -> AuthorFields {
+        let record = try JSONDecoder().decode(OLAuthor.self, from: Data(json))
+        return AuthorFields(name: record.name, personalName: record.personal_name)
+    }
+
+    // What the decoders make of each shape (`try?` per field, `Lossy` arrays); a shape whose
+    // reading is not plain here is left to them.
+
+    /// `Lossy<String>`: the strings of an array, other elements dropped.
+    private static func lossyStrings(_ value: ScannedJSON?) -> [String]? {
+        guard case .array(let elements)? = value else { return nil }
+        return elements.compactMap(\.string)
+    }
+
+    /// `Lossy<Int>`: the integers of an array.
+    private static func lossyIntegers(_ value: ScannedJSON?) throws(DumpJSONScanner.Unsure) -> [Int]? {
+        guard case .array(let elements)? = value else { return nil }
+        var integers: [Int] = []
+        for element in elements {
+            switch element {
+            case .integer(let number): integers.append(number)
+            case .otherNumber: throw DumpJSONScanner.Unsure()
+            default: continue
+            }
+        }
+        return integers
+    }
+
+    private static func integer(_ value: ScannedJSON?) throws(DumpJSONScanner.Unsure) -> Int? {
+        switch value {
+        case .integer(let number)?: number
+        case .otherNumber?: throw DumpJSONScanner.Unsure()
+        default: nil
+        }
+    }
+
+    /// `OLText`: a string, or an object's string `value`.
+    private static func text(_ value: ScannedJSON?) -> String? {
+        value?.string ?? value?.object?["value"]?.string
+    }
+
+    /// `[Ref]`: objects whose `key` is a string or absent.
+    private static func references(_ value: ScannedJSON?) throws(DumpJSONScanner.Unsure) -> [String?]? {
+        guard case .array(let elements)? = value else { return nil }
+        var keys: [String?] = []
+        for element in elements {
+            guard let members = element.object else { throw DumpJSONScanner.Unsure() }
+            switch members["key"] {
+            case nil, .null?: keys.append(nil)
+            case .string(let key)?: keys.append(key)
+            default: throw DumpJSONScanner.Unsure()
+            }
+        }
+        return keys
+    }
+
+    /// `[OLAuthorRef]`: `{"key": …}` (editions) or `{"author": {"key": …}}` (works).
+    private static func authorReferences(_ value: ScannedJSON?) throws(DumpJSONScanner.Unsure) -> [String?]? {
+        guard case .array(let elements)? = value else { return nil }
+        var keys: [String?] = []
+        for element in elements {
+            guard let members = element.object else { throw DumpJSONScanner.Unsure() }
+            keys.append(members["key"]?.string ?? members["author"]?.object?["key"]?.string)
+        }
+        return keys
+    }
+
+    // MARK: Records
+
+    private static func edition(id: Int64, revision: Int64, fields record: EditionFields) throws -> DumpRecord {
         var isbns: [Int64] = []
-        for text in (record.isbn_13 ?? []) + (record.isbn_10 ?? []) {
+        for text in (record.isbn13 ?? []) + (record.isbn10 ?? []) {
             let cleaned = text.filter { $0 != "-" && $0 != " " }
             let isbn = (try? ISBN13(validating: cleaned)) ?? (try? ISBN10(validating: cleaned))?.isbn13
             if let isbn, let value = Int64(isbn.digits), !isbns.contains(value) { isbns.append(value) }
         }
         // Only what an ISBN can find is kept (a lookup is by ISBN, a search returns ISBNs).
         guard !isbns.isEmpty else { return .skipped }
-        guard let title = PlainText.tidy(record.title ?? "") else {
+        guard let title = tidy(record.title ?? "") else {
             throw MalformedReason(text: "edition has ISBNs but no title")
         }
         return .edition(DumpRecord.Edition(
             id: id, revision: revision, isbns: isbns, title: title,
-            subtitle: record.subtitle.flatMap(PlainText.tidy),
-            authorIDs: (record.authors ?? []).compactMap { recordID($0.key, kind: .author) },
-            byStatement: record.by_statement.flatMap(PlainText.tidy),
-            workID: record.works?.lazy.compactMap { recordID($0.key, kind: .work) }.first,
-            publisher: record.publishers?.first.flatMap(PlainText.tidy),
-            publishDate: PublishDate.normalize(record.publish_date),
-            pages: record.number_of_pages.flatMap { $0 > 0 ? $0 : nil },
+            subtitle: record.subtitle.flatMap(tidy),
+            authorIDs: (record.authors ?? []).compactMap { recordID($0, kind: .author) },
+            byStatement: record.byStatement.flatMap(tidy),
+            workID: record.works?.lazy.compactMap { recordID($0, kind: .work) }.first,
+            publisher: record.publishers?.first.flatMap(tidy),
+            publishDate: PublishDate.normalize(record.publishDate),
+            pages: record.pages.flatMap { $0 > 0 ? $0 : nil },
             coverID: record.covers?.first { $0 > 0 },
-            language: LanguageCode.normalize(record.languages?.first?.key),
-            format: BookFormat.normalize(record.physical_format),
-            description: record.description?.text.flatMap(PlainText.tidy).map { String($0.prefix(maxDescription)) },
-            subjects: Array((record.subjects ?? []).prefix(maxSubjects).compactMap(PlainText.tidy))))
+            language: LanguageCode.normalize(record.languages?.first ?? nil),
+            format: BookFormat.normalize(record.physicalFormat),
+            description: record.description.flatMap(tidy).map { String($0.prefix(maxDescription)) },
+            subjects: Array((record.subjects ?? []).prefix(maxSubjects).compactMap(tidy))))
     }
 
-    private static func work(id: Int64, revision: Int64, json: Data) throws -> DumpRecord {
-        let record = try JSONDecoder().decode(OLWork.self, from: json)
-        return .work(DumpRecord.Work(
-            id: id, revision: revision, title: record.title.flatMap(PlainText.tidy),
-            authorIDs: (record.authors ?? []).compactMap { recordID($0.key, kind: .author) },
-            subjects: Array((record.subjects ?? []).prefix(maxSubjects).compactMap(PlainText.tidy)),
-            description: record.description?.text.flatMap(PlainText.tidy).map { String($0.prefix(maxDescription)) },
+    private static func work(id: Int64, revision: Int64, fields record: WorkFields) throws -> DumpRecord {
+        .work(DumpRecord.Work(
+            id: id, revision: revision, title: record.title.flatMap(tidy),
+            authorIDs: (record.authors ?? []).compactMap { recordID($0, kind: .author) },
+            subjects: Array((record.subjects ?? []).prefix(maxSubjects).compactMap(tidy)),
+            description: record.description.flatMap(tidy).map { String($0.prefix(maxDescription)) },
             coverID: record.covers?.first { $0 > 0 },
-            firstPublishDate: PublishDate.normalize(record.first_publish_date)))
+            firstPublishDate: PublishDate.normalize(record.firstPublishDate)))
     }
 
-    private static func author(id: Int64, revision: Int64, json: Data) throws -> DumpRecord {
-        let record = try JSONDecoder().decode(OLAuthor.self, from: json)
-        guard let name = record.displayName else { return .skipped }
+    private static func author(id: Int64, revision: Int64, fields record: AuthorFields) -> DumpRecord {
+        guard let name = (record.name ?? record.personalName).flatMap(tidy) else { return .skipped }
         return .author(DumpRecord.Author(id: id, revision: revision, name: name))
+    }
+
+    /// `PlainText.tidy`, which leaves printable ASCII with single inner spaces as it is: most
+    /// of a dump's titles and names, so those skip its work.
+    static func tidy(_ text: String) -> String? {
+        var previousSpace = true
+        for byte in text.utf8 {
+            guard byte >= 0x20, byte < 0x7F else { return PlainText.tidy(text) }
+            let space = byte == 0x20
+            if space && previousSpace { return PlainText.tidy(text) }
+            previousSpace = space
+        }
+        return previousSpace ? PlainText.tidy(text) : text
     }
 
     /// A decoding error in one line: its kind and where, without the whole context dump.

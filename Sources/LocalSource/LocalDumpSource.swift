@@ -37,34 +37,85 @@ public struct LocalDumpSource: MetadataSource {
         }
     }
 
+    /// Editions whose title (and subtitle) has every word of `title`, by relevance, one per
+    /// work; with `author`, only those with an author sharing a word of it. A reading that is
+    /// only a name (no title, or a "title" no edition has) is tried as an author: that
+    /// author's editions (`search(author:limit:)`).
     public func search(title: String, author: String?, limit: Int) async throws(SourceError) -> [EditionMetadata] {
         let titleQuery = Self.matchQuery(title)
-        // Titles only: an author's books alone are not indexed by author here.
-        guard !titleQuery.isEmpty, limit > 0 else { return [] }
+        guard limit > 0 else { return [] }
+        guard !titleQuery.isEmpty else { return try await search(author: author ?? "", limit: limit) }
         let wantedNames = Self.words(author ?? "").filter { $0.count >= 3 }
-        return try read { db in
+        let found: [EditionMetadata] = try read { db in
             let rows = try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT edition.* FROM editionTitleSearch JOIN edition ON edition.id = editionTitleSearch.rowid
                 WHERE editionTitleSearch MATCH ? ORDER BY editionTitleSearch.rank LIMIT ?
                 """), arguments: [titleQuery, max(limit * 5, 50)])
-            var found: [EditionMetadata] = []
-            var works = Set<String>()
-            for row in rows {
-                let isbns = (row["isbns"] as String? ?? "").split(separator: " ").compactMap { try? ISBN13(validating: String($0)) }
-                guard let isbn = isbns.first else { continue }
-                let edition = try metadata(row, isbn: isbn, db)
-                if !wantedNames.isEmpty {
-                    let names = Set(edition.authors.flatMap { Self.words($0) })
-                    guard wantedNames.contains(where: names.contains) else { continue }
-                }
-                // One edition per work (or per title and authors when the work is unknown).
-                let workKey = (row["workID"] as Int64?).map { "w\($0)" } ?? edition.title.lowercased() + "|" + edition.authors.joined(separator: ",")
-                guard works.insert(workKey).inserted else { continue }
-                found.append(edition)
-                if found.count == limit { break }
+            return try onePerWork(rows, limit: limit, db) { edition in
+                guard !wantedNames.isEmpty else { return true }
+                let names = Set(edition.authors.flatMap { Self.words($0) })
+                return wantedNames.contains(where: names.contains)
             }
-            return found
         }
+        guard found.isEmpty, author == nil else { return found }
+        return try await search(author: title, limit: limit)
+    }
+
+    /// The editions of the authors named `name` (every word of it in the author's name): those
+    /// whose first-named author they are, on the edition or on its work; one per work, at most
+    /// `limit`. Authors redirected to them count as them. Fast once a load has finished (its
+    /// indexes are built at the end of a load).
+    public func search(author name: String, limit: Int) async throws(SourceError) -> [EditionMetadata] {
+        let nameQuery = Self.matchQuery(name)
+        guard !nameQuery.isEmpty, limit > 0 else { return [] }
+        return try read { db in
+            var authorIDs = try Int64.fetchAll(db.cachedStatement(sql: """
+                SELECT rowid FROM authorNameSearch WHERE authorNameSearch MATCH ? ORDER BY rank LIMIT 10
+                """), arguments: [nameQuery])
+            if store.keepsRetired, !authorIDs.isEmpty {
+                authorIDs += try Int64.fetchAll(db, sql: "SELECT id FROM retired WHERE kind = 2 AND target IN (\(authorIDs.map { _ in "?" }.joined(separator: ",")))",
+                                                arguments: StatementArguments(authorIDs))
+            }
+            var rows: [Row] = []
+            for id in authorIDs {
+                // First-named: the id alone, or the id and a space then the others (an index range).
+                let arguments: StatementArguments = ["\(id)", "\(id) ", "\(id)!", limit * 3]
+                rows += try Row.fetchAll(db.cachedStatement(sql: """
+                    SELECT * FROM edition WHERE authorIDs = ?1 OR (authorIDs >= ?2 AND authorIDs < ?3) ORDER BY id LIMIT ?4
+                    """), arguments: arguments)
+                // Editions that name no author take their work's (works redirected to it count as it).
+                var workIDs = try Int64.fetchAll(db.cachedStatement(sql: """
+                    SELECT id FROM work WHERE authorIDs = ?1 OR (authorIDs >= ?2 AND authorIDs < ?3) ORDER BY id LIMIT ?4
+                    """), arguments: arguments)
+                if store.keepsRetired, !workIDs.isEmpty {
+                    workIDs += try Int64.fetchAll(db, sql: "SELECT id FROM retired WHERE kind = 1 AND target IN (\(workIDs.map { _ in "?" }.joined(separator: ",")))",
+                                                  arguments: StatementArguments(workIDs))
+                }
+                for workID in workIDs {
+                    rows += try Row.fetchAll(db.cachedStatement(sql: """
+                        SELECT * FROM edition WHERE workID = ? AND authorIDs IS NULL ORDER BY id LIMIT 3
+                        """), arguments: [workID])
+                }
+            }
+            return try onePerWork(rows, limit: limit, db) { _ in true }
+        }
+    }
+
+    /// The first of `rows` per work (or per title and authors when the work is unknown) that `keep` accepts.
+    private func onePerWork(_ rows: [Row], limit: Int, _ db: Database, keep: (EditionMetadata) -> Bool) throws -> [EditionMetadata] {
+        var found: [EditionMetadata] = []
+        var works = Set<String>()
+        for row in rows {
+            let isbns = (row["isbns"] as String? ?? "").split(separator: " ").compactMap { try? ISBN13(validating: String($0)) }
+            guard let isbn = isbns.first else { continue }
+            let edition = try metadata(row, isbn: isbn, db)
+            guard keep(edition) else { continue }
+            let workKey = (row["workID"] as Int64?).map { "w\($0)" } ?? edition.title.lowercased() + "|" + edition.authors.joined(separator: ",")
+            guard works.insert(workKey).inserted else { continue }
+            found.append(edition)
+            if found.count == limit { break }
+        }
+        return found
     }
 
     /// Counts and the files loaded, for `rapidscan sources`.
@@ -101,13 +152,16 @@ public struct LocalDumpSource: MetadataSource {
     }
 
     private func metadata(_ row: Row, isbn: ISBN13, _ db: Database) throws -> EditionMetadata {
-        let workID: Int64? = row["workID"]
+        let workID = try (row["workID"] as Int64?).map { try resolved(.work, $0, db) }
         let work = try workID.flatMap { try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM work WHERE id = ?"), arguments: [$0]) }
         let editionAuthors = Self.ids(row["authorIDs"])
         let authorIDs = editionAuthors.isEmpty ? Self.ids(work?["authorIDs"]) : editionAuthors
         var authors: [String] = []
-        for id in authorIDs.prefix(5) {
-            if let name = try String.fetchOne(db.cachedStatement(sql: "SELECT name FROM author WHERE id = ?"), arguments: [id]) {
+        // Five different names: an author listed twice (or redirected to another listed) once.
+        for id in authorIDs where authors.count < 5 {
+            let id = try resolved(.author, id, db)
+            if let name = try String.fetchOne(db.cachedStatement(sql: "SELECT name FROM author WHERE id = ?"), arguments: [id]),
+               !authors.contains(name) {
                 authors.append(name)
             }
         }
@@ -131,6 +185,18 @@ public struct LocalDumpSource: MetadataSource {
             language: row["language"],
             format: row["format"],
             apiSource: name)
+    }
+
+    /// The record a redirect (or a chain of them, a few long) points to; `id` when none does.
+    private func resolved(_ kind: DumpRowParser.Kind, _ id: Int64, _ db: Database) throws -> Int64 {
+        guard store.keepsRetired else { return id }
+        var current = id
+        for _ in 0..<5 {
+            guard let target = try Int64.fetchOne(db.cachedStatement(sql: "SELECT target FROM retired WHERE kind = ? AND id = ?"),
+                                                  arguments: [kind.rawValue, current]) else { break }
+            current = target
+        }
+        return current
     }
 
     static func ids(_ text: String?) -> [Int64] {

@@ -8,6 +8,8 @@ import GRDB
 final class LocalDumpStore: Sendable {
     let path: String
     let writer: any DatabaseWriter
+    /// False for a file written before deletes and redirects were kept (read-only opens do not migrate).
+    let keepsRetired: Bool
 
     /// Opens (creating when `readOnly` is false) the file at `path`.
     init(path: String, readOnly: Bool) throws(DumpError) {
@@ -29,6 +31,7 @@ final class LocalDumpStore: Sendable {
             let pool = try DatabasePool(path: path, configuration: configuration)
             writer = pool
             if !readOnly { try Self.migrator.migrate(pool) }
+            keepsRetired = try pool.read { try $0.tableExists("retired") }
         } catch {
             throw .database(path: path, reason: "\(error)")
         }
@@ -62,7 +65,26 @@ final class LocalDumpStore: Sendable {
                     newestModified TEXT, startedAt TEXT NOT NULL, finishedAt TEXT);
                 """)
         }
+        migrator.registerMigration("v2-retired") { db in
+            // Deletes and redirects (kind: 0 edition, 1 work, 2 author; target nil for a delete):
+            // an older row of the record loaded later does not bring it back.
+            try db.execute(sql: """
+                CREATE TABLE retired (kind INTEGER NOT NULL, id INTEGER NOT NULL, revision INTEGER NOT NULL, target INTEGER,
+                    PRIMARY KEY (kind, id)) WITHOUT ROWID;
+                ALTER TABLE dumpFile ADD COLUMN retired INTEGER NOT NULL DEFAULT 0;
+                """)
+        }
         return migrator
+    }
+
+    /// Indexes only reads need (author search), built once when a load finishes rather than
+    /// kept up row by row while it runs; later loads keep them up.
+    static func createReadIndexes(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE INDEX IF NOT EXISTS editionByAuthors ON edition(authorIDs) WHERE authorIDs IS NOT NULL;
+            CREATE INDEX IF NOT EXISTS editionByWork ON edition(workID) WHERE workID IS NOT NULL;
+            CREATE INDEX IF NOT EXISTS workByAuthors ON work(authorIDs) WHERE authorIDs IS NOT NULL;
+            """)
     }
 }
 

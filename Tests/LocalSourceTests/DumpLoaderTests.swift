@@ -90,6 +90,68 @@ import TestSupport
         #expect(try LocalDumpSource(path: gzipLoader.path).state().editions == gzipState.editions)
     }
 
+    /// Rows as the all-types dump writes them (`type \t key \t revision \t last_modified \t JSON`).
+    static func row(_ type: String, _ key: String, _ revision: Int, _ json: String) -> String {
+        "/type/\(type)\t\(key)\t\(revision)\t2024-03-01T00:00:00.000000\t\(json)"
+    }
+
+    @Test func deletesAndRedirectsAndAnAuthorAlone() async throws {
+        let directory = try makeTemporaryDirectory(prefix: "local-source")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let doomedOlder = Self.row("edition", "/books/OL103M", 1, #"{"title": "Doomed", "isbn_13": ["9780306406157"], "authors": [{"key": "/authors/OL2A"}]}"#)
+        let rows = [
+            Self.row("author", "/authors/OL1A", 1, #"{"name": "Terry Pratchett"}"#),
+            Self.row("author", "/authors/OL2A", 1, #"{"name": "Neil Gaiman"}"#),
+            Self.row("author", "/authors/OL3A", 1, #"{"name": "T. Pratchett"}"#),
+            Self.row("work", "/works/OL10W", 1, #"{"title": "Mort", "authors": [{"author": {"key": "/authors/OL1A"}}]}"#),
+            Self.row("work", "/works/OL11W", 1, #"{"title": "Guards! Guards!", "authors": [{"author": {"key": "/authors/OL2A"}}]}"#),
+            Self.row("edition", "/books/OL100M", 1, #"{"title": "Mort", "isbn_10": ["0552131067"], "authors": [{"key": "/authors/OL1A"}], "works": [{"key": "/works/OL10W"}]}"#),
+            // No author of its own; its work is redirected to one whose author is Pratchett.
+            Self.row("edition", "/books/OL101M", 1, #"{"title": "Guards! Guards!", "isbn_13": ["9780552134637"], "works": [{"key": "/works/OL11W"}]}"#),
+            // Its author is redirected to Pratchett, who is also listed (twice): one name.
+            Self.row("edition", "/books/OL102M", 1, #"{"title": "Eric", "isbn_13": ["9780575046368"], "authors": [{"key": "/authors/OL3A"}, {"key": "/authors/OL1A"}, {"key": "/authors/OL1A"}]}"#),
+            doomedOlder,
+            Self.row("edition", "/books/OL104M", 1, #"{"title": "Coraline", "isbn_13": ["9780000001115"], "authors": [{"key": "/authors/OL2A"}]}"#),
+            Self.row("delete", "/books/OL103M", 2, #"{"key": "/books/OL103M", "type": {"key": "/type/delete"}}"#),
+            Self.row("redirect", "/works/OL11W", 2, #"{"location": "/works/OL10W", "type": {"key": "/type/redirect"}}"#),
+            Self.row("redirect", "/authors/OL3A", 2, #"{"location": "/authors/OL1A"}"#),
+            // A redirect to nowhere usable changes nothing; a delete older than the record neither.
+            Self.row("redirect", "/books/OL104M", 3, #"{"location": "/works/OL10W"}"#),
+            Self.row("delete", "/books/OL100M", 1, #"{}"#),
+        ]
+        let dump = directory.appendingPathComponent("ol_dump_2024-03-01.txt")
+        try (rows.joined(separator: "\n") + "\n").write(to: dump, atomically: true, encoding: .utf8)
+        let database = directory.appendingPathComponent("dump.sqlite").path
+        let loader = try DumpLoader(path: database, batchSize: 4)
+        let report = try loader.load(file: dump.path)
+        #expect(report.retired == 3 && report.malformed == 0)
+
+        let source = try LocalDumpSource(path: database)
+        #expect(try await source.edition(isbn: isbn("9780306406157")) == nil)
+        #expect(try await source.edition(isbn: isbn("9780552131063"))?.authors == ["Terry Pratchett"])
+        #expect(try await source.edition(isbn: isbn("9780552134637"))?.authors == ["Terry Pratchett"])
+        #expect(try await source.edition(isbn: isbn("9780575046368"))?.authors == ["Terry Pratchett"])
+        #expect(try await source.edition(isbn: isbn("9780000001115"))?.title == "Coraline")
+        #expect(try source.state().authors == 2)
+
+        // The deleted edition's older row, in another file, does not bring it back.
+        let again = directory.appendingPathComponent("older.txt")
+        try (doomedOlder + "\n").write(to: again, atomically: true, encoding: .utf8)
+        #expect(try loader.load(file: again.path).editions == 0)
+        #expect(try await source.edition(isbn: isbn("9780306406157")) == nil)
+
+        // An author's name alone: the editions naming them first, on the edition or its work.
+        let pratchett = try await source.search(author: "Terry Pratchett", limit: 10)
+        #expect(Set(pratchett.map(\.title)) == ["Mort", "Guards! Guards!", "Eric"])
+        #expect(try await source.search(author: "pratchett", limit: 10).count == 3)
+        #expect(try await source.search(author: "Gaiman", limit: 10).map(\.title) == ["Coraline"])
+        #expect(try await source.search(author: "Rowling", limit: 10).isEmpty)
+        // Through the title search a spine reading that is only a name gets there too.
+        #expect(try await source.search(title: "Neil Gaiman", author: nil, limit: 5).map(\.title) == ["Coraline"])
+        #expect(try await source.search(title: "", author: "Gaiman", limit: 5).map(\.title) == ["Coraline"])
+        #expect(try await source.search(title: "Mort", author: nil, limit: 5).map(\.title) == ["Mort"])
+    }
+
     @Test func aFileThatIsNotThereIsNamed() throws {
         let directory = try makeTemporaryDirectory(prefix: "local-source")
         defer { try? FileManager.default.removeItem(at: directory) }

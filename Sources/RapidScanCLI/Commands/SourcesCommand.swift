@@ -198,7 +198,9 @@ struct SourcesLoadCommand: AsyncParsableCommand {
                     let resumed = report.resumedAfterLine.map { " (resumed after line \($0))" } ?? ""
                     let rate = report.seconds > 0 ? Int(Double(report.editions) / report.seconds) : 0
                     print("\(shown): \(report.lines) lines\(resumed): \(report.editions) editions, \(report.works) works, "
-                          + "\(report.authors) authors stored; \(report.skipped) skipped, \(report.malformed) malformed; "
+                          + "\(report.authors) authors stored; "
+                          + (report.retired > 0 ? "\(report.retired) deleted or redirected; " : "")
+                          + "\(report.skipped) skipped, \(report.malformed) malformed; "
                           + String(format: "%.1f s", report.seconds) + ", \(rate) editions/s")
                 }
             } catch {
@@ -236,6 +238,7 @@ struct SourcesLoadCommand: AsyncParsableCommand {
         var editions: Int
         var works: Int
         var authors: Int
+        var retired: Int
         var skipped: Int
         var malformed: Int
         var seconds: Double
@@ -249,6 +252,7 @@ struct SourcesLoadCommand: AsyncParsableCommand {
             editions = report.editions
             works = report.works
             authors = report.authors
+            retired = report.retired
             skipped = report.skipped
             malformed = report.malformed
             seconds = report.seconds
