@@ -66,11 +66,12 @@ public enum ImportFormat: String, Sendable, CaseIterable {
         return parsed
     }
 
-    /// Counts the file's rows without holding them: `done` are lines an earlier run finished.
-    public func tally(_ file: ImportText, done: Set<Int>) throws(ImportError) -> ImportTally {
+    /// Counts the file's rows without holding them: `done` are lines an earlier run finished;
+    /// `shouldStop` (Ctrl-C) ends the count early, with what was counted.
+    public func tally(_ file: ImportText, done: Set<Int>, shouldStop: () -> Bool = { false }) throws(ImportError) -> ImportTally {
         var reader = try rows(file)
         var tally = ImportTally()
-        while let entry = try reader.next() {
+        while tally.rows % 1024 != 0 || !shouldStop(), let entry = try reader.next() {
             switch entry {
             case let .row(row):
                 tally.rows += 1

@@ -97,7 +97,7 @@ struct ImportCommand: AsyncParsableCommand {
                 }
                 // Counted in a first read (the rows are not held): the count, the free plan's room, the progress.
                 let done = try service.catalogue.importedLines(fileHash: text.contentHash, station: station)
-                let tally = try detected.tally(text, done: done)
+                let tally = try detected.tally(text, done: done, shouldStop: { interrupted.isInterrupted })
                 if !json && !quiet { Console.error("\(OutsideText.shown(path)): \(detected.rawValue), \(text.encoding), \(tally.rows) rows") }
                 // The free plan's room, said once before a batch that cannot fit.
                 if !json, let room = try FreePlanRoom(service.catalogue, ownedRows: tally.ownedToDo), room.overflows {
