@@ -31,52 +31,203 @@ public enum ImportFormat: String, Sendable, CaseIterable {
         return .isbnList
     }
 
-    /// Parses `text` (of file `path`) into rows; rows that cannot be used become bad rows.
-    public func parse(_ file: ImportText) throws(ImportError) -> ParsedImport {
-        var parsed = try parseRows(file)
-        // Outside text: what is stored holds no terminal control.
-        parsed.rows = parsed.rows.map(\.cleaned)
-        return parsed
+    /// The format of a file: from its start, and for a JSON document from the whole of it
+    /// (keys are sorted in rapidscan's export, so its marker may come after the arrays).
+    public static func detect(_ file: ImportText) throws(ImportError) -> ImportFormat {
+        let head = try file.head()
+        guard head.drop(while: \.isWhitespace).hasPrefix("{") else { return detect(head) }
+        return detect(try file.wholeText())
     }
 
-    private func parseRows(_ file: ImportText) throws(ImportError) -> ParsedImport {
+    /// The file's rows in order, read as a stream (memory stays at a row, whatever the file's
+    /// size; a JSON document is held whole). Rows that cannot be used come as bad rows.
+    public func rows(_ file: ImportText) throws(ImportError) -> ImportRowReader {
         switch self {
-        case .isbnList: return try ISBNListParser.parse(file)
-        case .goodreads: return try TableParser.parse(file, format: self, mapping: GoodreadsMapping())
-        case .storygraph: return try TableParser.parse(file, format: self, mapping: StoryGraphMapping())
-        case .libib: return try TableParser.parse(file, format: self, mapping: LibibMapping())
-        case .librarythingTSV: return try TableParser.parse(file, format: self, mapping: LibraryThingMapping(), delimiter: "\t")
-        case .librarythingJSON, .calibre: return try JSONImportParser.parse(file, format: self)
+        case .isbnList: return try ISBNListParser.rows(file)
+        case .goodreads: return try TableParser.rows(file, format: self, mapping: GoodreadsMapping())
+        case .storygraph: return try TableParser.rows(file, format: self, mapping: StoryGraphMapping())
+        case .libib: return try TableParser.rows(file, format: self, mapping: LibibMapping())
+        case .librarythingTSV: return try TableParser.rows(file, format: self, mapping: LibraryThingMapping(), delimiter: "\t")
+        case .librarythingJSON, .calibre: return try JSONImportParser.rows(file, format: self)
         case .rapidscanJSON: throw .malformed(file.path, "a rapidscan JSON export is restored with its own reader")
         }
     }
+
+    /// All the file's rows at once (a small file; `rows(_:)` streams).
+    public func parse(_ file: ImportText) throws(ImportError) -> ParsedImport {
+        var reader = try rows(file)
+        var parsed = ParsedImport(format: self, rows: [], badRows: [])
+        while let entry = try reader.next() {
+            switch entry {
+            case let .row(row): parsed.rows.append(row)
+            case let .bad(bad): parsed.badRows.append(bad)
+            }
+        }
+        return parsed
+    }
+
+    /// Counts the file's rows without holding them: `done` are lines an earlier run finished;
+    /// `shouldStop` (Ctrl-C) ends the count early, with what was counted.
+    public func tally(_ file: ImportText, done: Set<Int>, shouldStop: () -> Bool = { false }) throws(ImportError) -> ImportTally {
+        var reader = try rows(file)
+        var tally = ImportTally()
+        while tally.rows % 1024 != 0 || !shouldStop(), let entry = try reader.next() {
+            switch entry {
+            case let .row(row):
+                tally.rows += 1
+                if row.isOwned && !done.contains(row.line) { tally.ownedToDo += 1 }
+            case .bad: tally.badRows += 1
+            }
+        }
+        return tally
+    }
 }
 
-/// A CSV/TSV file read through CSV.swift, each row with the line it starts on.
-struct CSVTable {
-    var header: [String]
-    var rows: [(line: Int, fields: [String])]
+/// What a file holds, counted before it is imported.
+public struct ImportTally: Sendable, Hashable {
+    public var rows = 0
+    public var badRows = 0
+    /// Owned rows an earlier run of the same file did not finish.
+    public var ownedToDo = 0
+}
 
-    static func read(_ text: String, path: String, delimiter: UnicodeScalar = ",", hasHeader: Bool = true) throws(ImportError) -> CSVTable {
+/// A file's rows in order, read on demand. What is stored holds no terminal control
+/// (`ImportRow.cleaned`).
+public struct ImportRowReader {
+    public enum Entry: Sendable {
+        case row(ImportRow)
+        case bad(BadRow)
+    }
+
+    private let produce: () throws(ImportError) -> Entry?
+    private var ended = false
+
+    init(_ produce: @escaping () throws(ImportError) -> Entry?) { self.produce = produce }
+
+    /// Entries already in memory (a JSON document's).
+    init(entries: [Entry]) {
+        var iterator = entries.makeIterator()
+        self.init { () throws(ImportError) -> Entry? in iterator.next() }
+    }
+
+    /// The next row or bad row; nil at the end (and after it).
+    public mutating func next() throws(ImportError) -> Entry? {
+        guard !ended else { return nil }
+        guard let entry = try produce() else { ended = true; return nil }
+        if case let .row(row) = entry { return .row(row.cleaned) }
+        return entry
+    }
+}
+
+/// A CSV/TSV file's records read from its lines, each with the line it starts on: a quoted
+/// cell may hold line breaks, so a record runs until no quoted cell is open (the same rules as
+/// CSV.swift, which parses each record). A quoted cell still open after `longestLine` bytes
+/// ends the file with its line named.
+struct CSVRecords {
+    private var lines: ImportLines
+    let path: String
+    let delimiter: UnicodeScalar
+
+    init(_ file: ImportText, delimiter: UnicodeScalar) throws(ImportError) {
+        lines = try file.lines()
+        path = file.path
+        self.delimiter = delimiter
+    }
+
+    /// The next record's fields as written (a blank line is `[""]`).
+    mutating func next() throws(ImportError) -> (line: Int, fields: [String])? {
+        var record = ""
+        var start: Int?
+        var quotes = QuoteState(delimiter: UInt8(truncatingIfNeeded: delimiter.value))
+        while let line = try lines.next() {
+            if start == nil { start = line.number }
+            record += line.text
+            quotes.read(line.text.utf8)
+            guard quotes.isOpen else { break }
+            // The line break belongs to the quoted cell.
+            record += line.terminator
+            quotes.readLineBreak()
+            if record.utf8.count > ImportText.longestLine {
+                throw .malformed(path, "line \(start ?? line.number): a quoted cell is not closed within \(ImportText.longestLine >> 20) MB "
+                    + "(a stray '\"'?); the rest of the file is not read")
+            }
+        }
+        guard let start else { return nil }
+        if record.isEmpty { return (start, [""]) }
         let reader: CSVReader
-        do { reader = try CSVReader(string: text, hasHeaderRow: false, trimFields: false, delimiter: delimiter) } catch {
-            throw .malformed(path, "cannot be read as CSV: \(error)")
+        do { reader = try CSVReader(string: record, hasHeaderRow: false, trimFields: false, delimiter: delimiter) } catch {
+            throw .malformed(path, "line \(start): cannot be read as CSV: \(error)")
         }
-        var line = 1
-        var header: [String] = []
-        var rows: [(Int, [String])] = []
-        while let fields = reader.next() {
-            let start = line
-            // The row's own line breaks (multi-line quoted reviews) move the next row down.
-            line += 1 + fields.reduce(0) { $0 + $1.reduce(0) { $0 + ($1 == "\n" || $1 == "\r\n" || $1 == "\r" ? 1 : 0) } }
-            if hasHeader && header.isEmpty && start == 1 { header = fields.map { $0.trimmingCharacters(in: .whitespaces) }; continue }
-            // Cells our exports protected against formula injection read back as written.
-            let fields = fields.map(CSVCell.unprotected)
+        return (start, reader.next() ?? [""])
+    }
+
+    /// Whether a quoted cell is open, following CSV.swift's reading (fields not trimmed): a
+    /// quote opens a cell only at its start; inside, `""` is a quote and a quote before the
+    /// delimiter or the line's end closes it.
+    struct QuoteState {
+        let delimiter: UInt8
+        private var atCellStart = true
+        private var inQuotes = false
+        private var afterQuote = false
+
+        init(delimiter: UInt8) { self.delimiter = delimiter }
+
+        /// Open at a line's end: a quote just before the break closes the cell.
+        var isOpen: Bool { inQuotes && !afterQuote }
+
+        mutating func read(_ bytes: Substring.UTF8View) {
+            for byte in bytes {
+                if inQuotes {
+                    if afterQuote {
+                        afterQuote = false
+                        if byte == delimiter { (inQuotes, atCellStart) = (false, true) }
+                    } else if byte == UInt8(ascii: "\"") {
+                        afterQuote = true
+                    }
+                } else if atCellStart && byte == UInt8(ascii: "\"") {
+                    (inQuotes, atCellStart) = (true, false)
+                } else {
+                    atCellStart = byte == delimiter
+                }
+            }
+        }
+
+        mutating func readLineBreak() { afterQuote = false }
+    }
+}
+
+/// Table rows from CSV records: the header (the first record, when on line 1), then the rows
+/// that hold anything, with the cells our exports protected against formula injection read
+/// back as written.
+struct CSVTable {
+    private(set) var header: [String] = []
+    private var records: CSVRecords
+    private var pending: (line: Int, fields: [String])?
+
+    init(_ file: ImportText, delimiter: UnicodeScalar = ",", hasHeader: Bool = true) throws(ImportError) {
+        records = try CSVRecords(file, delimiter: delimiter)
+        guard let first = try records.next() else { return }
+        if hasHeader && first.line == 1 { header = first.fields.map { $0.trimmingCharacters(in: .whitespaces) } } else { pending = first }
+    }
+
+    mutating func next() throws(ImportError) -> (line: Int, fields: [String])? {
+        while true {
+            let record: (line: Int, fields: [String])
+            if let held = pending { record = held } else if let read = try records.next() { record = read } else { return nil }
+            pending = nil
+            let fields = record.fields.map(CSVCell.unprotected)
             if fields.allSatisfy({ $0.trimmingCharacters(in: .whitespaces).isEmpty }) { continue }
-            rows.append((start, fields))
+            return (record.line, fields)
         }
-        if let error = reader.error { throw .malformed(path, "CSV error: \(error)") }
-        return CSVTable(header: header, rows: rows)
+    }
+
+    /// A whole table in memory (tests and small files).
+    static func read(_ text: String, path: String, delimiter: UnicodeScalar = ",", hasHeader: Bool = true) throws(ImportError)
+        -> (header: [String], rows: [(line: Int, fields: [String])]) {
+        var table = try CSVTable(ImportText(path: path, data: Data(text.utf8)), delimiter: delimiter, hasHeader: hasHeader)
+        var rows: [(line: Int, fields: [String])] = []
+        while let row = try table.next() { rows.append(row) }
+        return (table.header, rows)
     }
 }
 
@@ -90,24 +241,24 @@ protocol ColumnMapping {
 struct ImportRowProblem: Error { var reason: String }
 
 enum TableParser {
-    static func parse(_ file: ImportText, format: ImportFormat, mapping: some ColumnMapping, delimiter: UnicodeScalar = ",") throws(ImportError) -> ParsedImport {
-        let table = try CSVTable.read(file.text, path: file.path, delimiter: delimiter)
-        let index = Dictionary(table.header.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+    static func rows(_ file: ImportText, format: ImportFormat, mapping: some ColumnMapping, delimiter: UnicodeScalar = ",") throws(ImportError) -> ImportRowReader {
+        var table = try CSVTable(file, delimiter: delimiter)
+        let header = table.header
+        let index = Dictionary(header.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         let missing = mapping.required.filter { index[$0] == nil }
         guard missing.isEmpty else { throw .malformed(file.path, "not a \(format.rawValue) file: no column \(missing.joined(separator: ", "))") }
-        var rows: [ImportRow] = [], bad: [BadRow] = []
-        for (line, fields) in table.rows {
-            guard fields.count == table.header.count else {
-                bad.append(BadRow(file: file.path, line: line, reason: "\(fields.count) columns where the header has \(table.header.count)"))
-                continue
+        return ImportRowReader { () throws(ImportError) -> ImportRowReader.Entry? in
+            guard let record = try table.next() else { return nil }
+            let (line, fields) = record
+            guard fields.count == header.count else {
+                return .bad(BadRow(file: file.path, line: line, reason: "\(fields.count) columns where the header has \(header.count)"))
             }
             let cell = { (name: String) -> String in index[name].map { fields[$0].trimmingCharacters(in: .whitespaces) } ?? "" }
             switch mapping.row(cell, line: line) {
-            case let .success(row): rows.append(row)
-            case let .failure(problem): bad.append(BadRow(file: file.path, line: line, reason: problem.reason))
+            case let .success(row): return .row(row)
+            case let .failure(problem): return .bad(BadRow(file: file.path, line: line, reason: problem.reason))
             }
         }
-        return ParsedImport(format: format, rows: rows, badRows: bad)
     }
 
     /// The first usable ISBN of the cells; a cell that holds a broken one makes the row bad
@@ -258,61 +409,72 @@ struct LibraryThingMapping: ColumnMapping {
 
 /// One ISBN per line, or one column of a CSV/TSV (found by its header, else by content).
 enum ISBNListParser {
-    static func parse(_ file: ImportText) throws(ImportError) -> ParsedImport {
-        let lines = file.text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+    /// Rows read to find the ISBN column of a table by content.
+    static let sampleRows = 50
+
+    static func rows(_ file: ImportText) throws(ImportError) -> ImportRowReader {
         // The delimiter is sniffed from the first line's start: a 50 MB line is not copied.
-        let first = lines.first.map { String($0.prefix(4096)) } ?? ""
+        let first = try file.head().prefix { $0 != "\n" && $0 != "\r" }
         let delimiter: UnicodeScalar? = first.contains("\t") ? "\t" : (first.contains(",") || first.contains(";")) ? (first.contains(";") ? ";" : ",") : nil
-        var rows: [ImportRow] = [], bad: [BadRow] = []
-        var cells: [(Int, Substring)] = []
-        if let delimiter {
-            let table = try CSVTable.read(file.text, path: file.path, delimiter: delimiter, hasHeader: false)
-            guard let column = isbnColumn(table) else { throw .malformed(file.path, "no column of ISBNs found") }
-            // A first row that is not an ISBN there is the column's label.
-            let headerIsLabel: Bool = {
-                guard let first = table.rows.first else { return false }
-                if case .isbn = ISBNCell.read(first.fields[safe: column] ?? "") { return false }
-                return true
-            }()
-            for (offset, row) in table.rows.enumerated() where !(offset == 0 && headerIsLabel) {
-                cells.append((row.line, Substring(row.fields[safe: column] ?? "")))
-            }
-        } else {
-            for (offset, line) in lines.enumerated() {
-                // A one-column list may carry a label ("ISBN") on its first line.
-                if offset == 0, line.utf8.count < 16, ["isbn", "isbn13", "isbn10", "ean"].contains(line.trimmingCharacters(in: .whitespaces).lowercased()) { continue }
-                cells.append((offset + 1, line))
+        guard let delimiter else {
+            var lines = try file.lines()
+            return ImportRowReader { () throws(ImportError) -> ImportRowReader.Entry? in
+                while let line = try lines.next() {
+                    // A one-column list may carry a label ("ISBN") on its first line.
+                    if line.number == 1, line.text.utf8.count < 16,
+                       ["isbn", "isbn13", "isbn10", "ean"].contains(line.text.trimmingCharacters(in: .whitespaces).lowercased()) { continue }
+                    if let entry = entry(line.text, line: line.number, file: file.path, inTable: false) { return entry }
+                }
+                return nil
             }
         }
-        for (line, cell) in cells {
-            if cell.hasPrefix("#") { continue }
-            if cell.trimmingCharacters(in: .whitespaces).isEmpty {
-                // A blank line is nothing; an empty cell in a table row is a row without its ISBN.
-                if delimiter != nil { bad.append(BadRow(file: file.path, line: line, reason: "the ISBN cell is empty")) }
-                continue
-            }
-            // A line longer than any ISBN is quoted from its start, never copied whole.
-            if cell.utf8.count > ISBNCell.longestCell {
-                bad.append(BadRow(file: file.path, line: line, reason: "'\(OutsideText.excerpt(cell))' is not an ISBN")); continue
-            }
-            switch ISBNCell.read(String(cell)) {
-            case let .isbn(code): rows.append(ImportRow(line: line, isbn: code))
-            case .empty: bad.append(BadRow(file: file.path, line: line, reason: "the ISBN is empty ('\(OutsideText.excerpt(cell))')"))
-            case let .invalid(reason): bad.append(BadRow(file: file.path, line: line, reason: reason))
+        var table = try CSVTable(file, delimiter: delimiter, hasHeader: false)
+        // The column is found from the first rows, held until it is known.
+        var sample: [(line: Int, fields: [String])] = []
+        while sample.count < sampleRows, let row = try table.next() { sample.append(row) }
+        guard let column = isbnColumn(sample) else { throw .malformed(file.path, "no column of ISBNs found") }
+        // A first row that is not an ISBN there is the column's label.
+        let firstIsISBN: Bool = {
+            guard let first = sample.first, case .isbn = ISBNCell.read(first.fields[safe: column] ?? "") else { return false }
+            return true
+        }()
+        if !firstIsISBN && !sample.isEmpty { sample.removeFirst() }
+        var held = sample.makeIterator()
+        return ImportRowReader { () throws(ImportError) -> ImportRowReader.Entry? in
+            while true {
+                let row: (line: Int, fields: [String])
+                if let sampled = held.next() { row = sampled } else if let read = try table.next() { row = read } else { return nil }
+                if let entry = entry(Substring(row.fields[safe: column] ?? ""), line: row.line, file: file.path, inTable: true) { return entry }
             }
         }
-        return ParsedImport(format: .isbnList, rows: rows, badRows: bad)
+    }
+
+    /// One cell's row: nil for a comment or a blank line.
+    static func entry(_ cell: Substring, line: Int, file: String, inTable: Bool) -> ImportRowReader.Entry? {
+        if cell.hasPrefix("#") { return nil }
+        if cell.trimmingCharacters(in: .whitespaces).isEmpty {
+            // A blank line is nothing; an empty cell in a table row is a row without its ISBN.
+            return inTable ? .bad(BadRow(file: file, line: line, reason: "the ISBN cell is empty")) : nil
+        }
+        // A line longer than any ISBN is quoted from its start, never copied whole.
+        if cell.utf8.count > ISBNCell.longestCell {
+            return .bad(BadRow(file: file, line: line, reason: "'\(OutsideText.excerpt(cell))' is not an ISBN"))
+        }
+        switch ISBNCell.read(String(cell)) {
+        case let .isbn(code): return .row(ImportRow(line: line, isbn: code))
+        case .empty: return .bad(BadRow(file: file, line: line, reason: "the ISBN is empty ('\(OutsideText.excerpt(cell))')"))
+        case let .invalid(reason): return .bad(BadRow(file: file, line: line, reason: reason))
+        }
     }
 
     /// A header named like "isbn"/"ean", else the column where most cells are ISBNs.
-    static func isbnColumn(_ table: CSVTable) -> Int? {
-        guard let header = table.rows.first?.fields else { return nil }
+    static func isbnColumn(_ rows: [(line: Int, fields: [String])]) -> Int? {
+        guard let header = rows.first?.fields else { return nil }
         if let named = header.firstIndex(where: { ["isbn", "isbn13", "isbn_13", "isbn-13", "ean", "isbn10"].contains($0.lowercased().trimmingCharacters(in: .whitespaces)) }) {
             return named
         }
-        let sample = table.rows.prefix(50)
         let scores = (0..<header.count).map { column in
-            sample.filter { if case .isbn = ISBNCell.read($0.fields[safe: column] ?? "") { return true }; return false }.count
+            rows.filter { if case .isbn = ISBNCell.read($0.fields[safe: column] ?? "") { return true }; return false }.count
         }
         guard let best = scores.indices.max(by: { scores[$0] < scores[$1] }), scores[best] > 0 else { return nil }
         return best
@@ -325,12 +487,14 @@ extension Array {
 
 /// LibraryThing JSON (an object keyed by book id) and `calibredb list --for-machine` (an array).
 enum JSONImportParser {
-    static func parse(_ file: ImportText, format: ImportFormat) throws(ImportError) -> ParsedImport {
+    /// A JSON document is one value: it is read whole (up to `ImportText.largestDocument`).
+    static func rows(_ file: ImportText, format: ImportFormat) throws(ImportError) -> ImportRowReader {
+        let text = try file.wholeText()
         let object: Any
-        do { object = try JSONSerialization.jsonObject(with: Data(file.text.utf8)) } catch {
+        do { object = try JSONSerialization.jsonObject(with: Data(text.utf8)) } catch {
             throw .malformed(file.path, "not valid JSON: \(error.localizedDescription)")
         }
-        var rows: [ImportRow] = [], bad: [BadRow] = []
+        var entries: [ImportRowReader.Entry] = []
         // JSON has no useful lines: the record's position (1-based) stands in for one.
         func add(_ position: Int, _ isbns: [String], title: String?, authors: [String], build: (inout ImportRow) -> Void) {
             switch TableParser.isbn(isbns) {
@@ -338,8 +502,8 @@ enum JSONImportParser {
                 var row = ImportRow(line: position, isbn: code, title: title)
                 row.authors = authors
                 build(&row)
-                rows.append(row)
-            case let .failure(problem): bad.append(BadRow(file: file.path, line: position, reason: problem.reason))
+                entries.append(.row(row))
+            case let .failure(problem): entries.append(.bad(BadRow(file: file.path, line: position, reason: problem.reason)))
             }
         }
         switch format {
@@ -359,7 +523,7 @@ enum JSONImportParser {
             guard let books = object as? [String: Any] else { throw .malformed(file.path, "not a LibraryThing JSON object") }
             for (offset, key) in books.keys.sorted(by: { (Int($0) ?? 0, $0) < (Int($1) ?? 0, $1) }).enumerated() {
                 guard let book = books[key] as? [String: Any] else {
-                    bad.append(BadRow(file: file.path, line: offset + 1, reason: "book \(key) is not an object")); continue
+                    entries.append(.bad(BadRow(file: file.path, line: offset + 1, reason: "book \(key) is not an object"))); continue
                 }
                 var isbns = [book["originalisbn"] as? String].compactMap { $0 }
                 if let map = book["isbn"] as? [String: Any] { isbns += map.keys.sorted().compactMap { map[$0] as? String } }
@@ -374,6 +538,6 @@ enum JSONImportParser {
                 }
             }
         }
-        return ParsedImport(format: format, rows: rows, badRows: bad)
+        return ImportRowReader(entries: entries)
     }
 }

@@ -112,21 +112,36 @@ public struct Importer: Sendable {
         case failed(String)
     }
 
-    public func run(_ file: ImportText, parsed: ParsedImport, onEvent: @Sendable (ImportEvent) -> Void = { _ in }, shouldStop: @Sendable () -> Bool = { false }) async throws(CatalogueError) -> ImportSummary {
+    /// Imports the file's rows as `format` reads them, a chunk at a time (the file is never
+    /// held whole). Throws `CatalogueError` when the library cannot be read or written, and
+    /// `ImportError` when the file stops being readable (the rows before it are imported).
+    public func run(_ file: ImportText, format: ImportFormat, onEvent: @Sendable (ImportEvent) -> Void = { _ in }, shouldStop: @Sendable () -> Bool = { false }) async throws -> ImportSummary {
         var summary = ImportSummary()
         let catalogue = service.catalogue
-        for bad in parsed.badRows {
-            summary.count(.badRow)
-            onEvent(ImportEvent(kind: .badRow, file: file.path, line: bad.line, reason: bad.reason))
-        }
+        var reader = try format.rows(file)
         let done = try catalogue.importedLines(fileHash: file.contentHash, station: intake.settings.station)
-        let todo = parsed.rows.filter { !done.contains($0.line) }
-        let listIds = try resolveLists(named: todo.compactMap(\.listName), summary: &summary)
-        summary.skipped = parsed.rows.count - todo.count
-        var start = 0
-        while start < todo.count, !shouldStop() {
-            let chunk = Array(todo[start..<min(start + chunkSize, todo.count)])
-            start += chunk.count
+        var unreadable: ImportError?
+        // Each list a row names is found or made once, when its first row is filed.
+        var listIds: [String: String] = [:]
+        while unreadable == nil, !shouldStop() {
+            var chunk: [ImportRow] = []
+            do {
+                while chunk.count < chunkSize, let entry = try reader.next() {
+                    switch entry {
+                    case let .bad(bad):
+                        summary.count(.badRow)
+                        onEvent(ImportEvent(kind: .badRow, file: file.path, line: bad.line, reason: bad.reason))
+                    case let .row(row) where done.contains(row.line): summary.skipped += 1
+                    case let .row(row): chunk.append(row)
+                    }
+                }
+            } catch {
+                // The rows read before are imported first.
+                unreadable = error
+            }
+            if chunk.isEmpty { break }
+            let newNames = chunk.compactMap(\.listName).filter { listIds[ListName.key($0)] == nil }
+            listIds.merge(try resolveLists(named: newNames, summary: &summary)) { known, _ in known }
             let resolutions = try await resolveChunk(chunk)
             var events: [ImportEvent] = []
             var books: [ImportedBook] = []
@@ -178,6 +193,7 @@ public struct Importer: Sendable {
                 onEvent(event)
             }
         }
+        if let unreadable { throw unreadable }
         return summary
     }
 

@@ -44,11 +44,11 @@ final class ImportHarness: Sendable {
     ]
 
     func importFile(_ text: ImportText, chunkSize: Int = 200, stopAfterChunks: Int? = nil) async throws -> (ImportSummary, [ImportEvent]) {
-        let parsed = try ImportFormat.detect(text.text).parse(text)
+        let format = try ImportFormat.detect(text)
         let events = Locked<[ImportEvent]>([])
         let chunks = Locked(0)
         let importer = Importer(service: service, width: 4, chunkSize: chunkSize, offline: true)
-        let summary = try await importer.run(text, parsed: parsed, onEvent: { event in
+        let summary = try await importer.run(text, format: format, onEvent: { event in
             events.mutate { $0.append(event) }
         }, shouldStop: {
             guard let stopAfterChunks else { return false }
@@ -60,7 +60,7 @@ final class ImportHarness: Sendable {
     func fixture(_ name: String) throws -> ImportText {
         try SharedFiles.requireShared()
         let url = try #require(SharedFiles.fixture("imports/synthetic/\(name)"), "\(SharedFiles.missingMessage)")
-        return try ImportText(path: url.path, data: Data(contentsOf: url))
+        return try ImportText(contentsOf: url.path)
     }
 
     func item(_ code: String) throws -> Item? { try catalogue.item(isbn: ISBN13(validating: code)) }
@@ -84,7 +84,7 @@ func utcDay(_ year: Int, _ month: Int, _ day: Int) -> Date {
     @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func goodreads24ColumnsImportsStatusesRatingsListsAndOwnership() async throws {
         let harness = try ImportHarness()
         let file = try harness.fixture("goodreads_library_export_24col.csv")
-        #expect(ImportFormat.detect(file.text) == .goodreads)
+        #expect(try ImportFormat.detect(file) == .goodreads)
         let (summary, events) = try await harness.importFile(file)
         #expect(summary.imported == 6 && summary.badRows == 0 && summary.notFound == 0, "\(events)")
         let wind = try #require(try harness.item("9780756404079"))
@@ -124,7 +124,7 @@ func utcDay(_ year: Int, _ month: Int, _ day: Int) -> Date {
         for (name, format, imported) in [("storygraph_export.csv", ImportFormat.storygraph, 2), ("libib_library.csv", .libib, 2),
                                          ("librarything_export.tsv", .librarythingTSV, 1), ("calibredb_list_for_machine_all.json", .calibre, 1)] {
             let file = try harness.fixture(name)
-            #expect(ImportFormat.detect(file.text) == format, "\(name)")
+            #expect(try ImportFormat.detect(file) == format, "\(name)")
             let (summary, events) = try await harness.importFile(file)
             #expect(summary.imported >= imported, "\(name): \(events)")
         }
@@ -155,7 +155,7 @@ func utcDay(_ year: Int, _ month: Int, _ day: Int) -> Date {
 
     @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func aGoodreadsRowWithTheWrongColumnCountIsABadRow() async throws {
         let harness = try ImportHarness()
-        let content = try harness.fixture("goodreads_library_export_24col.csv").text + "123,Broken row,Someone\n"
+        let content = try harness.fixture("goodreads_library_export_24col.csv").wholeText() + "123,Broken row,Someone\n"
         let (summary, events) = try await harness.importFile(try text(content, "gr.csv"))
         #expect(summary.imported == 6 && summary.badRows == 1)
         #expect(events.first { $0.kind == .badRow }.map { "\($0.file):\($0.line)" } == "gr.csv:9")
@@ -166,9 +166,9 @@ func utcDay(_ year: Int, _ month: Int, _ day: Int) -> Date {
         #expect(throws: ImportError.emptyFile("e.csv")) { try ImportText(path: "e.csv", data: Data()) }
         #expect(throws: ImportError.emptyFile("e.csv")) { try ImportText(path: "e.csv", data: Data("\n \n".utf8)) }
         let bom = try ImportText(path: "b.csv", data: Data([0xEF, 0xBB, 0xBF] + Array("isbn\n9780441013593\n".utf8)))
-        #expect(bom.encoding == "utf-8-bom" && bom.text.hasPrefix("isbn"))
+        #expect(try bom.encoding == "utf-8-bom" && bom.wholeText().hasPrefix("isbn"))
         let latin = try ImportText(path: "c.txt", data: Data([0x43, 0x61, 0x66, 0xE9]))
-        #expect(latin.encoding == "cp1252" && latin.text == "Café")
+        #expect(try latin.encoding == "cp1252" && latin.wholeText() == "Café")
     }
 
     @Test func anInterruptedImportResumesWithoutDuplicates() async throws {

@@ -72,9 +72,9 @@ struct ImportCommand: AsyncParsableCommand {
             if interrupted.isInterrupted { break }
             do {
                 let text = try ImportText(contentsOf: path)
-                let detected = format.flatMap(ImportFormat.init) ?? ImportFormat.detect(text.text)
+                let detected = try format.flatMap(ImportFormat.init) ?? ImportFormat.detect(text)
                 if detected == .rapidscanJSON {
-                    let backup = try RapidScanBackup.read(text.text, file: path)
+                    let backup = try RapidScanBackup.read(text.wholeText(), file: path)
                     for bad in backup.badRows {
                         if json { if let line = try? JSONLines.encode(IntakeLine.failed(path, bad.description)) { Console.out(line) } }
                         Console.error("rapidscan: \(bad)")
@@ -95,17 +95,19 @@ struct ImportCommand: AsyncParsableCommand {
                     }
                     continue
                 }
-                let parsed = try detected.parse(text)
-                if !json && !quiet { Console.error("\(OutsideText.shown(path)): \(detected.rawValue), \(text.encoding), \(parsed.rows.count) rows") }
+                // Counted in a first read (the rows are not held): the count, the free plan's room, the progress.
+                let done = try service.catalogue.importedLines(fileHash: text.contentHash, station: station)
+                let tally = try detected.tally(text, done: done, shouldStop: { interrupted.isInterrupted })
+                if !json && !quiet { Console.error("\(OutsideText.shown(path)): \(detected.rawValue), \(text.encoding), \(tally.rows) rows") }
                 // The free plan's room, said once before a batch that cannot fit.
-                if !json, let room = try FreePlanRoom(service.catalogue, rows: parsed.rows, fileHash: text.contentHash, station: station), room.overflows {
+                if !json, let room = try FreePlanRoom(service.catalogue, ownedRows: tally.ownedToDo), room.overflows {
                     Console.error("\(OutsideText.shown(path)): \(room.sentence)")
                 }
                 let importer = Importer(service: service, width: concurrency, offline: offline, station: station)
-                let progress = ProgressCounter(total: parsed.rows.count + parsed.badRows.count, enabled: isTerminal && !quiet)
+                let progress = ProgressCounter(total: tally.rows + tally.badRows, enabled: isTerminal && !quiet)
                 let json = json, quiet = quiet, verbose = library.output.verbose
                 let refused = Mutex(0)
-                let summary = try await importer.run(text, parsed: parsed, onEvent: { event in
+                let summary = try await importer.run(text, format: detected, onEvent: { event in
                     progress.step()
                     if json {
                         if let line = try? JSONLines.encode(IntakeLine(event)) { Console.out(line) }
@@ -316,11 +318,10 @@ struct FreePlanRoom {
     var owned: Int
     var limit: Int
 
-    /// nil on Pro (no limit). `rows`: the owned rows not imported by an earlier run.
-    init?(_ catalogue: any CatalogueStore, rows: [ImportRow], fileHash: String, station: String) throws {
+    /// nil on Pro (no limit). `ownedRows`: the owned rows not imported by an earlier run.
+    init?(_ catalogue: any CatalogueStore, ownedRows: Int) throws {
         guard try !catalogue.user().isPro else { return nil }
-        let done = try catalogue.importedLines(fileHash: fileHash, station: station)
-        self.rows = rows.filter { $0.isOwned && !done.contains($0.line) }.count
+        rows = ownedRows
         owned = try catalogue.ownedCount()
         limit = User.freeOwnedLimit
     }
