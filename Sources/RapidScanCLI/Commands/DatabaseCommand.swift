@@ -27,7 +27,8 @@ struct DatabaseShowCommand: AsyncParsableCommand {
         discussion: """
         Examples:
           rapidscan database
-          rapidscan database --json
+          rapidscan database show --json
+          rapidscan database show --db postgresql://scanner@db.local/library
         """)
 
     @Flag(name: .long, help: "Print one JSON object.")
