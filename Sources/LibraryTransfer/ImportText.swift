@@ -17,6 +17,9 @@ public struct ImportText: Sendable {
     public let byteCount: Int
     let textEncoding: TextEncoding
     let source: ByteSource
+    /// A JSON document's first line over `longestLine`: allowed when it is read whole as the
+    /// document it is, refused if it is read as lines (a format forced with `--format`).
+    let longLine: (line: Int, bytes: Int)?
 
     /// The longest line an import file may hold: far past any export's row (a Goodreads row
     /// with a long review is a few kB), so a file that is no export is refused before any of
@@ -50,13 +53,15 @@ public struct ImportText: Sendable {
         var decoder: TextDecoder?
         var content = ContentCheck()
         var binary = false
-        while lines.tooLong == nil, let chunk = try chunks.next() {
+        var isDocument = false
+        while isDocument || lines.tooLong == nil, let chunk = try chunks.next() {
             if encoding == nil {
                 let detected = TextEncoding.suggested(by: chunk)
                 encoding = detected
                 decoder = TextDecoder(detected)
                 // UTF-16 is known by its BOM only (its NUL bytes would read as binary otherwise).
                 if !detected.isUTF16 && chunk.prefix(8192).contains(0) { binary = true }
+                isDocument = Self.opensJSONDocument(chunk)
             }
             count += chunk.count
             for byte in chunk { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
@@ -64,7 +69,11 @@ public struct ImportText: Sendable {
             // A file that is not UTF-8 is decoded as Windows-1252 in a second pass below.
             if !binary, let text = decoder?.decode(chunk) { content.add(text) } else { decoder = nil }
         }
-        if let long = lines.tooLong ?? lines.finish() { throw .lineTooLong(path, line: long.line, bytes: long.bytes) }
+        // A JSON document may be one line (LibraryThing's export, `jq -c`): its size is capped
+        // when it is read whole (`wholeText`), not its lines.
+        let long = lines.tooLong ?? lines.finish()
+        if let long, !isDocument { throw .lineTooLong(path, line: long.line, bytes: long.bytes) }
+        longLine = long
         guard count > 0, var encoding else { throw .emptyFile(path) }
         if binary { throw .binaryFile(path) }
         if decoder == nil || decoder?.finish() == nil {
@@ -87,9 +96,24 @@ public struct ImportText: Sendable {
         contentHash = String(hash, radix: 16) + "-" + String(count)
     }
 
+    /// Whether the file's first character (after a BOM and white space) opens a JSON object
+    /// or array: `{` and `[` are the same byte in UTF-8 and Windows-1252, and UTF-16's other
+    /// byte is 0.
+    static func opensJSONDocument(_ start: Data) -> Bool {
+        for byte in start.prefix(4096) {
+            switch byte {
+            case 0x7B, 0x5B: return true  // { [
+            case 0x20, 0x09, 0x0A, 0x0D, 0x00, 0xEF, 0xBB, 0xBF, 0xFF, 0xFE: continue  // white space, BOM bytes, UTF-16's zeros
+            default: return false
+            }
+        }
+        return false
+    }
+
     /// The text's lines in order, read a chunk at a time.
     func lines() throws(ImportError) -> ImportLines {
-        ImportLines(path: path, chunks: try source.chunks(path: path), decoder: TextDecoder(textEncoding))
+        if let long = longLine { throw .lineTooLong(path, line: long.line, bytes: long.bytes) }
+        return ImportLines(path: path, chunks: try source.chunks(path: path), decoder: TextDecoder(textEncoding))
     }
 
     /// The start of the text (format detection): up to `characters` characters.
@@ -181,6 +205,7 @@ struct LineLengthCheck {
     private(set) var tooLong: (line: Int, bytes: Int)?
 
     mutating func add(_ chunk: Data) {
+        guard tooLong == nil else { return }
         chunk.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
             guard var start = bytes.baseAddress else { return }
             let end = start + bytes.count

@@ -171,6 +171,27 @@ func utcDay(_ year: Int, _ month: Int, _ day: Int) -> Date {
         #expect(try latin.encoding == "cp1252" && latin.wholeText() == "Café")
     }
 
+    /// A JSON document may be one line (LibraryThing's export, `jq -c`): its size is capped, not
+    /// its line. A one-line file that is no JSON, or a JSON document forced to be read as lines,
+    /// is still refused by its line.
+    @Test func aOneLineJSONDocumentIsReadWholeWhileOtherLongLinesAreRefused() throws {
+        let books = (0..<20_000).map { n in #"{"title": "Bench Title \#(n)", "authors": "A. Writer", "isbn": "9780441013593"}"# }
+        let document = "[" + books.joined(separator: ",") + "]"
+        #expect(document.utf8.count > ImportText.longestLine && !document.contains("\n"))
+        let json = try ImportText(path: "calibre.json", data: Data(document.utf8))
+        #expect(try ImportFormat.detect(json) == .calibre)
+        var reader = try ImportFormat.calibre.rows(json)
+        var rows = 0
+        while let entry = try reader.next() { if case .row = entry { rows += 1 } }
+        #expect(rows == 20_000)
+        #expect(throws: ImportError.lineTooLong("calibre.json", line: 1, bytes: document.utf8.count)) { _ = try ImportFormat.isbnList.rows(json) }
+
+        let digits = String(repeating: "7", count: ImportText.longestLine + 10)
+        #expect(throws: ImportError.lineTooLong("one-line.txt", line: 1, bytes: digits.utf8.count)) {
+            try ImportText(path: "one-line.txt", data: Data(digits.utf8))
+        }
+    }
+
     @Test func anInterruptedImportResumesWithoutDuplicates() async throws {
         let codes = (0..<600).map { n -> String in
             let body = "9781" + String(format: "%08d", n)
