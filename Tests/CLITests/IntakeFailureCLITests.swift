@@ -48,7 +48,13 @@ import Testing
         ReadOnlyLibrary.setImmutable(false, Self.databaseFiles(harness))
         let rerun = try await harness.run("scan", "--json", folder.path)
         #expect(rerun.status == 0, "\(rerun.stderr)")
-        #expect(rerun.summary?["alreadyProcessed"] as? Int == 3 - failed.count, "only the stored frames were marked")
+        // Only stored frames were marked. A frame whose book was stored just before the library
+        // turned read-only may have had its mark refused (lookups run ahead of the marks): it is
+        // read again and its book is already owned, never added twice.
+        let marked = rerun.summary?["alreadyProcessed"] as? Int ?? -1
+        let ownedAgain = rerun.summary?["alreadyOwned"] as? Int ?? -1
+        #expect(marked >= 0 && marked + ownedAgain == 3 - failed.count, "only the stored frames were marked: \(rerun.stdout)")
+        #expect(rerun.summary?["added"] as? Int == failed.count, "the failed frames' books are added by the re-run")
         let owned = try await harness.run("library", "list", "--json").jsonLines.compactMap { $0["isbn13"] as? String }
         #expect(owned.sorted() == ["9780990582939", "9781250313188", "9781761186769"], "every book once")
     }
