@@ -34,7 +34,8 @@ import TestSupport
         try (isbns.joined(separator: "\n") + "\n").write(to: file, atomically: true, encoding: .utf8)
     }
 
-    @Test func twoPendingRetriesAtOnceLookUpEachCodeOnce() async throws {
+    /// A CLI harness on a fresh database of the shared cluster, its loopback server answering `Books`.
+    static func withServerLibrary(_ body: (CLIHarness, Books) async throws -> Void) async throws {
         let cluster = try PostgresTestCluster.shared()
         let database = try cluster.createDatabase()
         defer { cluster.dropDatabase(database) }
@@ -44,50 +45,48 @@ import TestSupport
         try await harness.server.start()
         defer { Task { await harness.server.stop() } }
         harness.extraEnvironment["RAPIDSCAN_DB"] = cluster.url(database: database)
+        try await body(harness, books)
+    }
 
-        // Twelve books queued while the source is down.
-        let isbns = generatedISBNs(12, startingAt: 1, prefix: "97800").map(\.digits)
-        let list = harness.directory.appendingPathComponent("queued.txt")
-        try Self.writeList(isbns, to: list)
-        books.down.withLock { $0 = true }
-        let queued = try await harness.run("import", "--json", list.path)
-        #expect(queued.status == 3, "\(queued.stderr)")
-        #expect(try await harness.run("pending", "--json").jsonLines.count == 12)
+    @Test func twoPendingRetriesAtOnceLookUpEachCodeOnce() async throws {
+        try await Self.withServerLibrary { harness, books in
 
-        books.down.withLock { $0 = false }
-        async let first = harness.run("pending", "retry", "--json", "--station", "desk-1")
-        async let second = harness.run("pending", "retry", "--json", "--station", "desk-2")
-        let results = try await [first, second]
-        // 3 ("still pending") is right for the one that finishes first while the other's rows are in flight.
-        for result in results { #expect([0, 3].contains(result.status), "\(result.stderr)") }
-        // Every code looked up once, by one of the two.
-        let seen = books.lookups.withLock { $0 }
-        #expect(seen == Dictionary(uniqueKeysWithValues: isbns.map { ($0, 1) }), "\(seen)")
-        let added = results.flatMap { $0.jsonLines.filter { $0["event"] as? String == "added" }.compactMap { $0["isbn13"] as? String } }
-        #expect(added.sorted() == isbns.sorted(), "\(results.map(\.stdout))")
-        #expect(try await harness.ownedCount() == 12)
-        #expect(try await harness.run("pending", "--json").jsonLines.isEmpty)
+            // Twelve books queued while the source is down.
+            let isbns = generatedISBNs(12, startingAt: 1, prefix: "97800").map(\.digits)
+            let list = harness.directory.appendingPathComponent("queued.txt")
+            try Self.writeList(isbns, to: list)
+            books.down.withLock { $0 = true }
+            let queued = try await harness.run("import", "--json", list.path)
+            #expect(queued.status == 3, "\(queued.stderr)")
+            #expect(try await harness.run("pending", "--json").jsonLines.count == 12)
+
+            books.down.withLock { $0 = false }
+            async let first = harness.run("pending", "retry", "--json", "--station", "desk-1")
+            async let second = harness.run("pending", "retry", "--json", "--station", "desk-2")
+            let results = try await [first, second]
+            // 3 ("still pending") is right for the one that finishes first while the other's rows are in flight.
+            for result in results { #expect([0, 3].contains(result.status), "\(result.stderr)") }
+            // Every code looked up once, by one of the two.
+            let seen = books.lookups.withLock { $0 }
+            #expect(seen == Dictionary(uniqueKeysWithValues: isbns.map { ($0, 1) }), "\(seen)")
+            let added = results.flatMap { $0.jsonLines.filter { $0["event"] as? String == "added" }.compactMap { $0["isbn13"] as? String } }
+            #expect(added.sorted() == isbns.sorted(), "\(results.map(\.stdout))")
+            #expect(try await harness.ownedCount() == 12)
+            #expect(try await harness.run("pending", "--json").jsonLines.isEmpty)
+        }
     }
 
     @Test func fourImportsAtOnceOwnEachBookOnceAndTheFreePlanStopsAtFifty() async throws {
-        let cluster = try PostgresTestCluster.shared()
-        let database = try cluster.createDatabase()
-        defer { cluster.dropDatabase(database) }
-        let harness = try CLIHarness()
-        let books = Books()
-        books.install(on: harness)
-        try await harness.server.start()
-        defer { Task { await harness.server.stop() } }
-        harness.extraEnvironment["RAPIDSCAN_DB"] = cluster.url(database: database)
+        try await Self.withServerLibrary { harness, books in
 
-        // 70 books; four stations' files of 35, each book in two of them.
-        let pool = generatedISBNs(70, startingAt: 1, prefix: "97800").map(\.digits)
-        var files: [URL] = []
-        for station in 0..<4 {
-            let file = harness.directory.appendingPathComponent("station\(station).txt")
-            let share = (0..<35).map { pool[(station * 35 / 2 + $0) % pool.count] }
-            try Self.writeList(station % 2 == 0 ? share : share.reversed(), to: file)
-            files.append(file)
+            // 70 books; four stations' files of 35, each book in two of them.
+            let pool = generatedISBNs(70, startingAt: 1, prefix: "97800").map(\.digits)
+            var files: [URL] = []
+            for station in 0..<4 {
+                let file = harness.directory.appendingPathComponent("station\(station).txt")
+                let share = (0..<35).map { pool[(station * 35 / 2 + $0) % pool.count] }
+                try Self.writeList(station % 2 == 0 ? share : share.reversed(), to: file)
+                files.append(file)
         }
         let results = try await withThrowingTaskGroup(of: CommandResult.self) { group in
             for (station, file) in files.enumerated() {
@@ -111,5 +110,6 @@ import TestSupport
         let listed = try await harness.run("library", "list", "--json", "--limit", "1000")
         let owned = listed.jsonLines.compactMap { $0["isbn13"] as? String }
         #expect(owned.count == 50 && Set(owned) == Set(added))
+        }
     }
 }
