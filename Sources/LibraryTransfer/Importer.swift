@@ -238,6 +238,8 @@ public struct Importer: Sendable {
             case let .found(work, fromCache): return .work(code, work, source: fromCache ? "cache" : work.apiSource)
             case .notFound: return .notFound("no source knows ISBN \(code.digits)")
             case let .unavailable(.database, reason): return .failed(reason)
+            // Offline is not a source that failed: its reason stands alone.
+            case let .unavailable(.offline, reason): return .queued(reason, source: LookupProvenance.offline.name)
             case let .unavailable(source, reason): return .queued("\(source) could not answer: \(reason)", source: source.name)
             }
         }

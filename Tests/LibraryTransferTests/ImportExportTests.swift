@@ -153,6 +153,15 @@ func utcDay(_ year: Int, _ month: Int, _ day: Int) -> Date {
         #expect(events.first { $0.line == 5 }?.reason?.contains("cannot be recovered") == true)
     }
 
+    @Test func anOfflineMissIsQueuedWithOfflinesOwnReasonNamedOnce() async throws {
+        let harness = try ImportHarness()
+        let (summary, events) = try await harness.importFile(try text("isbn\n9780306406157\n"))
+        #expect(summary.imported == 0)
+        let queued = try #require(events.first { $0.kind == .queued }, "\(events)")
+        // Offline is no source that failed: not "offline could not answer: … (offline)".
+        #expect(queued.source == "offline" && queued.reason == "not in the local cache (offline)", "\(queued)")
+    }
+
     @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func aGoodreadsRowWithTheWrongColumnCountIsABadRow() async throws {
         let harness = try ImportHarness()
         let content = try harness.fixture("goodreads_library_export_24col.csv").wholeText() + "123,Broken row,Someone\n"

@@ -38,7 +38,7 @@ enum IntakeWording {
     /// The free plan's limit lifted.
     static let upgrade = Hint(arguments: ["account", "--pro"], purpose: "lifts the limit")
     /// Books queued because no source could answer.
-    static let retryPending = Hint(arguments: ["pending", "retry"], purpose: "adds it when a source answers")
+    static let retryPending = Hint(arguments: ["pending", "retry"], purpose: "adds the queued books when a source answers")
     /// Spine matches kept back.
     static let review = Hint(arguments: ["review"], purpose: "shows the matches to accept or reject")
     /// A code no source knows, added by hand.
