@@ -64,7 +64,7 @@ let package = Package(
         .target(name: "MetadataSources", dependencies: ["BookCodes", "BookMetadata", "CHTTPTransport", "WorkerPools"]),
         // Open Library dumps loaded into a local SQLite file: a MetadataSource asked before the network.
         .target(name: "LocalSource", dependencies: [
-            "CZlib", "BookCodes", "BookMetadata", "MetadataSources",
+            "CZlib", "BookCodes", "BookMetadata", "MetadataSources", "WorkerPools",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         // The catalogue on a PostgreSQL server (several stations, one library): every role of the seam over libpq.

@@ -5,7 +5,7 @@ import Foundation
 /// recognised by its first two bytes, never its name. Offsets are in the uncompressed
 /// text, so a load stopped at any point resumes after the last line it stored.
 final class DumpLineReader {
-    struct Line {
+    struct Line: Sendable {
         /// 1-based, as an editor shows it.
         var number: Int
         var bytes: ArraySlice<UInt8>

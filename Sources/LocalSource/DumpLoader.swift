@@ -1,14 +1,17 @@
 import Dispatch
 import Foundation
 import GRDB
-import Synchronization
+import WorkerPools
 
-/// Streams Open Library dump files into the local source. Each batch of rows is parsed on
-/// every core while the one before it is written; a batch and the file's resume point
-/// (text offset, line, counts) are stored in one transaction, so a run stopped anywhere
-/// (Ctrl-C, kill -9, power) goes on from the last batch stored. A row whose revision is
-/// not newer than the stored one changes nothing, so loading a file again adds nothing;
+/// Streams Open Library dump files into the local source. Rows are read (inflated, split into
+/// lines) on the calling task, parsed in chunks by a `OrderedWorkerPool` (one worker a core)
+/// and written by one writer thread while the next batch is parsed; a batch and the file's
+/// resume point (text offset, line, counts) are stored in one transaction, so a run stopped
+/// anywhere (Ctrl-C, kill -9, power) goes on from the last batch stored. A row whose revision
+/// is not newer than the stored one changes nothing, so loading a file again adds nothing;
 /// a file already loaded to its end is recognised by its size and sampled bytes and skipped.
+/// Into an empty store, the search indexes (ISBNs, title and name words) are filled once at
+/// the end of the load instead of row by row (`LocalDumpStore.deferredIndexes`).
 public final class DumpLoader: Sendable {
     public struct Progress: Sendable {
         public var file: String
@@ -43,6 +46,10 @@ public final class DumpLoader: Sendable {
     /// Rows per transaction.
     public let batchSize: Int
     private let store: LocalDumpStore
+    private let writeQueue = DispatchQueue(label: "rapidscan.dump-writer")
+    /// Rows a parsing worker takes at a time (at most a batch, so small test batches still
+    /// store part-way), and how many chunks may be read ahead of the writer.
+    private static let chunkLines = 2_000, chunksAhead = 16
 
     /// Opens (creating) the local source at `path`.
     public init(path: String, batchSize: Int = 20_000) throws(DumpError) {
@@ -53,10 +60,10 @@ public final class DumpLoader: Sendable {
     public var path: String { store.path }
 
     /// Loads `file`. `malformed` is called for each malformed row (line, reason); `progress`
-    /// after each batch.
+    /// after each batch stored.
     public func load(
         file: String, malformed: (Int, String) -> Void = { _, _ in }, progress: (Progress) -> Void = { _ in }
-    ) throws(DumpError) -> FileReport {
+    ) async throws(DumpError) -> FileReport {
         let started = Date()
         let identity = try Self.identity(of: file)
         let name = URL(fileURLWithPath: file).lastPathComponent
@@ -74,42 +81,55 @@ public final class DumpLoader: Sendable {
                                arguments: [identity.key, name, identity.bytes, Self.timestamp()])
             }
         }
+        try write { db in try LocalDumpStore.deferIndexesIfEmpty(db) }
         let before = existing?.counts ?? BatchCounts()
-        // The writer stores batch k while this thread reads and parses batch k + 1.
-        let writeQueue = DispatchQueue(label: "rapidscan.dump-writer")
-        let writing = DispatchGroup()
-        let written = Mutex<(counts: BatchCounts, error: DumpError?)>((BatchCounts(), nil))
-        var lastRead: (bytes: Int64, lines: Int) = (0, 0)
+        let chunkLines = min(Self.chunkLines, batchSize)
+        let pool = OrderedWorkerPool<[DumpLineReader.Line], ParsedBatch>(
+            workers: ProcessInfo.processInfo.activeProcessorCount, name: "dump-parse"
+        ) {
+            var memo = NormalizedValues()
+            return { lines in Self.parse(lines, memo: &memo) }
+        }
+        defer { pool.cancel() }
+        // Where each chunk in the pool ends: a batch's resume point is its last chunk's end.
+        var chunkEnds: [(offset: Int64, lines: Int, fileBytes: Int64)] = []
+        var readAll = false
+        var batch = ParsedBatch(), batchLines = 0
+        var writing: Task<Result<BatchCounts, DumpError>, Never>?
+        var run = BatchCounts()
         while true {
-            let lines = try reader.nextLines(batchSize)
-            let parsed = Self.parse(lines)
-            writing.wait()
-            let (run, error) = written.withLock { ($0.counts, $0.error) }
-            if let error { throw error }
-            if lastRead.lines > 0 {
-                var totals = before
-                totals.add(run)
-                progress(Progress(file: file, fileBytes: identity.bytes, fileBytesRead: lastRead.bytes, editions: totals.editions,
-                                  works: totals.works, authors: totals.authors, malformed: totals.malformed,
-                                  seconds: Date().timeIntervalSince(started)))
-            }
-            if lines.isEmpty { break }
-            for row in parsed.malformed { malformed(row.line, row.reason) }
-            let offset = reader.textOffset, lineNumber = reader.lineNumber
-            lastRead = (reader.fileBytesRead, lineNumber)
-            writing.enter()
-            writeQueue.async { [self] in
-                defer { writing.leave() }
-                do throws(DumpError) {
-                    let counts = try self.store(parsed, identity: identity.key, offset: offset, lines: lineNumber)
-                    written.withLock { $0.counts.add(counts) }
-                } catch {
-                    written.withLock { $0.error = error }
+            while !readAll, chunkEnds.count < Self.chunksAhead {
+                let lines = try reader.nextLines(chunkLines)
+                if lines.isEmpty {
+                    readAll = true
+                    pool.finish()
+                } else {
+                    pool.submit(lines)
+                    chunkEnds.append((reader.textOffset, reader.lineNumber, reader.fileBytesRead))
                 }
             }
+            guard !chunkEnds.isEmpty else { break }
+            guard let parsed = await pool.next() else { throw .unreadable(path: file, reason: "the parsing workers stopped") }
+            let end = chunkEnds.removeFirst()
+            for row in parsed.malformed { malformed(row.line, row.reason) }
+            batch.add(parsed)
+            batchLines += parsed.lines
+            guard batchLines >= batchSize || (readAll && chunkEnds.isEmpty) else { continue }
+            // The writer stores this batch while the pool parses the next one.
+            if let previous = writing { run.add(try await previous.value.get()) }
+            var totals = before
+            totals.add(run)
+            progress(Progress(file: file, fileBytes: identity.bytes, fileBytesRead: end.fileBytes, editions: totals.editions,
+                              works: totals.works, authors: totals.authors, malformed: totals.malformed,
+                              seconds: Date().timeIntervalSince(started)))
+            let full = batch
+            writing = Task { await self.storeOnWriter(full, identity: identity.key, offset: end.offset, lines: end.lines) }
+            batch = ParsedBatch()
+            batchLines = 0
         }
-        let run = written.withLock { $0.counts }
+        if let previous = writing { run.add(try await previous.value.get()) }
         try write { db in
+            try LocalDumpStore.fillDeferredIndexes(db)
             try LocalDumpStore.createReadIndexes(db)
             try db.execute(sql: "UPDATE dumpFile SET finished = 1, finishedAt = ? WHERE identity = ?",
                            arguments: [Self.timestamp(), identity.key])
@@ -125,37 +145,32 @@ public final class DumpLoader: Sendable {
         var records: [DumpRecord] = []
         var malformed: [MalformedRow] = []
         var newestModified: String?
+        /// Dump lines it was parsed from.
+        var lines = 0
+
+        mutating func add(_ other: ParsedBatch) {
+            records += other.records
+            malformed += other.malformed
+            lines += other.lines
+            if let newest = other.newestModified, newest > (newestModified ?? "") { newestModified = newest }
+        }
     }
 
-    /// Parses `lines` on every core, keeping the rows' order.
-    static func parse(_ lines: [DumpLineReader.Line]) -> ParsedBatch {
-        let parts = max(1, min(ProcessInfo.processInfo.activeProcessorCount, lines.count / 500 + 1))
-        let size = (lines.count + parts - 1) / max(parts, 1)
-        let results = Mutex([ParsedBatch](repeating: ParsedBatch(), count: parts))
-        DispatchQueue.concurrentPerform(iterations: parts) { part in
-            var batch = ParsedBatch()
-            let range = (part * size)..<min(lines.count, (part + 1) * size)
-            var newest: ArraySlice<UInt8>?
-            for index in range {
-                let (result, modified) = DumpRowParser.parse(lines[index])
-                switch result {
-                case .success(let record): batch.records.append(record)
-                case .failure(let row): batch.malformed.append(row)
-                }
-                if let modified, newest.map({ $0.lexicographicallyPrecedes(modified) }) ?? true { newest = modified }
+    /// Parses `lines` in order (one pool worker's chunk).
+    static func parse(_ lines: [DumpLineReader.Line], memo: inout NormalizedValues) -> ParsedBatch {
+        var batch = ParsedBatch(lines: lines.count)
+        batch.records.reserveCapacity(lines.count)
+        var newest: ArraySlice<UInt8>?
+        for line in lines {
+            let (result, modified) = DumpRowParser.parse(line, memo: &memo)
+            switch result {
+            case .success(let record): batch.records.append(record)
+            case .failure(let row): batch.malformed.append(row)
             }
-            batch.newestModified = newest.map { String(decoding: $0, as: UTF8.self) }
-            results.withLock { $0[part] = batch }
+            if let modified, newest.map({ $0.lexicographicallyPrecedes(modified) }) ?? true { newest = modified }
         }
-        return results.withLock { parts in
-            var all = ParsedBatch()
-            for part in parts {
-                all.records += part.records
-                all.malformed += part.malformed
-                if let newest = part.newestModified, newest > (all.newestModified ?? "") { all.newestModified = newest }
-            }
-            return all
-        }
+        batch.newestModified = newest.map { String(decoding: $0, as: UTF8.self) }
+        return batch
     }
 
     // MARK: Storing
@@ -202,20 +217,36 @@ public final class DumpLoader: Sendable {
         }
     }
 
+    /// `store` on the writer thread (SQLite's work off the cooperative pool).
+    private func storeOnWriter(_ batch: ParsedBatch, identity: String, offset: Int64, lines: Int) async -> Result<BatchCounts, DumpError> {
+        await withCheckedContinuation { continuation in
+            writeQueue.async { [self] in
+                do throws(DumpError) {
+                    continuation.resume(returning: .success(try store(batch, identity: identity, offset: offset, lines: lines)))
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+        }
+    }
+
     /// One batch and the file's resume point, in one transaction.
     private func store(_ batch: ParsedBatch, identity: String, offset: Int64, lines: Int) throws(DumpError) -> BatchCounts {
         var counts = BatchCounts(malformed: batch.malformed.count)
         try write { db in
             // Most loads have no delete or redirect stored: then no row needs looking up there.
             var anyRetired = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM retired)") ?? true
+            let deferred = try LocalDumpStore.deferredIndexes(db)
             for record in batch.records {
                 switch record {
-                case .edition(let edition): if try Self.store(edition, anyRetired, db) { counts.editions += 1 } else { counts.skipped += 1 }
+                case .edition(let edition):
+                    if try Self.store(edition, anyRetired, deferred, db) { counts.editions += 1 } else { counts.skipped += 1 }
                 case .work(let work): if try Self.store(work, anyRetired, db) { counts.works += 1 } else { counts.skipped += 1 }
-                case .author(let author): if try Self.store(author, anyRetired, db) { counts.authors += 1 } else { counts.skipped += 1 }
+                case .author(let author):
+                    if try Self.store(author, anyRetired, deferred, db) { counts.authors += 1 } else { counts.skipped += 1 }
                 case .retired(let retired):
                     anyRetired = true
-                    if try Self.store(retired, db) { counts.retired += 1 } else { counts.skipped += 1 }
+                    if try Self.store(retired, deferred, db) { counts.retired += 1 } else { counts.skipped += 1 }
                 case .skipped: counts.skipped += 1
                 }
             }
@@ -230,8 +261,10 @@ public final class DumpLoader: Sendable {
         return counts
     }
 
-    /// True when stored (new, or newer than the stored revision).
-    private static func store(_ edition: DumpRecord.Edition, _ anyRetired: Bool, _ db: Database) throws -> Bool {
+    /// True when stored (new, or newer than the stored revision). The ISBN and title indexes
+    /// are kept up unless they are `deferred` (filled at the end of the load).
+    private static func store(_ edition: DumpRecord.Edition, _ anyRetired: Bool, _ deferred: LocalDumpStore.DeferredIndexes,
+                              _ db: Database) throws -> Bool {
         let values: [(any DatabaseValueConvertible)?] = [
             edition.id, edition.revision, edition.title, edition.subtitle, joined(edition.authorIDs), edition.byStatement,
             edition.workID, edition.publisher, edition.publishDate, edition.pages, edition.coverID, edition.language,
@@ -250,22 +283,28 @@ public final class DumpLoader: Sendable {
             guard let old = try Row.fetchOne(db.cachedStatement(sql: "SELECT revision, title, subtitle, isbns FROM edition WHERE id = ?"),
                                              arguments: [edition.id]),
                   edition.revision > (old["revision"] as Int64) else { return false }
-            try db.cachedStatement(sql: "INSERT INTO editionTitleSearch(editionTitleSearch, rowid, title) VALUES ('delete', ?, ?)")
-                .execute(arguments: [edition.id, searchText(old["title"], old["subtitle"])])
-            for isbn in (old["isbns"] as String).split(separator: " ").compactMap({ Int64($0) }) {
-                try db.cachedStatement(sql: "DELETE FROM editionISBN WHERE isbn = ? AND editionID = ?").execute(arguments: [isbn, edition.id])
-            }
+            if !deferred.editions { try removeFromIndexes(edition: edition.id, old, db) }
             try db.cachedStatement(sql: """
                 REPLACE INTO edition(id, revision, title, subtitle, authorIDs, byStatement, workID, publisher,
                     publishDate, pages, coverID, language, format, description, subjects, isbns)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """).execute(arguments: StatementArguments(values))
         }
+        guard !deferred.editions else { return true }
         let isbnInsert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO editionISBN(isbn, editionID) VALUES (?, ?)")
         for isbn in edition.isbns { try isbnInsert.execute(arguments: [isbn, edition.id]) }
         try db.cachedStatement(sql: "INSERT INTO editionTitleSearch(rowid, title) VALUES (?, ?)")
             .execute(arguments: [edition.id, searchText(edition.title, edition.subtitle)])
         return true
+    }
+
+    /// A stored edition's ISBN rows and title words (`old`: its title, subtitle and isbns) go.
+    private static func removeFromIndexes(edition id: Int64, _ old: Row, _ db: Database) throws {
+        try db.cachedStatement(sql: "INSERT INTO editionTitleSearch(editionTitleSearch, rowid, title) VALUES ('delete', ?, ?)")
+            .execute(arguments: [id, searchText(old["title"], old["subtitle"])])
+        for isbn in (old["isbns"] as String).split(separator: " ").compactMap({ Int64($0) }) {
+            try db.cachedStatement(sql: "DELETE FROM editionISBN WHERE isbn = ? AND editionID = ?").execute(arguments: [isbn, id])
+        }
     }
 
     private static func store(_ work: DumpRecord.Work, _ anyRetired: Bool, _ db: Database) throws -> Bool {
@@ -283,18 +322,22 @@ public final class DumpLoader: Sendable {
         return db.changesCount > 0
     }
 
-    private static func store(_ author: DumpRecord.Author, _ anyRetired: Bool, _ db: Database) throws -> Bool {
+    private static func store(_ author: DumpRecord.Author, _ anyRetired: Bool, _ deferred: LocalDumpStore.DeferredIndexes,
+                              _ db: Database) throws -> Bool {
         guard try !(anyRetired && isRetired(.author, author.id, author.revision, db)) else { return false }
         try db.cachedStatement(sql: "INSERT OR IGNORE INTO author(id, revision, name) VALUES (?, ?, ?)")
             .execute(arguments: [author.id, author.revision, author.name])
         if db.changesCount == 0 {
             guard let old = try Row.fetchOne(db.cachedStatement(sql: "SELECT revision, name FROM author WHERE id = ?"), arguments: [author.id]),
                   author.revision > (old["revision"] as Int64) else { return false }
-            try db.cachedStatement(sql: "INSERT INTO authorNameSearch(authorNameSearch, rowid, name) VALUES ('delete', ?, ?)")
-                .execute(arguments: [author.id, old["name"] as String])
+            if !deferred.authors {
+                try db.cachedStatement(sql: "INSERT INTO authorNameSearch(authorNameSearch, rowid, name) VALUES ('delete', ?, ?)")
+                    .execute(arguments: [author.id, old["name"] as String])
+            }
             try db.cachedStatement(sql: "UPDATE author SET revision = ?, name = ? WHERE id = ?")
                 .execute(arguments: [author.revision, author.name, author.id])
         }
+        guard !deferred.authors else { return true }
         try db.cachedStatement(sql: "INSERT INTO authorNameSearch(rowid, name) VALUES (?, ?)").execute(arguments: [author.id, author.name])
         return true
     }
@@ -310,17 +353,13 @@ public final class DumpLoader: Sendable {
     }
 
     /// A delete or redirect newer than the stored record: the record and its index entries go.
-    private static func store(_ retired: DumpRecord.Retired, _ db: Database) throws -> Bool {
+    private static func store(_ retired: DumpRecord.Retired, _ deferred: LocalDumpStore.DeferredIndexes, _ db: Database) throws -> Bool {
         let id = retired.id
         switch retired.kind {
         case .edition:
             if let old = try Row.fetchOne(db.cachedStatement(sql: "SELECT revision, title, subtitle, isbns FROM edition WHERE id = ?"), arguments: [id]) {
                 guard retired.revision > (old["revision"] as Int64) else { return false }
-                try db.cachedStatement(sql: "INSERT INTO editionTitleSearch(editionTitleSearch, rowid, title) VALUES ('delete', ?, ?)")
-                    .execute(arguments: [id, searchText(old["title"], old["subtitle"])])
-                for isbn in (old["isbns"] as String).split(separator: " ").compactMap({ Int64($0) }) {
-                    try db.cachedStatement(sql: "DELETE FROM editionISBN WHERE isbn = ? AND editionID = ?").execute(arguments: [isbn, id])
-                }
+                if !deferred.editions { try removeFromIndexes(edition: id, old, db) }
                 try db.cachedStatement(sql: "DELETE FROM edition WHERE id = ?").execute(arguments: [id])
             }
         case .work:
@@ -331,8 +370,10 @@ public final class DumpLoader: Sendable {
         case .author:
             if let old = try Row.fetchOne(db.cachedStatement(sql: "SELECT revision, name FROM author WHERE id = ?"), arguments: [id]) {
                 guard retired.revision > (old["revision"] as Int64) else { return false }
-                try db.cachedStatement(sql: "INSERT INTO authorNameSearch(authorNameSearch, rowid, name) VALUES ('delete', ?, ?)")
-                    .execute(arguments: [id, old["name"] as String])
+                if !deferred.authors {
+                    try db.cachedStatement(sql: "INSERT INTO authorNameSearch(authorNameSearch, rowid, name) VALUES ('delete', ?, ?)")
+                        .execute(arguments: [id, old["name"] as String])
+                }
                 try db.cachedStatement(sql: "DELETE FROM author WHERE id = ?").execute(arguments: [id])
             }
         }

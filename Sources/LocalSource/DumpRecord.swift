@@ -71,6 +71,36 @@ enum DumpRecord: Sendable {
     case skipped
 }
 
+/// The normalised publish dates, formats and languages a parser has seen: a dump has millions
+/// of rows but a few thousand distinct values of each, and normalising one is Foundation work.
+/// One per parsing thread; bounded (a value past the bound is normalised each time).
+struct NormalizedValues {
+    private var dates: [String: String?] = [:]
+    private var formats: [String: String?] = [:]
+    private var languages: [String: String?] = [:]
+    private static let bound = 20_000
+
+    mutating func publishDate(_ raw: String?) -> String? {
+        Self.memoized(raw, in: &dates, PublishDate.normalize)
+    }
+
+    mutating func format(_ raw: String?) -> String? {
+        Self.memoized(raw, in: &formats, BookFormat.normalize)
+    }
+
+    mutating func language(_ raw: String?) -> String? {
+        Self.memoized(raw, in: &languages, LanguageCode.normalize)
+    }
+
+    private static func memoized(_ raw: String?, in known: inout [String: String?], _ normalize: (String?) -> String?) -> String? {
+        guard let raw else { return normalize(nil) }
+        if let value = known[raw] { return value }
+        let value = normalize(raw)
+        if known.count < bound { known[raw] = value }
+        return value
+    }
+}
+
 /// A row that is not a dump row, with what is wrong: counted and reported, never fatal.
 struct MalformedRow: Error, Sendable {
     var line: Int
@@ -84,8 +114,9 @@ enum DumpRowParser {
     static let maxSubjects = 10
     static let maxDescription = 2_000
 
-    /// The row's `last_modified` column too (the dump's date is the newest one).
-    static func parse(_ line: DumpLineReader.Line) -> (Result<DumpRecord, MalformedRow>, lastModified: ArraySlice<UInt8>?) {
+    /// The row's `last_modified` column too (the dump's date is the newest one). `memo` holds
+    /// the normalised dates, formats and languages seen (a dump repeats a few thousand of them).
+    static func parse(_ line: DumpLineReader.Line, memo: inout NormalizedValues) -> (Result<DumpRecord, MalformedRow>, lastModified: ArraySlice<UInt8>?) {
         let bytes = line.bytes
         guard isUTF8(bytes) else {
             return (.failure(MalformedRow(line: line.number, reason: "not UTF-8 text")), nil)
@@ -103,27 +134,30 @@ enum DumpRowParser {
         let type = bytes[bytes.startIndex..<tabs[0]], key = bytes[(tabs[0] + 1)..<tabs[1]]
         let revisionText = bytes[(tabs[1] + 1)..<tabs[2]], modified = bytes[(tabs[2] + 1)..<tabs[3]]
         let json = bytes[(tabs[3] + 1)...]
-        guard let revision = Int64(String(decoding: revisionText, as: UTF8.self)) else {
+        guard let revision = integer(revisionText) else {
             return (.failure(MalformedRow(line: line.number, reason: "revision \"\(String(decoding: revisionText.prefix(40), as: UTF8.self))\" is not a number")), modified)
         }
         let kind: Kind
-        switch Array(type) {
-        case Kind.editionType: kind = .edition
-        case Kind.workType: kind = .work
-        case Kind.authorType: kind = .author
-        case Kind.deleteType, Kind.redirectType:
+        if type.elementsEqual(Kind.editionType) {
+            kind = .edition
+        } else if type.elementsEqual(Kind.workType) {
+            kind = .work
+        } else if type.elementsEqual(Kind.authorType) {
+            kind = .author
+        } else if type.elementsEqual(Kind.deleteType) || type.elementsEqual(Kind.redirectType) {
             guard let change = change(type: type, key: key, revision: revision, json: json) else { return (.success(.skipped), modified) }
             return (.success(change), modified)
-        default: return (.success(.skipped), modified)
+        } else {
+            return (.success(.skipped), modified)
         }
-        let keyText = String(decoding: key, as: UTF8.self)
-        guard let id = recordID(Substring(keyText), kind: kind) else {
-            return (.failure(MalformedRow(line: line.number, reason: "key \"\(keyText.prefix(40))\" is not a \(kind.prefix)OL…\(kind.suffix) key")), modified)
+        guard let id = recordID(key, kind: kind) else {
+            let keyText = String(decoding: key.prefix(40), as: UTF8.self)
+            return (.failure(MalformedRow(line: line.number, reason: "key \"\(keyText)\" is not a \(kind.prefix)OL…\(kind.suffix) key")), modified)
         }
         do {
             switch kind {
-            case .edition: return (.success(try edition(id: id, revision: revision, fields: editionFields(json))), modified)
-            case .work: return (.success(try work(id: id, revision: revision, fields: workFields(json))), modified)
+            case .edition: return (.success(try edition(id: id, revision: revision, fields: editionFields(json), memo: &memo)), modified)
+            case .work: return (.success(try work(id: id, revision: revision, fields: workFields(json), memo: &memo)), modified)
             case .author: return (.success(author(id: id, revision: revision, fields: try authorFields(json))), modified)
             }
         } catch let error as MalformedReason {
@@ -131,6 +165,15 @@ enum DumpRowParser {
         } catch {
             return (.failure(MalformedRow(line: line.number, reason: "broken JSON (\(Self.shortDescription(error)))")), modified)
         }
+    }
+
+    /// A decimal integer column, read on its bytes (what `Int64(String)` accepts).
+    static func integer(_ bytes: ArraySlice<UInt8>) -> Int64? {
+        guard !bytes.isEmpty, bytes.count <= 18, bytes.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+            // A sign or a long number: rare, left to the standard parser.
+            return bytes.isEmpty ? nil : Int64(String(decoding: bytes, as: UTF8.self))
+        }
+        return bytes.reduce(0) { $0 * 10 + Int64($1 - 0x30) }
     }
 
     static func isUTF8(_ bytes: ArraySlice<UInt8>) -> Bool {
@@ -143,6 +186,12 @@ enum DumpRowParser {
         case edition = 0, work = 1, author = 2
         var prefix: String { switch self { case .edition: "/books/"; case .work: "/works/"; case .author: "/authors/" } }
         var suffix: Character { switch self { case .edition: "M"; case .work: "W"; case .author: "A" } }
+        /// `prefix` + "OL", and `suffix`, as bytes.
+        var keyStart: [UInt8] { switch self { case .edition: Self.editionKeyStart; case .work: Self.workKeyStart; case .author: Self.authorKeyStart } }
+        var keyEnd: UInt8 { switch self { case .edition: UInt8(ascii: "M"); case .work: UInt8(ascii: "W"); case .author: UInt8(ascii: "A") } }
+
+        private static let editionKeyStart = Array("/books/OL".utf8), workKeyStart = Array("/works/OL".utf8)
+        private static let authorKeyStart = Array("/authors/OL".utf8)
 
         static let editionType = Array("/type/edition".utf8), workType = Array("/type/work".utf8)
         static let authorType = Array("/type/author".utf8)
@@ -151,26 +200,34 @@ enum DumpRowParser {
 
     struct MalformedReason: Error { var text: String }
 
-    /// "/books/OL123M" -> 123 (the number is the record's id in the local source).
-    static func recordID(_ key: Substring, kind: Kind) -> Int64? {
-        guard key.hasPrefix(kind.prefix + "OL"), key.last == kind.suffix else { return nil }
-        let digits = key.dropFirst(kind.prefix.count + 2).dropLast()
-        guard !digits.isEmpty, digits.count <= 15, digits.allSatisfy(\.isASCIIDigit) else { return nil }
-        return Int64(digits)
+    /// "/books/OL123M" -> 123 (the number is the record's id in the local source), on the key's bytes.
+    static func recordID<Bytes: Collection<UInt8>>(_ key: Bytes, kind: Kind) -> Int64? {
+        let start = kind.keyStart
+        guard key.count > start.count + 1, key.count <= start.count + 16, key.starts(with: start) else { return nil }
+        var id: Int64 = 0
+        var index = key.index(key.startIndex, offsetBy: start.count)
+        var remaining = key.count - start.count - 1
+        while remaining > 0 {
+            let byte = key[index]
+            guard byte >= 0x30, byte <= 0x39 else { return nil }
+            id = id * 10 + Int64(byte - 0x30)
+            index = key.index(after: index)
+            remaining -= 1
+        }
+        return key[index] == kind.keyEnd ? id : nil
     }
 
     /// An OL key in a record's JSON ("/authors/OL1A"), as an id.
     static func recordID(_ key: String?, kind: Kind) -> Int64? {
-        key.flatMap { recordID(Substring($0), kind: kind) }
+        key.flatMap { recordID($0.utf8, kind: kind) }
     }
 
     /// A delete or redirect row of an edition, work or author (nil: another key, or a
     /// redirect whose target is not a key of the same kind: not kept).
     static func change(type: ArraySlice<UInt8>, key: ArraySlice<UInt8>, revision: Int64, json: ArraySlice<UInt8>) -> DumpRecord? {
-        let keyText = Substring(String(decoding: key, as: UTF8.self))
-        guard let kind = [Kind.edition, .work, .author].first(where: { keyText.hasPrefix($0.prefix) }),
-              let id = recordID(keyText, kind: kind) else { return nil }
-        guard Array(type) == Kind.redirectType else { return .retired(DumpRecord.Retired(kind: kind, id: id, revision: revision, target: nil)) }
+        guard let kind = [Kind.edition, .work, .author].first(where: { key.starts(with: $0.prefix.utf8) }),
+              let id = recordID(key, kind: kind) else { return nil }
+        guard type.elementsEqual(Kind.redirectType) else { return .retired(DumpRecord.Retired(kind: kind, id: id, revision: revision, target: nil)) }
         struct Redirect: Decodable { var location: String? }
         let scanned = try? json.withUnsafeBufferPointer { bytes throws(DumpJSONScanner.Unsure) in
             try DumpJSONScanner.scanObject(bytes, keys: [Array("location".utf8)])[0]?.string
@@ -348,12 +405,10 @@ enum DumpRowParser {
 
     // MARK: Records
 
-    private static func edition(id: Int64, revision: Int64, fields record: EditionFields) throws -> DumpRecord {
+    private static func edition(id: Int64, revision: Int64, fields record: EditionFields, memo: inout NormalizedValues) throws -> DumpRecord {
         var isbns: [Int64] = []
         for text in (record.isbn13 ?? []) + (record.isbn10 ?? []) {
-            let cleaned = text.filter { $0 != "-" && $0 != " " }
-            let isbn = (try? ISBN13(validating: cleaned)) ?? (try? ISBN10(validating: cleaned))?.isbn13
-            if let isbn, let value = Int64(isbn.digits), !isbns.contains(value) { isbns.append(value) }
+            if let value = isbnValue(text), !isbns.contains(value) { isbns.append(value) }
         }
         // Only what an ISBN can find is kept (a lookup is by ISBN, a search returns ISBNs).
         guard !isbns.isEmpty else { return .skipped }
@@ -367,23 +422,66 @@ enum DumpRowParser {
             byStatement: record.byStatement.flatMap(tidy),
             workID: record.works?.lazy.compactMap { recordID($0, kind: .work) }.first,
             publisher: record.publishers?.first.flatMap(tidy),
-            publishDate: PublishDate.normalize(record.publishDate),
+            publishDate: memo.publishDate(record.publishDate),
             pages: record.pages.flatMap { $0 > 0 ? $0 : nil },
             coverID: record.covers?.first { $0 > 0 },
-            language: LanguageCode.normalize(record.languages?.first ?? nil),
-            format: BookFormat.normalize(record.physicalFormat),
+            language: memo.language(record.languages?.first ?? nil),
+            format: memo.format(record.physicalFormat),
             description: record.description.flatMap(tidy).map { String($0.prefix(maxDescription)) },
             subjects: Array((record.subjects ?? []).prefix(maxSubjects).compactMap(tidy))))
     }
 
-    private static func work(id: Int64, revision: Int64, fields record: WorkFields) throws -> DumpRecord {
+    private static func work(id: Int64, revision: Int64, fields record: WorkFields, memo: inout NormalizedValues) throws -> DumpRecord {
         .work(DumpRecord.Work(
             id: id, revision: revision, title: record.title.flatMap(tidy),
             authorIDs: (record.authors ?? []).compactMap { recordID($0, kind: .author) },
             subjects: Array((record.subjects ?? []).prefix(maxSubjects).compactMap(tidy)),
             description: record.description.flatMap(tidy).map { String($0.prefix(maxDescription)) },
             coverID: record.covers?.first { $0 > 0 },
-            firstPublishDate: PublishDate.normalize(record.firstPublishDate)))
+            firstPublishDate: memo.publishDate(record.firstPublishDate)))
+    }
+
+    /// An edition's ISBN text as the 13-digit number stored (an ISBN-10 converted); nil when it
+    /// is not a valid ISBN. Plain digits (nearly every dump value) are checked on their bytes;
+    /// anything else goes through `ISBN13(validating:)` as typed text does.
+    static func isbnValue(_ text: String) -> Int64? {
+        var digits: [Int64] = []
+        digits.reserveCapacity(13)
+        var tenthIsX = false
+        for byte in text.utf8 where byte != UInt8(ascii: "-") && byte != UInt8(ascii: " ") {
+            if byte >= 0x30, byte <= 0x39, !tenthIsX {
+                digits.append(Int64(byte - 0x30))
+            } else if byte == UInt8(ascii: "X") || byte == UInt8(ascii: "x"), digits.count == 9, !tenthIsX {
+                tenthIsX = true
+            } else {
+                return slowISBNValue(text)
+            }
+            if digits.count > 13 { return nil }
+        }
+        if digits.count == 13, !tenthIsX {
+            guard digits[0] == 9, digits[1] == 7, digits[2] == 8 || (digits[2] == 9 && digits[3] != 0) else { return nil }
+            guard gs1Check(digits.prefix(12)) == digits[12] else { return nil }
+            return digits.reduce(0) { $0 * 10 + $1 }
+        }
+        if digits.count + (tenthIsX ? 1 : 0) == 10 {
+            let check = tenthIsX ? 10 : digits[9]
+            let weighted = digits.prefix(9).enumerated().reduce(0) { $0 + Int64(10 - $1.offset) * $1.element }
+            guard (weighted + check) % 11 == 0 else { return nil }
+            let body = [9, 7, 8] + digits.prefix(9)
+            return (body + [gs1Check(body[...])]).reduce(0) { $0 * 10 + $1 }
+        }
+        return slowISBNValue(text)
+    }
+
+    private static func gs1Check(_ body: ArraySlice<Int64>) -> Int64 {
+        let total = body.enumerated().reduce(0) { $0 + ($1.offset % 2 == 0 ? 1 : 3) * $1.element }
+        return (10 - total % 10) % 10
+    }
+
+    private static func slowISBNValue(_ text: String) -> Int64? {
+        let cleaned = text.filter { $0 != "-" && $0 != " " }
+        let isbn = (try? ISBN13(validating: cleaned)) ?? (try? ISBN10(validating: cleaned))?.isbn13
+        return isbn.flatMap { Int64($0.digits) }
     }
 
     private static func author(id: Int64, revision: Int64, fields record: AuthorFields) -> DumpRecord {
@@ -414,6 +512,3 @@ enum DumpRowParser {
     }
 }
 
-extension Character {
-    fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
-}

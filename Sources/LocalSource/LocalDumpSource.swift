@@ -40,7 +40,9 @@ public struct LocalDumpSource: MetadataSource {
     /// Editions whose title (and subtitle) has every word of `title`, by relevance, one per
     /// work; with `author`, only those with an author sharing a word of it. A reading that is
     /// only a name (no title, or a "title" no edition has) is tried as an author: that
-    /// author's editions (`search(author:limit:)`).
+    /// author's editions (`search(author:limit:)`). A spine reading that finds neither (a junk
+    /// word, a word cut short or run into the next) gets `closestTitles`: the editions sharing
+    /// most of its words, as the services rank them.
     public func search(title: String, author: String?, limit: Int) async throws(SourceError) -> [EditionMetadata] {
         let titleQuery = Self.matchQuery(title)
         guard limit > 0 else { return [] }
@@ -57,8 +59,74 @@ public struct LocalDumpSource: MetadataSource {
                 return wantedNames.contains(where: names.contains)
             }
         }
-        guard found.isEmpty, author == nil else { return found }
-        return try await search(author: title, limit: limit)
+        guard found.isEmpty else { return found }
+        if author == nil {
+            let byName = try await search(author: title, limit: limit)
+            guard byName.isEmpty else { return byName }
+        }
+        return try closestTitles(title, wantedNames: wantedNames, limit: limit)
+    }
+
+    /// Editions sharing words with a reading that not every word of finds: any of its words
+    /// (a word of four letters or more also as the start of a longer one: OCR cuts words short)
+    /// fetched by bm25, then ranked by the share of the reading's words the title has and of
+    /// the title's words the reading has (bm25's order among equals); with `wantedNames`, only
+    /// editions by an author sharing one of them (the caller asks again without). A title must share
+    /// two of the reading's words (not counting "the", "of"…), or be one word of four letters or
+    /// more that the reading has: one shared word is no match. The spine matcher's guards judge what comes back.
+    func closestTitles(_ reading: String, wantedNames: [String], limit: Int) throws(SourceError) -> [EditionMetadata] {
+        let readingWords = Array(Set(Self.words(reading).filter { $0.count >= 2 && !Self.stopWords.contains($0) })).sorted()
+        guard !readingWords.isEmpty else { return [] }
+        let terms = readingWords.map { $0.count >= 4 ? "\"\($0)\"*" : "\"\($0)\"" }.joined(separator: " OR ")
+        return try read { db in
+            let rows = try Row.fetchAll(db.cachedStatement(sql: """
+                SELECT edition.* FROM editionTitleSearch JOIN edition ON edition.id = editionTitleSearch.rowid
+                WHERE editionTitleSearch MATCH ? ORDER BY editionTitleSearch.rank LIMIT 200
+                """), arguments: [terms])
+            var scored: [(score: Double, order: Int, row: Row)] = []
+            for (order, row) in rows.enumerated() {
+                let titleWords = Self.words(DumpLoader.searchText(row["title"], row["subtitle"])).filter { !Self.stopWords.contains($0) }
+                guard !titleWords.isEmpty else { continue }
+                let shared = readingWords.filter { word in
+                    titleWords.contains { $0 == word || (word.count >= 4 && $0.hasPrefix(word)) || ($0.count >= 4 && word.hasPrefix($0)) }
+                }
+                let covered = titleWords.filter { word in
+                    readingWords.contains { $0 == word || ($0.count >= 4 && word.hasPrefix($0)) || (word.count >= 4 && $0.hasPrefix(word)) }
+                }
+                let wholeTitle = covered.count == titleWords.count
+                guard shared.count >= 2 || (wholeTitle && titleWords.count == 1 && titleWords[0].count >= 4) else { continue }
+                var score = Double(shared.count) / Double(readingWords.count) + Double(covered.count) / Double(titleWords.count)
+                if !wantedNames.isEmpty {
+                    // As in the all-words search, an author named must be the edition's.
+                    let names = Set(try authorWords(row, db))
+                    guard wantedNames.contains(where: names.contains) else { continue }
+                }
+                scored.append((score, order, row))
+            }
+            scored.sort { ($0.score, -$0.order) > ($1.score, -$1.order) }
+            return try onePerWork(scored.map(\.row), limit: limit, db) { _ in true }
+        }
+    }
+
+    /// Words too common to say two titles are the same book ("the", "of"; a few languages').
+    static let stopWords: Set<String> = ["the", "a", "an", "of", "and", "in", "on", "to", "for", "with", "at", "by", "from",
+                                         "de", "la", "le", "les", "el", "los", "et", "und", "der", "die", "das", "y", "i", "il"]
+
+    /// The words of an edition's authors' names (on the edition; its work's when it names none).
+    private func authorWords(_ row: Row, _ db: Database) throws -> [String] {
+        var ids = Self.ids(row["authorIDs"])
+        if ids.isEmpty, let workID = row["workID"] as Int64? {
+            ids = Self.ids(try String.fetchOne(db.cachedStatement(sql: "SELECT authorIDs FROM work WHERE id = ?"),
+                                               arguments: [try resolved(.work, workID, db)]))
+        }
+        var words: [String] = []
+        for id in ids.prefix(5) {
+            if let name = try String.fetchOne(db.cachedStatement(sql: "SELECT name FROM author WHERE id = ?"),
+                                              arguments: [try resolved(.author, id, db)]) {
+                words += Self.words(name)
+            }
+        }
+        return words
     }
 
     /// The editions of the authors named `name` (every word of it in the author's name): those

@@ -74,7 +74,59 @@ final class LocalDumpStore: Sendable {
                 ALTER TABLE dumpFile ADD COLUMN retired INTEGER NOT NULL DEFAULT 0;
                 """)
         }
+        migrator.registerMigration("v3-deferred-indexes") { db in
+            // An index named here ("editions": editionISBN and editionTitleSearch; "authors":
+            // authorNameSearch) is not kept up by the loads that run until one finishes, which
+            // fills it from the stored rows: what an empty store gets (one sorted pass instead of
+            // a random insert per row). A load killed in between leaves it here for the resumed one.
+            try db.execute(sql: "CREATE TABLE deferredIndex (name TEXT PRIMARY KEY) WITHOUT ROWID")
+        }
         return migrator
+    }
+
+    struct DeferredIndexes {
+        var editions: Bool
+        var authors: Bool
+    }
+
+    static func deferredIndexes(_ db: Database) throws -> DeferredIndexes {
+        let names = try Set(String.fetchAll(db, sql: "SELECT name FROM deferredIndex"))
+        return DeferredIndexes(editions: names.contains("editions"), authors: names.contains("authors"))
+    }
+
+    /// At the start of a load: the indexes of a kind with no row stored yet are deferred.
+    static func deferIndexesIfEmpty(_ db: Database) throws {
+        try db.execute(sql: """
+            INSERT OR IGNORE INTO deferredIndex(name) SELECT 'editions' WHERE NOT EXISTS (SELECT 1 FROM edition);
+            INSERT OR IGNORE INTO deferredIndex(name) SELECT 'authors' WHERE NOT EXISTS (SELECT 1 FROM author);
+            """)
+    }
+
+    /// At the end of a load: the deferred indexes rebuilt from the rows stored (in the load's
+    /// last transaction, so a kill here leaves them deferred for the resumed run).
+    static func fillDeferredIndexes(_ db: Database) throws {
+        let deferred = try deferredIndexes(db)
+        if deferred.editions {
+            // ISBNs are kept space-separated on the edition; sorted, the index is written in order.
+            try db.execute(sql: """
+                DELETE FROM editionISBN;
+                INSERT INTO editionTitleSearch(editionTitleSearch) VALUES ('delete-all');
+                INSERT OR IGNORE INTO editionISBN(isbn, editionID)
+                    SELECT CAST(isbn.value AS INTEGER), edition.id
+                    FROM edition, json_each('[' || replace(edition.isbns, ' ', ',') || ']') AS isbn
+                    ORDER BY 1, 2;
+                INSERT INTO editionTitleSearch(rowid, title)
+                    SELECT id, title || coalesce(' ' || subtitle, '') FROM edition;
+                DELETE FROM deferredIndex WHERE name = 'editions';
+                """)
+        }
+        if deferred.authors {
+            try db.execute(sql: """
+                INSERT INTO authorNameSearch(authorNameSearch) VALUES ('delete-all');
+                INSERT INTO authorNameSearch(rowid, name) SELECT id, name FROM author;
+                DELETE FROM deferredIndex WHERE name = 'authors';
+                """)
+        }
     }
 
     /// Indexes only reads need (author search), built once when a load finishes rather than

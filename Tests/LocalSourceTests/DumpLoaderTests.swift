@@ -27,7 +27,7 @@ import TestSupport
         let database = directory.appendingPathComponent("dump.sqlite").path
         let loader = try DumpLoader(path: database, batchSize: 7)
         var reported: [Int] = []
-        let report = try loader.load(file: dump.path, malformed: { line, _ in reported.append(line) })
+        let report = try await loader.load(file: dump.path, malformed: { line, _ in reported.append(line) })
         #expect(reported == expectedMalformed.map(\.line))
         #expect(report.malformed == 5 && !report.alreadyLoaded)
         #expect(report.editions > 60)
@@ -73,8 +73,8 @@ import TestSupport
 
         let plainLoader = try DumpLoader(path: directory.appendingPathComponent("plain.sqlite").path)
         let gzipLoader = try DumpLoader(path: directory.appendingPathComponent("gzip.sqlite").path, batchSize: 5)
-        let fromPlain = try plainLoader.load(file: plain.path)
-        let fromGzip = try gzipLoader.load(file: gzip.path)
+        let fromPlain = try await plainLoader.load(file: plain.path)
+        let fromGzip = try await gzipLoader.load(file: gzip.path)
         #expect(fromPlain.lines == fromGzip.lines && fromPlain.editions == fromGzip.editions)
         #expect(fromPlain.works == fromGzip.works && fromPlain.authors == fromGzip.authors)
         let plainState = try LocalDumpSource(path: plainLoader.path).state()
@@ -82,10 +82,10 @@ import TestSupport
         #expect(plainState.editions == gzipState.editions && plainState.editions > 40)
         #expect(gzipState.dumpDate == "2024-01-01")
 
-        let again = try gzipLoader.load(file: gzip.path)
+        let again = try await gzipLoader.load(file: gzip.path)
         #expect(again.alreadyLoaded && again.editions == 0)
         // The same rows in another file (the plain text): every revision is already stored.
-        let sameRows = try gzipLoader.load(file: plain.path)
+        let sameRows = try await gzipLoader.load(file: plain.path)
         #expect(!sameRows.alreadyLoaded && sameRows.editions == 0 && sameRows.works == 0 && sameRows.authors == 0)
         #expect(try LocalDumpSource(path: gzipLoader.path).state().editions == gzipState.editions)
     }
@@ -123,7 +123,7 @@ import TestSupport
         try (rows.joined(separator: "\n") + "\n").write(to: dump, atomically: true, encoding: .utf8)
         let database = directory.appendingPathComponent("dump.sqlite").path
         let loader = try DumpLoader(path: database, batchSize: 4)
-        let report = try loader.load(file: dump.path)
+        let report = try await loader.load(file: dump.path)
         #expect(report.retired == 3 && report.malformed == 0)
 
         let source = try LocalDumpSource(path: database)
@@ -137,7 +137,7 @@ import TestSupport
         // The deleted edition's older row, in another file, does not bring it back.
         let again = directory.appendingPathComponent("older.txt")
         try (doomedOlder + "\n").write(to: again, atomically: true, encoding: .utf8)
-        #expect(try loader.load(file: again.path).editions == 0)
+        #expect(try await loader.load(file: again.path).editions == 0)
         #expect(try await source.edition(isbn: isbn("9780306406157")) == nil)
 
         // An author's name alone: the editions naming them first, on the edition or its work.
@@ -152,11 +152,57 @@ import TestSupport
         #expect(try await source.search(title: "Mort", author: nil, limit: 5).map(\.title) == ["Mort"])
     }
 
-    @Test func aFileThatIsNotThereIsNamed() throws {
+    /// Spine readings as OCR gives them: a junk word, a word cut short or with a letter run on.
+    /// Into an empty store the ISBN and title indexes are filled at the end of the load; a
+    /// second file then keeps them up row by row (a newer revision's title replaces the old one).
+    @Test func spineReadingsWithJunkOrCutWordsFindTheirTitleAndNothingElse() async throws {
+        let directory = try makeTemporaryDirectory(prefix: "local-source")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let rows = [
+            Self.row("author", "/authors/OL1A", 1, #"{"name": "Terry Pratchett"}"#),
+            Self.row("author", "/authors/OL2A", 1, #"{"name": "Neil Gaiman"}"#),
+            Self.row("author", "/authors/OL3A", 1, #"{"name": "Terry Brooks"}"#),
+            Self.row("edition", "/books/OL1M", 1, #"{"title": "The Colour of Magic", "isbn_13": ["9780552124751"], "authors": [{"key": "/authors/OL1A"}]}"#),
+            Self.row("edition", "/books/OL2M", 1, #"{"title": "Magic Kingdom for Sale", "isbn_13": ["9780345317582"], "authors": [{"key": "/authors/OL3A"}]}"#),
+            Self.row("edition", "/books/OL3M", 1, #"{"title": "American Gods", "isbn_13": ["9780380789030"], "authors": [{"key": "/authors/OL2A"}]}"#),
+            Self.row("edition", "/books/OL4M", 1, #"{"title": "The Ocean at the End of the Lane", "isbn_13": ["9780062255655"], "authors": [{"key": "/authors/OL2A"}]}"#),
+            Self.row("edition", "/books/OL5M", 1, #"{"title": "Sourcery Wrong Title", "isbn_13": ["9780552131070"], "authors": [{"key": "/authors/OL1A"}]}"#),
+        ]
+        let dump = directory.appendingPathComponent("first.txt")
+        try (rows.joined(separator: "\n") + "\n").write(to: dump, atomically: true, encoding: .utf8)
+        let database = directory.appendingPathComponent("dump.sqlite").path
+        let loader = try DumpLoader(path: database, batchSize: 3)
+        #expect(try await loader.load(file: dump.path).editions == 5)
+        let newer = directory.appendingPathComponent("second.txt")
+        try (Self.row("edition", "/books/OL5M", 2, #"{"title": "Sourcery", "isbn_13": ["9780552131070"], "authors": [{"key": "/authors/OL1A"}]}"#) + "\n")
+            .write(to: newer, atomically: true, encoding: .utf8)
+        #expect(try await loader.load(file: newer.path).editions == 1)
+
+        let source = try LocalDumpSource(path: database)
+        #expect(try await source.edition(isbn: isbn("9780380789030"))?.title == "American Gods")
+        func titles(_ reading: String, _ author: String? = nil) async throws -> [String] {
+            try await source.search(title: reading, author: author, limit: 5).map(\.title)
+        }
+        #expect(try await titles("COLOUR OF MAGIC xqzt") == ["The Colour of Magic"])
+        #expect(try await titles("Ocean at the End of the Lan") == ["The Ocean at the End of the Lane"])
+        #expect(try await titles("AMERICAN GODSS") == ["American Gods"])
+        #expect(try await titles("AMERIC GODS", "Gaiman") == ["American Gods"])
+        // Both share two words: the best covered first; an author named keeps only theirs.
+        #expect(try await titles("magic kingdom colour sale zzq") == ["Magic Kingdom for Sale", "The Colour of Magic"])
+        #expect(try await titles("colour magic kingdom zzq", "Pratchett") == ["The Colour of Magic"])
+        // One shared common word is no match; a title no edition has finds nothing.
+        #expect(try await titles("MAGIC zzkq").isEmpty)
+        #expect(try await titles("Unseen Academicals").isEmpty)
+        // The replaced revision's title words are gone from the index, the new one's are there.
+        #expect(try await titles("Wrong Title").isEmpty)
+        #expect(try await titles("Sourcery") == ["Sourcery"])
+    }
+
+    @Test func aFileThatIsNotThereIsNamed() async throws {
         let directory = try makeTemporaryDirectory(prefix: "local-source")
         defer { try? FileManager.default.removeItem(at: directory) }
         let loader = try DumpLoader(path: directory.appendingPathComponent("d.sqlite").path)
-        #expect { try loader.load(file: "/nonexistent/ol_dump.txt.gz") } throws: { error in
+        await #expect { try await loader.load(file: "/nonexistent/ol_dump.txt.gz") } throws: { error in
             "\(error)".contains("/nonexistent/ol_dump.txt.gz")
         }
     }

@@ -177,7 +177,7 @@ struct SourcesLoadCommand: AsyncParsableCommand {
             var named = 0
             var lastProgress = Date.distantPast
             do {
-                let report = try loader.load(file: file, malformed: { line, reason in
+                let report = try await loader.load(file: file, malformed: { line, reason in
                     named += 1
                     if named <= Self.malformedShown { Console.error("rapidscan: \(shown):\(line): malformed row skipped: \(reason)") }
                 }, progress: { progress in
