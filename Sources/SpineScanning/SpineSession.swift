@@ -246,13 +246,10 @@ public final class SpineSession: Sendable {
                 }
             }
         }
-        // A window read ahead when the run stopped early (interrupted): its reading is cut, and
-        // waited for so nothing writes to the library after the run returns.
-        if let ahead = next {
-            ahead.cancel()
-            _ = await ahead.value
-            next = nil
-        }
+        // A window read ahead when the run was interrupted: cancelled, not waited for (local OCR
+        // does not stop mid-photo, and Ctrl-C must not wait for a photo nobody will see); a
+        // reply that still lands is kept in the reply cache for the next run.
+        next?.cancel()
         // Cancelled while the last photo's readings were matched: their searches were cut
         // (queued, nothing recorded); the run was still interrupted.
         if isCancelled() { summary.interrupted = true }
