@@ -77,10 +77,14 @@ public protocol CandidateSource: Sendable {
     func books(by authors: [String], limit: Int) async throws -> [PreparedCandidate]
     /// Asking it sends a request over the network (a reading that is mostly junk does not).
     var asksNetwork: Bool { get }
+    /// Its requests wait for a rate limit of its own (Open Library, Library of Congress): a
+    /// spine asks it fewer queries (`SpineMatcher.queriesPerPacedSource`).
+    var isPaced: Bool { get }
 }
 
 extension CandidateSource {
     public var asksNetwork: Bool { false }
+    public var isPaced: Bool { false }
 
     public func books(by authors: [String], limit: Int) async throws -> [PreparedCandidate] {
         var found: [PreparedCandidate] = []

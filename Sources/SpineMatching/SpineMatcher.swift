@@ -63,6 +63,8 @@ public struct SpineMatcher: Sendable {
     public var joinsFragments: Bool
     /// Searches one source is asked per spine (one per reading): bounds network requests.
     public var queriesPerSource = 4
+    /// The same for a paced source (`CandidateSource.isPaced`): each of its requests is a wait.
+    public var queriesPerPacedSource = 1
     /// What glued OCR words are spaced with when candidates come from sources (matching against
     /// a `WorkIndex` uses the index's own words with the dictionary).
     public var words = WordFrequencies.dictionaryOnly
@@ -85,9 +87,14 @@ public struct SpineMatcher: Sendable {
         var result = SpineMatch(reading: reading, decision: .none, distance: 1, reason: "no candidate")
         var unavailable: [String] = []
         // Junk (texture, scraps) is matched against what is on this machine only: no network wait for it.
-        let searchesAfar = readings.contains { ReadingFilters.isWorthSearchingAfar($0.reading, words: words, thresholds: thresholds) }
+        let worthSearchingAfar = readings.filter { ReadingFilters.isWorthSearchingAfar($0.reading, words: words, thresholds: thresholds) }
+        let searchesAfar = !worthSearchingAfar.isEmpty
         sources: for source in sources where searchesAfar || !source.asksNetwork {
-            for query in Self.queries(readings).prefix(queriesPerSource) {
+            // A paced source (Open Library: a request a second without a contact) is what the
+            // user waits for: asked once a spine, with its first reading worth a search afar.
+            let queries = source.isPaced ? Array(Self.queries(worthSearchingAfar).prefix(queriesPerPacedSource))
+                : Array(Self.queries(readings).prefix(queriesPerSource))
+            for query in queries {
                 do {
                     pool += try await source.candidates(for: query, limit: candidateLimit)
                 } catch {

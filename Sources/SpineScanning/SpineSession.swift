@@ -153,15 +153,26 @@ public final class SpineSession: Sendable {
         var summary = SpineSummary()
         var stopped: String?
         var start = 0
+        let windowSize = max(1, photosAtOnce)
+        // The next window, read while this one's readings are matched: the reader's work (local
+        // OCR's CPU, a model's reply) overlaps the lookups' waits (a paced source, the network).
+        var next: Task<[Fetched?], Never>?
         photos: while start < files.count {
             if isCancelled() { summary.interrupted = true; break }
-            let window = Array(files[start..<min(start + max(1, photosAtOnce), files.count)])
+            let window = Array(files[start..<min(start + windowSize, files.count)])
             start += window.count
-            let send = stopped == nil
-            var fetched = [Fetched?](repeating: nil, count: window.count)
-            await withTaskGroup(of: (Int, Fetched).self) { group in
-                for (index, file) in window.enumerated() { group.addTask { (index, await self.fetch(file, send: send)) } }
-                for await (index, result) in group { fetched[index] = result }
+            let fetched: [Fetched?]
+            if let ahead = next {
+                fetched = await ahead.value
+                next = nil
+            } else {
+                fetched = await fetchWindow(window, send: stopped == nil)
+            }
+            // Only while nothing stops the run: a reader error that stops it (quota, key) sends no further photo.
+            let stops = fetched.contains { if case .failure(let error as VisionError, _)? = $0 { error.stopsRun } else { false } }
+            if stopped == nil, !stops, start < files.count, !isCancelled() {
+                let following = Array(files[start..<min(start + windowSize, files.count)])
+                next = Task { await self.fetchWindow(following, send: true) }
             }
             for (file, result) in zip(window, fetched) {
                 summary.photos += 1
@@ -235,10 +246,24 @@ public final class SpineSession: Sendable {
                 }
             }
         }
+        // A window read ahead when the run was interrupted: cancelled, not waited for (local OCR
+        // does not stop mid-photo, and Ctrl-C must not wait for a photo nobody will see); a
+        // reply that still lands is kept in the reply cache for the next run.
+        next?.cancel()
         // Cancelled while the last photo's readings were matched: their searches were cut
         // (queued, nothing recorded); the run was still interrupted.
         if isCancelled() { summary.interrupted = true }
         return summary
+    }
+
+    /// A window's photos asked of the reader (or found in the reply cache) together.
+    private func fetchWindow(_ window: [String], send: Bool) async -> [Fetched?] {
+        var fetched = [Fetched?](repeating: nil, count: window.count)
+        await withTaskGroup(of: (Int, Fetched).self) { group in
+            for (index, file) in window.enumerated() { group.addTask { (index, await self.fetch(file, send: send)) } }
+            for await (index, result) in group { fetched[index] = result }
+        }
+        return fetched
     }
 
     /// Matches the readings no earlier run settled; results by reading index. Every reading is

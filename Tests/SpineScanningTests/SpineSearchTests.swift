@@ -97,4 +97,39 @@ import Vision
         #expect(server.requests.isEmpty)
         #expect(events.allSatisfy { $0.kind == .unmatched })
     }
+
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func aPacedSourceIsAskedOnceASpine() async throws {
+        let server = FixtureServer()
+        try await server.start()
+        defer { Task { await server.stop() } }
+        // Neither source knows the book: every query a spine may ask is asked.
+        server.route(Self.volumes, response: try FixtureResponse.fixture("googlebooks/volumes_zero_results_no_items_key.json"))
+        server.route("/search.json", response: .json(#"{"numFound":0,"start":0,"docs":[]}"#))
+        let catalogue = try Catalogue.inMemory()
+        let client = HTTPClient(policy: HTTPClient.Policy(timeout: 30, retries: 0))
+        let google = GoogleBooksSource(GoogleBooksSource.Settings(baseURL: server.baseURL, userAgent: "rapidscan-tests"), client: client)
+        let openLibrary = OpenLibrarySource(OpenLibrarySource.Settings(baseURL: server.baseURL, product: "rapidscan-tests"), client: client)
+        let lookup = LookupService(catalogue: catalogue, sources: [google, openLibrary])
+        let sources: [any CandidateSource] = [CacheCandidateSource(catalogue: catalogue),
+                                              SearchCandidateSource(source: google, lookup: lookup),
+                                              SearchCandidateSource(source: openLibrary, lookup: lookup)]
+        #expect(sources.map(\.isPaced) == [false, false, true])
+        // A spine read four ways, the first of them junk.
+        let spine = SpineReading(text: "xq zzvv", position: 0, confidence: 0.9,
+                                 alternatives: ["THE SILENT ORCHARD", "SILENT ORCHARD MAYA", "ORCHARD SILENT THE"])
+        let session = SpineSession(catalogue: catalogue, reader: SpineSessionReadingTests.FixedReader(readings: [spine]),
+                                   sources: sources, dryRun: true)
+        let file = try photo("paced")
+        defer { try? FileManager.default.removeItem(at: file) }
+        var events: [SpineEvent] = []
+        _ = await session.run(files: [file.path]) { events.append($0) }
+
+        // Google Books (not paced) is asked each reading worth it; Open Library (a request a second) once,
+        // with the first reading worth a search.
+        #expect(server.requests(to: Self.volumes).count >= 3)
+        let paced = server.requests(to: "/search.json").compactMap { $0.query("title") }
+        #expect(paced.count == 1, "\(paced)")
+        #expect(paced.first?.localizedCaseInsensitiveContains("silent orchard") == true, "\(paced)")
+        #expect(events.map(\.kind) == [.unmatched])
+    }
 }

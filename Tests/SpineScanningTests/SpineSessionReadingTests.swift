@@ -2,6 +2,7 @@ import Catalogue
 import Foundation
 import SpineMatching
 import SpineScanning
+import Synchronization
 import Testing
 import Vision
 
@@ -105,5 +106,67 @@ import Vision
             #expect(events.last?.reason?.contains("Suzanne Collins") == true)
             #expect(events.last?.decision == .medium)
         }
+    }
+
+    /// The photos a reader was asked for, in order.
+    final class AskedPhotos: Sendable {
+        private let names = Mutex<[String]>([])
+        func add(_ name: String) { names.withLock { $0.append(name) } }
+        var all: [String] { names.withLock { $0 } }
+    }
+
+    /// Each photo's readings by its file name's first part; notes each photo as it is asked for.
+    struct RecordingReader: SpineReader {
+        let asked: AskedPhotos
+        var identity: String { "recording-test-reader" }
+        func readSpines(in photo: ShelfPhoto) async throws -> ShelfReading {
+            let name = URL(fileURLWithPath: photo.path).lastPathComponent
+            asked.add(name)
+            return ShelfReading(readings: [SpineReading(text: name.hasPrefix("one") ? "THE GREAT GATSBY FITZGERALD" : "DUNE FRANK HERBERT", confidence: 0.9)])
+        }
+    }
+
+    /// A slow source (a paced one): asked about the first photo's spine, it answers once the
+    /// reader has been asked for the second photo, or after 20 s; notes which it was.
+    final class WaitingSource: CandidateSource, Sendable {
+        let index: WorkIndex
+        let asked: AskedPhotos
+        let sawSecondPhoto = Mutex<Bool?>(nil)
+        init(index: WorkIndex, asked: AskedPhotos) {
+            self.index = index
+            self.asked = asked
+        }
+        func candidates(for query: CandidateQuery, limit: Int) async throws -> [PreparedCandidate] {
+            if TextNormalizer.fold(query.text).contains("gatsby") {
+                var waited = 0
+                while !asked.all.contains(where: { $0.hasPrefix("two") }), waited < 2000 {
+                    try await Task.sleep(for: .milliseconds(10))
+                    waited += 1
+                }
+                let seen = asked.all.contains { $0.hasPrefix("two") }
+                sawSecondPhoto.withLock { $0 = seen }
+            }
+            return index.candidates(for: query, limit: limit)
+        }
+    }
+
+    @Test func theNextPhotoIsReadWhileThisOnesSpinesAreLookedUp() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("spine-ahead-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let files = ["one.jpg", "two.jpg"].map { folder.appendingPathComponent($0) }
+        for (number, file) in files.enumerated() { try Data("photo \(number)".utf8).write(to: file) }
+        let asked = AskedPhotos()
+        let source = WaitingSource(index: Self.works, asked: asked)
+        let session = SpineSession(catalogue: try Catalogue.inMemory(), reader: RecordingReader(asked: asked), sources: [source], dryRun: true)
+        var events: [SpineEvent] = []
+        let summary = await session.run(files: files.map(\.path)) { events.append($0) }
+        // The second photo was being read while the first one's spine waited for its source.
+        #expect(source.sawSecondPhoto.withLock { $0 } == true)
+        // Results still come photo by photo, in order, each photo read once.
+        #expect(events.map(\.workKey) == ["gatsby", "dune"])
+        #expect(events.map(\.kind) == [.added, .added])
+        #expect(asked.all == ["one.jpg", "two.jpg"])
+        #expect(summary.photos == 2)
     }
 }
