@@ -24,21 +24,26 @@ let package = Package(
         .systemLibrary(name: "CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg-dev"])]),
-        .systemLibrary(name: "CTesseract", pkgConfig: "tesseract",
-                       providers: [.apt(["libtesseract-dev", "tesseract-ocr-eng"])]),
+        // Tesseract, libheif, libpq (and libcurl below): headers only (no pkg-config, whose flags
+        // would link them); CLazyLibraries opens each on first use, so commands that never need
+        // them start without loading them and the ~70 libraries they pull in.
+        .systemLibrary(name: "CTesseract", providers: [.apt(["libtesseract-dev", "tesseract-ocr-eng"])]),
         // HTTP: libcurl's blocking easy API on a dedicated thread (waiting costs no CPU).
-        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
-        .target(name: "CHTTPTransport", dependencies: ["CCurl"]),
+        // Opened on first use too (CLazyLibraries): a command that asks no source loads no TLS stack.
+        .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .target(name: "CHTTPTransport", dependencies: ["CCurl", "CLazyLibraries"]),
         // WebP (phone apps, browsers): errors come back as values, so Swift calls it directly.
         .systemLibrary(name: "CWebP", pkgConfig: "libwebp", providers: [.apt(["libwebp-dev"])]),
         // HEIC/HEIF/AVIF (iPhone photos): libheif returns errors as values, so Swift calls it directly.
-        .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
+        .systemLibrary(name: "CHeif", providers: [.apt(["libheif-dev"])]),
         // libjpeg/libpng errors are caught with setjmp here, in C, and returned as codes.
         .target(name: "CImageCodecs", dependencies: ["CPNG", "CJPEG"]),
         // zlib: Open Library dumps are gzip (LocalSource streams them).
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // PostgreSQL's client library: synchronous calls, errors as values (the catalogue seam is synchronous).
-        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "CLibPQ", providers: [.apt(["libpq-dev"])]),
+        // The forwarders for those four, each library opened with dlopen on first use (errors as values).
+        .target(name: "CLazyLibraries"),
 
         // Concurrency helpers: the one ordered worker pool (scan, watch) and AsyncSemaphore (HTTP, lookups).
         .target(name: "WorkerPools"),
@@ -47,7 +52,7 @@ let package = Package(
         // Book data as sources describe it: EditionMetadata, PublishDate, one normaliser per field.
         .target(name: "BookMetadata"),
         // Files -> 8-bit grayscale images.
-        .target(name: "Imaging", dependencies: ["CImageCodecs", "CWebP", "CHeif"]),
+        .target(name: "Imaging", dependencies: ["CImageCodecs", "CWebP", "CHeif", "CLazyLibraries"]),
         // zbar behind a safe Swift type; detections validated through BookCodes.
         .target(name: "BarcodeReading", dependencies: ["CZBar", "Imaging", "BookCodes", "BookMetadata", "WorkerPools"]),
         // Config file, environment, XDG locations.
@@ -68,7 +73,7 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         // The catalogue on a PostgreSQL server (several stations, one library): every role of the seam over libpq.
-        .target(name: "PostgresCatalogue", dependencies: ["CLibPQ", "Catalogue", "BookCodes", "BookMetadata", "MetadataSources"]),
+        .target(name: "PostgresCatalogue", dependencies: ["CLibPQ", "CLazyLibraries", "Catalogue", "BookCodes", "BookMetadata", "MetadataSources"]),
         // ISBN -> cache -> sources -> merged work; pending lookups.
         .target(name: "BookLookup", dependencies: ["BookCodes", "BookMetadata", "Catalogue", "MetadataSources", "WorkerPools"]),
         // The one way a book enters the library, whichever door: resolve -> add -> record -> emit.
@@ -84,7 +89,7 @@ let package = Package(
         // Shelf photos -> spine readings (vision models over HTTP, local OCR): the SpineReader seam.
         .target(name: "Vision", dependencies: ["Imaging", "BookMetadata", "MetadataSources", .product(name: "Mustache", package: "swift-mustache")]),
         // Local OCR spine reader: Tesseract on Imaging's gray pixels, words grouped into spines.
-        .target(name: "SpineOCR", dependencies: ["CTesseract", "Imaging", "Vision", "WorkerPools"]),
+        .target(name: "SpineOCR", dependencies: ["CTesseract", "CLazyLibraries", "Imaging", "Vision", "WorkerPools"]),
         // The ISBN printed on a book (and the digits under its bars as their second witness), read with Tesseract.
         .target(name: "PrintedISBN", dependencies: ["SpineOCR", "BarcodeReading", "Imaging", "BookCodes"]),
         // Spine readings -> scored candidate works -> strong / medium / none (beets-style).

@@ -1,5 +1,7 @@
 #include "http_transport.h"
 #include <curl/curl.h>
+#include <lazy_libraries.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,7 +56,13 @@ void rs_http_perform(const char *method, const char *url, const char *const *hea
     memset(out, 0, sizeof *out);
     pthread_once(&once, global_init);
     CURL *curl = curl_easy_init();
-    if (!curl) { out->curl_code = CURLE_FAILED_INIT; strcpy(out->error, "cannot start libcurl"); return; }
+    if (!curl) {
+        /* libcurl is opened on first use (CLazyLibraries): a machine without it says so here. */
+        const char *missing = rs_curl_load();
+        out->curl_code = CURLE_FAILED_INIT;
+        snprintf(out->error, sizeof out->error, "%s", missing ? missing : "cannot start libcurl");
+        return;
+    }
     buffer body = {0}, head = {0};
     body.limit = max_bytes;
     head.limit = 1 << 20;

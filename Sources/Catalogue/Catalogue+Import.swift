@@ -49,6 +49,7 @@ extension Catalogue {
     /// later; `doneLines` are the chunk's other finished rows (not found, bad).
     public func importBooks(_ books: [ImportedBook], fileHash: String, doneLines: [(Int, String)], station: String = Station.hostName, now: Date = Date()) throws(CatalogueError) -> [AddOutcome] {
         let userId = userId
+        let now = StoredDate.asStored(now)
         return try write { db in
             var outcomes: [AddOutcome] = []
             outcomes.reserveCapacity(books.count)

@@ -363,7 +363,7 @@ extension Catalogue {
     static func adjustCount(listId: String, by delta: Int, now: Date, _ db: Database) throws {
         guard delta != 0 else { return }
         try db.cachedStatement(sql: "UPDATE lists SET itemCount = max(0, itemCount + ?), updatedAt = ? WHERE id = ?")
-            .execute(arguments: [delta, now, listId])
+            .execute(arguments: [delta, StoredDate.value(now), listId])
     }
 
     static func adjustReadingCounters(userId: String, from old: ReadingStatus?, to new: ReadingStatus?, now: Date, _ db: Database) throws {

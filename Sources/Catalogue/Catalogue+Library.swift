@@ -27,10 +27,13 @@ extension Catalogue {
         guard let ownedFormat = OwnedFormat(rawValue: format) else { throw .invalidFormat(format) }
         let userId = userId
         let listId = listId ?? defaultListId
+        let now = StoredDate.asStored(now)
         return try write { db in try self.addOwned(isbn: isbn, work: work, listId: listId, format: ownedFormat, userId: userId, station: station, now: now, db) }
     }
 
-    /// `addOwned` inside a caller's transaction (a batch import files a chunk in one).
+    /// `addOwned` inside a caller's transaction (a batch import files a chunk in one). `now` is
+    /// at the database's precision (`StoredDate.asStored`): the item added is returned as made,
+    /// equal to its stored row without reading it back.
     func addOwned(isbn: ISBN13, work: Work, listId: String, format ownedFormat: OwnedFormat, userId: String, station: String, now: Date, _ db: Database) throws -> AddOutcome {
         // Cached statements: preparing these five queries anew for every book was most of a
         // 10,000-book import's time.
@@ -68,9 +71,9 @@ extension Catalogue {
             try item.insert(db)
             try Self.adjustCount(listId: listId, by: 1, now: now, db)
         }
-        try db.cachedStatement(sql: "UPDATE users SET scanCount = scanCount + 1, updatedAt = ? WHERE id = ?").execute(arguments: [now, userId])
-        // As stored (dates at the database's millisecond precision), so it equals later reads.
-        return .added(try storedOne(Item.self, db, sql: "SELECT rowid, * FROM items WHERE id = ?", arguments: [item.id], cached: true) ?? item)
+        try db.cachedStatement(sql: "UPDATE users SET scanCount = scanCount + 1, updatedAt = ? WHERE id = ?")
+            .execute(arguments: [StoredDate.value(now), userId])
+        return .added(item)
     }
 
     /// Switches the local user between the free plan and Pro (unlimited owned books).

@@ -320,13 +320,13 @@ extension Item: FetchableRecord, PersistableRecord, StoredRecord {
         container["rating"] = rating
         container["notes"] = notes
         container["currentPage"] = currentPage
-        container["startedReadingAt"] = startedReadingAt
-        container["finishedReadingAt"] = finishedReadingAt
-        container["addedAt"] = addedAt
-        container["updatedAt"] = updatedAt
+        container["startedReadingAt"] = StoredDate.value(startedReadingAt)
+        container["finishedReadingAt"] = StoredDate.value(finishedReadingAt)
+        container["addedAt"] = StoredDate.value(addedAt)
+        container["updatedAt"] = StoredDate.value(updatedAt)
         container["isOwned"] = isOwned
         container["ownedFormat"] = ownedFormat?.rawValue
-        container["ownedAt"] = ownedAt
+        container["ownedAt"] = StoredDate.value(ownedAt)
         container["station"] = station
     }
 }

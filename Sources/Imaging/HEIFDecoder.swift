@@ -1,4 +1,5 @@
 import CHeif
+import CLazyLibraries
 
 /// HEIC/HEIF (iPhone photos) and AVIF, through libheif: the primary image decoded in its own
 /// colour space (YCbCr or monochrome), whose luma plane is the gray image, so no RGB is
@@ -8,6 +9,10 @@ enum HEIFDecoder {
     /// The container is HEIF; `codec` names the family for errors ("HEIC", "AVIF", "HEIF").
     static func decode(_ bytes: UnsafeRawBufferPointer, name: String, codec: String, maxPixels: Int)
         throws(ImageError) -> LoadedImage {
+        // libheif is opened on first use (CLazyLibraries): a machine without it reads every other format.
+        if let reason = rs_heif_load() {
+            throw .decoderUnavailable(file: name, format: .heif, reason: String(cString: reason))
+        }
         _ = initialised
         guard let context = heif_context_alloc() else {
             throw .outOfMemory(file: name, detail: "libheif could not allocate a context")

@@ -17,6 +17,8 @@ public enum ImageError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A raw frame file (by extension) but no `rawFormat` to read it with.
     case rawFormatMissing(file: String)
     case outOfMemory(file: String, detail: String)
+    /// The format's decoder library (opened on first use) could not be loaded; `reason` names the package.
+    case decoderUnavailable(file: String, format: ImageFormat, reason: String)
     /// The header declares far more than the file's bytes can hold (a tiny progressive JPEG
     /// declaring 9999×9999): refused before the decoder allocates for it.
     case implausibleSize(file: String, format: ImageFormat, detail: String)
@@ -27,7 +29,7 @@ public enum ImageError: Error, Sendable, Hashable, CustomStringConvertible {
              .notAnImage(let file, _), .unsupportedFormat(let file, _),
              .tooLarge(let file, _, _, _), .truncated(let file, _, _), .corrupt(let file, _, _),
              .rawSizeMismatch(let file, _, _), .rawFormatMissing(let file),
-             .outOfMemory(let file, _), .implausibleSize(let file, _, _):
+             .outOfMemory(let file, _), .decoderUnavailable(let file, _, _), .implausibleSize(let file, _, _):
             file
         }
     }
@@ -58,6 +60,8 @@ public enum ImageError: Error, Sendable, Hashable, CustomStringConvertible {
             "raw frame without a size: give the width, height and pixel format (Y800 or YUYV)"
         case .outOfMemory(_, let detail):
             "out of memory (\(detail))"
+        case .decoderUnavailable(_, let format, let reason):
+            "cannot decode \(format): \(reason)"
         case .implausibleSize(_, let format, let detail):
             "refused \(format): \(detail)"
         }

@@ -89,6 +89,8 @@ public struct ImportTally: Sendable, Hashable {
     public var badRows = 0
     /// Owned rows an earlier run of the same file did not finish.
     public var ownedToDo = 0
+
+    public init() {}
 }
 
 /// A file's rows in order, read on demand. What is stored holds no terminal control

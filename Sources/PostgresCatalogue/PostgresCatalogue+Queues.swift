@@ -28,21 +28,6 @@ extension PostgresCatalogue: PendingLookupQueue {
     public func removePending(isbn: ISBN13) throws(CatalogueError) {
         try write { db in _ = try db.run("DELETE FROM pending_lookups WHERE isbn = $1", [isbn.digits]) }
     }
-
-    /// Claims up to `limit` due rows for this station's retry: each row is pushed to
-    /// `retryAt` in the claiming transaction, rows another station holds are skipped
-    /// (`FOR UPDATE SKIP LOCKED`), so a pending lookup is retried by one station only.
-    public func claimPendingLookups(dueBefore: Date, retryAt: Date, limit: Int) throws(CatalogueError) -> [PendingLookup] {
-        try write { db in
-            let claimed = try db.records(PendingLookup.self, """
-                WHERE "nextRetryAt" <= $1 ORDER BY "nextRetryAt", isbn LIMIT $2 FOR UPDATE SKIP LOCKED
-                """, [RecordCoding.text(dueBefore), String(max(0, limit))])
-            for row in claimed {
-                _ = try db.run("UPDATE pending_lookups SET \"nextRetryAt\" = $1 WHERE isbn = $2", [RecordCoding.text(retryAt), row.isbn])
-            }
-            return claimed
-        }
-    }
 }
 
 extension PostgresCatalogue: ResumeStore {

@@ -1,3 +1,4 @@
+import CLazyLibraries
 import CLibPQ
 import Catalogue
 import Foundation
@@ -16,6 +17,8 @@ final class PostgresConnection: @unchecked Sendable {
 
     init(_ address: PostgresAddress) throws(CatalogueError) {
         self.address = address
+        // libpq is opened on first use (CLazyLibraries), not at every command's start.
+        if let reason = rs_pq_load() { throw .cannotOpen(path: address.location, reason: String(cString: reason)) }
         // Keywords are applied in order: the config's password first, so a password in the
         // URL (expanded from `dbname`) wins over it; libpq falls back to PGPASSWORD and ~/.pgpass.
         var keywords = ["dbname", "fallback_application_name", "connect_timeout"]

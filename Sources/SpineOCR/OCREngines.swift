@@ -1,3 +1,4 @@
+import CLazyLibraries
 import CTesseract
 import Foundation
 
@@ -5,8 +6,11 @@ import Foundation
 /// whether PP-OCR's worker is found — told without reading a photo (`rapidscan doctor`,
 /// `spines --verbose`).
 public enum OCREngines {
-    /// The linked libtesseract's version ("5.3.0").
-    public static var tesseractVersion: String { String(cString: TessVersion()) }
+    /// The libtesseract's version ("5.3.0"), or why it could not be loaded (it is opened on first use).
+    public static var tesseractVersion: String {
+        if let reason = rs_tesseract_load() { return "(not loaded: \(String(cString: reason)))" }
+        return String(cString: TessVersion())
+    }
 
     /// The folder holding every `<language>.traineddata`, or the error that names the package
     /// to install (the check `spines` makes before reading).

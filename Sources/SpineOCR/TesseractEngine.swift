@@ -1,3 +1,4 @@
+import CLazyLibraries
 import CTesseract
 import Foundation
 import Imaging
@@ -58,6 +59,8 @@ public final class TesseractEngine {
     /// Loads the language data; a missing traineddata file is an error naming its package.
     public init(options: TesseractOptions) throws(TesseractError) {
         let folder = try LanguageData.folder(for: options.languages, explicit: options.dataPath)
+        // libtesseract is opened on first use (CLazyLibraries), not at every command's start.
+        if let reason = rs_tesseract_load() { throw .libraryUnavailable(reason: String(cString: reason)) }
         guard let api = TessBaseAPICreate() else {
             throw .initializationFailed(language: options.languageArgument, dataPath: folder)
         }

@@ -7,6 +7,8 @@ public enum TesseractError: Error, Sendable, Hashable, CustomStringConvertible {
     case missingLanguageData(language: String, searched: [String])
     /// A language code that cannot name a traineddata file ("", "../x", "eng+spa" given as one).
     case invalidLanguage(String)
+    /// libtesseract (opened on first use) could not be loaded; `reason` names the package.
+    case libraryUnavailable(reason: String)
     /// `TessBaseAPIInit` refused the data (a damaged or incompatible traineddata file).
     case initializationFailed(language: String, dataPath: String)
     /// The photo could not be decoded (or was over the pixel limit): Imaging's error.
@@ -34,6 +36,8 @@ public enum TesseractError: Error, Sendable, Hashable, CustomStringConvertible {
                 + "(apt-get install \(Self.debianPackage(for: language))) or set TESSDATA_PREFIX"
         case .invalidLanguage(let language):
             "'\(language)' is not a Tesseract language code (expected names like eng, spa, chi_sim)"
+        case .libraryUnavailable(let reason):
+            "Tesseract cannot read spines here: \(reason)"
         case .initializationFailed(let language, let dataPath):
             "Tesseract could not load '\(language)' from \(dataPath) (damaged or incompatible traineddata?)"
         case .image(let error):

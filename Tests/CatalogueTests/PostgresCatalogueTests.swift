@@ -114,29 +114,6 @@ import TestSupport
         }
     }
 
-    /// A due pending lookup is claimed by one station: two claiming at once never both get it.
-    @Test func aPendingLookupIsClaimedByOneStationOnly() async throws {
-        try await Self.withDatabase { cluster, database in
-            let url = cluster.url(database: database)
-            let first = try PostgresCatalogue(url: url), second = try PostgresCatalogue(url: url)
-            for code in generatedISBNs(20, startingAt: 900) {
-                _ = try first.enqueuePending(isbn: code, reason: "timed out", source: "googleBooks", nextRetryAt: Self.day0,
-                                             intent: .own(), now: Self.day0)
-            }
-            let claims = try await withThrowingTaskGroup(of: [String].self) { group in
-                for station in [first, second, first, second] {
-                    group.addTask {
-                        try station.claimPendingLookups(dueBefore: Self.day0, retryAt: Self.day0.addingTimeInterval(3600), limit: 20).map(\.isbn)
-                    }
-                }
-                return try await group.reduce(into: [String]()) { $0 += $1 }
-            }
-            #expect(claims.count == 20 && Set(claims).count == 20)
-            #expect(try first.pendingLookups(dueBefore: Self.day0).isEmpty)
-            #expect(try second.pendingLookups(dueBefore: nil).count == 20)
-        }
-    }
-
     /// The URL's password is in no message: not in `location`, not when the password is
     /// wrong, not when nothing listens at the port (host and port are named).
     @Test func thePasswordIsNeverShown() async throws {

@@ -95,9 +95,11 @@ struct ImportCommand: AsyncParsableCommand {
                     }
                     continue
                 }
-                // Counted in a first read (the rows are not held): the count, the free plan's room, the progress.
-                let done = try service.catalogue.importedLines(fileHash: text.contentHash, station: station)
-                let tally = try detected.tally(text, done: done, shouldStop: { interrupted.isInterrupted })
+                // Counted in a first read (the rows are not held), where something shows it: the
+                // "N rows" line and the progress (not quiet), the free plan's room (not on Pro).
+                let counted = try !json && (!quiet || !service.catalogue.user().isPro)
+                let done = counted ? try service.catalogue.importedLines(fileHash: text.contentHash, station: station) : []
+                let tally = counted ? try detected.tally(text, done: done, shouldStop: { interrupted.isInterrupted }) : ImportTally()
                 if !json && !quiet { Console.error("\(OutsideText.shown(path)): \(detected.rawValue), \(text.encoding), \(tally.rows) rows") }
                 // The free plan's room, said once before a batch that cannot fit.
                 if !json, let room = try FreePlanRoom(service.catalogue, ownedRows: tally.ownedToDo), room.overflows {

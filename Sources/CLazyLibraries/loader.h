@@ -1,0 +1,33 @@
+#ifndef RS_LAZY_LOADER_H
+#define RS_LAZY_LOADER_H
+
+#include <dlfcn.h>
+#include <pthread.h>
+
+/* One lazily opened library: opened once (pthread_once), its functions resolved into a table. */
+typedef struct {
+    pthread_once_t once;
+    const char *package;      /* Debian's package, named in the error */
+    const char *const *names; /* sonames tried in order, NULL-terminated */
+    void *handle;
+    int ready;
+    char error[512];
+} rs_library;
+
+#define RS_LIBRARY(package, ...) { PTHREAD_ONCE_INIT, package, (const char *const[]){__VA_ARGS__, NULL}, NULL, 0, "" }
+
+/* Opens the first of `names` that loads; 0 (with `error` set) when none does. */
+int rs_library_open(rs_library *library);
+/* Records that `function` is missing from the opened library (an older version). */
+void rs_library_missing(rs_library *library, const char *function);
+/* A forwarded function called although its library could not be opened: the Swift caller
+   checks `rs_*_load` first, so this is a programming error; it says which and stops. */
+_Noreturn void rs_library_unavailable(const rs_library *library, const char *function);
+
+/* The table's field for `name`, typed as the header declares it. */
+#define RS_POINTER(name) __typeof__(&name) name;
+/* Resolves `name` into `table`, or records it missing and returns from the caller. */
+#define RS_RESOLVE(library, table, name) \
+    if (!(*(void **)&(table).name = dlsym((library).handle, #name))) { rs_library_missing(&(library), #name); return; }
+
+#endif
