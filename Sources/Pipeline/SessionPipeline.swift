@@ -179,7 +179,6 @@ public final class SessionPipeline {
     public struct JournalReplay: Sendable {
         public var events: [ScanEvent] = []
         public var serverLost = false
-        public var remaining = 0
     }
 
     /// The journal's books through the intake (resolve, then add: "already owned" when another
@@ -197,13 +196,12 @@ public final class SessionPipeline {
                 replay.events.append(ScanEvent(file: journal.path, captureTime: Date(), outcome: .unreadable(reason: "\(error)")))
                 return (replay, failedIds)
             }
-            for (index, entry) in entries.enumerated() {
+            for entry in entries {
                 let book = ScannedBook(isbn13: entry.isbn13, symbology: entry.symbology)
                 let outcome = await intake.take(entry.isbn13, from: .barcode(file: entry.file, symbology: entry.symbology, addOn: nil))
                 if outcome.kind == .failed, server?.serverLoss != nil {
                     // Still away: this one and the rest stay held.
                     replay.serverLost = true
-                    replay.remaining = entries.count - index
                     break
                 }
                 if outcome.kind == .failed {
