@@ -133,8 +133,9 @@ import TestSupport
                 Set(parseJSONLines(watch.stdout).filter { $0["event"] as? String == kind }.compactMap { $0["isbn13"] as? String })
             }
             let (a, b, c, d) = (Self.isbn(Self.photos[0]), Self.isbn(Self.photos[1]), Self.isbn(Self.photos[2]), Self.isbn(Self.photos[3]))
+            // --keep-all: two frames landing at once are both read (a live watch drops the older one).
 
-            let watch = try await harness.start(["watch", "--json", "--station", "desk-w", frames.path])
+            let watch = try await harness.start(["watch", "--json", "--keep-all", "--station", "desk-w", frames.path])
             try await watch.waitFor("the watch to be armed") { $0.stderr.contains("Watching") }
             try land(0, "000001.png")
             try await watch.waitFor("the first book") { isbns($0, "added").contains(a) }
@@ -160,7 +161,7 @@ import TestSupport
 
             // A watch killed while its book is held: another station adds that book meanwhile;
             // the next watch finds it in the journal and reports it already owned.
-            let killed = try await harness.start(["watch", "--json", "--station", "desk-w", frames.path])
+            let killed = try await harness.start(["watch", "--json", "--keep-all", "--station", "desk-w", frames.path])
             try await killed.waitFor("the watch to be armed") { $0.stderr.contains("Watching") }
             try cluster.stopImmediately()
             try land(3, "000004.png")
@@ -171,7 +172,7 @@ import TestSupport
             let elsewhere = try await harness.run("library", "add", d, "--station", "desk-2")
             #expect(elsewhere.status == 0, "\(elsewhere.stderr)")
 
-            let next = try await harness.start(["watch", "--json", "--station", "desk-w", frames.path])
+            let next = try await harness.start(["watch", "--json", "--keep-all", "--station", "desk-w", frames.path])
             try await next.waitFor("the killed watch's book") { isbns($0, "alreadyOwned") == [d] }
             next.signal(SIGINT)
             let last = await next.finish()
@@ -181,7 +182,7 @@ import TestSupport
             #expect(owned.sorted() == [a, b, c, d].sorted(), "every book once: \(owned)")
 
             // The journal is empty: a watch started now adds nothing.
-            let quiet = try await harness.run(["watch", "--json", "--station", "desk-w", "--idle-exit", "0.5", frames.path])
+            let quiet = try await harness.run(["watch", "--json", "--keep-all", "--station", "desk-w", "--idle-exit", "0.5", frames.path])
             #expect(quiet.status == 0, "\(quiet.stderr)")
             #expect(quiet.events.filter { $0["isbn13"] != nil }.isEmpty, "\(quiet.stdout)")
         }
