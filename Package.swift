@@ -80,7 +80,9 @@ let package = Package(
         .target(name: "Intake", dependencies: ["BookCodes", "Catalogue", "BookLookup"]),
         // Frame source -> decode -> confirm -> debounce -> look up -> add -> record -> emit (prints nothing).
         .target(name: "Pipeline", dependencies: [
-            "BookCodes", "Imaging", "BarcodeReading", "Catalogue", "BookLookup", "Intake", "WorkerPools",
+            "BookCodes", "Imaging", "BarcodeReading", "Catalogue", "BookLookup", "Intake", "WorkerPools", "MetadataSources",
+            // `watch`'s journal: a small SQLite file of the station's.
+            .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         // Import of other apps' exports and ISBN lists; export to Firestore/CSV/Goodreads/JSON.
         .target(name: "LibraryTransfer", dependencies: [

@@ -134,6 +134,14 @@ public protocol StoreStatistics: AnyObject, Sendable {
     var latestSchemaVersion: String { get }
 }
 
+/// A store on a server that can go away mid-run (PostgreSQL). A door asks after a failure:
+/// `scan` and `import` stop there, `watch` holds its books in its journal until it answers.
+public protocol ServerConnection: AnyObject, Sendable {
+    /// Why the server cannot be reached now, naming its host and port (never a password);
+    /// nil while it answers.
+    var serverLoss: String? { get }
+}
+
 /// Every role together: what a whole catalogue implementation provides.
 public typealias CatalogueStore = LibraryStore & LibraryTransferStore & WorkCache & PendingLookupQueue & ResumeStore
     & SpineStore & NotFoundStore & StoreStatistics

@@ -33,6 +33,9 @@ public enum SessionNote: Sendable, Hashable {
     case notMarkedProcessed(file: String, reason: String)
     /// Interrupted: the file's lookups were cut and its books only queued, so it is left for the next run to read again.
     case notMarkedAfterInterrupt(file: String)
+    /// `scan`: the library's server went away (`reason` names its host and port); the scan
+    /// stopped after `file`, leaving it and the files after it unmarked for the next run.
+    case serverLost(reason: String, file: String)
     /// `watch` could not read its pending queue to retry it.
     case queueRetryFailed(reason: String)
 }

@@ -30,6 +30,9 @@ public struct ScanEvent: Sendable, Hashable {
         case notFound(ScannedBook)
         /// The lookup or the library write failed for a reason that is not "try later".
         case failed(ScannedBook, reason: String)
+        /// `watch`: the library's server could not be reached; the book is in the station's
+        /// journal and is added when it answers (`reason` names the server).
+        case held(ScannedBook, reason: String)
         /// A valid retail code that is not a book (not looked up).
         case nonBook(GTIN)
         /// A code whose check digit failed.
@@ -48,7 +51,7 @@ public struct ScanEvent: Sendable, Hashable {
 
     /// The outcome's name: the `"event"` of a JSON line and the key of the totals.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
-        case added, alreadyOwned, notFound, libraryFull, queued, nonBook, rejected, debounced, unreadable, noCode, unreadCode, dropped, failed
+        case added, alreadyOwned, notFound, libraryFull, queued, nonBook, rejected, debounced, unreadable, noCode, unreadCode, dropped, failed, held
     }
 
     public var kind: Kind {
@@ -59,6 +62,7 @@ public struct ScanEvent: Sendable, Hashable {
         case .queued: .queued
         case .notFound: .notFound
         case .failed: .failed
+        case .held: .held
         case .nonBook: .nonBook
         case .rejected: .rejected
         case .debounced: .debounced
@@ -78,7 +82,7 @@ public struct ScanEvent: Sendable, Hashable {
     public var book: ScannedBook? {
         switch outcome {
         case let .added(book), let .alreadyOwned(book), let .libraryFull(book, _, _), let .queued(book, _, _),
-             let .notFound(book), let .failed(book, _):
+             let .notFound(book), let .failed(book, _), let .held(book, _):
             book
         case let .debounced(.book(isbn, _, _, addOn)): ScannedBook(isbn13: isbn, addOn: addOn)
         default: nil
@@ -97,7 +101,7 @@ public struct ScanEvent: Sendable, Hashable {
     /// Why: the unreadable file's error, the rejected code's check-digit message, a failure, a queue's cause.
     public var reason: String? {
         switch outcome {
-        case let .queued(_, _, reason), let .failed(_, reason), let .rejected(_, _, reason), let .unreadable(reason): reason
+        case let .queued(_, _, reason), let .failed(_, reason), let .held(_, reason), let .rejected(_, _, reason), let .unreadable(reason): reason
         default: nil
         }
     }

@@ -51,19 +51,23 @@ public struct ScanSession: Sendable {
         let interrupted: @Sendable () -> Bool = { interrupt?.isInterrupted ?? false }
         let cancellation = pipeline.cancellation
         interrupt?.onInterrupt { cancellation.cancelAll() }
+        // The library's server went away: no frame after it is read or reported.
+        let serverLost = Flag()
         // Lookups of the next few frames run while earlier frames wait for theirs; frames
         // are still finished (added, recorded, reported, remembered) strictly in order.
         var planned: [PlannedFrame] = []
-        for await decoded in decoder.decode(toScan, stopWhen: interrupted) {
-            if interrupted() { break }
+        for await decoded in decoder.decode(toScan, stopWhen: { interrupted() || serverLost.isSet }) {
+            if interrupted() || serverLost.isSet { break }
             planned.append(pipeline.plan(decoded))
-            while let first = planned.first, first.isReady || planned.count > Self.lookahead {
+            while !serverLost.isSet, let first = planned.first, first.isReady || planned.count > Self.lookahead {
                 planned.removeFirst()
-                await finish(first, pipeline: pipeline, output: output, interrupted: interrupted())
+                await finish(first, pipeline: pipeline, output: output, interrupted: interrupted, serverLost: serverLost)
             }
         }
-        // Frames already decoded and planned finish even when interrupted.
-        for frame in planned { await finish(frame, pipeline: pipeline, output: output, interrupted: interrupted()) }
+        // Frames already decoded and planned finish even when interrupted (not once the server is gone).
+        for frame in planned where !serverLost.isSet {
+            await finish(frame, pipeline: pipeline, output: output, interrupted: interrupted, serverLost: serverLost)
+        }
         let summary = SessionSummary(record: pipeline.record, elapsed: Date().timeIntervalSince(started), interrupted: interrupted(),
                                      station: pipeline.station)
         output.finished(summary)
@@ -101,10 +105,20 @@ extension ScanSession {
     /// The resume mark comes after the frame's outcomes are committed, never before. After
     /// Ctrl-C a frame whose books were only queued is not marked: its lookups were cut, not
     /// answered, so the next run reads it again and looks them up (not "already processed").
-    private func finish(_ planned: PlannedFrame, pipeline: SessionPipeline, output: any EventOutput, interrupted: Bool) async {
+    private func finish(_ planned: PlannedFrame, pipeline: SessionPipeline, output: any EventOutput,
+                        interrupted isInterrupted: @Sendable () -> Bool, serverLost: Flag) async {
         let outcome = await pipeline.finish(planned)
-        guard outcome.settled else { return }
+        // Asked once the frame's lookups are over: a signal while they waited cut them.
+        let interrupted = isInterrupted()
         let frame = planned.frame
+        if outcome.events.contains(where: { $0.kind == .failed }), let loss = pipeline.serverLoss {
+            // Every frame after this one would fail the same way: stop, cutting the lookups in flight.
+            serverLost.set()
+            pipeline.cancellation.cancelAll()
+            output.note(.serverLost(reason: loss, file: frame.path))
+            return
+        }
+        guard outcome.settled else { return }
         if interrupted, outcome.events.contains(where: { $0.kind == .queued }) {
             output.note(.notMarkedAfterInterrupt(file: frame.path))
             return

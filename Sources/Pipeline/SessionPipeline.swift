@@ -44,6 +44,10 @@ public final class SessionPipeline {
     private let settings: Settings
     private let output: any EventOutput
     private var lookupsInFlight: [ISBN13: PendingLookupTask] = [:]
+    /// `watch`: where books confirmed while the library's server is away are held (nil: `scan`).
+    public let journal: WatchJournal?
+    /// The library's server, when it is one: asked after a failure whether it went away.
+    private let server: (any ServerConnection)?
     /// Cancels every lookup in flight (Ctrl-C); safe to call from a signal handler's queue.
     public let cancellation = LookupCancellation()
     /// The station this session scans as (its resume rows are this station's).
@@ -52,8 +56,11 @@ public final class SessionPipeline {
     /// `catalogue` is the library `lookup` reads and writes (the intake adds through `lookup.catalogue`).
     /// `lookup` bounds its own network lookups (`LookupService(concurrentNetworkLookups:)`)
     /// and queues what cannot be answered now with its injected clock and back-off.
-    public init(catalogue: any CatalogueStore, lookup: LookupService, settings: Settings, output: any EventOutput) {
+    public init(catalogue: any CatalogueStore, lookup: LookupService, settings: Settings, output: any EventOutput,
+                journal: WatchJournal? = nil) {
         debouncer = Debouncer(window: settings.debounceWindow)
+        self.journal = journal
+        server = catalogue as? any ServerConnection
         intake = Intake(lookup: lookup, settings: Intake.Settings(listId: settings.listId, offline: settings.offline, station: settings.station))
         self.settings = settings
         self.output = output
@@ -142,13 +149,87 @@ public final class SessionPipeline {
         case .done(let done):
             outcome = done
         case let .lookingUp(book, id, pending):
-            outcome = add(book, answer: await answer(book.isbn13, from: pending), origin: .barcode(file: file, symbology: pending.symbology, addOn: book.addOn))
+            let added = add(book, answer: await answer(book.isbn13, from: pending), origin: .barcode(file: file, symbology: pending.symbology, addOn: book.addOn))
+            outcome = hold(added, book: book, symbology: pending.symbology, file: file, captureTime: captureTime)
             scanId = id
         }
         let event = ScanEvent(file: file, captureTime: captureTime, outcome: outcome)
         record(event, scanId: scanId)
         emit(event)
         return event
+    }
+
+    /// Why the library's server cannot be reached now (nil: it answers, or the library is a file).
+    public var serverLoss: String? { server?.serverLoss }
+
+    /// A book that failed because the server went away: into the journal (when this session
+    /// has one), then reported held. Any other outcome is returned as it is.
+    private func hold(_ outcome: ScanEvent.Outcome, book: ScannedBook, symbology: Symbology, file: String, captureTime: Date) -> ScanEvent.Outcome {
+        guard case let .failed(failed, reason) = outcome, let journal, let loss = serverLoss else { return outcome }
+        do {
+            _ = try journal.hold(book.isbn13, symbology: symbology, file: file, capturedAt: captureTime)
+            return .held(failed, reason: loss)
+        } catch {
+            return .failed(failed, reason: "\(reason); \(error)")
+        }
+    }
+
+    /// What one pass over the journal came to: each replayed book's event, and whether the
+    /// server was still away (the rest stay held for the next pass).
+    public struct JournalReplay: Sendable {
+        public var events: [ScanEvent] = []
+        public var serverLost = false
+    }
+
+    /// The journal's books through the intake (resolve, then add: "already owned" when another
+    /// station added one meanwhile), oldest first, off the session's task; each leaves the
+    /// journal once its outcome is stored. Stops at the first book the server is still away for.
+    /// `skipping`: entries that failed for another reason this run (tried again at the next start).
+    public func replayJournal(skipping: Set<Int64>) -> Task<(JournalReplay, failedIds: Set<Int64>), Never> {
+        let intake = intake, journal = journal, server = server
+        return Task {
+            var replay = JournalReplay()
+            var failedIds = Set<Int64>()
+            guard let journal else { return (replay, failedIds) }
+            let entries: [WatchJournal.Entry]
+            do { entries = try journal.held().filter { !skipping.contains($0.id) } } catch {
+                replay.events.append(ScanEvent(file: journal.path, captureTime: Date(), outcome: .unreadable(reason: "\(error)")))
+                return (replay, failedIds)
+            }
+            for entry in entries {
+                let book = ScannedBook(isbn13: entry.isbn13, symbology: entry.symbology)
+                let outcome = await intake.take(entry.isbn13, from: .barcode(file: entry.file, symbology: entry.symbology, addOn: nil))
+                if outcome.kind == .failed, server?.serverLoss != nil {
+                    // Still away: this one and the rest stay held.
+                    replay.serverLost = true
+                    break
+                }
+                if outcome.kind == .failed {
+                    failedIds.insert(entry.id)
+                } else {
+                    do { try journal.release(entry) } catch {
+                        // Stored, but still in the journal: the next pass finds it already owned.
+                    }
+                }
+                replay.events.append(ScanEvent(file: entry.file, captureTime: entry.capturedAt,
+                                               outcome: ScanEvent.Outcome(outcome, scanned: book)))
+            }
+            return (replay, failedIds)
+        }
+    }
+
+    /// Records and emits a journal pass's books: a book this session held is no longer counted held.
+    public func settleReplayed(_ replay: JournalReplay) {
+        for event in replay.events {
+            record.recordReleased(event)
+            emit(event)
+        }
+        output.frameFinished(record: record)
+    }
+
+    /// Books in the journal for this library (a killed watch's, or this one's), less `skipping`.
+    public func hasHeldBooks(skipping: Set<Int64> = []) -> Bool {
+        ((try? journal?.held()) ?? []).contains { !skipping.contains($0.id) }
     }
 
     // MARK: - The stages

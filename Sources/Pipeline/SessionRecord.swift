@@ -9,6 +9,8 @@ public struct SessionRecord: Sendable {
         case adding, added, alreadyOwned, notFound, libraryFull
         case queued(waitingFor: LookupProvenance)
         case failed(reason: String)
+        /// In the station's journal until the library's server answers (`watch`).
+        case held
 
         /// The seed's status labels.
         public var label: String {
@@ -20,6 +22,7 @@ public struct SessionRecord: Sendable {
             case .libraryFull: "Failed: Library Full"
             case .queued(let provenance): "Queued (\(provenance.displayName))"
             case .failed(let reason): "Failed: \(reason)"
+            case .held: "Held (server away)"
             }
         }
     }
@@ -57,6 +60,8 @@ public struct SessionRecord: Sendable {
         public var queued = 0
         public var nonBook = 0
         public var failed = 0
+        /// Books in the station's journal because the library's server could not be reached (`watch`).
+        public var held = 0
         /// Files skipped because an earlier run already processed them (resume).
         public var alreadyProcessed = 0
 
@@ -76,6 +81,8 @@ public struct SessionRecord: Sendable {
     private var openScans: Set<Int> = []
     /// Books this session reported queued and no retry has settled yet.
     private var queuedBooks: Set<ISBN13> = []
+    /// Books this session held in its journal and no journal pass has stored yet.
+    private var heldBooks: [ISBN13: Int] = [:]
     /// Accepted books whose lookup has not settled yet.
     public var lookupsInFlight: Int { openScans.count }
 
@@ -123,6 +130,9 @@ public struct SessionRecord: Sendable {
             unreadCodeFiles.append(event.file)
         case .dropped: totals.dropped += 1
         case .failed: totals.failed += 1
+        case .held(let book, _):
+            totals.held += 1
+            heldBooks[book.isbn13, default: 0] += 1
         }
         if let scanId { openScans.remove(scanId) }
         guard let scanId, let index = recent.firstIndex(where: { $0.id == scanId }), let state = Self.state(for: event.outcome)
@@ -144,6 +154,22 @@ public struct SessionRecord: Sendable {
         if let title = event.book?.title { recent[index].title = title }
     }
 
+    /// A book a journal pass stored (`watch`): a book this session held is no longer counted
+    /// held, and its line in the recent scans shows what it came to.
+    public mutating func recordReleased(_ event: ScanEvent) {
+        guard let isbn = event.book?.isbn13 else { return }
+        if let count = heldBooks[isbn] {
+            totals.held -= 1
+            heldBooks[isbn] = count > 1 ? count - 1 : nil
+        }
+        record(event)
+        guard let state = Self.state(for: event.outcome),
+              let index = recent.firstIndex(where: { $0.isbn13 == isbn && $0.state == .held })
+        else { return }
+        recent[index].state = state
+        if let title = event.book?.title { recent[index].title = title }
+    }
+
     private static func state(for outcome: ScanEvent.Outcome) -> ScanState? {
         switch outcome {
         case .added: .added
@@ -152,6 +178,7 @@ public struct SessionRecord: Sendable {
         case .libraryFull: .libraryFull
         case .queued(_, let provenance, _): .queued(waitingFor: provenance)
         case .failed(_, let reason): .failed(reason: reason)
+        case .held: .held
         default: nil
         }
     }

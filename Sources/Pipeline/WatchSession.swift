@@ -2,6 +2,7 @@ import Catalogue
 import Foundation
 import Imaging
 import Intake
+import MetadataSources
 import Synchronization
 
 /// `rapidscan watch`: frames a capture program drops into a directory, processed as they land.
@@ -85,14 +86,32 @@ public struct WatchSession: Sendable {
         let retryTicks = options.retryEvery.map { Self.tick(every: $0, into: continuation) }
         // A queue retry runs beside the frames; its result comes back through the same stream.
         var retrying: Task<Result<[IntakeOutcome], CatalogueError>, Never>?
+        // The journal's books go to the library once its server answers: a pass at start (a
+        // killed watch's books), then after each hold, backing off while the server stays away.
+        var replaying: Task<(SessionPipeline.JournalReplay, failedIds: Set<Int64>), Never>?
+        var replayDue = false
+        var replayAttempt = 0
+        var failedIds = Set<Int64>()
+        func scheduleReplay() {
+            guard !replayDue, replaying == nil else { return }
+            replayDue = true
+            replayAttempt += 1
+            let delay = replayAttempt == 1 ? 0 : Self.journalBackoff.delay(afterAttempt: replayAttempt - 1)
+            Task {
+                try? await Task.sleep(for: .seconds(delay))
+                continuation.yield(.journalDue)
+            }
+        }
         output.started(totalFrames: nil)
         output.note(.watching(directory: watcher.name))
         ready()
+        if pipeline.hasHeldBooks() { scheduleReplay() }
         var failure: String?
         for await input in inputs {
             switch input {
             case .frame(let decoded):
                 let outcome = await pipeline.process(decoded)
+                if outcome.events.contains(where: { $0.kind == .held }) { scheduleReplay() }
                 cleanUp(decoded.frame, outcome: outcome, output: output)
             case .note(let note):
                 output.note(note)
@@ -106,6 +125,26 @@ public struct WatchSession: Sendable {
             case .retried(let result):
                 retrying = nil
                 pipeline.settleRetried(result, at: Date())
+            case .journalDue:
+                replayDue = false
+                guard replaying == nil else { break }
+                let replay = pipeline.replayJournal(skipping: failedIds)
+                replaying = replay
+                Task {
+                    let (done, failed) = await replay.value
+                    continuation.yield(.replayed(done, failedIds: failed))
+                }
+            case .replayed(let replay, let failed):
+                replaying = nil
+                failedIds.formUnion(failed)
+                pipeline.settleReplayed(replay)
+                if replay.serverLost {
+                    scheduleReplay()
+                } else {
+                    replayAttempt = 0
+                    // Books held while this pass ran.
+                    if pipeline.hasHeldBooks(skipping: failedIds) { scheduleReplay() }
+                }
             }
         }
         idleWatch?.cancel()
@@ -117,6 +156,8 @@ public struct WatchSession: Sendable {
             retry.cancel()
             pipeline.settleRetried(await retry.value, at: Date())
         }
+        // A journal pass still running: what it stored is reported; the rest stays in the journal.
+        if let replay = replaying { pipeline.settleReplayed(await replay.value.0) }
         // Ctrl-C is how a watch ends, not a cut-short run: there is nothing to continue
         // (frames already in the directory are left alone), so the summary is a whole one.
         let summary = SessionSummary(record: pipeline.record, elapsed: Date().timeIntervalSince(started),
@@ -183,8 +224,14 @@ public struct WatchSession: Sendable {
         }
     }
 
+    /// How long a watch waits between journal passes while the server stays away: 1 s, doubling to 30 s.
+    static let journalBackoff = Backoff(base: 1, maximum: 30, spread: 0.8...1.2)
+
     private enum Input: Sendable {
         case frame(DecodedFrame)
+        /// Time for a pass over the journal.
+        case journalDue
+        case replayed(SessionPipeline.JournalReplay, failedIds: Set<Int64>)
         case note(SessionNote)
         case failed(String)
         /// Time to retry the pending queue.

@@ -15,6 +15,8 @@ public final class PostgresCatalogue: Sendable {
     public let damage = DamageLog()
     public let address: PostgresAddress
     private let idle = Mutex<[PostgresConnection]>([])
+    /// Set when a connection could not be opened or the server dropped one; cleared by the next operation that works.
+    private let loss = Mutex<String?>(nil)
     /// Connections kept for reuse; more may be open briefly under load.
     private static let keptConnections = 8
 
@@ -70,14 +72,37 @@ public final class PostgresCatalogue: Sendable {
     // MARK: Connections and transactions
 
     private func withConnection<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
-        let connection = try idle.withLock { $0.popLast() } ?? PostgresConnection(address)
+        let connection: PostgresConnection
+        do { connection = try idle.withLock { $0.popLast() } ?? PostgresConnection(address) } catch {
+            if case let .cannotOpen(_, reason)? = error as? CatalogueError { lost(reason) }
+            throw error
+        }
         let value: T
         do { value = try body(connection) } catch {
+            if connection.isBroken || Self.isServerGone(error) {
+                lost("lost the connection to PostgreSQL at host \(address.host) port \(address.port): "
+                     + ((error as? PostgresConnection.Failure)?.message ?? "\(error)"))
+            }
             keep(connection)
             throw error
         }
+        loss.withLock { $0 = nil }
         keep(connection)
         return value
+    }
+
+    private func lost(_ reason: String) {
+        // The pooled connections went with the server.
+        idle.withLock { $0.removeAll() }
+        // libpq's message spans lines ("…\n\tIs the server running…"): one line for the user.
+        let line = reason.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        loss.withLock { $0 = address.redact(line) }
+    }
+
+    /// SQLSTATE class 08 (connection exception) and 57P01-57P03 (the server shutting down or starting).
+    static func isServerGone(_ error: any Error) -> Bool {
+        guard let failure = error as? PostgresConnection.Failure else { return false }
+        return failure.state.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(failure.state)
     }
 
     private func keep(_ connection: PostgresConnection) {
@@ -115,4 +140,8 @@ public final class PostgresCatalogue: Sendable {
         default: .database("\(location): \(error)")
         }
     }
+}
+
+extension PostgresCatalogue: ServerConnection {
+    public var serverLoss: String? { loss.withLock { $0 } }
 }

@@ -38,6 +38,9 @@ final class PostgresConnection: @unchecked Sendable {
                               reason: "cannot connect to PostgreSQL at host \(address.host) port \(address.port): \(reason)")
         }
         self.connection = connection
+        // libpq prints the server's notices on stderr itself ("WARNING: terminating connection
+        // due to immediate shutdown"): what matters reaches the user as the failure it causes.
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)
         _ = try execute("SET client_min_messages = warning")
     }
 

@@ -11,6 +11,8 @@ import TestSupport
     final class Books: Sendable {
         let down = Mutex(false)
         let lookups = Mutex<[String: Int]>([:])
+        /// Called with each ISBN asked, before the answer goes out (a test stopping the database server mid-run).
+        let beforeAnswer = Mutex<(@Sendable (String) -> Void)?>(nil)
 
         func install(on harness: CLIHarness) {
             harness.extraEnvironment["RAPIDSCAN_HTTP_RETRIES"] = "0"
@@ -19,6 +21,7 @@ import TestSupport
                 if self.down.withLock({ $0 }) { return FixtureResponse.json(#"{"error":{"code":503,"message":"down"}}"#, status: 503) }
                 let isbn = (request.query("q") ?? "").replacingOccurrences(of: "isbn:", with: "")
                 self.lookups.withLock { $0[isbn, default: 0] += 1 }
+                self.beforeAnswer.withLock { $0 }?(isbn)
                 try? await Task.sleep(for: .milliseconds(50))
                 let volume: [String: Any] = ["totalItems": 1, "items": [["volumeInfo": [
                     "title": "Filler \(isbn)", "authors": ["Author \(isbn.suffix(4))"],

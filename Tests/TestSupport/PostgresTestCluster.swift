@@ -13,6 +13,8 @@ public final class PostgresTestCluster: Sendable {
     public let password: String
     let folder: URL
     let binaries: URL
+    /// Commits survive `stopImmediately` (synchronous_commit on): a cluster for fault tests.
+    let durable: Bool
 
     public enum Failure: Error, CustomStringConvertible {
         case notInstalled
@@ -29,7 +31,7 @@ public final class PostgresTestCluster: Sendable {
     public static func shared() throws -> PostgresTestCluster { try started.get() }
 
     private static let started: Result<PostgresTestCluster, any Error> = Result {
-        let cluster = try PostgresTestCluster()
+        let cluster = try PostgresTestCluster(durable: false)
         running = cluster
         atexit { PostgresTestCluster.running?.stop() }
         return cluster
@@ -37,9 +39,14 @@ public final class PostgresTestCluster: Sendable {
 
     nonisolated(unsafe) private static var running: PostgresTestCluster?
 
-    private init() throws {
+    /// A cluster of the caller's own, to stop and start mid-test (a server lost during a run):
+    /// what it committed survives `stopImmediately`. The caller `remove`s it.
+    public static func own() throws -> PostgresTestCluster { try PostgresTestCluster(durable: true) }
+
+    private init(durable: Bool) throws {
         guard let binaries = Self.serverBinaries() else { throw Failure.notInstalled }
         self.binaries = binaries
+        self.durable = durable
         folder = URL(fileURLWithPath: "/tmp").appendingPathComponent("rapidscan-pg-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         password = "pw-" + UUID().uuidString.lowercased()
@@ -59,10 +66,7 @@ public final class PostgresTestCluster: Sendable {
         for _ in 0..<5 {
             let port = try Self.freePort()
             do {
-                try Self.run(binaries.appendingPathComponent("pg_ctl"), [
-                    "-D", data, "-l", folder.appendingPathComponent("server.log").path, "-w", "-t", "60", "-o",
-                    "-k \(folder.path) -c listen_addresses=127.0.0.1 -p \(port) -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300",
-                    "start"])
+                try Self.startServer(binaries: binaries, folder: folder, port: port, durable: durable)
                 self.port = port
                 return
             } catch {
@@ -71,6 +75,28 @@ public final class PostgresTestCluster: Sendable {
         }
         throw lastError ?? Failure.notInstalled
     }
+
+    private static func startServer(binaries: URL, folder: URL, port: Int, durable: Bool) throws {
+        // fsync stays off (a server process killed leaves its writes in the OS's cache); a
+        // durable cluster's commits are in the WAL before the client hears of them.
+        try run(binaries.appendingPathComponent("pg_ctl"), [
+            "-D", folder.appendingPathComponent("data").path, "-l", folder.appendingPathComponent("server.log").path, "-w", "-t", "60", "-o",
+            "-k \(folder.path) -c listen_addresses=127.0.0.1 -p \(port) -c fsync=off -c synchronous_commit=\(durable ? "on" : "off") -c full_page_writes=off -c max_connections=300",
+            "start"])
+    }
+
+    /// `pg_ctl stop -m immediate`: the server goes away as if it crashed, mid-transaction.
+    public func stopImmediately() throws {
+        try Self.run(binaries.appendingPathComponent("pg_ctl"), ["-D", folder.appendingPathComponent("data").path, "-m", "immediate", "-w", "stop"])
+    }
+
+    /// Starts the server again on its port after `stopImmediately` (it recovers from its WAL first).
+    public func start() throws {
+        try Self.startServer(binaries: binaries, folder: folder, port: port, durable: durable)
+    }
+
+    /// Stops the server and removes its folder.
+    public func remove() { stop() }
 
     /// `postgresql://user:password@127.0.0.1:port/database` (without the password when asked).
     public func url(database: String, withPassword: Bool = true) -> String {

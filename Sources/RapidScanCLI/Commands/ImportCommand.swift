@@ -142,7 +142,12 @@ struct ImportCommand: AsyncParsableCommand {
                 Console.error("rapidscan: \(error)")
             } catch let error as CatalogueError {
                 // The batch stops: the rows of the chunk that could not be stored are not marked done.
-                Console.error("rapidscan: \(service.catalogue.naming("\(error)"))")
+                if let loss = (service.catalogue as? any ServerConnection)?.serverLoss {
+                    Console.error("rapidscan: \(OutsideText.shown(path)): \(loss); the rows before are stored and marked done, "
+                        + "so the same import run again once the server answers goes on from there (no row is added twice)")
+                } else {
+                    Console.error("rapidscan: \(service.catalogue.naming("\(error)"))")
+                }
                 throw ExitStatus.failure
             } catch {
                 throw LibraryExit.fail(error)

@@ -132,9 +132,21 @@ struct SessionOptions: ParsableArguments {
     }
 
     /// Settings → database → sources → the session's stages after decode, and the output.
-    /// `retryEvery`: a watch retrying its queue itself (the queued note says so).
-    func openContext(liveDisplay: HumanOutput.Live, retryEvery: TimeInterval? = nil) throws -> Context {
+    /// `retryEvery`: a watch retrying its queue itself (the queued note says so). `journal`: a
+    /// watch on a library server holds the books it confirms while the server is away in
+    /// this station's journal (`XDGPaths.watchJournal`).
+    func openContext(liveDisplay: HumanOutput.Live, retryEvery: TimeInterval? = nil, journal: Bool = false) throws -> Context {
         let (settings, catalogue) = try library.openForSession()
+        let station = LibraryOptions.station(settings)
+        var watchJournal: WatchJournal?
+        if journal, catalogue is any ServerConnection {
+            do {
+                watchJournal = try WatchJournal(path: XDGPaths().watchJournal(station: station), library: catalogue.location)
+            } catch {
+                // The watch still runs; only a lost server's books cannot be held.
+                Console.error("rapidscan: warning: \(error); books read while the library's server is away are reported failed")
+            }
+        }
         let listId = try list.map { try Self.resolveList($0, in: catalogue) }
         // A few network lookups at once: the others wait, so they see the breaker's verdict
         // on the ones before them instead of all queuing up behind a dead network.
@@ -147,7 +159,8 @@ struct SessionOptions: ParsableArguments {
                                                                     retryEvery: retryEvery.map { Int($0.rounded()) })
         let pipeline = SessionPipeline(
             catalogue: catalogue, lookup: service,
-            settings: .init(debounceWindow: debounce, offline: offline, listId: listId, station: LibraryOptions.station(settings)), output: output)
+            settings: .init(debounceWindow: debounce, offline: offline, listId: listId, station: station), output: output,
+            journal: watchJournal)
         return Context(catalogue: catalogue, pipeline: pipeline, output: output)
     }
 
@@ -204,7 +217,8 @@ enum SessionExitStatus {
     static func exitCode(for summary: SessionSummary) -> ExitCode {
         let t = summary.totals
         // The books' outcomes, as every door reports them; the one policy picks the status.
-        let outcomes: [(Int, IntakeOutcome.Kind)] = [(t.failed, .failed), (t.libraryFull, .libraryFull), (t.queued, .queued), (t.notFound, .notFound)]
+        // A book still held in the watch's journal: the library could not be written, nothing is lost.
+        let outcomes: [(Int, IntakeOutcome.Kind)] = [(t.failed + t.held, .failed), (t.libraryFull, .libraryFull), (t.queued, .queued), (t.notFound, .notFound)]
         return ExitStatus.status(outcomes: outcomes.filter { $0.0 > 0 }.map(\.1), inputErrors: t.unreadable > 0, interrupted: summary.interrupted)
     }
 }

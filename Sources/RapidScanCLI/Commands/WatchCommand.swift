@@ -32,13 +32,18 @@ struct WatchCommand: AsyncParsableCommand {
             mv DIR/.f.yuv DIR/$(date +%s%3N).yuv; done
           with: rapidscan watch --raw-frame yuyv:1280x720 --consume DIR
 
-        --json prints the events `scan` prints (plus `dropped`), the frame's landing time as \
+        --json prints the events `scan` prints (plus `dropped` and `held`), the frame's landing time as \
         captureTime, then a summary object. On a terminal the recently-scanned panel \
         (badge, last ten books and their state) is redrawn in place.
 
         Books queued because no source answered are tried again every --retry-every \
         seconds (default 60) while the watch runs; what is still queued when it ends waits \
         for `rapidscan pending retry`.
+
+        A PostgreSQL library whose server goes away: the watch reads on and holds each book \
+        it confirms in this station's journal ($XDG_STATE_HOME/rapidscan, event `held`), \
+        adding them once the server answers (tried again from 1 s, backing off to 30 s); \
+        a watch killed meanwhile leaves them for the next `rapidscan watch` on that library.
 
         Ctrl-C (or SIGTERM) is how a watch ends: the summary, and the exit status of what \
         it saw (0 when every book settled). It also stops after --idle-exit seconds without \
@@ -113,7 +118,7 @@ struct WatchCommand: AsyncParsableCommand {
         let live: HumanOutput.Live = Terminal.allowsEscapes(.standardOutput) ? .panel(title: "rapidscan watch \(watched)") : .none
         // Offline, no source is asked: the queue waits for `pending retry`.
         let retryEvery: TimeInterval? = retryEvery > 0 && !session.offline ? retryEvery : nil
-        let context = try session.openContext(liveDisplay: live, retryEvery: retryEvery)
+        let context = try session.openContext(liveDisplay: live, retryEvery: retryEvery, journal: true)
         let cleanup: WatchSession.Cleanup = consume ? .delete : moveTo.map { .moveTo(URL(fileURLWithPath: $0)) } ?? .keep
         let watch = WatchSession(options: .init(
             directory: URL(fileURLWithPath: watched), cleanup: cleanup, idleExit: idleExit,

@@ -68,7 +68,7 @@ final class JSONLinesOutput: EventOutput {
             ("nonBook", t.nonBook), ("rejected", t.rejected), ("ambiguous", t.ambiguous),
             ("unconfirmed", t.unconfirmed), ("contradicted", t.contradicted), ("debounced", t.debounced),
             ("unreadable", t.unreadable), ("noCode", t.noCode), ("unreadCode", t.unreadCode), ("dropped", t.dropped),
-            ("failed", t.failed), ("alreadyProcessed", t.alreadyProcessed),
+            ("failed", t.failed), ("held", t.held), ("alreadyProcessed", t.alreadyProcessed),
         ]
         for (key, value) in counts { line.set(key, .int(value)) }
         line.set("elapsedSeconds", .double(summary.elapsed))

@@ -108,7 +108,7 @@ final class HumanOutput: EventOutput {
         switch kind {
         case .added: "✓"
         case .alreadyOwned: "="
-        case .queued: "…"
+        case .queued, .held: "…"
         case .nonBook, .debounced, .noCode, .dropped: "·"
         default: "✗"
         }
@@ -183,6 +183,9 @@ struct SessionNotes {
             "warning: \(shown(file)): its books are stored but the file could not be marked scanned (\(reason)); a later scan reads it again"
         case let .queueRetryFailed(reason):
             "rapidscan: warning: could not retry the queued lookups (\(reason)); `rapidscan pending retry` tries them later"
+        case let .serverLost(reason, file):
+            "rapidscan: \(reason); stopped at \(shown(file)): it and the files after it are not marked scanned, so the same command "
+                + "run again once the server answers reads them and adds their books (none twice)"
         case let .notMarkedAfterInterrupt(file):
             "\(shown(file)): interrupted before its books were looked up (queued); the same command reads it again and adds them"
         }
@@ -219,6 +222,8 @@ extension ScanEvent {
         case .unreadCode: return (IntakeWording.unreadCodeTitle, "a barcode is there but could not be read")
         case .dropped: return ("Dropped", "newer frames were waiting")
         case let .failed(book, reason): return ("Failed", "\(book.title ?? "ISBN \(IntakeWording.shown(book.isbn13))"): \(reason)")
+        case let .held(book, reason):
+            return ("Held", "ISBN \(IntakeWording.shown(book.isbn13)) kept in this station's journal, added when the library answers (\(reason))")
         }
     }
 }
@@ -240,6 +245,7 @@ extension SessionSummary {
         if t.libraryFull > 0 { lines.append("  Library Full:       \(t.libraryFull) (not added; \(IntakeWording.upgrade.text))") }
         if t.queued > 0 { lines.append("  Queued:             \(t.queued) (\(IntakeWording.retryPending.text))") }
         if t.failed > 0 { lines.append("  Failed:             \(t.failed)") }
+        if t.held > 0 { lines.append("  Held:               \(t.held) (in this station's journal: the next `rapidscan watch` on this library adds them)") }
         var other: [String] = []
         if t.nonBook > 0 { other.append("\(t.nonBook) non-book code\(t.nonBook == 1 ? "" : "s")") }
         if t.rejected > 0 { other.append("\(t.rejected) code\(t.rejected == 1 ? "" : "s") rejected") }

@@ -28,7 +28,7 @@ enum Terminal {
         switch kind {
         case .added: line.green
         case .alreadyOwned: line.cyan
-        case .queued, .unreadCode: line.yellow
+        case .queued, .unreadCode, .held: line.yellow
         case .nonBook, .debounced, .noCode, .dropped: line.dim
         case .notFound, .libraryFull, .rejected, .unreadable, .failed: line.red
         }
