@@ -5,7 +5,8 @@
 /* libpq's functions PostgresCatalogue calls. */
 #define PQ_FUNCTIONS(F) \
     F(PQconnectdbParams) F(PQstatus) F(PQerrorMessage) F(PQfinish) F(PQexecParams) F(PQresultStatus) \
-    F(PQresultErrorField) F(PQresultErrorMessage) F(PQntuples) F(PQnfields) F(PQgetisnull) F(PQgetvalue) F(PQclear)
+    F(PQresultErrorField) F(PQresultErrorMessage) F(PQntuples) F(PQnfields) F(PQgetisnull) F(PQgetvalue) F(PQclear) \
+    F(PQsetNoticeProcessor)
 
 static rs_library library = RS_LIBRARY("libpq5", "libpq.so.5", "libpq.so");
 static struct { PQ_FUNCTIONS(RS_POINTER) } api;
@@ -42,3 +43,6 @@ int PQnfields(const PGresult *res) { return CALL(PQnfields)(res); }
 int PQgetisnull(const PGresult *res, int tup_num, int field_num) { return CALL(PQgetisnull)(res, tup_num, field_num); }
 char *PQgetvalue(const PGresult *res, int tup_num, int field_num) { return CALL(PQgetvalue)(res, tup_num, field_num); }
 void PQclear(PGresult *res) { CALL(PQclear)(res); }
+PQnoticeProcessor PQsetNoticeProcessor(PGconn *conn, PQnoticeProcessor proc, void *arg) {
+    return CALL(PQsetNoticeProcessor)(conn, proc, arg);
+}
