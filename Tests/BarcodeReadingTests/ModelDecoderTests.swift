@@ -292,7 +292,7 @@ import TestSupport
         let radius = Int((3 * sigma).rounded(.up))
         let kernel = (-radius...radius).map { exp(-Double($0 * $0) / (2 * sigma * sigma)) }
         let total = kernel.reduce(0, +)
-        var generator = SplitMix(state: seed &+ 0x9E37_79B9)
+        var generator = SeededGenerator(seed: seed &+ 0x9E37_79B9)
         var pixels = sharp.pixels
         for y in 0..<sharp.height {
             for x in 0..<sharp.width {
@@ -306,16 +306,5 @@ import TestSupport
             }
         }
         return GrayImage(width: sharp.width, height: sharp.height, pixels: pixels)
-    }
-
-    struct SplitMix {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
     }
 }

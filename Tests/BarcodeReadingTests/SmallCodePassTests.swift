@@ -92,7 +92,7 @@ import TestSupport
         for index in 0..<4 {
             let code = generatedISBN(7_919 * index + 3).digits
             let label = EAN13Rendering.image(code, module: 3, phase: 0.3, barHeight: 150)
-            var generator = ModelDecoderTests.SplitMix(state: UInt64(index) &+ 99)
+            var generator = SeededGenerator(seed: UInt64(index) &+ 99)
             // Blended 55% of the way towards uniformly random grey, pixel by pixel.
             let noisy = GrayImage(width: label.width, height: label.height, pixels: label.pixels.map { value in
                 UInt8((0.45 * Double(value) + 0.55 * Double(generator.next() % 256)).rounded())
