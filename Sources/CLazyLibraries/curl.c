@@ -8,22 +8,8 @@
     F(curl_global_init) F(curl_easy_init) F(curl_easy_setopt) F(curl_easy_perform) F(curl_easy_getinfo) \
     F(curl_easy_cleanup) F(curl_slist_append) F(curl_slist_free_all)
 
-static rs_library library = RS_LIBRARY("libcurl4", "libcurl.so.4", "libcurl.so");
-static struct { CURL_FUNCTIONS(RS_POINTER) } api;
-
-#define RESOLVE(name) RS_RESOLVE(library, api, name)
-static void open_curl(void) {
-    if (!rs_library_open(&library)) return;
-    CURL_FUNCTIONS(RESOLVE)
-    library.ready = 1;
-}
-
-const char *rs_curl_load(void) {
-    pthread_once(&library.once, open_curl);
-    return library.ready ? NULL : library.error;
-}
-
-#define CALL(name) (rs_curl_load() ? rs_library_unavailable(&library, #name) : (void)0, api.name)
+RS_LAZY_LIBRARY(curl, CURL_FUNCTIONS, "libcurl4", "libcurl.so.4", "libcurl.so")
+#define CALL(name) RS_CALL(curl, name)
 
 /* Where libcurl returns failures as values, a library that could not be opened is one more.
    The names are in parentheses: curl.h makes the variadic two type-checking macros. */

@@ -14,22 +14,8 @@
     F(heif_image_handle_get_metadata_size) F(heif_image_handle_release) F(heif_image_release) \
     F(heif_nclx_color_profile_free)
 
-static rs_library library = RS_LIBRARY("libheif1", "libheif.so.1", "libheif.so");
-static struct { HEIF_FUNCTIONS(RS_POINTER) } api;
-
-#define RESOLVE(name) RS_RESOLVE(library, api, name)
-static void open_heif(void) {
-    if (!rs_library_open(&library)) return;
-    HEIF_FUNCTIONS(RESOLVE)
-    library.ready = 1;
-}
-
-const char *rs_heif_load(void) {
-    pthread_once(&library.once, open_heif);
-    return library.ready ? NULL : library.error;
-}
-
-#define CALL(name) (rs_heif_load() ? rs_library_unavailable(&library, #name) : (void)0, api.name)
+RS_LAZY_LIBRARY(heif, HEIF_FUNCTIONS, "libheif1", "libheif.so.1", "libheif.so")
+#define CALL(name) RS_CALL(heif, name)
 
 /* Where libheif returns failures as values, a library that could not be opened is one more. */
 static struct heif_error unavailable(void) {

@@ -30,4 +30,22 @@ _Noreturn void rs_library_unavailable(const rs_library *library, const char *fun
 #define RS_RESOLVE(library, table, name) \
     if (!(*(void **)&(table).name = dlsym((library).handle, #name))) { rs_library_missing(&(library), #name); return; }
 
+/* One library's function table, its once-only opener and `const char *rs_<tag>_load(void)` (NULL
+   once loaded, else why not), from the list macro naming its functions (`F(name) F(name) ...`).
+   A file uses it once; `RS_CALL(tag, name)` is then the loaded function `name`. */
+#define RS_RESOLVE_INTO_API(name) RS_RESOLVE(library, api, name)
+#define RS_LAZY_LIBRARY(tag, FUNCTIONS, package, ...) \
+    static rs_library library = RS_LIBRARY(package, __VA_ARGS__); \
+    static struct { FUNCTIONS(RS_POINTER) } api; \
+    static void open_library(void) { \
+        if (!rs_library_open(&library)) return; \
+        FUNCTIONS(RS_RESOLVE_INTO_API) \
+        library.ready = 1; \
+    } \
+    const char *rs_##tag##_load(void) { \
+        pthread_once(&library.once, open_library); \
+        return library.ready ? NULL : library.error; \
+    }
+#define RS_CALL(tag, name) (rs_##tag##_load() ? rs_library_unavailable(&library, #name) : (void)0, api.name)
+
 #endif

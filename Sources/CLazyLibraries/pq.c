@@ -8,22 +8,8 @@
     F(PQresultErrorField) F(PQresultErrorMessage) F(PQntuples) F(PQnfields) F(PQgetisnull) F(PQgetvalue) F(PQclear) \
     F(PQsetNoticeProcessor)
 
-static rs_library library = RS_LIBRARY("libpq5", "libpq.so.5", "libpq.so");
-static struct { PQ_FUNCTIONS(RS_POINTER) } api;
-
-#define RESOLVE(name) RS_RESOLVE(library, api, name)
-static void open_pq(void) {
-    if (!rs_library_open(&library)) return;
-    PQ_FUNCTIONS(RESOLVE)
-    library.ready = 1;
-}
-
-const char *rs_pq_load(void) {
-    pthread_once(&library.once, open_pq);
-    return library.ready ? NULL : library.error;
-}
-
-#define CALL(name) (rs_pq_load() ? rs_library_unavailable(&library, #name) : (void)0, api.name)
+RS_LAZY_LIBRARY(pq, PQ_FUNCTIONS, "libpq5", "libpq.so.5", "libpq.so")
+#define CALL(name) RS_CALL(pq, name)
 
 PGconn *PQconnectdbParams(const char *const *keywords, const char *const *values, int expand_dbname) {
     return CALL(PQconnectdbParams)(keywords, values, expand_dbname);

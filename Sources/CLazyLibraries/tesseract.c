@@ -12,22 +12,8 @@
     F(TessPageIteratorIsAtBeginningOf) F(TessResultIteratorConfidence) F(TessResultIteratorDelete) \
     F(TessResultIteratorGetPageIteratorConst) F(TessResultIteratorGetUTF8Text) F(TessResultIteratorNext)
 
-static rs_library library = RS_LIBRARY("libtesseract5", "libtesseract.so.5", "libtesseract.so");
-static struct { TESSERACT_FUNCTIONS(RS_POINTER) } api;
-
-#define RESOLVE(name) RS_RESOLVE(library, api, name)
-static void open_tesseract(void) {
-    if (!rs_library_open(&library)) return;
-    TESSERACT_FUNCTIONS(RESOLVE)
-    library.ready = 1;
-}
-
-const char *rs_tesseract_load(void) {
-    pthread_once(&library.once, open_tesseract);
-    return library.ready ? NULL : library.error;
-}
-
-#define CALL(name) (rs_tesseract_load() ? rs_library_unavailable(&library, #name) : (void)0, api.name)
+RS_LAZY_LIBRARY(tesseract, TESSERACT_FUNCTIONS, "libtesseract5", "libtesseract.so.5", "libtesseract.so")
+#define CALL(name) RS_CALL(tesseract, name)
 
 const char *TessVersion(void) { return CALL(TessVersion)(); }
 TessBaseAPI *TessBaseAPICreate(void) { return rs_tesseract_load() ? NULL : api.TessBaseAPICreate(); }
