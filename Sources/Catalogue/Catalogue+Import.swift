@@ -100,8 +100,8 @@ extension Catalogue {
         if case .added = outcome { isNew = true }
         if let move = row.applyImported(state, isNew: isNew, now: now) { try Self.adjustReadingCounters(userId: userId, from: move.from, to: move.to, now: now, db) }
         try row.update(db)
-        let updated = try storedOne(Item.self, db, sql: "SELECT rowid, * FROM items WHERE id = ?", arguments: [row.id], cached: true) ?? row
-        if case .added = outcome { return .added(updated) }
-        return .alreadyOwned(updated)
+        // `row` is what was written: every column, dates already at their stored precision.
+        if case .added = outcome { return .added(row) }
+        return .alreadyOwned(row)
     }
 }

@@ -50,7 +50,7 @@ public final class Catalogue: Sendable {
             // file's header, and a newer rapidscan's database must not be touched at all.
             if FileManager.default.fileExists(atPath: path) { try Self.refuseNewerVersion(path: path) }
             pool = try DatabasePool(path: path, configuration: configuration)
-            try Self.prepare(pool, path: path, userId: userId, displayName: displayName)
+            try Self.prepare(pool, path: path, userId: userId, displayName: displayName, newerChecked: true)
         } catch let error as CatalogueError {
             throw error
         } catch {
@@ -100,10 +100,13 @@ public final class Catalogue: Sendable {
 
     /// Migrates and creates the local user, checked with a read first: an open that has
     /// nothing to change writes nothing (no commit, no fsync), which keeps `library list` quick.
-    /// A database a newer rapidscan made is refused before anything is written.
-    private static func prepare(_ writer: any DatabaseWriter, path: String, userId: String, displayName: String) throws {
+    /// A database a newer rapidscan made is refused before anything is written (`newerChecked`:
+    /// the caller refused it already, before the pool switched the file to WAL).
+    private static func prepare(_ writer: any DatabaseWriter, path: String, userId: String, displayName: String,
+                                newerChecked: Bool = false) throws {
         let (ready, newer) = try writer.read { db in
-            (try Schema.migrator.hasCompletedMigrations(db) && User.exists(db, key: userId), try Schema.newerVersion(db))
+            (try Schema.migrator.hasCompletedMigrations(db) && User.exists(db, key: userId),
+             newerChecked ? nil : try Schema.newerVersion(db))
         }
         if let newer { throw CatalogueError.newerVersion(path: path, detail: newer) }
         if !ready {
