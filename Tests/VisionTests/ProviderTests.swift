@@ -39,7 +39,7 @@ import Testing
     @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func tilesAreSentSeparatelyAndMerged() async throws {
         try await withHarness { h in
             let left = #"{"spines": [{"text": "DUNE", "title": "Dune", "position": 0}, {"text": "EMMA", "title": "Emma", "position": 1}]}"#
-            let right = #"{"spines": [{"text": "EMMA", "title": "Emma", "position": 0}, {"text": "ULYSSES", "title": "Ulysses", "position": 1}]}"#
+            let right = #"{"spines": [{"text": "EMMA", "title": "Emma", "position": 0}, {"text": "ULYSSES", "title": "Ulysses", "position": 1, "box": [[0.5, 0.1], [0.5, 0.9], [0.45, 0.9], [0.45, 0.1]]}]}"#
             // 3000×1200 in two tiles overlapping by a fifth: 1667×1200 each, scaled to 1024×737.
             // Tiles are sent concurrently: answer each by the tile its prompt names.
             h.server.route(Self.paths[.ollama]!, method: "POST") { request in
@@ -52,6 +52,12 @@ import Testing
             let shelf = try await h.reader(.ollama, key: nil, tiles: 2).readSpines(in: h.photo)
             #expect(shelf.readings.map(\.title) == ["Dune", "Emma", "Ulysses"])
             #expect(shelf.usage == TokenUsage(input: 1800, output: 160))
+            // A box in the right tile's fractions lands on the whole photo: the tile starts 1333 px
+            // into the 3000 px photo, so the spine's first corner is at (1333 + 0.5 × 1667) / 3000.
+            let box = try #require(shelf.readings.last?.box)
+            #expect(box.height == 737 && abs(Double(box.width) - 3000 * 1024 / 1667) < 1.5, "\(box)")
+            #expect(abs(box.corners[0].x / Double(box.width) - (1333 + 0.5 * 1667) / 3000) < 0.002, "\(box)")
+            #expect(abs(box.corners[1].y / Double(box.height) - 0.9) < 0.002 && shelf.readings.first?.box == nil, "\(box)")
             #expect(h.server.requests.count == 2)
             let prompts = h.server.requests.compactMap { String(data: $0.body, encoding: .utf8) }
             #expect(prompts.contains { $0.contains("tile 1 of 2") } && prompts.contains { $0.contains("tile 2 of 2") })
