@@ -68,11 +68,11 @@ extension Catalogue: WholeCatalogueStore {
                 let authors = String(decoding: try JSONEncoder().encode(record.authors), as: UTF8.self)
                 try db.execute(sql: """
                     INSERT INTO spineReadings (id, photoHash, reader, readingIndex, file, text, decision, distance, workKey, isbn13,
-                        title, authors, status, reason, updatedAt)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        title, authors, status, reason, updatedAt, box)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """, arguments: [record.id, record.photoHash, record.reader, record.index, record.file, record.text, record.decision,
                                      record.distance, record.workKey, record.isbn13, record.title, authors, record.status.rawValue,
-                                     record.reason, record.updatedAt])
+                                     record.reason, record.updatedAt, record.box?.storedText])
             }
         }
     }

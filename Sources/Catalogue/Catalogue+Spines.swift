@@ -1,3 +1,4 @@
+import BookMetadata
 import Foundation
 import GRDB
 
@@ -48,10 +49,12 @@ public struct SpineRecord: Sendable, Hashable, StoredRecord {
     public var status: Status
     public var reason: String?
     public var updatedAt: Date
+    /// Where the spine lies in its photo (nil for records kept before boxes were, and readers that gave none).
+    public var box: SpineBox?
 
     public init(id: Int64? = nil, photoHash: String, reader: String, index: Int, file: String, text: String, decision: String,
                 distance: Double, workKey: String?, isbn13: String?, title: String?, authors: [String], status: Status,
-                reason: String?, updatedAt: Date = Date()) {
+                reason: String?, updatedAt: Date = Date(), box: SpineBox? = nil) {
         self.id = id
         self.photoHash = photoHash
         self.reader = reader
@@ -67,6 +70,7 @@ public struct SpineRecord: Sendable, Hashable, StoredRecord {
         self.status = status
         self.reason = reason
         self.updatedAt = updatedAt
+        self.box = box
     }
 
     static let storedTable = "spineReadings"
@@ -88,6 +92,19 @@ public struct SpineRecord: Sendable, Hashable, StoredRecord {
         status = row.choice("status", Status.self) ?? .review
         reason = row.optionalText("reason")
         updatedAt = row.date("updatedAt")
+        box = row.spineBox("box")
+    }
+}
+
+extension StoredRow {
+    /// A stored spine box; a damaged one is named and read as none (the page shows the whole photo).
+    mutating func spineBox(_ column: String) -> SpineBox? {
+        guard let text = optionalText(column) else { return nil }
+        guard let box = SpineBox(storedText: text) else {
+            note(column, value(column), "is not a spine box", required: false)
+            return nil
+        }
+        return box
     }
 }
 
@@ -123,6 +140,11 @@ enum SpinesMigration {
             t.column("updatedAt", .datetime).notNull()
             t.uniqueKey(["photoHash", "reader", "readingIndex"])
         }
+    }
+
+    /// "v4-spine-boxes": where each reading's spine lies in its photo (SpineBox's JSON text).
+    static func addBoxes(_ db: Database) throws {
+        try db.alter(table: "spineReadings") { t in t.add(column: "box", .text) }
     }
 }
 
@@ -180,15 +202,15 @@ extension Catalogue {
         try write { db in
             let authors = String(decoding: try JSONEncoder().encode(record.authors), as: UTF8.self)
             try db.execute(sql: """
-                INSERT INTO spineReadings (photoHash, reader, readingIndex, file, text, decision, distance, workKey, isbn13, title, authors, status, reason, updatedAt)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO spineReadings (photoHash, reader, readingIndex, file, text, decision, distance, workKey, isbn13, title, authors, status, reason, updatedAt, box)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(photoHash, reader, readingIndex) DO UPDATE SET file = excluded.file, text = excluded.text,
                     decision = excluded.decision, distance = excluded.distance, workKey = excluded.workKey, isbn13 = excluded.isbn13,
                     title = excluded.title, authors = excluded.authors, status = excluded.status, reason = excluded.reason,
-                    updatedAt = excluded.updatedAt
+                    updatedAt = excluded.updatedAt, box = excluded.box
                 """, arguments: [record.photoHash, record.reader, record.index, record.file, record.text, record.decision,
                                  record.distance, record.workKey, record.isbn13, record.title, authors, record.status.rawValue,
-                                 record.reason, record.updatedAt])
+                                 record.reason, record.updatedAt, record.box?.storedText])
             return try storedOne(SpineRecord.self, db, sql: "SELECT rowid, * FROM spineReadings WHERE photoHash = ? AND reader = ? AND readingIndex = ?",
                                  arguments: [record.photoHash, record.reader, record.index]) ?? record
         }

@@ -11,6 +11,7 @@ enum Schema {
         migrator.registerMigration("v2-search", migrate: createSearchIndexes)
         migrator.registerMigration("v2-library", migrate: createLibraryTables)
         migrator.registerMigration("v3-stations", migrate: StationsMigration.migrate)
+        migrator.registerMigration("v4-spine-boxes", migrate: SpinesMigration.addBoxes)
         return migrator
     }
 

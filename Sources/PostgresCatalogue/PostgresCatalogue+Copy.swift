@@ -87,12 +87,12 @@ extension PostgresCatalogue: WholeCatalogueStore {
                 let authors = String(decoding: try JSONEncoder().encode(record.authors), as: UTF8.self)
                 _ = try db.run("""
                     INSERT INTO spine_readings (id, photo_hash, reader, reading_index, file, text, decision, distance, work_key, isbn13,
-                        title, authors, status, reason, updated_at)
+                        title, authors, status, reason, updated_at, box)
                     VALUES (coalesce($1::bigint, nextval(pg_get_serial_sequence('spine_readings', 'id'))), $2, $3, $4, $5, $6, $7, $8,
-                        $9, $10, $11, $12::jsonb, $13, $14, $15)
+                        $9, $10, $11, $12::jsonb, $13, $14, $15, $16)
                     """, [record.id.map { String($0) }, record.photoHash, record.reader, String(record.index), record.file, record.text,
                           record.decision, String(record.distance), record.workKey, record.isbn13, record.title, authors,
-                          record.status.rawValue, record.reason, RecordCoding.text(record.updatedAt)])
+                          record.status.rawValue, record.reason, RecordCoding.text(record.updatedAt), record.box?.storedText])
             }
             // The next reading saved takes an id after the copied ones.
             _ = try db.run("""

@@ -1,3 +1,4 @@
+import BookMetadata
 import Catalogue
 import Foundation
 
@@ -31,7 +32,8 @@ extension PostgresCatalogue: SpineStore {
     }
 
     static let readingColumns = """
-        id, photo_hash, reader, reading_index, file, text, decision, distance, work_key, isbn13, title, authors::text, status, reason, updated_at
+        id, photo_hash, reader, reading_index, file, text, decision, distance, work_key, isbn13, title, authors::text, status, reason, updated_at,
+        box
         """
 
     static func spineRecord(_ row: [String?]) throws -> SpineRecord {
@@ -42,7 +44,9 @@ extension PostgresCatalogue: SpineStore {
         let authors = row[11].flatMap { try? JSONDecoder().decode([String].self, from: Data($0.utf8)) } ?? []
         return SpineRecord(id: id, photoHash: row[1] ?? "", reader: row[2] ?? "", index: index, file: row[4] ?? "", text: row[5] ?? "",
                            decision: row[6] ?? "", distance: distance, workKey: row[8], isbn13: row[9], title: row[10], authors: authors,
-                           status: status, reason: row[13], updatedAt: Date(timeIntervalSince1970: updated))
+                           status: status, reason: row[13], updatedAt: Date(timeIntervalSince1970: updated),
+                           // A damaged box is none: the review page shows the whole photo.
+                           box: row[15].flatMap(SpineBox.init(storedText:)))
     }
 
     public func spineRecords(photoHash: String, reader: String) throws(CatalogueError) -> [Int: SpineRecord] {
@@ -58,16 +62,16 @@ extension PostgresCatalogue: SpineStore {
             let authors = String(decoding: try JSONEncoder().encode(record.authors), as: UTF8.self)
             let row = try db.run("""
                 INSERT INTO spine_readings (photo_hash, reader, reading_index, file, text, decision, distance, work_key, isbn13, title,
-                    authors, status, reason, updated_at)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12, $13, $14)
+                    authors, status, reason, updated_at, box)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12, $13, $14, $15)
                 ON CONFLICT (photo_hash, reader, reading_index) DO UPDATE SET file = EXCLUDED.file, text = EXCLUDED.text,
                     decision = EXCLUDED.decision, distance = EXCLUDED.distance, work_key = EXCLUDED.work_key, isbn13 = EXCLUDED.isbn13,
                     title = EXCLUDED.title, authors = EXCLUDED.authors, status = EXCLUDED.status, reason = EXCLUDED.reason,
-                    updated_at = EXCLUDED.updated_at
+                    updated_at = EXCLUDED.updated_at, box = EXCLUDED.box
                 RETURNING \(Self.readingColumns)
                 """, [record.photoHash, record.reader, String(record.index), record.file, record.text, record.decision,
                       String(record.distance), record.workKey, record.isbn13, record.title, authors, record.status.rawValue,
-                      record.reason, RecordCoding.text(record.updatedAt)])
+                      record.reason, RecordCoding.text(record.updatedAt), record.box?.storedText])
             return try row.first.map(Self.spineRecord) ?? record
         }
     }

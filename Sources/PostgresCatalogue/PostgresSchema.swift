@@ -241,6 +241,10 @@ enum PostgresSchema {
             "CREATE EXTENSION IF NOT EXISTS pg_trgm",
             "CREATE INDEX items_on_authors_trigrams ON items USING gin (lower(authors::text) gin_trgm_ops)",
         ]),
+        // Where each spine reading lies in its photo (SpineBox's JSON text; NULL: none known).
+        Migration(version: 3, name: "spine-boxes", sql: [
+            "ALTER TABLE spine_readings ADD COLUMN box text",
+        ]),
     ]
 
     /// Applies every migration not yet recorded, under the advisory lock, in one transaction.

@@ -1,3 +1,4 @@
+import BookMetadata
 import Foundation
 import Vision
 
@@ -31,15 +32,29 @@ public struct TesseractSpineReader: SpineReader {
         return ShelfReading(readings: Self.readings(from: shelf))
     }
 
-    static func readings(from shelf: OCRShelf) -> [SpineReading] { readings(of: shelf.spines) }
+    static func readings(from shelf: OCRShelf) -> [SpineReading] {
+        readings(of: shelf.spines, photoWidth: shelf.workingWidth, photoHeight: shelf.workingHeight)
+    }
 
-    /// One reading per spine, its other readings as alternatives.
-    public static func readings(of spines: [OCRSpine]) -> [SpineReading] {
+    /// One reading per spine, its other readings as alternatives; with the photo's (working)
+    /// size, each with its box, turned the way the spine was read.
+    public static func readings(of spines: [OCRSpine], photoWidth: Int = 0, photoHeight: Int = 0) -> [SpineReading] {
         spines.enumerated().map { index, spine in
             // An unsure reading's confidence is halved under the matcher's floor: never strong.
             SpineReading(text: spine.text, position: index, confidence: (spine.confidence / 100 * (spine.isUnsure ? 0.5 : 1)).clamped01,
-                         alternatives: spine.alternatives)
+                         alternatives: spine.alternatives, box: box(of: spine, photoWidth: photoWidth, photoHeight: photoHeight))
         }
+    }
+
+    /// The spine's box in the working image, its corners in the order its text was read.
+    static func box(of spine: OCRSpine, photoWidth: Int, photoHeight: Int) -> SpineBox? {
+        let direction: SpineBox.Direction = switch spine.rotation {
+        case .none: .across
+        case .clockwise270: .down
+        case .clockwise90: .up
+        }
+        return SpineBox(width: photoWidth, height: photoHeight, x0: Double(spine.box.x0), y0: Double(spine.box.y0),
+                        x1: Double(spine.box.x1), y1: Double(spine.box.y1), direction: direction)
     }
 }
 

@@ -1,4 +1,5 @@
 import BookCodes
+import BookMetadata
 import Catalogue
 import Foundation
 import Intake
@@ -33,6 +34,8 @@ public struct SpineEvent: Sendable, Hashable {
     /// Library Full: owned books and the plan's limit (as every door reports it).
     public var owned: Int?
     public var limit: Int?
+    /// Where the spine lies in its photo, when the reader said.
+    public var box: SpineBox?
 
     public init(kind: Kind, file: String, reading: String? = nil, position: Int? = nil, decision: MatchDecision? = nil,
                 distance: Double? = nil, isbn13: String? = nil, title: String? = nil, authors: [String]? = nil,
@@ -329,6 +332,7 @@ public final class SpineSession: Sendable {
     func settle(_ reading: SpineReading, index: Int, file: String, hash: String, record: SpineRecord?, match: SpineMatch?) -> SpineEvent {
         var event = SpineEvent(kind: .unmatched, file: file, reading: reading.text, position: reading.position ?? index)
         event.dryRun = dryRun
+        event.box = reading.box
         if let record, record.status != .libraryFull {
             event.decision = MatchDecision(rawValue: record.decision)
             event.distance = record.distance
@@ -415,7 +419,7 @@ public final class SpineSession: Sendable {
             _ = try catalogue.saveSpineRecord(SpineRecord(
                 photoHash: hash, reader: reader.identity, index: index, file: file, text: shownText,
                 decision: match.decision.rawValue, distance: event.distance ?? 1, workKey: event.workKey, isbn13: event.isbn13,
-                title: event.title, authors: event.authors ?? [], status: status, reason: event.reason))
+                title: event.title, authors: event.authors ?? [], status: status, reason: event.reason, box: reading.box))
         } catch {
             // Not recorded: the next run matches this reading again (an added book is then "already owned").
             let settled = event.kind

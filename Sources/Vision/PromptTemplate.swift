@@ -17,6 +17,8 @@ public struct PromptTemplate: Sendable, Hashable {
         - "series" and "volume": the series name and volume number if printed, else null;
         - "position": the spine's place on the shelf, 0 for the leftmost;
         - "confidence": how sure you are of the title, from 0 to 1;
+        - "box": where the spine's text is, as four [x, y] corners in fractions of the image's width and height (0 to 1): \
+        the top-left, top-right, bottom-right and bottom-left of the text as it is read, or null;
         - "unreadable": true if you can see a spine but cannot read its title. Never guess a title you cannot read.
         Do not add books that are not visible. Answer with JSON only, matching this schema:
         {{{schema}}}

@@ -10,6 +10,9 @@ public struct PreparedImage: Sendable {
     public var height: Int
     /// "2 of 3" for a tile, nil for the whole photo.
     public var tile: String?
+    /// Where the image lies across the photo: its left edge and its width, in fractions of the photo's width.
+    public var left = 0.0
+    public var share = 1.0
 }
 
 public enum ShelfImage {
@@ -18,28 +21,10 @@ public enum ShelfImage {
 
     public static func prepare(_ photo: ShelfPhoto, maxSide: Int, tiles: Int = 1, quality: Int = 85) throws(VisionError) -> [PreparedImage] {
         let count = max(1, tiles)
-        // Colour when the photo is a JPEG libjpeg can give as RGB (colour helps a model tell
-        // spine text from its background); otherwise the gray loader, which also names
-        // what is wrong with a bad file.
-        let picture: ColorImage
-        let gray: Bool
-        if let color = ColorJPEG.decode(photo.data, minimumLongSide: maxSide * count) {
-            picture = color
-            gray = false
-        } else {
-            let loaded: LoadedImage
-            do {
-                loaded = try ImageLoader.load(data: photo.data, name: photo.path, options: ImageLoadOptions(jpegMinimumLongSide: maxSide * count))
-            } catch {
-                throw .image(photo: photo.path, message: "cannot be read as an image (\(error))")
-            }
-            picture = ColorImage(red: loaded.image, green: loaded.image, blue: loaded.image)
-            gray = true
-        }
-        guard picture.width > 0, picture.height > 0 else { throw .image(photo: photo.path, message: "is empty") }
-        var pieces: [(ColorImage, String?)] = []
+        let (picture, gray) = try self.picture(photo, minimumLongSide: maxSide * count)
+        var pieces: [(ColorImage, String?, left: Double, share: Double)] = []
         if count == 1 {
-            pieces = [(picture, nil)]
+            pieces = [(picture, nil, 0, 1)]
         } else {
             // Width of each tile so that `count` tiles with `overlap` cover the photo.
             let width = picture.width
@@ -47,10 +32,12 @@ public enum ShelfImage {
             let step = (width - tileWidth) / (count - 1)
             for index in 0..<count {
                 let x = index == count - 1 ? width - tileWidth : index * step
-                pieces.append((picture.map { crop($0, x: max(0, x), width: min(tileWidth, width)) }, "\(index + 1) of \(count)"))
+                let (left, cut) = (max(0, x), min(tileWidth, width))
+                pieces.append((picture.map { crop($0, x: left, width: cut) }, "\(index + 1) of \(count)",
+                               Double(left) / Double(width), Double(cut) / Double(width)))
             }
         }
-        return try pieces.map { piece, label throws(VisionError) in
+        return try pieces.map { piece, label, left, share throws(VisionError) in
             let scaled: ColorImage
             if gray {
                 let plane = fit(piece.red, maxSide: maxSide)
@@ -61,11 +48,36 @@ public enum ShelfImage {
             do {
                 let jpeg = gray ? try ImageEncoder.jpegData(scaled.red, quality: quality)
                     : try ImageEncoder.jpegData(rgb: scaled.interleaved, width: scaled.width, height: scaled.height, quality: quality)
-                return PreparedImage(jpeg: jpeg, width: scaled.width, height: scaled.height, tile: label)
+                return PreparedImage(jpeg: jpeg, width: scaled.width, height: scaled.height, tile: label, left: left, share: share)
             } catch {
                 throw .image(photo: photo.path, message: "cannot be encoded as JPEG (\(error))")
             }
         }
+    }
+
+    /// The photo upright, its long side at least `minimumLongSide` where it has that many
+    /// pixels (a JPEG is decoded at the smallest DCT scale that gives it). Colour when the
+    /// photo is a JPEG libjpeg can give as RGB (colour helps a model tell spine text from its
+    /// background); otherwise the gray loader (`gray`: the three planes are one), which also
+    /// names what is wrong with a bad file.
+    public static func picture(_ photo: ShelfPhoto, minimumLongSide: Int) throws(VisionError) -> (picture: ColorImage, gray: Bool) {
+        let picture: ColorImage
+        let gray: Bool
+        if let color = ColorJPEG.decode(photo.data, minimumLongSide: minimumLongSide) {
+            picture = color
+            gray = false
+        } else {
+            let loaded: LoadedImage
+            do {
+                loaded = try ImageLoader.load(data: photo.data, name: photo.path, options: ImageLoadOptions(jpegMinimumLongSide: minimumLongSide))
+            } catch {
+                throw .image(photo: photo.path, message: "cannot be read as an image (\(error))")
+            }
+            picture = ColorImage(red: loaded.image, green: loaded.image, blue: loaded.image)
+            gray = true
+        }
+        guard picture.width > 0, picture.height > 0 else { throw .image(photo: photo.path, message: "is empty") }
+        return (picture, gray)
     }
 
     static func crop(_ image: GrayImage, x: Int, width: Int) -> GrayImage {
@@ -79,7 +91,7 @@ public enum ShelfImage {
     }
 
     /// Box-filter downscale to fit `maxSide` (never upscales).
-    static func fit(_ image: GrayImage, maxSide: Int) -> GrayImage {
+    public static func fit(_ image: GrayImage, maxSide: Int) -> GrayImage {
         let longSide = max(image.width, image.height)
         guard longSide > maxSide, maxSide > 0 else { return image }
         let scale = Double(maxSide) / Double(longSide)

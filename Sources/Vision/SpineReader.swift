@@ -1,3 +1,4 @@
+import BookMetadata
 import Foundation
 
 /// One spine as a reader (vision model or OCR) saw it. Matching decides what it is.
@@ -19,11 +20,14 @@ public struct SpineReading: Sendable, Hashable, Codable {
     /// after `text`. The matcher weighs them all and refuses a strong match when they name
     /// different books. Replies and caches written before this field decode with none.
     public var alternatives: [String]
+    /// Where the spine lies in the photo, when the reader says (OCR always; a model when its
+    /// reply carries a box): the review page cuts the spine out with it.
+    public var box: SpineBox?
 
     public init(
         text: String, title: String? = nil, author: String? = nil, series: String? = nil,
         volume: String? = nil, position: Int? = nil, confidence: Double? = nil, unreadable: Bool = false,
-        alternatives: [String] = []
+        alternatives: [String] = [], box: SpineBox? = nil
     ) {
         self.text = text
         self.title = title
@@ -34,10 +38,11 @@ public struct SpineReading: Sendable, Hashable, Codable {
         self.confidence = confidence
         self.unreadable = unreadable
         self.alternatives = alternatives
+        self.box = box
     }
 
     private enum CodingKeys: String, CodingKey {
-        case text, title, author, series, volume, position, confidence, unreadable, alternatives
+        case text, title, author, series, volume, position, confidence, unreadable, alternatives, box
     }
 
     public init(from decoder: any Decoder) throws {
@@ -51,6 +56,8 @@ public struct SpineReading: Sendable, Hashable, Codable {
         confidence = try container.decodeIfPresent(Double.self, forKey: .confidence)
         unreadable = try container.decode(Bool.self, forKey: .unreadable)
         alternatives = try container.decodeIfPresent([String].self, forKey: .alternatives) ?? []
+        // Replies cached before boxes were kept have none; a damaged one is no box, not a lost reply.
+        box = (try? container.decodeIfPresent(SpineBox.self, forKey: .box)) ?? nil
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -65,6 +72,7 @@ public struct SpineReading: Sendable, Hashable, Codable {
         try container.encode(unreadable, forKey: .unreadable)
         // Absent when empty: what vision readers' replies were before stays byte for byte.
         if !alternatives.isEmpty { try container.encode(alternatives, forKey: .alternatives) }
+        try container.encodeIfPresent(box, forKey: .box)
     }
 }
 

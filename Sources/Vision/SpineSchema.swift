@@ -2,7 +2,7 @@ import Foundation
 
 /// The reply's shape, as JSON Schema (OpenAI, Ollama, the prompt) and as Gemini's OpenAPI subset.
 enum SpineSchema {
-    static let fields = ["text", "title", "author", "series", "volume", "position", "confidence", "unreadable"]
+    static let fields = ["text", "title", "author", "series", "volume", "position", "confidence", "unreadable", "box"]
 
     /// OpenAI strict mode: every property required, nullable ones as type unions.
     static var jsonSchema: [String: Any] {
@@ -14,6 +14,8 @@ enum SpineSchema {
                 "series": nullableString, "volume": nullableString,
                 "position": ["type": ["integer", "null"]], "confidence": ["type": ["number", "null"]],
                 "unreadable": ["type": "boolean"],
+                // Four [x, y] corners (ReplyParser.box).
+                "box": ["type": ["array", "null"], "items": ["type": "array", "items": ["type": "number"]] as [String: Any]] as [String: Any],
             ] as [String: Any],
             "required": fields,
             "additionalProperties": false,
@@ -34,6 +36,7 @@ enum SpineSchema {
                 "text": ["type": "STRING"], "title": nullable("STRING"), "author": nullable("STRING"),
                 "series": nullable("STRING"), "volume": nullable("STRING"), "position": nullable("INTEGER"),
                 "confidence": nullable("NUMBER"), "unreadable": ["type": "BOOLEAN"],
+                "box": ["type": "ARRAY", "nullable": true, "items": ["type": "ARRAY", "items": ["type": "NUMBER"]] as [String: Any]] as [String: Any],
             ] as [String: Any],
             "required": ["text", "unreadable"],
         ]

@@ -1,3 +1,4 @@
+import BookMetadata
 import Foundation
 import MetadataSources
 
@@ -84,10 +85,19 @@ public final class VisionReader: SpineReader {
         let reply = try api.reply(body, photo: photo)
         if let refusal = reply.refusal { throw .refused(photo: photo, message: refusal) }
         if let blocked = reply.blocked { throw .blocked(photo: photo, reason: blocked) }
-        guard let parsed = ReplyParser.parse(reply.text) else {
+        guard var parsed = ReplyParser.parse(reply.text, image: (image.width, image.height)) else {
             // A cut reply that had not reached its JSON yet is a truncation, not prose.
             if reply.truncated { return ShelfReading(readings: [], usage: reply.usage, truncated: true) }
             throw .noReadings(photo: photo, excerpt: ProviderAPI.excerpt(reply.text, redaction: redaction))
+        }
+        // A tile's boxes are placed on the whole photo (at the tile's scale).
+        if image.share < 1 {
+            let width = Int((Double(image.width) / image.share).rounded())
+            for index in parsed.readings.indices {
+                parsed.readings[index].box = parsed.readings[index].box.flatMap { box in
+                    SpineBox(width: width, height: box.height, corners: box.corners.map { SpineBox.Point(x: $0.x + image.left * Double(width), y: $0.y) })
+                }
+            }
         }
         return ReplyLimits.apply(ShelfReading(readings: parsed.readings, usage: reply.usage, truncated: reply.truncated || parsed.incomplete,
                                               dropped: parsed.dropped))

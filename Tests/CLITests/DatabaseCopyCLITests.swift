@@ -54,9 +54,15 @@ import TestSupport
             INSERT INTO notFoundCodes VALUES ('9791234567896', 'shelf.jpg', '2026-11-26 09:00:00.000', '2026-11-27 09:00:00.999', 3);
             INSERT INTO spineReplies VALUES ('photohash1', 'model-a', 'shelf.jpg', X'5B7B227469746C65223A2278227D5D', 10, 20, 0, '2026-11-27 08:00:00.000');
             INSERT INTO spineReadings VALUES (7, 'photohash1', 'model-a', 0, 'shelf.jpg', 'CRIME AND PUNISHMENT', 'match', 0.125,
-                NULL, '9780140449136', 'Crime and Punishment', '["Fyodor Dostoevsky"]', 'review', NULL, '2026-11-27 08:00:01.000');
+                NULL, '9780140449136', 'Crime and Punishment', '["Fyodor Dostoevsky"]', 'review', NULL, '2026-11-27 08:00:01.000',
+                '\(Self.spineBox)');
+            INSERT INTO spineReadings VALUES (8, 'photohash1', 'model-a', 1, 'shelf.jpg', 'INTRODUCTION TO', 'medium', 0.25,
+                NULL, '9780262033848', 'Introduction to Algorithms', '["Thomas Cormen"]', 'review', NULL, '2026-11-27 08:00:02.000', NULL);
             """)
     }
+
+    /// A leaning spine read top to bottom, as `SpineBox` stores it.
+    static let spineBox = #"{"corners":[[612.4,40],[590,800.5],[530,798],[552.6,38]],"height":840,"width":1800}"#
 
     @Test func aLibraryGoesToPostgreSQLAndBackWithEveryRowKept() async throws {
         let cluster = try PostgresTestCluster.shared()
@@ -70,7 +76,7 @@ import TestSupport
         let up = try await harness.run("database", "copy", harness.database.path, url)
         #expect(up.status == 0, "\(up.stderr)")
         #expect(up.stdout.contains("Copied \(harness.database.path) to \(shown)"), "\(up.stdout)")
-        #expect(up.stdout.contains("3 items") && up.stdout.contains("1 spine readings"), "\(up.stdout)")
+        #expect(up.stdout.contains("3 items") && up.stdout.contains("2 spine readings"), "\(up.stdout)")
         #expect(!up.stdout.contains(cluster.password) && !up.stderr.contains(cluster.password))
 
         // The server's library reads as the file's: the same books, search and station.
@@ -96,6 +102,12 @@ import TestSupport
             #expect(original[table.name] == returned[table.name], "\(table.name):\n\(original[table.name] ?? "")\n\(returned[table.name] ?? "")")
             #expect(original[table.name]?.isEmpty == false, "\(table.name) has no row to compare")
         }
+        // The spine's box went there and back, and the reading without one came back without.
+        let box = Self.spineBox.replacingOccurrences(of: "\"", with: "\\\"")
+        #expect(returned["spineReadings"]?.contains("\"box\":\"\(box)\"") == true, "\(returned["spineReadings"] ?? "")")
+        #expect(returned["spineReadings"]?.contains("\"box\":null") == true, "\(returned["spineReadings"] ?? "")")
+        let reviewed = try await harness.run("review", "--json", "--db", url)
+        #expect(reviewed.jsonLines.compactMap { ($0["box"] as? [String: Any])?["width"] as? Int } == [1800], "\(reviewed.stdout)")
         // The export of both files, the moment it was made aside.
         func exported(_ file: URL) async throws -> String {
             let result = try await harness.run("export", "--format", "json", "--db", file.path)

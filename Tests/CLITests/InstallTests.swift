@@ -120,7 +120,7 @@ import Testing
         _ = try await harness.run("account")
         let withLibrary = try await harness.run("doctor")
         #expect(withLibrary.stdout.contains("\(harness.database.path), "), "\(withLibrary.stdout)")
-        #expect(withLibrary.stdout.contains("schema v3-stations, 0 owned books"), "\(withLibrary.stdout)")
+        #expect(withLibrary.stdout.contains("schema v4-spine-boxes, 0 owned books"), "\(withLibrary.stdout)")
 
         // A named PP-OCR interpreter that does not exist: spines would stop, so doctor fails.
         harness.extraEnvironment["RAPIDSCAN_PPOCR_PYTHON"] = "/nonexistent/python"

@@ -6,14 +6,22 @@ import Testing
 
 /// `rapidscan review` (issue 35): the numbers a person types, through the real binary.
 @Suite(.serialized) struct ReviewCLITests {
+    /// What the model answers (the medium reading, unless a test changes it).
+    final class Answer: Sendable {
+        let text = Mutex(IntakeShelfDoorsCLITests.medium)
+    }
+
+    /// The medium reading with its box: a spine printed top to bottom, in fractions of the image.
+    static let mediumWithBox = #"{"spines": [{"text": "THE FIFTH ELEMENT", "title": "The Fifth Element", "author": null, "series": null, "volume": null, "position": 0, "confidence": 0.7, "unreadable": false, "box": [[0.42, 0.1], [0.42, 0.8], [0.40, 0.8], [0.40, 0.1]]}]}"#
+
     /// A library whose vision model reads one medium spine per photo (The Fifth Element).
-    static func harness() async throws -> CLIHarness {
+    static func harness(_ answer: Answer = Answer()) async throws -> CLIHarness {
         let library = IntakeDoorsCLITests.Library()
         let harness = try await IntakeDoorsCLITests.harness(library)
         let fifth = try FixtureResponse.fixture("googlebooks/volumes_search_intitle_the_fifth_element_10_items.json")
         library.search.withLock { $0 = fifth }
         harness.server.route(SpinesCommandTests.chat, method: "POST") { _ in
-            (try? IntakeShelfDoorsCLITests.chat(IntakeShelfDoorsCLITests.medium)) ?? FixtureResponse(status: 500)
+            (try? IntakeShelfDoorsCLITests.chat(answer.text.withLock { $0 })) ?? FixtureResponse(status: 500)
         }
         harness.extraEnvironment["RAPIDSCAN_VISION_PROVIDER"] = "openai"
         harness.extraEnvironment["RAPIDSCAN_VISION_URL"] = harness.server.baseURL.appendingPathComponent("v1").absoluteString
@@ -59,6 +67,80 @@ import Testing
         #expect(try await harness.run("review").status == 0)
     }
 
+    /// The spines cut out on a page, as the browser holds them (`img.crop`'s data: URI), decoded.
+    static func crops(inDOM dom: String, directory: URL) throws -> [GrayImage] {
+        try dom.matches(of: /<img class="crop"[^>]* src="data:image\/jpeg;base64,([^"]+)"/).enumerated().map { index, match in
+            let file = directory.appendingPathComponent("crop-\(index).jpg")
+            try #require(Data(base64Encoded: String(match.1))).write(to: file)
+            return try ImageLoader.load(contentsOf: file).image
+        }
+    }
+
+    /// A shelf read here (Tesseract, PP-OCR where installed) against Google Books on loopback,
+    /// which knows *Tenth of December* without an ISBN: its spine waits for review. The page
+    /// cuts the spine out of the photo: the crop is the spine's shape, not the photo's, and
+    /// upright: rapidscan reading the crop as it stands (no turn) finds the title on it.
+    @Test func aSpineReadHereIsCutOutOfItsPhotoUprightInARealBrowser() async throws {
+        let library = IntakeDoorsCLITests.Library()
+        let harness = try await IntakeDoorsCLITests.harness(library)
+        defer { Task { await harness.server.stop() } }
+        library.search.withLock {
+            $0 = .json(#"{"totalItems": 1, "items": [{"id": "tenth", "volumeInfo": {"title": "Tenth of December", "authors": ["George Saunders"]}}]}"#)
+        }
+        let photo = harness.directory.appendingPathComponent("shelf.jpg")
+        try FileManager.default.copyItem(at: SharedFiles.sampleImages.appendingPathComponent("shelves/shelf-03.jpg"), to: photo)
+        let read = try await harness.run("spines", "--json", photo.path)
+        // The other spines find no book here (exit 2); the one found waits for review.
+        #expect(read.status == 2 && read.jsonLines.last?["review"] as? Int == 1, "\(read.stdout)\(read.stderr)")
+        // Every reading says where its spine is: in the (upright) photo's shape, and this
+        // one, printed top to bottom, starts at its top right and runs down the photo.
+        let events = read.jsonLines.filter { $0["reading"] != nil }
+        #expect(!events.isEmpty && events.allSatisfy { $0["box"] != nil }, "\(read.stdout)")
+        func isTenth(_ event: [String: Any]) -> Bool {
+            event["event"] as? String == "review" && (event["reading"] as? String)?.localizedCaseInsensitiveContains("December") == true
+        }
+        let tenth = try #require(events.first(where: isTenth), "\(read.stdout)")
+        let box = try #require(tenth["box"] as? [String: Any])
+        let (width, height) = (try #require((box["width"] as? NSNumber)?.doubleValue), try #require((box["height"] as? NSNumber)?.doubleValue))
+        #expect(abs(width / height - 1800.0 / 840) < 0.01, "\(box)")
+        let corners = try #require(box["corners"] as? [[NSNumber]]).map { $0.map(\.doubleValue) }
+        #expect(corners.count == 4 && corners[0][0] > corners[3][0] && corners[1][1] - corners[0][1] > 0.3 * height, "\(corners)")
+
+        let page = harness.directory.appendingPathComponent("review.html")
+        #expect(try await harness.run("review", "--html", page.path).status == 6)
+        let profile = harness.directory.appendingPathComponent("chromium-profile")
+        let dom = try await Self.chromium(["--dump-dom", page.absoluteString], profile: profile)
+        #expect(dom.status == 0, "\(dom.stderr)")
+        let waiting = try await harness.run("review", "--json").jsonLines
+        let place = try #require(waiting.firstIndex(where: isTenth), "\(waiting)")
+        let number = try #require(waiting[place]["number"] as? Int)
+        #expect(dom.stdout.contains("rapidscan review --accept \(number)") && dom.stdout.contains("rapidscan review --reject \(number)"))
+        #expect(dom.stdout.contains("Tenth of December") && dom.stdout.contains("class=\"reading\""), "the reading and the book")
+        #expect(dom.stdout.contains("<polygon class=\"outline\""), "the spine outlined on the small photo")
+        let crops = try Self.crops(inDOM: dom.stdout, directory: harness.directory)
+        #expect(crops.count == waiting.count, "every waiting spine cut out")
+        let crop = try #require(crops.indices.contains(place) ? crops[place] : nil)
+        // The spine's shape with its margin (its text's length by its height), not the photo's.
+        let (length, thickness) = (hypot(corners[1][0] - corners[0][0], corners[1][1] - corners[0][1]),
+                                   hypot(corners[3][0] - corners[0][0], corners[3][1] - corners[0][1]))
+        let expected = (length + 0.6 * thickness) / (1.6 * thickness)
+        #expect(abs(Double(crop.width) / Double(crop.height) - expected) < 0.05 * expected, "\(crop.width)×\(crop.height), \(expected)")
+        #expect(crop.width > 3 * crop.height && crop.width <= 1000, "\(crop.width)×\(crop.height)")
+
+        let shot = harness.directory.appendingPathComponent("review.png")
+        let screenshot = try await Self.chromium(["--screenshot=\(shot.path)", "--window-size=1200,900", page.absoluteString], profile: profile)
+        #expect(screenshot.status == 0, "\(screenshot.stderr)")
+        #expect(Set(try ImageLoader.load(contentsOf: shot).image.pixels).count > 64)
+
+        // Upright: read as it stands (Tesseract at 0° alone), the crop shows the title.
+        let config = harness.directory.appendingPathComponent("config/rapidscan")
+        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+        try Data("[vision]\nrotations = [0]\nppocr = \"off\"\n".utf8).write(to: config.appendingPathComponent("config.toml"))
+        let standing = try await harness.run("spines", "--json", "--offline", harness.directory.appendingPathComponent("crop-\(place).jpg").path)
+        let words = standing.jsonLines.compactMap { $0["reading"] as? String }.joined(separator: " ")
+        #expect(words.localizedCaseInsensitiveContains("December"), "read upright: \(words) \(standing.stderr)")
+    }
+
     /// Debian's chromium (scripts/setup), or nil where it is not installed.
     static let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) }
 
@@ -74,10 +156,13 @@ import Testing
 
     @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func thePageShowsEachWaitingSpineWithItsCommandsInARealBrowser() async throws {
         try SharedFiles.requireShared()
-        let harness = try await Self.harness()
+        let answer = Answer()
+        let harness = try await Self.harness(answer)
         defer { Task { await harness.server.stop() } }
+        // The hall's reading was kept before boxes were (none); the study's model gave its box.
         for name in ["hall", "study"] {
             #expect(try await harness.run("spines", try IntakeShelfDoorsCLITests.photo(harness, name)).status == 6)
+            answer.text.withLock { $0 = Self.mediumWithBox }
         }
         let numbers = try await harness.run("review", "--json").jsonLines.compactMap { $0["number"] as? Int }
         #expect(numbers.count == 2)
@@ -88,7 +173,9 @@ import Testing
         #expect(written.status == 6, "\(written.stderr)")
         #expect(written.stderr.contains("2 matches wait for review: \(page.path)"), "\(written.stderr)")
         let html = try String(contentsOf: page, encoding: .utf8)
-        #expect(html.components(separatedBy: "src=\"data:image/jpeg;base64,").count == 3, "each spine's photo inline")
+        // The hall: its whole photo; the study: its spine cut out and the photo small beside it.
+        #expect(html.components(separatedBy: "src=\"data:image/jpeg;base64,").count == 4, "each spine's pictures inline")
+        #expect(html.components(separatedBy: "class=\"photo\"").count == 2 && html.components(separatedBy: "class=\"crop\"").count == 2)
         #expect(!html.contains("src=\"file:") && !html.contains("src=\"/"), "nothing beside the page")
 
         let profile = harness.directory.appendingPathComponent("chromium-profile")
@@ -111,6 +198,11 @@ import Testing
         // Not one colour: the photos, the text and the boxes are drawn.
         let levels = Set(image.pixels)
         #expect(levels.count > 64, "\(levels.count) grey levels")
+        // The model's box cut the study's spine out: 70% of the photo's height by 2% of its
+        // width (497 by 43 px), turned to read across (long and low), not the photo's shape (3:1).
+        let crops = try Self.crops(inDOM: dom.stdout, directory: harness.directory)
+        let crop = try #require(crops.first)
+        #expect(crops.count == 1 && crop.width > 5 * crop.height && crop.height <= 120, "\(crop.width)×\(crop.height)")
 
         // The commands work as printed.
         let accept = try await harness.run("review", "--db", db, "--accept", String(numbers[0]))

@@ -1,3 +1,4 @@
+import BookMetadata
 import Catalogue
 import Foundation
 import Testing
@@ -30,5 +31,21 @@ import Testing
         #expect(try catalogue.spineReviews().map(\.index) == [1])
         #expect(try catalogue.spineRecords(photoHash: "h1", reader: "openai|m")[0]?.status == .rejected)
         #expect(try catalogue.spineReviews().first?.authors == ["Frank Herbert"])
+    }
+
+    /// A box damaged in the file ("v4-spine-boxes") is named and read as none: the entry still
+    /// waits for review (its page shows the whole photo), nothing else about it is lost.
+    @Test func aDamagedBoxIsNamedAndTheRecordKeptWithoutIt() throws {
+        let temp = try TemporaryCatalogue(onFile: true)
+        let box = try #require(SpineBox(width: 100, height: 50, x0: 10, y0: 5, x1: 20, y1: 45, direction: .down))
+        for (index, text) in ["DUNE", "EMMA"].enumerated() {
+            try temp.catalogue.saveSpineRecord(SpineRecord(
+                photoHash: "h1", reader: "tesseract", index: index, file: "a.jpg", text: text, decision: "medium", distance: 0.2,
+                workKey: nil, isbn13: nil, title: text, authors: [], status: .review, reason: nil, box: box))
+        }
+        try temp.execute(#"UPDATE spineReadings SET box = '{"corners":[[1,2]],"height":50,"width":100}' WHERE text = 'DUNE'"#)
+        let waiting = try temp.catalogue.spineReviews()
+        #expect(waiting.map(\.text) == ["DUNE", "EMMA"] && waiting.map(\.box) == [nil, box])
+        #expect(temp.catalogue.damage.found.contains { $0.table == "spineReadings" && $0.column == "box" && !$0.rowSkipped && $0.problem == "is not a spine box" })
     }
 }

@@ -1,3 +1,4 @@
+import BookMetadata
 import Foundation
 import TestSupport
 import Testing
@@ -38,7 +39,7 @@ import Testing
     @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func tilesAreSentSeparatelyAndMerged() async throws {
         try await withHarness { h in
             let left = #"{"spines": [{"text": "DUNE", "title": "Dune", "position": 0}, {"text": "EMMA", "title": "Emma", "position": 1}]}"#
-            let right = #"{"spines": [{"text": "EMMA", "title": "Emma", "position": 0}, {"text": "ULYSSES", "title": "Ulysses", "position": 1}]}"#
+            let right = #"{"spines": [{"text": "EMMA", "title": "Emma", "position": 0}, {"text": "ULYSSES", "title": "Ulysses", "position": 1, "box": [[0.5, 0.1], [0.5, 0.9], [0.45, 0.9], [0.45, 0.1]]}]}"#
             // 3000×1200 in two tiles overlapping by a fifth: 1667×1200 each, scaled to 1024×737.
             // Tiles are sent concurrently: answer each by the tile its prompt names.
             h.server.route(Self.paths[.ollama]!, method: "POST") { request in
@@ -51,6 +52,12 @@ import Testing
             let shelf = try await h.reader(.ollama, key: nil, tiles: 2).readSpines(in: h.photo)
             #expect(shelf.readings.map(\.title) == ["Dune", "Emma", "Ulysses"])
             #expect(shelf.usage == TokenUsage(input: 1800, output: 160))
+            // A box in the right tile's fractions lands on the whole photo: the tile starts 1333 px
+            // into the 3000 px photo, so the spine's first corner is at (1333 + 0.5 × 1667) / 3000.
+            let box = try #require(shelf.readings.last?.box)
+            #expect(box.height == 737 && abs(Double(box.width) - 3000 * 1024 / 1667) < 1.5, "\(box)")
+            #expect(abs(box.corners[0].x / Double(box.width) - (1333 + 0.5 * 1667) / 3000) < 0.002, "\(box)")
+            #expect(abs(box.corners[1].y / Double(box.height) - 0.9) < 0.002 && shelf.readings.first?.box == nil, "\(box)")
             #expect(h.server.requests.count == 2)
             let prompts = h.server.requests.compactMap { String(data: $0.body, encoding: .utf8) }
             #expect(prompts.contains { $0.contains("tile 1 of 2") } && prompts.contains { $0.contains("tile 2 of 2") })
@@ -401,6 +408,37 @@ import Testing
         #expect(nested?.readings.first?.author == "Jane Austen")
         #expect(nested?.readings.first?.confidence == 0.9)
         #expect(ReplyParser.parse("No books are visible.") == nil)
+    }
+
+    /// A spine's box as models give it: four corners in reading order, a rectangle in
+    /// fractions, or the pixels of the image sent; anything else is none, never a guess.
+    @Test func aSpinesBoxIsReadInEachShapeAModelGivesItAndOtherwiseIsNone() throws {
+        let image = (width: 1000, height: 500)
+        func box(_ value: String) -> SpineBox? {
+            ReplyParser.parse(#"{"spines": [{"text": "DUNE", "box": \#(value)}]}"#, image: image)?.readings.first?.box
+        }
+        // Four corners of a leaning spine read top to bottom, in fractions: the image's pixels.
+        let corners = try #require(box("[[0.52, 0.1], [0.5, 0.9], [0.46, 0.9], [0.48, 0.1]]"))
+        #expect(corners.width == 1000 && corners.height == 500)
+        #expect(corners.corners == [.init(x: 520, y: 50), .init(x: 500, y: 450), .init(x: 460, y: 450), .init(x: 480, y: 50)])
+        // A tall rectangle [x, y, w, h] is taken as read top to bottom: its first corner is its top right.
+        let tall = try #require(box("[0.1, 0.2, 0.05, 0.6]"))
+        #expect(tall.corners.first == .init(x: 150, y: 100) && tall.corners[2] == .init(x: 100, y: 400))
+        #expect(abs(tall.readingWidth - 300) < 0.01 && abs(tall.readingHeight - 50) < 0.01)
+        // An object, and pixels of the image sent.
+        #expect(box(#"{"x": 100, "y": 50, "width": 300, "height": 40}"#)?.corners.first == .init(x: 100, y: 50))
+        // Off the image, too few numbers, no size, text: none.
+        for bad in ["[[0.5, 0.1], [0.5, 0.9], [0.4, 0.9]]", "[0.1, 0.2, 0.0, 0.6]", "[100, 50, 3000, 40]", #""left""#, "null",
+                    "[[1, 2], [3, 4], [5, 6], [7, \"x\"]]", "[0.1, 0.2, 0.3, true]"] {
+            #expect(box(bad) == nil, "\(bad)")
+        }
+        // Pixels need the image's size; fractions do not.
+        #expect(ReplyParser.parse(#"[{"text": "DUNE", "box": [100, 50, 300, 40]}]"#)?.readings.first?.box == nil)
+        #expect(ReplyParser.parse(#"[{"text": "DUNE", "box": [0.1, 0.1, 0.3, 0.04]}]"#)?.readings.first?.box != nil)
+        // A reply cached with its box reads back with it; one cached before boxes reads as none.
+        let reading = SpineReading(text: "DUNE", box: corners)
+        #expect(try JSONDecoder().decode(SpineReading.self, from: JSONEncoder().encode(reading)).box == corners)
+        #expect(try JSONDecoder().decode(SpineReading.self, from: Data(#"{"text": "DUNE", "unreadable": false}"#.utf8)).box == nil)
     }
 
     @Test func deepOrEndlessBracketsFailFast() {

@@ -143,9 +143,10 @@ struct ReviewCommand: AsyncParsableCommand {
 
     private func show(_ number: Int, _ record: SpineRecord) {
         if json {
-            let event = SpineEvent(kind: .review, file: record.file, reading: record.text, decision: .medium,
+            var event = SpineEvent(kind: .review, file: record.file, reading: record.text, decision: .medium,
                                    distance: record.distance, isbn13: record.isbn13, title: record.title,
                                    authors: record.authors, workKey: record.workKey)
+            event.box = record.box
             SpineOutput(json: true, quiet: false).write(event, number: number)
         } else {
             let book = "\(record.title ?? "?")\(record.authors.isEmpty ? "" : " — " + record.authors.joined(separator: ", "))"

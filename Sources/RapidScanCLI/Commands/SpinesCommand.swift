@@ -295,6 +295,7 @@ struct SpineOutput {
                 (event.isbn13, event.title, event.authors, event.workKey, event.source, event.reason, event.error)
             (line.owned, line.limit, line.cached, line.dryRun, line.time) =
                 (event.owned, event.limit, event.cached ? true : nil, event.dryRun ? true : nil, Date())
+            line.box = event.box
             try? JSONLines.write(line)
             return
         }

@@ -1,3 +1,4 @@
+import BookMetadata
 import Foundation
 import Intake
 
@@ -16,6 +17,8 @@ struct IntakeLine: Encodable {
     /// A spine's text as read, its place on the shelf, and how the matcher decided.
     var reading: String?
     var position: Int?
+    /// Where the spine lies in its photo: {"width", "height", "corners": four [x, y] in reading order}.
+    var box: SpineBox?
     var decision: String?
     var distance: Double?
     var isbn13: String?

@@ -522,6 +522,28 @@ import TestSupport
         #expect(try store.spineReviews().map(\.index) == [1])
     }
 
+    /// A reading's box (a leaning spine read top to bottom) comes back corner for corner from
+    /// every read path, is replaced with the record, and a record without one stays without.
+    @Test(arguments: StoreFactory.all)
+    func aSpineBoxRoundTripsWithItsRecord(_ factory: StoreFactory) throws {
+        let opened = try factory.open("local"), store = opened.store
+        let leaning = try #require(SpineBox(width: 1800, height: 840, corners: [
+            .init(x: 612.4, y: 40), .init(x: 590, y: 800.5), .init(x: 530, y: 798), .init(x: 552.6, y: 38)]))
+        func record(_ index: Int, box: SpineBox?) -> SpineRecord {
+            SpineRecord(photoHash: "h2", reader: "tesseract", index: index, file: "shelf.jpg", text: "DUNE HERBERT", decision: "medium",
+                        distance: 0.2, workKey: "w", isbn13: "9780441013593", title: "Dune", authors: ["Frank Herbert"], status: .review,
+                        reason: nil, updatedAt: Self.day0, box: box)
+        }
+        let saved = try store.saveSpineRecord(record(0, box: leaning))
+        #expect(saved.box == leaning)
+        _ = try store.saveSpineRecord(record(1, box: nil))
+        #expect(try store.spineReviews().map(\.box) == [leaning, nil])
+        #expect(try store.spineRecords(photoHash: "h2", reader: "tesseract")[0]?.box?.corners.first == .init(x: 612.4, y: 40))
+        let upright = try #require(SpineBox(width: 900, height: 420, x0: 10, y0: 20, x1: 40, y1: 400, direction: .up))
+        _ = try store.saveSpineRecord(record(0, box: upright))
+        #expect(try store.spineRecords(photoHash: "h2", reader: "tesseract")[0]?.box == upright)
+    }
+
     // MARK: Not-found codes
 
     @Test(arguments: StoreFactory.all)
