@@ -71,6 +71,8 @@ let package = Package(
         .target(name: "LocalSource", dependencies: [
             "CZlib", "BookCodes", "BookMetadata", "MetadataSources", "WorkerPools",
             .product(name: "GRDB", package: "GRDB.swift"),
+            // The loader binds an edition's values through SQLite's C API (`DirectBinding`).
+            .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),
         // The catalogue on a PostgreSQL server (several stations, one library): every role of the seam over libpq.
         .target(name: "PostgresCatalogue", dependencies: ["CLibPQ", "CLazyLibraries", "Catalogue", "BookCodes", "BookMetadata", "MetadataSources"]),

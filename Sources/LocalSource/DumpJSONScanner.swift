@@ -8,14 +8,29 @@ enum ScannedJSON: Sendable, Hashable {
     case bool(Bool)
     case null
     case array([ScannedJSON])
-    case object([String: ScannedJSON])
+    case object(ScannedObject)
 
     var string: String? {
         if case .string(let text) = self { text } else { nil }
     }
 
-    var object: [String: ScannedJSON]? {
+    var object: ScannedObject? {
         if case .object(let members) = self { members } else { nil }
+    }
+}
+
+/// An object's members in their order: the objects kept (references, typed texts) have one to
+/// three members, so a list searched in order costs less than hashing each key.
+struct ScannedObject: Sendable, Hashable {
+    struct Member: Sendable, Hashable {
+        var key: String
+        var value: ScannedJSON
+    }
+
+    var members: [Member] = []
+
+    subscript(key: String) -> ScannedJSON? {
+        members.first { $0.key == key }?.value
     }
 }
 
@@ -98,8 +113,15 @@ struct DumpJSONScanner {
         let start = index + 1
         if let end = plainStringEnd(from: start) {
             index = end + 1
-            let key = UnsafeBufferPointer(rebasing: bytes[start..<end])
-            return keys.firstIndex { $0.elementsEqual(key) }
+            // Lengths first: most of a row's keys match none of the kept ones.
+            let length = end - start
+            return keys.firstIndex { wanted in
+                wanted.count == length && wanted.withUnsafeBufferPointer { wantedBytes in
+                    var offset = 0
+                    while offset < length, wantedBytes[offset] == bytes[start + offset] { offset += 1 }
+                    return offset == length
+                }
+            }
         }
         let key = Array(try string().utf8)
         return keys.firstIndex(of: key)
@@ -124,11 +146,11 @@ struct DumpJSONScanner {
             return .string(try string())
         case UInt8(ascii: "{"):
             index += 1
-            var members: [String: ScannedJSON] = [:]
+            var object = ScannedObject()
             skipWhitespace()
             if peek() == UInt8(ascii: "}") {
                 index += 1
-                return .object(members)
+                return .object(object)
             }
             while true {
                 skipWhitespace()
@@ -138,10 +160,11 @@ struct DumpJSONScanner {
                 try expect(UInt8(ascii: ":"))
                 skipWhitespace()
                 let member = try value(depth: depth + 1)
-                guard members.updateValue(member, forKey: key) == nil else { throw Unsure() }
+                guard object[key] == nil else { throw Unsure() }
+                object.members.append(ScannedObject.Member(key: key, value: member))
                 skipWhitespace()
                 let next = try next()
-                if next == UInt8(ascii: "}") { return .object(members) }
+                if next == UInt8(ascii: "}") { return .object(object) }
                 guard next == UInt8(ascii: ",") else { throw Unsure() }
             }
         case UInt8(ascii: "["):

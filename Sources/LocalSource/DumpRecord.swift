@@ -24,7 +24,8 @@ enum DumpRecord: Sendable {
         var isbns: [Int64]
         var title: String
         var subtitle: String?
-        var authorIDs: [Int64]
+        /// Space-separated ids, as stored (made by the parsing workers: the writer is one thread).
+        var authorIDs: String?
         var byStatement: String?
         var workID: Int64?
         var publisher: String?
@@ -34,7 +35,8 @@ enum DumpRecord: Sendable {
         var language: String?
         var format: String?
         var description: String?
-        var subjects: [String]
+        /// One a line, as stored.
+        var subjects: String?
     }
 
     struct Work: Sendable {
@@ -177,9 +179,20 @@ enum DumpRowParser {
     }
 
     static func isUTF8(_ bytes: ArraySlice<UInt8>) -> Bool {
-        // Plain ASCII, most rows, needs no decoding.
-        if !bytes.contains(where: { $0 >= 0x80 }) { return true }
-        return String(validating: bytes, as: UTF8.self) != nil
+        // Plain ASCII, most rows, needs no decoding: checked eight bytes at a time.
+        let ascii = bytes.withUnsafeBytes { raw in
+            var index = 0
+            while index + 8 <= raw.count {
+                guard raw.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 else { return false }
+                index += 8
+            }
+            while index < raw.count {
+                guard raw[index] < 0x80 else { return false }
+                index += 1
+            }
+            return true
+        }
+        return ascii || String(validating: bytes, as: UTF8.self) != nil
     }
 
     enum Kind: Int, Sendable {
@@ -407,8 +420,10 @@ enum DumpRowParser {
 
     private static func edition(id: Int64, revision: Int64, fields record: EditionFields, memo: inout NormalizedValues) throws -> DumpRecord {
         var isbns: [Int64] = []
-        for text in (record.isbn13 ?? []) + (record.isbn10 ?? []) {
-            if let value = isbnValue(text), !isbns.contains(value) { isbns.append(value) }
+        for list in [record.isbn13, record.isbn10] {
+            for text in list ?? [] {
+                if let value = isbnValue(text), !isbns.contains(value) { isbns.append(value) }
+            }
         }
         // Only what an ISBN can find is kept (a lookup is by ISBN, a search returns ISBNs).
         guard !isbns.isEmpty else { return .skipped }
@@ -418,7 +433,7 @@ enum DumpRowParser {
         return .edition(DumpRecord.Edition(
             id: id, revision: revision, isbns: isbns, title: title,
             subtitle: record.subtitle.flatMap(tidy),
-            authorIDs: (record.authors ?? []).compactMap { recordID($0, kind: .author) },
+            authorIDs: DumpLoader.joined((record.authors ?? []).compactMap { recordID($0, kind: .author) }),
             byStatement: record.byStatement.flatMap(tidy),
             workID: record.works?.lazy.compactMap { recordID($0, kind: .work) }.first,
             publisher: record.publishers?.first.flatMap(tidy),
@@ -427,8 +442,14 @@ enum DumpRowParser {
             coverID: record.covers?.first { $0 > 0 },
             language: memo.language(record.languages?.first ?? nil),
             format: memo.format(record.physicalFormat),
-            description: record.description.flatMap(tidy).map { String($0.prefix(maxDescription)) },
-            subjects: Array((record.subjects ?? []).prefix(maxSubjects).compactMap(tidy))))
+            description: record.description.flatMap(tidy).map(shortened),
+            subjects: DumpLoader.lines((record.subjects ?? []).prefix(maxSubjects).compactMap(tidy))))
+    }
+
+    /// The first `maxDescription` characters; a text with no more bytes than that is all of them
+    /// (counting characters walks the whole text).
+    private static func shortened(_ description: String) -> String {
+        description.utf8.count <= maxDescription ? description : String(description.prefix(maxDescription))
     }
 
     private static func work(id: Int64, revision: Int64, fields record: WorkFields, memo: inout NormalizedValues) throws -> DumpRecord {
@@ -436,46 +457,51 @@ enum DumpRowParser {
             id: id, revision: revision, title: record.title.flatMap(tidy),
             authorIDs: (record.authors ?? []).compactMap { recordID($0, kind: .author) },
             subjects: Array((record.subjects ?? []).prefix(maxSubjects).compactMap(tidy)),
-            description: record.description.flatMap(tidy).map { String($0.prefix(maxDescription)) },
+            description: record.description.flatMap(tidy).map(shortened),
             coverID: record.covers?.first { $0 > 0 },
             firstPublishDate: memo.publishDate(record.firstPublishDate)))
     }
 
     /// An edition's ISBN text as the 13-digit number stored (an ISBN-10 converted); nil when it
-    /// is not a valid ISBN. Plain digits (nearly every dump value) are checked on their bytes;
-    /// anything else goes through `ISBN13(validating:)` as typed text does.
+    /// is not a valid ISBN. Plain digits (nearly every dump value) are checked on their bytes,
+    /// the checksums summed as they are read (no array a value); anything else goes through
+    /// `ISBN13(validating:)` as typed text does.
     static func isbnValue(_ text: String) -> Int64? {
-        var digits: [Int64] = []
-        digits.reserveCapacity(13)
-        var tenthIsX = false
+        var value: Int64 = 0, count = 0, tenthIsX = false
+        // GS1 weights of the first 12 digits; ISBN-10 weights (10…2) of the first 9; the GS1
+        // weights those 9 get after "978".
+        var sum13: Int64 = 0, sum10: Int64 = 0, sum978: Int64 = 0
         for byte in text.utf8 where byte != UInt8(ascii: "-") && byte != UInt8(ascii: " ") {
             if byte >= 0x30, byte <= 0x39, !tenthIsX {
-                digits.append(Int64(byte - 0x30))
-            } else if byte == UInt8(ascii: "X") || byte == UInt8(ascii: "x"), digits.count == 9, !tenthIsX {
+                let digit = Int64(byte - 0x30)
+                if count < 12 { sum13 += (count % 2 == 0 ? 1 : 3) * digit }
+                if count < 9 {
+                    sum10 += Int64(10 - count) * digit
+                    sum978 += (count % 2 == 0 ? 3 : 1) * digit
+                }
+                value = value &* 10 &+ digit
+                count += 1
+            } else if byte == UInt8(ascii: "X") || byte == UInt8(ascii: "x"), count == 9, !tenthIsX {
                 tenthIsX = true
             } else {
                 return slowISBNValue(text)
             }
-            if digits.count > 13 { return nil }
+            if count > 13 { return nil }
         }
-        if digits.count == 13, !tenthIsX {
-            guard digits[0] == 9, digits[1] == 7, digits[2] == 8 || (digits[2] == 9 && digits[3] != 0) else { return nil }
-            guard gs1Check(digits.prefix(12)) == digits[12] else { return nil }
-            return digits.reduce(0) { $0 * 10 + $1 }
+        if count == 13, !tenthIsX {
+            let prefix = value / 1_000_000_000  // the first four digits
+            guard prefix / 10 == 978 || (prefix / 10 == 979 && prefix % 10 != 0) else { return nil }
+            guard (10 - sum13 % 10) % 10 == value % 10 else { return nil }
+            return value
         }
-        if digits.count + (tenthIsX ? 1 : 0) == 10 {
-            let check = tenthIsX ? 10 : digits[9]
-            let weighted = digits.prefix(9).enumerated().reduce(0) { $0 + Int64(10 - $1.offset) * $1.element }
-            guard (weighted + check) % 11 == 0 else { return nil }
-            let body = [9, 7, 8] + digits.prefix(9)
-            return (body + [gs1Check(body[...])]).reduce(0) { $0 * 10 + $1 }
+        if count + (tenthIsX ? 1 : 0) == 10 {
+            let check = tenthIsX ? 10 : value % 10
+            guard (sum10 + check) % 11 == 0 else { return nil }
+            let body = 978_000_000_000 + (tenthIsX ? value : value / 10)
+            // 9·1 + 7·3 + 8·1 = 38: the GS1 weights of "978".
+            return body * 10 + (10 - (38 + sum978) % 10) % 10
         }
         return slowISBNValue(text)
-    }
-
-    private static func gs1Check(_ body: ArraySlice<Int64>) -> Int64 {
-        let total = body.enumerated().reduce(0) { $0 + ($1.offset % 2 == 0 ? 1 : 3) * $1.element }
-        return (10 - total % 10) % 10
     }
 
     private static func slowISBNValue(_ text: String) -> Int64? {

@@ -1,3 +1,4 @@
+import BookCodes
 import Foundation
 @testable import LocalSource
 import Testing
@@ -65,6 +66,40 @@ import TestSupport
             #expect(scanned.title == title, "\(json)")
             #expect(scanned == (try DumpRowParser.decodedEditionFields(Self.bytes(json))), "\(json)")
         }
+    }
+
+    /// The loader reads an edition's ISBN texts on their bytes, summing the checksums as it
+    /// goes; what it makes of each must be what the validators make of it (the 13-digit value,
+    /// an ISBN-10 converted, or nothing).
+    @Test func readsISBNsOnBytesAsTheValidatorsDo() throws {
+        func expected(_ text: String) -> Int64? {
+            let cleaned = text.filter { $0 != "-" && $0 != " " }
+            let isbn = (try? ISBN13(validating: cleaned)) ?? (try? ISBN10(validating: cleaned))?.isbn13
+            return isbn.flatMap { Int64($0.digits) }
+        }
+        var generator = SeededGenerator(seed: 33)
+        var texts = ["", "X", "978", "0-7432-7356-7", "0743273567", "074327356X", "080442957X", "080442957x", "0 8044 2957 X",
+                     "9780743273565", "978-0-7432-7356-5", "9790000000001", "9791032300822", "9781032300822", "97807432735650",
+                     "123456789X1", "12345678X9", "ISBN 0743273567", "0743273567 ", "97807432735６5", "9780743273564"]
+        for _ in 0..<4_000 {
+            // Random digit strings of 9 to 14 digits, half with a right check digit, some hyphenated or with an X.
+            let length = Int.random(in: 9...14, using: &generator)
+            var digits = (0..<length).map { _ in Int.random(in: 0...9, using: &generator) }
+            if Bool.random(using: &generator), length >= 10 { digits[0...2] = [9, 7, Int.random(in: 8...9, using: &generator)] }
+            var text = digits.map(String.init).joined()
+            if length == 10, Int.random(in: 0..<5, using: &generator) == 0 { text = String(text.prefix(9)) + "X" }
+            if Int.random(in: 0..<4, using: &generator) == 0 { text.insert("-", at: text.index(text.startIndex, offsetBy: 3)) }
+            texts.append(text)
+            // The same body with each possible last digit: one of them is right.
+            for last in 0...9 where length == 10 || length == 13 { texts.append(String(text.dropLast()) + String(last)) }
+        }
+        var valid = 0
+        for text in texts {
+            let value = DumpRowParser.isbnValue(text)
+            #expect(value == expected(text), "\(text)")
+            if value != nil { valid += 1 }
+        }
+        #expect(valid > 500)
     }
 
     @Test func readsOddShapesAsTheDecodersDoOrLeavesThemToThem() throws {
