@@ -393,6 +393,15 @@ public struct SpineMatcher: Sendable {
                 }
             }
         }
+        // An imprint at the foot of the spine is no part of the title, the author read or not
+        // ("Island of the Blue Dolphins YEARLING").
+        if !reading.hasSeparateTitle {
+            while readTitle.full.count > 1, let last = readTitle.full.last, ReadingFilters.imprints.contains(last),
+                  !candidate.parts.full.contains(last) {
+                readTitle.full.removeLast()
+                if readTitle.main.last == last, readTitle.main.count > 1 { readTitle.main.removeLast() }
+            }
+        }
         // A title that is only the candidate's author's name is no title match.
         // OCR scraps beside the name ("James vv. Loewen", "OL William Shakespeare") leave it a name.
         let named = readTitle.full.filter { !Self.isScrap($0, of: candidate) }
@@ -493,17 +502,32 @@ public struct SpineMatcher: Sendable {
     /// one word 52% (under 8 letters), 27% (8-11), 9.8% (12-15); two words 10.3% (under 8), 5.2%
     /// (8-11), 4.1% (12-15), 2.5% (16+); three or more 0 of 11 (under 8), 3.2% (8-11), 2.2%
     /// (12-15), 0.7% (16+). The shapes kept are those under 5%.
+    /// A Chinese or Japanese title (each character a word, `TextNormalizer.fold`) stands alone
+    /// with `minimumStandingIdeographs` characters or more, a Latin word counting two.
     static func standsAlone(_ candidate: PreparedCandidate) -> Bool {
         let words = candidate.parts.full.filter { !TextNormalizer.stopwords.contains($0) }
+        if let size = ideographicSize(words) { return size >= minimumStandingIdeographs }
         return words.count >= 3 || (words.count == 2 && words.reduce(0) { $0 + $1.count } >= minimumStandingLetters)
     }
 
     /// Letters two significant words need between them to stand alone.
     static let minimumStandingLetters = 12
 
-    /// One short word (four letters or fewer) or a number: the title "14", "It", "Heat".
+    /// Characters a Chinese or Japanese title needs to stand alone. Measured on the catalogue's
+    /// CJK titles (goodbooks' and the labelled shelves', `TitleDistinctiveness`): see docs/PERFORMANCE.md (stop 35).
+    static let minimumStandingIdeographs = 6
+
+    /// A title's size in characters when it holds Han or kana (a Latin word counts two); nil for other titles.
+    static func ideographicSize(_ significant: [String]) -> Int? {
+        let ideographs = significant.filter(TextNormalizer.isIdeographic).count
+        return ideographs == 0 ? nil : ideographs + 2 * (significant.count - ideographs)
+    }
+
+    /// One short word (four letters or fewer) or a number: the title "14", "It", "Heat"; in
+    /// Chinese or Japanese, two characters or fewer ("图论").
     static func isVeryShort(_ candidate: PreparedCandidate) -> Bool {
         let words = candidate.parts.full.filter { !TextNormalizer.stopwords.contains($0) }
+        if let size = ideographicSize(words) { return size <= 2 }
         return words.count <= 1 && (words.first.map { $0.count <= 4 || $0.allSatisfy(\.isNumber) } ?? true)
     }
 
