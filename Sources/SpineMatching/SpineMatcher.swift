@@ -93,7 +93,7 @@ public struct SpineMatcher: Sendable {
             // A paced source (Open Library: a request a second without a contact) is what the
             // user waits for: asked once a spine, with its first reading worth a search afar.
             let queries = source.isPaced ? Array(Self.queries(worthSearchingAfar).prefix(queriesPerPacedSource))
-                : Array(Self.queries(readings).prefix(queriesPerSource))
+                : Array(Self.queries(readings + Self.asRead(readings)).prefix(queriesPerSource))
             for query in queries {
                 do {
                     pool += try await source.candidates(for: query, limit: candidateLimit)
@@ -122,7 +122,7 @@ public struct SpineMatcher: Sendable {
     public func match(_ reading: SpineReading, index: WorkIndex) -> SpineMatch {
         let parsed = Self.parsed(reading, words: index.words)
         guard let readings = parsed.readings else { return Self.refused(reading, parsed.refusal) }
-        return decide(readings, Self.queries(readings).flatMap { index.candidates(for: $0, limit: candidateLimit) }, spine: reading)
+        return decide(readings, Self.queries(readings + Self.asRead(readings)).flatMap { index.candidates(for: $0, limit: candidateLimit) }, spine: reading)
     }
 
     /// The reading and each alternative taken apart; those that cannot be a title (call numbers,
@@ -143,6 +143,11 @@ public struct SpineMatcher: Sendable {
         SpineMatch(reading: reading, decision: .none, distance: 1, reason: reason)
     }
 
+    /// The readings whose glued runs were spaced (`ParsedReading.spaced`), as read.
+    static func asRead(_ readings: [ParsedReading]) -> [ParsedReading] {
+        readings.filter(\.spaced).map { ParsedReading($0.reading) }
+    }
+
     /// One query per distinct reading.
     static func queries(_ readings: [ParsedReading]) -> [CandidateQuery] {
         var seen = Set<CandidateQuery>()
@@ -157,9 +162,11 @@ public struct SpineMatcher: Sendable {
     func decide(_ readings: [ParsedReading], _ candidates: [PreparedCandidate], spine: SpineReading) -> SpineMatch {
         var unique = Set<PreparedCandidate>()
         let candidates = candidates.filter { unique.insert($0).inserted }
-        // Fragments read by different passes (title by one, author by another) also go together;
-        // they ask no source of their own and back no work as extra readings.
-        let all = joinsFragments ? readings + Self.joined(readings) : readings
+        // A reading whose glued runs were spaced is also matched as read: a word no dictionary
+        // holds is not always glued ("MOCKINGJAY" is no "mocking jay"). Fragments read by
+        // different passes (title by one, author by another) also go together. Neither backs a
+        // work as an extra reading (the words were read once).
+        let all = readings + Self.asRead(readings) + (joinsFragments ? Self.joined(readings) : [])
         let each = all.map { decide($0, candidates) }
         // A reading whose words all lie in a longer reading, and in the book that one matched,
         // is a fragment of it ("ROAD" of "FANG ROAD MERCY", Long Road to Mercy): it backs that book.
@@ -593,6 +600,8 @@ struct ParsedReading {
     let refusal: String?
     /// Title and author the other way round, tried only when the author disagrees.
     let swapped: (title: TitleParts, authorWords: [String])?
+    /// Glued runs were spaced (`words`): the text is not as read.
+    let spaced: Bool
 
     /// `words`: OCR text (no title field) has its glued runs spaced with them before anything
     /// else ("GUIDETO" -> "guide to"): the search and the comparison see the words.
@@ -602,10 +611,13 @@ struct ParsedReading {
         let printed = reading.title.flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 } ?? reading.text
         var titleText = printed
         var text = reading.text
+        var spacedRuns = false
         if !hasSeparateTitle, let spaced = words?.spaced(reading.text) {
             titleText = spaced
             text = spaced
+            spacedRuns = true
         }
+        spaced = spacedRuns
         title = TitleParts(title: titleText, seriesHint: reading.series, volumeHint: reading.volume)
         authorWords = reading.author.map(AuthorName.words) ?? []
         query = CandidateQuery(title: titleText, author: reading.author, text: text)

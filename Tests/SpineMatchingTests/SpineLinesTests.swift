@@ -66,3 +66,31 @@ import Vision
         #expect(island.decision == .strong, "\(island.reason ?? "") \(island.distance)")
     }
 }
+
+/// A word the dictionary does not hold is not always glued: "COLLINS MOCKINGJAY" spaced as "coll ins mocking jay"
+/// finds no title by a search afar; the reading is also searched and matched as read
+/// (minhan_img1539 position 14, a goodbooks work).
+@Suite struct UnknownWordsTests {
+    /// A title search over the goodbooks works, as a network source answers: only titles sharing a word asked.
+    struct TitleSearch: CandidateSource {
+        let works: [PreparedCandidate]
+        var asksNetwork: Bool { true }
+        func candidates(for query: CandidateQuery, limit: Int) async throws -> [PreparedCandidate] {
+            let asked = Set(TextNormalizer.tokens(query.title).filter { $0.count >= 4 })
+            return Array(works.filter { !asked.isDisjoint(with: TextNormalizer.tokens($0.candidate.title)) }.prefix(limit))
+        }
+    }
+
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func aWordNoDictionaryHoldsIsSearchedAsRead() async throws {
+        try SharedFiles.requireShared()
+        let goodbooks = try #require(SharedFiles.fixture("catalogue/goodbooks-10k-books.csv"))
+        let source = TitleSearch(works: try MatchingTable.goodbooksCatalogue(goodbooks).map(PreparedCandidate.init))
+        #expect(WordFrequencies.dictionaryOnly.spaced("COLLINS MOCKINGJAY") == "coll ins mocking jay")
+        let m = await SpineMatcher().match(SpineReading(text: "COLLINS MOCKINGJAY", confidence: 0.98), sources: [source])
+        #expect(m.best?.title == "Mockingjay (The Hunger Games, #3)")
+        #expect(m.decision == .strong)
+        // A glued run is still spaced and found: the spaced reading searches first.
+        let glued = await SpineMatcher().match(SpineReading(text: "COLLINS CATCHINGFIRE", confidence: 0.98), sources: [source])
+        #expect(glued.best?.title == "Catching Fire (The Hunger Games, #2)")
+    }
+}
