@@ -29,10 +29,12 @@ let report = table.evaluate(matcher, index: index)
 print(report.summary)
 if !report.wrongStrong.isEmpty { print("wrong strong matches:\n  " + report.wrongStrong.joined(separator: "\n  ")) }
 if verbose { print("disagreements:\n  " + report.disagreements.joined(separator: "\n  ")) }
+var shelvesIndex: WorkIndex?
 if arguments.count > 5 {
     let traps = try TrapTable.load(traps: URL(fileURLWithPath: arguments[4]), goodbooks: URL(fileURLWithPath: arguments[2]),
                                    shelves: URL(fileURLWithPath: arguments[5]))
     let trapIndex = WorkIndex(traps.catalogue)
+    shelvesIndex = trapIndex
     let wrong = traps.falseStrongMatches(matcher, index: trapIndex)
     print("trap table: \(traps.rows.count) junk readings against \(trapIndex.count) works (goodbooks + the shelves' books): "
         + "false strong matches \(wrong.count) (target 0), for review \(traps.reviewMatches(matcher, index: trapIndex))")
@@ -41,6 +43,11 @@ if arguments.count > 5 {
 if measuresDistinctiveness {
     print("distinctiveness (titles of the catalogue by shape):")
     print(TitleDistinctiveness.summary(TitleDistinctiveness.measure(index, matcher: matcher)))
+    // goodbooks holds four Japanese titles: the Chinese ones are the labelled shelves' books.
+    if let shelvesIndex {
+        print("Chinese/Japanese titles, the works plus the shelves' books:")
+        print(TitleDistinctiveness.summary(TitleDistinctiveness.measure(shelvesIndex, matcher: matcher).filter(\.ideographic)))
+    }
 }
 func cpuSeconds() -> Double {
     var usage = rusage()

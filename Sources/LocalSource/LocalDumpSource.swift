@@ -74,10 +74,20 @@ public struct LocalDumpSource: MetadataSource {
     /// editions by an author sharing one of them (the caller asks again without). A title must share
     /// two of the reading's words (not counting "the", "of"…), or be one word of four letters or
     /// more that the reading has: one shared word is no match. The spine matcher's guards judge what comes back.
+    /// Chinese and Japanese, written without spaces, are one index term a run: a run is looked
+    /// up by each of its two-character pieces as the start of a term (a title read with junk
+    /// around it or cut short), and compared character by character.
     func closestTitles(_ reading: String, wantedNames: [String], limit: Int) throws(SourceError) -> [EditionMetadata] {
-        let readingWords = Array(Set(Self.words(reading).filter { $0.count >= 2 && !Self.stopWords.contains($0) })).sorted()
+        let readWords = Self.words(reading)
+        let readingWords = Array(Set(Self.comparedWords(readWords).filter { ($0.count >= 2 || Self.isIdeographic($0)) && !Self.stopWords.contains($0) })).sorted()
         guard !readingWords.isEmpty else { return [] }
-        let terms = readingWords.map { $0.count >= 4 ? "\"\($0)\"*" : "\"\($0)\"" }.joined(separator: " OR ")
+        var termList = readWords.filter { $0.count >= 2 && !Self.stopWords.contains($0) && !$0.unicodeScalars.contains(where: Self.isIdeographic) }
+            .map { $0.count >= 4 ? "\"\($0)\"*" : "\"\($0)\"" }
+        for run in readWords.flatMap(Self.ideographicRuns) where run.count >= 2 {
+            for start in 0..<(run.count - 1) { termList.append("\"\(String(run[start...(start + 1)]))\"*") }
+        }
+        guard !termList.isEmpty else { return [] }
+        let terms = Array(Set(termList)).sorted().prefix(60).joined(separator: " OR ")
         return try read { db in
             let rows = try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT edition.* FROM editionTitleSearch JOIN edition ON edition.id = editionTitleSearch.rowid
@@ -85,7 +95,7 @@ public struct LocalDumpSource: MetadataSource {
                 """), arguments: [terms])
             var scored: [(score: Double, order: Int, row: Row)] = []
             for (order, row) in rows.enumerated() {
-                let titleWords = Self.words(DumpLoader.searchText(row["title"], row["subtitle"])).filter { !Self.stopWords.contains($0) }
+                let titleWords = Self.comparedWords(Self.words(DumpLoader.searchText(row["title"], row["subtitle"]))).filter { !Self.stopWords.contains($0) }
                 guard !titleWords.isEmpty else { continue }
                 let shared = readingWords.filter { word in
                     titleWords.contains { $0 == word || (word.count >= 4 && $0.hasPrefix(word)) || ($0.count >= 4 && word.hasPrefix($0)) }
@@ -108,9 +118,53 @@ public struct LocalDumpSource: MetadataSource {
         }
     }
 
+    /// Han and kana characters (Chinese and Japanese words are not spaced).
+    static func isIdeographic(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x3040...0x30FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xF900...0xFAFF, 0x20000...0x2FA1F: true
+        default: false
+        }
+    }
+
+    static func isIdeographic(_ word: String) -> Bool {
+        word.unicodeScalars.count == 1 && word.unicodeScalars.first.map(isIdeographic) == true
+    }
+
+    /// The runs of Han or kana characters in a word, each as its characters.
+    static func ideographicRuns(_ word: String) -> [[Character]] {
+        var runs: [[Character]] = [], current: [Character] = []
+        for character in word {
+            if character.unicodeScalars.count == 1, let scalar = character.unicodeScalars.first, isIdeographic(scalar) {
+                current.append(character)
+            } else if !current.isEmpty {
+                runs.append(current)
+                current = []
+            }
+        }
+        return current.isEmpty ? runs : runs + [current]
+    }
+
+    /// Words as compared: a Han or kana character is a word of its own ("hadoop生态系统" -> hadoop 生 态 系 统).
+    static func comparedWords(_ words: [String]) -> [String] {
+        words.flatMap { word -> [String] in
+            guard word.unicodeScalars.contains(where: isIdeographic) else { return [word] }
+            var out: [String] = [], latin = ""
+            for character in word {
+                if character.unicodeScalars.count == 1, let scalar = character.unicodeScalars.first, isIdeographic(scalar) {
+                    if !latin.isEmpty { out.append(latin); latin = "" }
+                    out.append(String(character))
+                } else {
+                    latin.append(character)
+                }
+            }
+            return latin.isEmpty ? out : out + [latin]
+        }
+    }
+
     /// Words too common to say two titles are the same book ("the", "of"; a few languages').
     static let stopWords: Set<String> = ["the", "a", "an", "of", "and", "in", "on", "to", "for", "with", "at", "by", "from",
-                                         "de", "la", "le", "les", "el", "los", "et", "und", "der", "die", "das", "y", "i", "il"]
+                                         "de", "la", "le", "les", "el", "los", "et", "und", "der", "die", "das", "y", "i", "il",
+                                         "的", "与", "和", "及", "之"]
 
     /// The words of an edition's authors' names (on the edition; its work's when it names none).
     private func authorWords(_ row: Row, _ db: Database) throws -> [String] {

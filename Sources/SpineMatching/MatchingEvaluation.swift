@@ -181,9 +181,13 @@ public enum TitleDistinctiveness {
         public var titles = 0
         public var confused = 0
         public var examples: [String] = []
+        /// A Chinese or Japanese title: `letters` counts its characters (a Latin word two), `words` is 0.
+        public var ideographic = false
     }
 
     static let letterBands: [ClosedRange<Int>] = [0...7, 8...11, 12...15, 16...Int.max]
+    /// Chinese and Japanese titles by characters.
+    static let ideographBands: [ClosedRange<Int>] = [1...2, 3...3, 4...4, 5...5, 6...6, 7...Int.max]
     /// 0.75 · (1 − title similarity) within this: the title as close as a strong match's with its author read.
     static let titleStrongDistance = 0.075
 
@@ -207,12 +211,19 @@ public enum TitleDistinctiveness {
         for words in 1...3 {
             for letters in letterBands { buckets.append(Bucket(words: words, letters: letters)) }
         }
+        for characters in ideographBands { buckets.append(Bucket(words: 0, letters: characters, ideographic: true)) }
         var seen = Set<String>()
         for work in index.works where seen.insert(work.identity).inserted {
             let significant = work.parts.full.filter { !TextNormalizer.stopwords.contains($0) }
             guard !significant.isEmpty else { continue }
-            let letters = significant.reduce(0) { $0 + $1.count }
-            guard let slot = buckets.firstIndex(where: { $0.words == min(3, significant.count) && $0.letters.contains(letters) }) else { continue }
+            let slot: Int?
+            if let size = SpineMatcher.ideographicSize(significant) {
+                slot = buckets.firstIndex { $0.ideographic && $0.letters.contains(size) }
+            } else {
+                let letters = significant.reduce(0) { $0 + $1.count }
+                slot = buckets.firstIndex { !$0.ideographic && $0.words == min(3, significant.count) && $0.letters.contains(letters) }
+            }
+            guard let slot else { continue }
             buckets[slot].titles += 1
             if let other = confused[work.identity] {
                 buckets[slot].confused += 1
@@ -226,8 +237,10 @@ public enum TitleDistinctiveness {
         buckets.map { bucket in
             let band = bucket.letters.upperBound == Int.max ? "\(bucket.letters.lowerBound)+" : "\(bucket.letters.lowerBound)-\(bucket.letters.upperBound)"
             let share = 100 * Double(bucket.confused) / Double(max(1, bucket.titles))
-            return String(format: "  %@ significant word%@, %@ letters: %d titles, %d (%.1f%%) within strong distance of another book's title",
-                          bucket.words == 3 ? "3+" : "\(bucket.words)", bucket.words == 1 ? "" : "s", band, bucket.titles, bucket.confused, share)
+            let shape = bucket.ideographic ? "Chinese/Japanese, \(band) characters"
+                : "\(bucket.words == 3 ? "3+" : "\(bucket.words)") significant word\(bucket.words == 1 ? "" : "s"), \(band) letters"
+            return String(format: "  %@: %d titles, %d (%.1f%%) within strong distance of another book's title",
+                          shape, bucket.titles, bucket.confused, share)
                 + (bucket.examples.isEmpty ? "" : "  e.g. " + bucket.examples.joined(separator: "; "))
         }.joined(separator: "\n")
     }

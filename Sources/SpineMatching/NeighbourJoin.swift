@@ -42,6 +42,25 @@ extension SpineMatcher {
                 joins.append(NeighbourJoin(author: number, title: other, authorText: author, joined: joined))
             }
         }
+        // A book suggested for review whose author the reading does not hold ("REPLICA" beside
+        // "OLIVER", "Boys without Mames" beside "SHETH"): a neighbour that matched nothing and holds
+        // that book's author's surname is the rest of the spine (OCR cut it in two); the join is
+        // matched by the usual rules and stands only for the same book (`acceptedJoins`).
+        for (rank, number) in sure.enumerated() {
+            guard let own = matches[number], own.decision == .medium, let book = own.best, !own.ambiguous,
+                  !readings[number].unreadable, !Self.namesAuthor(readings[number].text, of: book) else { continue }
+            for other in [rank - 1, rank + 1].filter(sure.indices.contains).map({ sure[$0] }) {
+                guard let neighbour = matches[other], neighbour.decision == .none, !Self.isAuthorAlone(neighbour),
+                      !readings[other].unreadable, Self.adjacent(readings[number], readings[other], skipping: skipped),
+                      Self.namesAuthor(readings[other].text, of: book) else { continue }
+                let author = readings[other].text
+                let title = readings[number]
+                let joined = SpineReading(text: title.text + " " + author, position: title.position,
+                                          confidence: min(title.confidence ?? 1, readings[other].confidence ?? 1),
+                                          alternatives: title.alternatives.map { $0 + " " + author })
+                joins.append(NeighbourJoin(author: other, title: number, authorText: author, joined: joined))
+            }
+        }
         for (number, next) in zip(sure, sure.dropFirst()) where Self.isUnmatchedText(matches[number]) && Self.isUnmatchedText(matches[next])
             && !readings[number].unreadable && !readings[next].unreadable && Self.adjacent(readings[number], readings[next], skipping: skipped) {
             let (first, second) = (readings[number], readings[next])

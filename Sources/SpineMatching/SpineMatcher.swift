@@ -93,7 +93,7 @@ public struct SpineMatcher: Sendable {
             // A paced source (Open Library: a request a second without a contact) is what the
             // user waits for: asked once a spine, with its first reading worth a search afar.
             let queries = source.isPaced ? Array(Self.queries(worthSearchingAfar).prefix(queriesPerPacedSource))
-                : Array(Self.queries(readings).prefix(queriesPerSource))
+                : Array(Self.queries(readings + Self.asRead(readings)).prefix(queriesPerSource))
             for query in queries {
                 do {
                     pool += try await source.candidates(for: query, limit: candidateLimit)
@@ -122,7 +122,7 @@ public struct SpineMatcher: Sendable {
     public func match(_ reading: SpineReading, index: WorkIndex) -> SpineMatch {
         let parsed = Self.parsed(reading, words: index.words)
         guard let readings = parsed.readings else { return Self.refused(reading, parsed.refusal) }
-        return decide(readings, Self.queries(readings).flatMap { index.candidates(for: $0, limit: candidateLimit) }, spine: reading)
+        return decide(readings, Self.queries(readings + Self.asRead(readings)).flatMap { index.candidates(for: $0, limit: candidateLimit) }, spine: reading)
     }
 
     /// The reading and each alternative taken apart; those that cannot be a title (call numbers,
@@ -143,6 +143,11 @@ public struct SpineMatcher: Sendable {
         SpineMatch(reading: reading, decision: .none, distance: 1, reason: reason)
     }
 
+    /// The readings whose glued runs were spaced (`ParsedReading.spaced`), as read.
+    static func asRead(_ readings: [ParsedReading]) -> [ParsedReading] {
+        readings.filter(\.spaced).map { ParsedReading($0.reading) }
+    }
+
     /// One query per distinct reading.
     static func queries(_ readings: [ParsedReading]) -> [CandidateQuery] {
         var seen = Set<CandidateQuery>()
@@ -157,9 +162,11 @@ public struct SpineMatcher: Sendable {
     func decide(_ readings: [ParsedReading], _ candidates: [PreparedCandidate], spine: SpineReading) -> SpineMatch {
         var unique = Set<PreparedCandidate>()
         let candidates = candidates.filter { unique.insert($0).inserted }
-        // Fragments read by different passes (title by one, author by another) also go together;
-        // they ask no source of their own and back no work as extra readings.
-        let all = joinsFragments ? readings + Self.joined(readings) : readings
+        // A reading whose glued runs were spaced is also matched as read: a word no dictionary
+        // holds is not always glued ("MOCKINGJAY" is no "mocking jay"). Fragments read by
+        // different passes (title by one, author by another) also go together. Neither backs a
+        // work as an extra reading (the words were read once).
+        let all = readings + Self.asRead(readings) + (joinsFragments ? Self.joined(readings) : [])
         let each = all.map { decide($0, candidates) }
         // A reading whose words all lie in a longer reading, and in the book that one matched,
         // is a fragment of it ("ROAD" of "FANG ROAD MERCY", Long Road to Mercy): it backs that book.
@@ -393,6 +400,15 @@ public struct SpineMatcher: Sendable {
                 }
             }
         }
+        // An imprint at the foot of the spine is no part of the title, the author read or not
+        // ("Island of the Blue Dolphins YEARLING").
+        if !reading.hasSeparateTitle {
+            while readTitle.full.count > 1, let last = readTitle.full.last, ReadingFilters.imprints.contains(last),
+                  !candidate.parts.full.contains(last) {
+                readTitle.full.removeLast()
+                if readTitle.main.last == last, readTitle.main.count > 1 { readTitle.main.removeLast() }
+            }
+        }
         // A title that is only the candidate's author's name is no title match.
         // OCR scraps beside the name ("James vv. Loewen", "OL William Shakespeare") leave it a name.
         let named = readTitle.full.filter { !Self.isScrap($0, of: candidate) }
@@ -493,17 +509,32 @@ public struct SpineMatcher: Sendable {
     /// one word 52% (under 8 letters), 27% (8-11), 9.8% (12-15); two words 10.3% (under 8), 5.2%
     /// (8-11), 4.1% (12-15), 2.5% (16+); three or more 0 of 11 (under 8), 3.2% (8-11), 2.2%
     /// (12-15), 0.7% (16+). The shapes kept are those under 5%.
+    /// A Chinese or Japanese title (each character a word, `TextNormalizer.fold`) stands alone
+    /// with `minimumStandingIdeographs` characters or more, a Latin word counting two.
     static func standsAlone(_ candidate: PreparedCandidate) -> Bool {
         let words = candidate.parts.full.filter { !TextNormalizer.stopwords.contains($0) }
+        if let size = ideographicSize(words) { return size >= minimumStandingIdeographs }
         return words.count >= 3 || (words.count == 2 && words.reduce(0) { $0 + $1.count } >= minimumStandingLetters)
     }
 
     /// Letters two significant words need between them to stand alone.
     static let minimumStandingLetters = 12
 
-    /// One short word (four letters or fewer) or a number: the title "14", "It", "Heat".
+    /// Characters a Chinese or Japanese title needs to stand alone. Measured on the catalogue's
+    /// CJK titles (goodbooks' and the labelled shelves', `TitleDistinctiveness`): see docs/PERFORMANCE.md (stop 35).
+    static let minimumStandingIdeographs = 6
+
+    /// A title's size in characters when it holds Han or kana (a Latin word counts two); nil for other titles.
+    static func ideographicSize(_ significant: [String]) -> Int? {
+        let ideographs = significant.filter(TextNormalizer.isIdeographic).count
+        return ideographs == 0 ? nil : ideographs + 2 * (significant.count - ideographs)
+    }
+
+    /// One short word (four letters or fewer) or a number: the title "14", "It", "Heat"; in
+    /// Chinese or Japanese, two characters or fewer ("图论").
     static func isVeryShort(_ candidate: PreparedCandidate) -> Bool {
         let words = candidate.parts.full.filter { !TextNormalizer.stopwords.contains($0) }
+        if let size = ideographicSize(words) { return size <= 2 }
         return words.count <= 1 && (words.first.map { $0.count <= 4 || $0.allSatisfy(\.isNumber) } ?? true)
     }
 
@@ -569,6 +600,8 @@ struct ParsedReading {
     let refusal: String?
     /// Title and author the other way round, tried only when the author disagrees.
     let swapped: (title: TitleParts, authorWords: [String])?
+    /// Glued runs were spaced (`words`): the text is not as read.
+    let spaced: Bool
 
     /// `words`: OCR text (no title field) has its glued runs spaced with them before anything
     /// else ("GUIDETO" -> "guide to"): the search and the comparison see the words.
@@ -578,10 +611,13 @@ struct ParsedReading {
         let printed = reading.title.flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 } ?? reading.text
         var titleText = printed
         var text = reading.text
+        var spacedRuns = false
         if !hasSeparateTitle, let spaced = words?.spaced(reading.text) {
             titleText = spaced
             text = spaced
+            spacedRuns = true
         }
+        spaced = spacedRuns
         title = TitleParts(title: titleText, seriesHint: reading.series, volumeHint: reading.volume)
         authorWords = reading.author.map(AuthorName.words) ?? []
         query = CandidateQuery(title: titleText, author: reading.author, text: text)

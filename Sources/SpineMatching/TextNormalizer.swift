@@ -5,7 +5,9 @@ import Foundation
 /// vv/w) mapped to one spelling on both sides so a misread letter costs nothing.
 public enum TextNormalizer {
     static let articles: Set<String> = ["the", "a", "an", "le", "la", "les", "l", "der", "die", "das", "el", "los", "las", "il", "lo", "un", "une"]
-    static let stopwords: Set<String> = ["the", "a", "an", "of", "and", "in", "on", "to", "for", "with", "at", "by", "from", "de", "la", "le", "et", "und"]
+    /// Function words, Chinese ones too (each character is a word there: "与" is "and", "的" "of").
+    static let stopwords: Set<String> = ["the", "a", "an", "of", "and", "in", "on", "to", "for", "with", "at", "by", "from", "de", "la", "le", "et", "und",
+                                         "的", "与", "和", "及", "之"]
 
     /// Lower case, accents folded, every non-alphanumeric run a single space.
     public static func fold(_ text: String) -> String {
@@ -14,15 +16,20 @@ public enum TextNormalizer {
         var out = ""
         out.reserveCapacity(folded.utf8.count)
         var lastSpace = true
-        var lastHan = false
+        var lastHan = false, lastIdeograph = false
         for (scalar, camelStart) in zip(folded.unicodeScalars, camelBoundaries(text, count: folded.unicodeScalars.count)) {
             // "TheFaithful Spy": a lower-to-upper change inside a word is a lost space.
             if camelStart, !lastSpace { out.append(" "); lastSpace = true }
             // "Spark GraphX实战": Latin and CJK script run together are two words (a Latin-script
-            // reader reads one of them).
+            // reader reads one of them). Chinese and Japanese are written without spaces: each
+            // Han or kana character is a word of its own, so a title read in part, inside junk
+            // or with one character wrong is compared character by character ("大数据系统构建"
+            // -> "大 数 据 系 统 构 建"). Hangul is written with spaces and stays in words.
             let han = isCJK(scalar)
-            if !lastSpace, han != lastHan, CharacterSet.alphanumerics.contains(scalar) { out.append(" "); lastSpace = true }
+            let ideograph = isIdeographic(scalar)
+            if !lastSpace, han != lastHan || ideograph || lastIdeograph, CharacterSet.alphanumerics.contains(scalar) { out.append(" "); lastSpace = true }
             lastHan = han
+            lastIdeograph = ideograph
             // Apostrophes join ("sorcerer's" -> "sorcerers"); other punctuation separates.
             if scalar == "'" || scalar == "\u{2019}" { continue }
             if CharacterSet.alphanumerics.contains(scalar) {
@@ -43,6 +50,19 @@ public enum TextNormalizer {
         case 0x3040...0x30FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xAC00...0xD7AF, 0xF900...0xFAFF, 0x20000...0x2FA1F: true
         default: false
         }
+    }
+
+    /// Han and kana: each character is one word to matching.
+    static func isIdeographic(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x3040...0x30FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xF900...0xFAFF, 0x20000...0x2FA1F: true
+        default: false
+        }
+    }
+
+    /// A word that is one Han or kana character (`fold` makes every such character a word).
+    public static func isIdeographic(_ word: String) -> Bool {
+        word.unicodeScalars.count == 1 && word.unicodeScalars.first.map(isIdeographic) == true
     }
 
     /// `fold` for plain ASCII text (most titles) without Foundation's folding; nil otherwise.

@@ -198,6 +198,35 @@ import TestSupport
         #expect(try await titles("Sourcery") == ["Sourcery"])
     }
 
+    /// Chinese titles are one index term a run (no spaces): a spine read with a publisher glued
+    /// on, or cut short, still finds its title by the run's two-character pieces and is ranked
+    /// character by character. Titles and authors of the labelled shelf dianaaaa_img09 (../shared).
+    @Test func aChineseTitleReadInPartOrInsideJunkIsFound() async throws {
+        let directory = try makeTemporaryDirectory(prefix: "local-source")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let rows = [
+            Self.row("author", "/authors/OL1A", 1, #"{"name": "张桂刚"}"#),
+            Self.row("author", "/authors/OL2A", 1, #"{"name": "宋杰"}"#),
+            Self.row("edition", "/books/OL1M", 1, #"{"title": "大数据背后的核心技术", "isbn_13": ["9787111547112"], "authors": [{"key": "/authors/OL1A"}]}"#),
+            Self.row("edition", "/books/OL2M", 1, #"{"title": "大数据处理平台能耗优化方法的研究", "isbn_13": ["9787121321900"], "authors": [{"key": "/authors/OL2A"}]}"#),
+            Self.row("edition", "/books/OL3M", 1, #"{"title": "数据流知识发现", "isbn_13": ["9787302470120"]}"#),
+        ]
+        let dump = directory.appendingPathComponent("zh.txt")
+        try (rows.joined(separator: "\n") + "\n").write(to: dump, atomically: true, encoding: .utf8)
+        let database = directory.appendingPathComponent("dump.sqlite").path
+        #expect(try await DumpLoader(path: database).load(file: dump.path).editions == 3)
+        let source = try LocalDumpSource(path: database)
+        func titles(_ reading: String) async throws -> [String] {
+            try await source.search(title: reading, author: nil, limit: 5).map(\.title)
+        }
+        #expect(try await titles("大数据背后的核心技术") == ["大数据背后的核心技术"])
+        #expect(try await titles("大数据背后的核心技") .first == "大数据背后的核心技术")
+        #expect(try await titles("大数据处理平台能耗优化方法的研究电子工业出版社").first == "大数据处理平台能耗优化方法的研究")
+        #expect(try await titles("RS 数据流知识发现 清华").first == "数据流知识发现")
+        // Characters no title starts with find nothing.
+        #expect(try await titles("机械工业出版社").isEmpty)
+    }
+
     @Test func aFileThatIsNotThereIsNamed() async throws {
         let directory = try makeTemporaryDirectory(prefix: "local-source")
         defer { try? FileManager.default.removeItem(at: directory) }
