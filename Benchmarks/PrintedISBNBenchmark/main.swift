@@ -55,6 +55,7 @@ if let index = arguments.firstIndex(of: "--cost"), index + 1 < arguments.count {
         guard let image = try? ImageLoader.load(contentsOf: folder.appendingPathComponent(name), options: options).image else { continue }
         let empty = FileScanResult(codes: [], rejected: [], imageWidth: image.width, imageHeight: image.height)
         let t0 = threadCPU()
+        let row = CharacterRows.longestRow(in: image)
         let holds = CharacterRows.holdsNumberLikeRow(image)
         let t1 = threadCPU()
         let gateOnly = arguments.contains("--gate-only")
@@ -68,8 +69,8 @@ if let index = arguments.firstIndex(of: "--cost"), index + 1 < arguments.count {
         gatedReported += withGate.codes.count
         ungatedReported += withoutGate.codes.count
         if arguments.contains("--verbose") {
-            say(String(format: "%@ %dx%d row %@ gated %.0f ms %@ ungated %.0f ms %@", name, image.width, image.height,
-                       holds ? "yes" : "no", (t2 - t1) * 1000, withGate.codes.map(\.text).description,
+            say(String(format: "%@ %dx%d row %@ (%d marks %d px) gated %.0f ms %@ ungated %.0f ms %@", name, image.width, image.height,
+                       holds ? "yes" : "no", row.marks, row.markHeight, (t2 - t1) * 1000, withGate.codes.map(\.text).description,
                        (t3 - t2) * 1000, withoutGate.codes.map(\.text).description))
         }
     }
@@ -195,6 +196,7 @@ for sample in samples {
     let naiveFound = naiveRead(sample.image, naive: naive, tenOrThirteen: tenOrThirteen)
     let ended = threadCPU()
     tally.photos += 1
+    let row = CharacterRows.longestRow(in: sample.image)
     if !CharacterRows.holdsNumberLikeRow(sample.image) { tally.noRow += 1 }
     tally.cpu += middle - started
     tally.naiveCPU += ended - middle
@@ -208,7 +210,8 @@ for sample in samples {
         if !naiveFound.isEmpty { tally.naiveWrong += 1 }
     }
     if verbose {
-        say("\(half) \(sample.set) \(sample.name): expected \(sample.expected ?? "-") got \(reported) naive \(naiveFound.sorted()) "
+        say("\(half) \(sample.set) \(sample.name) \(sample.image.width)x\(sample.image.height) row \(row.marks) marks \(row.markHeight) px: "
+              + "expected \(sample.expected ?? "-") got \(reported) naive \(naiveFound.sorted()) "
               + String(format: "%.0f ms", (middle - started) * 1000))
     }
     tallies[half, default: [:]][sample.set] = tally

@@ -55,9 +55,12 @@ struct Agreement {
     /// Codes whose confirmation no longer counts (read only across bars turned well off the
     /// axes, which the pixel check could not find and an upright read did not repeat): unconfirmed.
     private(set) var doubted: Set<String> = []
+    /// Codes `PixelCheck` found on the pixels with every digit borne out, by identity.
+    private(set) var borneOut: Set<String> = []
 
     mutating func refuse(_ identity: String) { contradicted.insert(identity) }
     mutating func doubt(_ identity: String) { doubted.insert(identity) }
+    mutating func bearOut(_ identity: String) { borneOut.insert(identity) }
 
     /// Adds one attempt's valid main codes (add-ons travel with them).
     /// `sharpened`: the attempt scanned a sharpened copy (its lines alone do not confirm).
@@ -192,12 +195,22 @@ struct Agreement {
         verdict.ambiguities = Self.groups(ambiguous.sorted(), sightings: sightings)
         for index in sightings.indices where !dropped.contains(index) && !ambiguous.contains(index) {
             if sightings[index].isConfirmed {
-                verdict.codes.append(sightings[index].detection)
+                verdict.codes.append(corroborated(sightings[index]))
             } else {
                 verdict.unconfirmed += 1
             }
         }
         return verdict
+    }
+
+    /// The sighting's code with what vouched for its digits besides zbar's lines.
+    private func corroborated(_ sighting: Sighting) -> Detection {
+        var code = sighting.detection
+        // The model's reading counts as a second reader's only beside zbar's own.
+        if sighting.attempts.contains(Self.modelFitAttempt), sighting.attempts.count >= 2 { code.corroborations.insert(.modelReading) }
+        if borneOut.contains(code.identity) { code.corroborations.insert(.pixelCheck) }
+        if code.addOn != nil { code.corroborations.insert(.addOn) }
+        return code
     }
 
     /// The index of the read that loses outright (unconfirmed, and far weaker), if one does.

@@ -24,6 +24,21 @@ public struct Detection: Sendable, Hashable, CustomStringConvertible {
     /// longer pattern (the other way, that pattern reads as what it is, or as nothing).
     /// Not part of equality: the same symbol read again is equal.
     var readBothWays = true
+    /// What vouched for these digits besides zbar's lines agreeing, as the reader reported the
+    /// code (empty on a code built elsewhere). The printed digit line under the bars is read as
+    /// a second witness only for a code nothing else vouched for (`PrintedISBNFollowUp`).
+    /// Not part of equality.
+    public var corroborations: Set<Corroboration> = []
+
+    /// A witness to a code's digits other than zbar's scan lines repeating them.
+    public enum Corroboration: Sendable, Hashable, CaseIterable {
+        /// `ModelDecoder` fitted the bars' pixels and read the same digits (a second reader).
+        case modelReading
+        /// `PixelCheck` found the code on the pixels and bore every digit out.
+        case pixelCheck
+        /// An EAN-2/EAN-5 was read beside it (`addOn`).
+        case addOn
+    }
 
     public init(symbology: Symbology, text: String, quality: Int, bounds: BoundingBox,
                 addOn: AddOn? = nil, validity: Validity) {

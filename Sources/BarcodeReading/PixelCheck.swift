@@ -339,7 +339,9 @@ extension Agreement {
             switch Self.outcome(of: verdict, for: sighting) {
             case .refused: refuse(code.identity)
             case .doubted: doubt(code.identity)
-            case .borneOut: borneOut.append(code.identity)
+            case .borneOut:
+                bearOut(code.identity)
+                borneOut.append(code.identity)
             case .noVerdict: break
             }
         }

@@ -22,23 +22,46 @@ public enum CharacterRows {
 
     /// Whether `image` holds a row of character-sized marks as long as an ISBN line.
     public static func holdsNumberLikeRow(_ image: GrayImage) -> Bool {
-        longestRow(in: image) >= minimumRowLength
+        longestRow(in: image).marks >= minimumRowLength
     }
 
-    /// The most marks of one height in one row, over dark and light ink.
-    static func longestRow(in image: GrayImage) -> Int {
+    /// A row of like marks side by side.
+    public struct Row: Sendable, Hashable {
+        /// How many marks.
+        public var marks: Int
+        /// Their median height, in the pixels of the image looked at (not the reduced copy).
+        public var markHeight: Int
+    }
+
+    /// The longest row of marks of one height, over dark and light ink (the first at least
+    /// `minimumRowLength` long).
+    public static func longestRow(in image: GrayImage) -> Row {
         var factor = 1
         while (image.width / factor) * (image.height / factor) > workPixels { factor *= 2 }
         let work = image.downscaled(by: factor)
-        guard work.width >= 16, work.height >= 16 else { return 0 }
+        guard work.width >= 16, work.height >= 16 else { return Row(marks: 0, markHeight: 0) }
         let means = boxMeans(work, radius: max(8, min(work.width, work.height) / 40))
-        var best = 0
+        var best: [Mark] = []
         for darkInk in [true, false] {
-            let marks = components(work, means: means, darkInk: darkInk)
-            best = max(best, longestRun(marks))
-            if best >= minimumRowLength { break }
+            let marks = components(work, means: means, darkInk: darkInk,
+                                   heights: minimumMarkHeight...max(minimumMarkHeight, work.height / 6))
+            let run = longestRun(marks)
+            if run.count > best.count { best = run }
+            if best.count >= minimumRowLength { break }
         }
-        return best
+        let heights = best.map(\.height).sorted()
+        return Row(marks: best.count, markHeight: heights.isEmpty ? 0 : heights[heights.count / 2] * factor)
+    }
+
+    /// The rows (top and bottom, in `image`'s pixels) of the longest run of dark marks
+    /// `heights` tall, at least `minimumMarks` of them: where a line of digits of a known
+    /// size is (the one under a barcode's bars, whose marks are many times taller).
+    static func longestRowSpan(in image: GrayImage, heights: ClosedRange<Int>, minimumMarks: Int) -> ClosedRange<Int>? {
+        guard image.width >= 16, image.height >= 16 else { return nil }
+        let means = boxMeans(image, radius: max(8, heights.upperBound))
+        let run = longestRun(components(image, means: means, darkInk: true, heights: heights))
+        guard run.count >= minimumMarks, let top = run.map(\.y0).min(), let bottom = run.map(\.y1).max() else { return nil }
+        return top...bottom
     }
 
     struct Mark {
@@ -78,11 +101,11 @@ public enum CharacterRows {
         return means
     }
 
-    /// Connected ink components (4-connected) of character size: `minimumMarkHeight` to 1/6 of
-    /// the image tall, at most 2.5 heights wide (two touching characters), not a speck.
-    private static func components(_ image: GrayImage, means: [UInt8], darkInk: Bool) -> [Mark] {
+    /// Connected ink components (4-connected) of character size: `heights` tall (for a page,
+    /// `minimumMarkHeight` to 1/6 of the image), at most 2.5 heights wide (two touching
+    /// characters), not a speck.
+    private static func components(_ image: GrayImage, means: [UInt8], darkInk: Bool, heights: ClosedRange<Int>) -> [Mark] {
         let width = image.width, height = image.height
-        let maximumHeight = max(minimumMarkHeight, height / 6)
         var marks: [Mark] = []
         // 0: paper, 1: ink not yet visited, 2: visited.
         var state = [UInt8](repeating: 0, count: width * height)
@@ -110,7 +133,7 @@ public enum CharacterRows {
                             if y + 1 < height, state[index + width] == 1 { state[index + width] = 2; stack.append(Int32(index + width)) }
                         }
                         let h = mark.height
-                        guard h >= minimumMarkHeight, h <= maximumHeight, mark.width * 2 <= h * 5, count >= h else { continue }
+                        guard heights.contains(h), mark.width * 2 <= h * 5, count >= h else { continue }
                         marks.append(mark)
                     }
                 }
@@ -121,9 +144,9 @@ public enum CharacterRows {
 
     /// The longest run of marks side by side: centres within a third of their height of the
     /// row's, heights within 1.5× of each other, gaps under 1.5 heights.
-    static func longestRun(_ marks: [Mark]) -> Int {
+    static func longestRun(_ marks: [Mark]) -> [Mark] {
         let sorted = marks.sorted { $0.centerY < $1.centerY }
-        var best = 0
+        var best: ArraySlice<Mark> = []
         var rows: [[Mark]] = []
         var rowCenter = 0.0
         for mark in sorted {
@@ -135,16 +158,19 @@ public enum CharacterRows {
                 rowCenter = mark.centerY
             }
         }
-        for row in rows where row.count >= minimumRowLength {
+        for row in rows {
             let ordered = row.sorted { $0.x0 < $1.x0 }
-            var run = 1
-            for (previous, mark) in zip(ordered, ordered.dropFirst()) {
-                let tall = max(previous.height, mark.height), short = min(previous.height, mark.height)
-                let alike = Double(tall) <= Double(short) * 1.5
-                run = alike && mark.x0 - previous.x1 <= tall * 3 / 2 ? run + 1 : 1
-                best = max(best, run)
+            var start = 0
+            for index in ordered.indices {
+                if index > 0 {
+                    let previous = ordered[index - 1], mark = ordered[index]
+                    let tall = max(previous.height, mark.height), short = min(previous.height, mark.height)
+                    let alike = Double(tall) <= Double(short) * 1.5
+                    if !(alike && mark.x0 - previous.x1 <= tall * 3 / 2) { start = index }
+                }
+                if index - start + 1 > best.count { best = ordered[start...index] }
             }
         }
-        return best
+        return Array(best)
     }
 }

@@ -6,8 +6,9 @@ import SpineOCR
 
 /// The printed text's part in reading a photo or frame, after the bars (`ScanFollowUp`):
 ///
-/// 1. Second witness: each EAN-13/UPC-A read is compared with the digits printed around it;
-///    a legible line (check digit right) that states another code refuses it (an ambiguity).
+/// 1. Second witness: each EAN-13/UPC-A read that nothing but zbar's lines vouched for
+///    (`Detection.corroborations`) is compared with the digit line printed under it; a legible
+///    line (check digit right) that states another code refuses it (an ambiguity).
 /// 2. Printed ISBN: when no code is left, the ISBN printed on the photo, confirmed by two
 ///    readings; one ISBN (its ISBN-10 and ISBN-13 count as one) is a code with symbology
 ///    `printed`, several are an ambiguity, one labelled for another format ("(ebook)") is a
@@ -53,10 +54,12 @@ public final class PrintedISBNFollowUp: ScanFollowUp {
             loaded = .some(image)
             return image
         }
-        // 1. The digits under the bars witness them.
+        // 1. The digits under the bars witness a code nothing else vouched for (the model's
+        // reading or fit of its bars, an add-on): zbar's own lines repeat a misread of the
+        // bars alike, so they are no witness to one.
         var refused: Set<String> = []
         let others = Set(result.codes.compactMap(\.productCode?.gtin13))
-        for code in result.codes where code.symbology == .ean13 || code.symbology == .upcA {
+        for code in result.codes where (code.symbology == .ean13 || code.symbology == .upcA) && code.corroborations.isEmpty {
             guard let gtin = code.productCode?.gtin13 else { continue }
             let agrees: Bool?
             if let verdict = verdicts[gtin] {
@@ -70,7 +73,7 @@ public final class PrintedISBNFollowUp: ScanFollowUp {
                 } else {
                     // A contradiction stands only when a second reading (larger, binarised here)
                     // states the same other code: one misread line must not refuse good bars.
-                    let again = reader.digitLines(around: code.bounds, in: image, codeWidth: 640, binarized: true)
+                    let again = reader.digitLines(around: code.bounds, in: image, codeWidth: 500, binarized: true)
                     agrees = again.contains(gtin) ? true : again.isDisjoint(with: lines) ? nil : false
                 }
                 if minimumInterval != nil { verdicts[gtin] = .some(agrees) }

@@ -165,10 +165,19 @@ public final class TesseractEngine {
 /// already loaded libgomp.
 enum OpenMP {
     private typealias SetLevels = @convention(c) (Int32) -> Void
+    /// Looked up in libgomp itself when the global scope lacks it: libtesseract (and libgomp
+    /// with it) is opened with `dlopen` on first use (CLazyLibraries), whose symbols the global
+    /// lookup does not see; without it Tesseract's OpenMP threads spun beside every pass (a third
+    /// of `decode`'s CPU on small photos).
     private static let setMaxActiveLevels: SetLevels? = {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "omp_set_max_active_levels") else { return nil }
+        let name = "omp_set_max_active_levels"
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), name)
+            ?? dlopen("libgomp.so.1", RTLD_LAZY | RTLD_NOLOAD).flatMap({ dlsym($0, name) }) else { return nil }
         return unsafeBitCast(symbol, to: SetLevels.self)
     }()
+
+    /// Whether the serialising call was found (after an engine opened libtesseract).
+    static var canSerialize: Bool { setMaxActiveLevels != nil }
 
     static func serializeOnThisThread() {
         setMaxActiveLevels?(0)

@@ -57,6 +57,18 @@ import TestSupport
         }
     }
 
+    /// A code the pixel check found and bore out says so: the printed digit line need not be
+    /// read as its witness (`PrintedISBNFollowUp`). A misread the pixels contradict is no code.
+    @Test func aCodeThePixelsBearOutCarriesThatCorroboration() throws {
+        let directory = try makeTemporaryDirectory(prefix: "rapidscan-pixel-check")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let trap = Self.traps[0]
+        let result = try scan(Self.image(trap, digits: Self.valid(trap.printed)), in: directory, name: "borne-out.pgm")
+        let code = try #require(result.codes.first)
+        #expect(code.corroborations.contains(.pixelCheck))
+        #expect(!code.corroborations.contains(.addOn))
+    }
+
     /// The check itself, at the box zbar gives: the misread digit is the one named, the
     /// printed code (check digit aside) and a sharp clean code are consistent.
     @Test func namesTheDigitThePixelsContradict() throws {

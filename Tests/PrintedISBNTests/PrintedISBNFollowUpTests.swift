@@ -44,6 +44,24 @@ import TestSupport
         #expect(followed.codes.map(\.text) == ["9780596008574"])
     }
 
+    /// The witness is read only for a code nothing but zbar's lines vouched for: the same
+    /// misread, had the model's reading or fit of the bars or an add-on vouched for it, is
+    /// the reader's word and costs no digit read (the rule, shown on a code the digits would refuse).
+    @Test func aCodeSomethingElseVouchedForIsNotReadAgainstItsDigits() throws {
+        let (bars, pixels) = try Self.barsAndPixels()
+        let real = try #require(bars.codes.first)
+        for corroboration in Detection.Corroboration.allCases {
+            var vouched = Detection(symbology: .ean13, text: "9074932437075", quality: real.quality, bounds: real.bounds)
+            vouched.corroborations = [corroboration]
+            var result = bars
+            result.codes = [vouched]
+            var asked = false
+            let followed = PrintedISBNFollowUp(budget: .forEffort(.normal)!).followUp(result) { asked = true; return pixels }
+            #expect(followed.codes.map(\.text) == ["9074932437075"], "\(corroboration)")
+            #expect(!asked, "\(corroboration): the pixels were asked for")
+        }
+    }
+
     @Test func aPageWithAnOtherFormatISBNOnlyReportsItRejected() throws {
         // A page is not rendered here (no font rasteriser in the tests): the rule on the
         // reading is the text rule's (PrintedTextTests.formatsBesideANumber) plus this one.

@@ -38,6 +38,20 @@ import TestSupport
         #expect(reader.read(image, budget: Self.budget).accepted.isEmpty)
     }
 
+    /// At normal effort the page is read at the scale that sets the gate's row near Tesseract's
+    /// best height, never below the photo's own size and never above the budget's pixels.
+    @Test func thePageIsScaledByTheRowTheGateFound() throws {
+        let small = GrayImage(width: 240, height: 240, pixels: [UInt8](repeating: 200, count: 240 * 240))
+        let pixels = PrintedISBNReader.pagePixels(setting: 14, in: small)
+        #expect(pixels > 240 * 240 * 6 && pixels < 240 * 240 * 7)  // (36 / 14)² ≈ 6.6
+        #expect(PrintedISBNReader.pagePixels(setting: 60, in: small) == 240 * 240)
+        #expect(PrintedISBNReader.pagePixels(setting: 1, in: small) == 240 * 240 * 64)
+        // The painted back (its row read at this scale) still gives its ISBN: readsTheISBNLine… above.
+        let back = try PaintedBookBacks.painted("barcodes/zxing-ean13-3/10.png", .bars)
+        let row = CharacterRows.longestRow(in: back)
+        #expect(PrintedISBNReader.pagePixels(setting: row.markHeight, in: back) < Self.budget.pageScales[0])
+    }
+
     @Test func theDigitLineWitnessesTheBars() throws {
         let reader = try PrintedISBNReader()
         let url = try SharedFiles.requireImage("barcodes/zxing-ean13-3/10.png")

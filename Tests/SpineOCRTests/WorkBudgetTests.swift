@@ -15,6 +15,15 @@ import TestSupport
         return try ocr.workingImage(ocr.decode(data: data, name: name), name: name)
     }
 
+    /// Tesseract's OpenMP threads are kept from running (and spinning) beside a pass even
+    /// though libtesseract and libgomp are opened with dlopen, out of the global symbol scope.
+    @Test func openMPIsSerialisedWithTheLibraryOpenedLazily() throws {
+        let engine = try TesseractEngine(options: TesseractOptions())
+        let blank = GrayImage(width: 64, height: 32, pixels: [UInt8](repeating: 255, count: 64 * 32))
+        #expect(engine.words(in: blank) != nil)
+        #expect(OpenMP.canSerialize)
+    }
+
     @Test func aCPUDeadlineCutsAPassAndKeepsTheWordsReadByThen() throws {
         let options = TesseractOptions(workingPixels: 1_500_000)
         let ocr = try ShelfOCR(options: options)

@@ -9,10 +9,18 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 VENV = os.path.join(ROOT, ".build-venv")
 # Pinned so that regenerating gives byte-identical images (PNG/JPEG encoders included).
 # pillow-heif: HEIC sample images (its libheif writes irot boxes from EXIF orientation).
-REQUIREMENTS = ["python-barcode==0.16.1", "pillow==13.0.0", "pillow-heif==1.8.1"]
+# zxing-cpp: the reader scripts/bench-decode and bench-small-codes compare against (benchmarks only).
+REQUIREMENTS = ["python-barcode==0.16.1", "pillow==13.0.0", "pillow-heif==1.8.1", "zxing-cpp==3.1.1"]
 
 
 def reexec_in_venv():
+    python = ensure_venv()
+    if os.path.realpath(sys.prefix) != os.path.realpath(VENV):
+        os.execv(python, [python, *sys.argv])
+
+
+def ensure_venv():
+    """Creates the venv and installs the pinned packages if they changed; returns its python."""
     python = os.path.join(VENV, "bin", "python")
     marker = os.path.join(VENV, "requirements.txt")
     wanted = "\n".join(REQUIREMENTS) + "\n"
@@ -25,5 +33,4 @@ def reexec_in_venv():
                        check=True)
         with open(marker, "w") as out:
             out.write(wanted)
-    if os.path.realpath(sys.prefix) != os.path.realpath(VENV):
-        os.execv(python, [python, *sys.argv])
+    return python
