@@ -26,7 +26,7 @@ public struct Detection: Sendable, Hashable, CustomStringConvertible {
     var readBothWays = true
     /// What vouched for these digits besides zbar's lines agreeing, as the reader reported the
     /// code (empty on a code built elsewhere). The printed digit line under the bars is read as
-    /// a second witness only for a code nothing else vouched for (`PrintedISBNFollowUp`).
+    /// a second witness only for a code nothing independent of its bars vouched for (an add-on) (`PrintedISBNFollowUp`).
     /// Not part of equality.
     public var corroborations: Set<Corroboration> = []
 
@@ -38,6 +38,13 @@ public struct Detection: Sendable, Hashable, CustomStringConvertible {
         case pixelCheck
         /// An EAN-2/EAN-5 was read beside it (`addOn`).
         case addOn
+
+        /// Whether it speaks against a misread of the bars themselves. The model's fit and the
+        /// pixel check read the same bars, so a parse of them that is valid but not what was
+        /// printed (the held-out UPC-A `0 23942 43101 5` that zbar and zxing-cpp both read as
+        /// the EAN-13 9074932437075) passes both; an add-on read on the side the bars' own
+        /// reading puts it is a separate symbol that such a parse does not produce.
+        public var vouchesAgainstABarMisread: Bool { self == .addOn }
     }
 
     public init(symbology: Symbology, text: String, quality: Int, bounds: BoundingBox,

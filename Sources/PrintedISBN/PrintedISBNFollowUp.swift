@@ -6,8 +6,8 @@ import SpineOCR
 
 /// The printed text's part in reading a photo or frame, after the bars (`ScanFollowUp`):
 ///
-/// 1. Second witness: each EAN-13/UPC-A read that nothing but zbar's lines vouched for
-///    (`Detection.corroborations`) is compared with the digit line printed under it; a legible
+/// 1. Second witness: each EAN-13/UPC-A read that nothing independent of its bars vouched
+///    for (`Corroboration.vouchesAgainstABarMisread`: an add-on) is compared with the digit line printed under it; a legible
 ///    line (check digit right) that states another code refuses it (an ambiguity).
 /// 2. Printed ISBN: when no code is left, the ISBN printed on the photo, confirmed by two
 ///    readings; one ISBN (its ISBN-10 and ISBN-13 count as one) is a code with symbology
@@ -54,12 +54,13 @@ public final class PrintedISBNFollowUp: ScanFollowUp {
             loaded = .some(image)
             return image
         }
-        // 1. The digits under the bars witness a code nothing else vouched for (the model's
-        // reading or fit of its bars, an add-on): zbar's own lines repeat a misread of the
-        // bars alike, so they are no witness to one.
+        // 1. The digits under the bars witness a code nothing independent of its bars vouched
+        // for (an add-on): zbar's own lines, the model's fit and the pixel check all read the
+        // same bars, so they repeat a misread of them alike and are no witness to one.
         var refused: Set<String> = []
         let others = Set(result.codes.compactMap(\.productCode?.gtin13))
-        for code in result.codes where (code.symbology == .ean13 || code.symbology == .upcA) && code.corroborations.isEmpty {
+        for code in result.codes where (code.symbology == .ean13 || code.symbology == .upcA)
+            && !code.corroborations.contains(where: \.vouchesAgainstABarMisread) {
             guard let gtin = code.productCode?.gtin13 else { continue }
             let agrees: Bool?
             if let verdict = verdicts[gtin] {
