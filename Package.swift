@@ -21,7 +21,8 @@ let package = Package(
     ],
     targets: [
         // C libraries, through pkg-config.
-        .systemLibrary(name: "CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
+        // zbar: headers only, opened on first use (CLazyLibraries) like the four below.
+        .systemLibrary(name: "CZBar", providers: [.apt(["libzbar-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg-dev"])]),
         // Tesseract, libheif, libpq (and libcurl below): headers only (no pkg-config, whose flags
@@ -42,7 +43,7 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // PostgreSQL's client library: synchronous calls, errors as values (the catalogue seam is synchronous).
         .systemLibrary(name: "CLibPQ", providers: [.apt(["libpq-dev"])]),
-        // The forwarders for those four, each library opened with dlopen on first use (errors as values).
+        // The forwarders for those five, each library opened with dlopen on first use (errors as values).
         .target(name: "CLazyLibraries"),
 
         // Concurrency helpers: the one ordered worker pool (scan, watch) and AsyncSemaphore (HTTP, lookups).
@@ -54,7 +55,7 @@ let package = Package(
         // Files -> 8-bit grayscale images.
         .target(name: "Imaging", dependencies: ["CImageCodecs", "CWebP", "CHeif", "CLazyLibraries"]),
         // zbar behind a safe Swift type; detections validated through BookCodes.
-        .target(name: "BarcodeReading", dependencies: ["CZBar", "Imaging", "BookCodes", "BookMetadata", "WorkerPools"]),
+        .target(name: "BarcodeReading", dependencies: ["CZBar", "CLazyLibraries", "Imaging", "BookCodes", "BookMetadata", "WorkerPools"]),
         // Config file, environment, XDG locations.
         .target(name: "RapidScanConfig", dependencies: [
             .product(name: "TOMLKit", package: "TOMLKit"),

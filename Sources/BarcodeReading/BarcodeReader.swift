@@ -1,4 +1,5 @@
 import BookCodes
+import CLazyLibraries
 import CZBar
 import Imaging
 
@@ -124,6 +125,8 @@ private final class ZBarScanner {
     /// zbar's Y density is the step between scanned rows, its X density between scanned
     /// columns; 0 turns that direction off.
     init(rowDensity: Int, columnDensity: Int) throws(BarcodeReaderError) {
+        // libzbar is opened here, on first use (CLazyLibraries), not at every command's start.
+        if let reason = rs_zbar_load() { throw .libraryUnavailable(String(cString: reason)) }
         guard let scanner = zbar_image_scanner_create() else { throw .scannerUnavailable }
         self.scanner = scanner
         // Results are wanted from every image, not only from ones that differ from the last.

@@ -4,6 +4,8 @@ public enum BarcodeReaderError: Error, Sendable, Hashable, CustomStringConvertib
     /// `setting` names the zbar option ("EAN-13 enable", "x-density 2").
     case configurationRejected(setting: String, code: Int32)
     case imageUnavailable
+    /// libzbar could not be opened (it is opened on first use): why, naming the Debian package.
+    case libraryUnavailable(String)
 
     public var description: String {
         switch self {
@@ -13,6 +15,8 @@ public enum BarcodeReaderError: Error, Sendable, Hashable, CustomStringConvertib
             "zbar rejected the setting \(setting) (code \(code))"
         case .imageUnavailable:
             "zbar could not create an image (out of memory?)"
+        case .libraryUnavailable(let reason):
+            reason
         }
     }
 }

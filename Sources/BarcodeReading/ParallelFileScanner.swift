@@ -29,14 +29,19 @@ public struct ParallelFileScanner: Sendable {
         let pool = OrderedWorkerPool<(index: Int, url: URL), Output>(
             workers: min(workers, urls.count), name: "rapidscan-decode", lookAhead: lookAhead
         ) {
-            let scanner: FileScanner? = try? FileScanner(options: options)
+            let scanner = Result { () throws(BarcodeReaderError) in try FileScanner(options: options) }
             let followUp = makeFollowUp?()
             return { file in
-                guard let scanner else {
+                switch scanner {
+                case .success(let scanner):
+                    return (file.index, file.url, Result { () throws(ImageError) in try scanner.scan(fileAt: file.url, followUp: followUp) })
+                case .failure(.libraryUnavailable(let reason)):
+                    // libzbar is opened on first use: one that cannot be is named, with its package.
+                    return (file.index, file.url, .failure(.cannotOpen(file: file.url.relativePath, reason: reason)))
+                case .failure:
                     let detail = "zbar could not create a scanner"
                     return (file.index, file.url, .failure(.outOfMemory(file: file.url.relativePath, detail: detail)))
                 }
-                return (file.index, file.url, Result { () throws(ImageError) in try scanner.scan(fileAt: file.url, followUp: followUp) })
             }
         }
         for (index, url) in urls.enumerated() { pool.submit((index, url)) }

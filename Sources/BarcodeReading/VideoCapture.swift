@@ -1,3 +1,4 @@
+import CLazyLibraries
 import CZBar
 import Foundation
 import Imaging
@@ -79,6 +80,7 @@ public final class VideoCapture: @unchecked Sendable {
             throw .notACaptureDevice(device, detail: (status.st_mode & S_IFMT) == S_IFDIR ? "a directory" : "not a character device")
         }
         try Self.checkCaptureCapability(device)
+        if let reason = rs_zbar_load() { throw .failed(device, detail: String(cString: reason)) }
         guard let video = zbar_video_create() else { throw .failed(device, detail: "zbar could not create a video source (out of memory?)") }
         var pipeEnds: [Int32] = [-1, -1]
         guard pipe(&pipeEnds) == 0 else {

@@ -8,7 +8,7 @@
     F(curl_global_init) F(curl_easy_init) F(curl_easy_setopt) F(curl_easy_perform) F(curl_easy_getinfo) \
     F(curl_easy_cleanup) F(curl_slist_append) F(curl_slist_free_all)
 
-RS_LAZY_LIBRARY(curl, CURL_FUNCTIONS, "libcurl4", "libcurl.so.4", "libcurl.so")
+RS_LAZY_LIBRARY(curl, CURL_FUNCTIONS, 0, "libcurl4", "libcurl.so.4", "libcurl.so")
 #define CALL(name) RS_CALL(curl, name)
 
 /* Where libcurl returns failures as values, a library that could not be opened is one more.

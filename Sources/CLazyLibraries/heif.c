@@ -14,7 +14,7 @@
     F(heif_image_handle_get_metadata_size) F(heif_image_handle_release) F(heif_image_release) \
     F(heif_nclx_color_profile_free)
 
-RS_LAZY_LIBRARY(heif, HEIF_FUNCTIONS, "libheif1", "libheif.so.1", "libheif.so")
+RS_LAZY_LIBRARY(heif, HEIF_FUNCTIONS, 0, "libheif1", "libheif.so.1", "libheif.so")
 #define CALL(name) RS_CALL(heif, name)
 
 /* Where libheif returns failures as values, a library that could not be opened is one more. */

@@ -8,7 +8,7 @@
     F(PQresultErrorField) F(PQresultErrorMessage) F(PQntuples) F(PQnfields) F(PQgetisnull) F(PQgetvalue) F(PQclear) \
     F(PQsetNoticeProcessor)
 
-RS_LAZY_LIBRARY(pq, PQ_FUNCTIONS, "libpq5", "libpq.so.5", "libpq.so")
+RS_LAZY_LIBRARY(pq, PQ_FUNCTIONS, RS_OWN_SCOPE_FIRST, "libpq5", "libpq.so.5", "libpq.so")
 #define CALL(name) RS_CALL(pq, name)
 
 PGconn *PQconnectdbParams(const char *const *keywords, const char *const *values, int expand_dbname) {

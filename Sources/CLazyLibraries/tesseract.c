@@ -12,7 +12,7 @@
     F(TessPageIteratorIsAtBeginningOf) F(TessResultIteratorConfidence) F(TessResultIteratorDelete) \
     F(TessResultIteratorGetPageIteratorConst) F(TessResultIteratorGetUTF8Text) F(TessResultIteratorNext)
 
-RS_LAZY_LIBRARY(tesseract, TESSERACT_FUNCTIONS, "libtesseract5", "libtesseract.so.5", "libtesseract.so")
+RS_LAZY_LIBRARY(tesseract, TESSERACT_FUNCTIONS, 0, "libtesseract5", "libtesseract.so.5", "libtesseract.so")
 #define CALL(name) RS_CALL(tesseract, name)
 
 const char *TessVersion(void) { return CALL(TessVersion)(); }

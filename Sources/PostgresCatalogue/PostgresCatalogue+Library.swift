@@ -7,7 +7,7 @@ import Foundation
 extension PostgresCatalogue: LibraryStore {
     public func user() throws(CatalogueError) -> User {
         let userId = userId
-        return try read { db in try Self.user(userId, db) }
+        return try readStatement { db in try Self.user(userId, db) }
     }
 
     static func user(_ userId: String, _ db: PostgresConnection, forUpdate: Bool = false) throws -> User {
@@ -217,7 +217,7 @@ extension PostgresCatalogue: LibraryStore {
 
     public func ownedCount() throws(CatalogueError) -> Int {
         let userId = userId
-        return try read { db in try db.count("SELECT count(*) FROM items WHERE \"userId\" = $1 AND \"isOwned\"", [userId]) }
+        return try readStatement { db in try db.count("SELECT count(*) FROM items WHERE \"userId\" = $1 AND \"isOwned\"", [userId]) }
     }
 
     public func ownedItems() throws(CatalogueError) -> [Item] {
@@ -227,12 +227,12 @@ extension PostgresCatalogue: LibraryStore {
 
     public func item(isbn: ISBN13) throws(CatalogueError) -> Item? {
         let userId = userId
-        return try read { db in try db.record(Item.self, "WHERE \"userId\" = $1 AND isbn = $2", [userId, isbn.digits]) }
+        return try readStatement { db in try db.record(Item.self, "WHERE \"userId\" = $1 AND isbn = $2", [userId, isbn.digits]) }
     }
 
     public func lists() throws(CatalogueError) -> [BookList] {
         let userId = userId
-        return try read { db in
+        return try readStatement { db in
             try db.records(BookList.self, """
                 WHERE "ownerId" = $1
                 ORDER BY "isDefault" DESC, "listType" = 'completed', "createdAt", name
@@ -254,20 +254,23 @@ extension PostgresCatalogue: LibraryStore {
 
     public func items(matching query: LibraryQuery) throws(LibraryError) -> [Item] {
         let userId = userId
-        return try libraryRead { db in
+        // Without `list:` the selection is one statement (a list is looked up first).
+        let body = { (db: PostgresConnection) throws -> [Item] in
             let (sql, parameters) = try Self.selection(query, userId: userId, db)
             return try db.records(Item.self, sql, parameters)
         }
+        return try query.list == nil ? libraryReadStatement(body) : libraryRead(body)
     }
 
     public func count(matching query: LibraryQuery) throws(LibraryError) -> Int {
         let userId = userId
         var unlimited = query
         unlimited.limit = nil
-        return try libraryRead { db in
+        let body = { (db: PostgresConnection) throws -> Int in
             let (sql, parameters) = try Self.selection(unlimited, userId: userId, ordered: false, db)
             return try db.count("SELECT count(*) FROM items AS r \(sql)", parameters)
         }
+        return try query.list == nil ? libraryReadStatement(body) : libraryRead(body)
     }
 
     public func itemIds(matching query: LibraryQuery) throws(LibraryError) -> [String] {

@@ -30,11 +30,14 @@ public final class PostgresCatalogue: Sendable {
         self.address = address
         self.userId = userId
         let connection = try PostgresConnection(address)
-        try PostgresSchema.migrate(connection)
-        let now = Date()
-        do {
-            try connection.transaction { db in try Self.createLocalUser(db, id: userId, displayName: displayName, now: now) }
-        } catch { throw Self.catalogueError(error, location: address.location) }
+        // Every command on a database already set up: one statement, not two locked transactions.
+        if !PostgresSchema.isCurrent(connection, withUser: userId) {
+            try PostgresSchema.migrate(connection)
+            let now = Date()
+            do {
+                try connection.transaction { db in try Self.createLocalUser(db, id: userId, displayName: displayName, now: now) }
+            } catch { throw Self.catalogueError(error, location: address.location) }
+        }
         idle.withLock { $0.append(connection) }
     }
 
@@ -121,6 +124,11 @@ public final class PostgresCatalogue: Sendable {
     /// Reads run in a transaction too: one consistent snapshot for the statements of one call.
     func read<T>(_ body: (PostgresConnection) throws -> T) throws(CatalogueError) -> T { try write(body) }
 
+    /// A read of one statement, which is its own snapshot: no BEGIN … COMMIT around it (two round trips fewer).
+    func readStatement<T>(_ body: (PostgresConnection) throws -> T) throws(CatalogueError) -> T {
+        do { return try withConnection(body) } catch { throw Self.catalogueError(error, location: location) }
+    }
+
     func libraryWrite<T>(_ body: (PostgresConnection) throws -> T) throws(LibraryError) -> T {
         do { return try withConnection { connection in try connection.transaction(body) } } catch let error as LibraryError {
             throw error
@@ -130,6 +138,15 @@ public final class PostgresCatalogue: Sendable {
     }
 
     func libraryRead<T>(_ body: (PostgresConnection) throws -> T) throws(LibraryError) -> T { try libraryWrite(body) }
+
+    /// `readStatement` for the library's roles.
+    func libraryReadStatement<T>(_ body: (PostgresConnection) throws -> T) throws(LibraryError) -> T {
+        do { return try withConnection(body) } catch let error as LibraryError {
+            throw error
+        } catch {
+            throw .catalogue(Self.catalogueError(error, location: location))
+        }
+    }
 
     static func catalogueError(_ error: any Error, location: String) -> CatalogueError {
         switch error {

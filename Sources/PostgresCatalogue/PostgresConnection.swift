@@ -21,8 +21,10 @@ final class PostgresConnection: @unchecked Sendable {
         if let reason = rs_pq_load() { throw .cannotOpen(path: address.location, reason: String(cString: reason)) }
         // Keywords are applied in order: the config's password first, so a password in the
         // URL (expanded from `dbname`) wins over it; libpq falls back to PGPASSWORD and ~/.pgpass.
-        var keywords = ["dbname", "fallback_application_name", "connect_timeout"]
-        var values = [address.connectionURL, "rapidscan", "10"]
+        // The server's notices are dropped (below): asked not to send them, in the start-up
+        // packet rather than a SET (one round trip fewer); the URL's own `options` win.
+        var keywords = ["options", "dbname", "fallback_application_name", "connect_timeout"]
+        var values = ["-c client_min_messages=warning", address.connectionURL, "rapidscan", "10"]
         if let password = address.configPassword, !password.isEmpty {
             keywords.insert("password", at: 0)
             values.insert(password, at: 0)
@@ -41,7 +43,6 @@ final class PostgresConnection: @unchecked Sendable {
         // libpq prints the server's notices on stderr itself ("WARNING: terminating connection
         // due to immediate shutdown"): what matters reaches the user as the failure it causes.
         PQsetNoticeProcessor(connection, { _, _ in }, nil)
-        _ = try execute("SET client_min_messages = warning")
     }
 
     deinit { PQfinish(connection) }

@@ -39,9 +39,14 @@ struct UnreadableRow: Error, CustomStringConvertible {
 }
 
 extension PostgresConnection {
-    /// `SELECT` of whole records: `whereSQL` follows `FROM table AS r`.
+    /// `SELECT` of whole records: `whereSQL` follows `FROM table AS r` (its order kept: a
+    /// sub-select with ORDER BY or LIMIT is scanned as it comes). The value's columns alone, as
+    /// `row_to_json`: `to_jsonb(r)` also built the search vector and folded text into every row,
+    /// and jsonb costs twice json's time (180 items: 19.2 -> 8.0 ms of server time, load 22).
     func records<R: PostgresRecord>(_ type: R.Type, _ whereSQL: String, _ parameters: [String?] = []) throws -> [R] {
-        try decodeRows(R.self, try run("SELECT to_jsonb(r) FROM \(R.table) AS r \(whereSQL)", parameters))
+        let columns = R.columns.map { "r.\"\($0)\"" }.joined(separator: ", ")
+        let sql = "SELECT row_to_json(c) FROM (SELECT \(columns) FROM \(R.table) AS r \(whereSQL)) AS c"
+        return try decodeRows(R.self, try run(sql, parameters))
     }
 
     func record<R: PostgresRecord>(_ type: R.Type, _ whereSQL: String, _ parameters: [String?] = []) throws -> R? {

@@ -247,6 +247,16 @@ enum PostgresSchema {
         ]),
     ]
 
+    /// Whether every migration this rapidscan knows (and no other) is recorded and the user exists:
+    /// one statement, no lock (what it reads was committed under the lock). Anything else — a new
+    /// database, a migration to apply, a newer schema, a failure — leaves it to `migrate`.
+    static func isCurrent(_ connection: PostgresConnection, withUser userId: String) -> Bool {
+        guard let rows = try? connection.run(
+            "SELECT m.version, EXISTS (SELECT 1 FROM users WHERE id = $1) FROM rapidscan_migrations AS m", [userId]) else { return false }
+        let versions = Set(rows.compactMap { row in row.first.flatMap { $0 }.flatMap { Int($0) } })
+        return versions == Set(migrations.map(\.version)) && rows.allSatisfy { $0.count == 2 && $0[1] == "t" }
+    }
+
     /// Applies every migration not yet recorded, under the advisory lock, in one transaction.
     /// Returns the versions it applied (none when another station had already done it).
     @discardableResult

@@ -2,12 +2,12 @@ import Foundation
 import TestSupport
 import Testing
 
-/// libheif, libtesseract, libpq and libcurl (with the ~70 libraries they pull in: codecs,
-/// leptonica, TLS, Kerberos, LDAP) are opened on first use, not at every command's start (CLazyLibraries):
+/// libheif, libtesseract, libpq, libcurl and libzbar (with the ~80 libraries they pull in: codecs,
+/// leptonica, TLS, Kerberos, LDAP, X11, D-Bus, V4L) are opened on first use, not at every command's start (CLazyLibraries):
 /// checked with the dynamic loader's own log (`LD_DEBUG=libs`) on the built binary.
 @Suite struct LazyLibrariesCLITests {
     /// Libraries only some commands need.
-    static let engines = ["libheif.so", "libde265.so", "libtesseract.so", "liblept.so", "libpq.so", "libldap", "libcurl.so", "libgnutls.so"]
+    static let engines = ["libheif.so", "libde265.so", "libtesseract.so", "liblept.so", "libpq.so", "libldap", "libcurl.so", "libgnutls.so", "libzbar.so", "libX11.so", "libdbus-1.so"]
 
     /// The file names of the libraries the run initialised, from the loader's log on stderr.
     static func initialised(_ result: CommandResult) -> [String] {
@@ -32,6 +32,33 @@ import Testing
         }
     }
 
+    /// The doctor names zbar's version: the library is opened for it (and its functions resolved).
+    @Test func theDoctorOpensLibzbarForItsVersion() async throws {
+        let harness = try CLIHarness()
+        harness.extraEnvironment["LD_DEBUG"] = "libs"
+        let result = try await harness.run("doctor")
+        #expect(result.stdoutLines.contains { $0.contains(/^ *ok +zbar \d+\.\d+\.\d+ \(barcodes\)$/) }, "\(result.stdout)")
+        #expect(Self.loads(Self.initialised(result), prefix: "libzbar.so"), "\(Self.initialised(result))")
+    }
+
+    /// A libzbar that cannot be loaded (here a file that is no library, found first through
+    /// LD_LIBRARY_PATH): reading a photo stops with why, naming the Debian package to install.
+    @Test func aLibzbarThatCannotBeLoadedIsAnErrorNamingItsPackage() async throws {
+        let harness = try CLIHarness()
+        let folder = harness.directory.appendingPathComponent("broken-libraries")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for name in ["libzbar.so.0", "libzbar.so"] { try Data("not a library".utf8).write(to: folder.appendingPathComponent(name)) }
+        harness.extraEnvironment["LD_LIBRARY_PATH"] = folder.path
+        let photo = SharedFiles.sampleImages.appendingPathComponent("isbn-9780306406157.png")
+        let result = try await harness.run("decode", "--raw", photo.path)
+        #expect(result.status != 0)
+        #expect(!result.stdoutLines.contains("9780306406157"), "\(result.stdout)")
+        #expect(result.stderr.contains("libzbar.so.0 could not be loaded") && result.stderr.contains("install the Debian package libzbar0"),
+                "\(result.stderr.suffix(2000))")
+        // The loader's own reason, naming the file it tried (the first name's, kept as it was).
+        #expect(result.stderr.contains(folder.appendingPathComponent("libzbar.so.0").path), "\(result.stderr.suffix(2000))")
+    }
+
     @Test func aHEICPhotoOpensLibheifWhenItIsRead() async throws {
         let harness = try CLIHarness()
         harness.extraEnvironment["LD_DEBUG"] = "libs"
@@ -42,6 +69,7 @@ import Testing
         let libraries = Self.initialised(result)
         // (libtesseract too: `decode` reads the digits printed under the bars as their second witness.)
         #expect(Self.loads(libraries, prefix: "libheif.so"), "\(libraries)")
+        #expect(Self.loads(libraries, prefix: "libzbar.so"), "\(libraries)")
         #expect(!Self.loads(libraries, prefix: "libpq.so"), "\(libraries)")
     }
 

@@ -76,7 +76,10 @@ struct DoctorCommand: AsyncParsableCommand {
     }
 
     func engineFindings(settings: RapidScanSettings, environment: [String: String], executable: String?) -> [Finding] {
-        var findings = [Finding(state: .ok, text: "zbar \(BarcodeReader.zbarVersion) (barcodes)")]
+        var findings: [Finding]
+        do { findings = [Finding(state: .ok, text: "zbar \(try BarcodeReader.zbarVersion) (barcodes)")] } catch {
+            findings = [Finding(state: .missing, text: "zbar: \(error)")]
+        }
         let languages = settings.vision.languages ?? ["eng"]
         switch OCREngines.languageData(for: languages, environment: environment) {
         case .success(let folder):
