@@ -103,6 +103,8 @@ arguments.removeAll { $0 == "--no-scene-text" }
 if let value = takeOption("--strip-skip"), let confidence = Double(value) { options.stripSkipSceneTextConfidence = confidence }
 // --strip-order CONF: strips PP-OCR read at this confidence are read last (0: in shelf order).
 if let value = takeOption("--strip-order"), let confidence = Double(value) { options.stripOrderSceneTextConfidence = confidence }
+// --turn-below SCORE: PP-OCR's tall lines read under this score (0-1) are read turned 180° too (0: never).
+if let value = takeOption("--turn-below"), let score = Double(value) { options.sceneTextTurnsBelow = score }
 // --reserve-ms N: CPU past the budget for the first round of strips PP-OCR read nothing confident in (0: none).
 if let value = takeOption("--reserve-ms"), let milliseconds = Int(value) { options.unreadStripReserveMilliseconds = milliseconds }
 // --pages-with-scene-text 270,90 (or "all", or "none"): Tesseract's turns read beside PP-OCR.

@@ -29,6 +29,13 @@ public final class SceneTextReader: @unchecked Sendable {
     public let python: String
     public let detectionLongSide: Int
     public let timeoutSeconds: Double
+    /// Tall lines recognised under this score (0–1) are recognised again turned 180° and the
+    /// surer reading kept (0: never, the default). RapidOCR turns a tall crop one way and its
+    /// angle classifier flips it only when sure. PP-OCR alone, titles among its lines: rendered
+    /// hard shelves' tuning half (hard-01/02, 204 spines) 186 -> 190 at 0.75 once lines are read
+    /// at the working size (checking half 127 -> 132), for 17–25% more of the worker's CPU; real
+    /// checking photos 69 -> 69 (+2.6 s CPU on the two dense ones). Off: the CPU is the strips' budget.
+    public let turnsUnsureTallLinesBelow: Double
     /// One request at a time: the worker answers in order, and uses every core itself. nil
     /// after it stopped: the next request starts a new one.
     private let worker: Mutex<Worker?>
@@ -54,11 +61,14 @@ public final class SceneTextReader: @unchecked Sendable {
     /// whole 5 MP image 128, and 1600 took ~17% less of the worker's CPU than the whole image.
     /// `timeoutSeconds`: how long the worker may take to load its models or to read one image
     /// (5 MP: 2–3 s here) before it is stopped and that image left to Tesseract.
-    public init(python: String, detectionLongSide: Int = 1600, timeoutSeconds: Double = 120) throws(TesseractError) {
+    public init(python: String, detectionLongSide: Int = 1600, timeoutSeconds: Double = 120,
+                turnsUnsureTallLinesBelow: Double = 0) throws(TesseractError) {
         self.python = python
         self.detectionLongSide = detectionLongSide
         self.timeoutSeconds = timeoutSeconds
-        worker = Mutex(try Self.start(python: python, detectionLongSide: detectionLongSide, timeoutSeconds: timeoutSeconds))
+        self.turnsUnsureTallLinesBelow = turnsUnsureTallLinesBelow
+        worker = Mutex(try Self.start(python: python, detectionLongSide: detectionLongSide, timeoutSeconds: timeoutSeconds,
+                                      turnsBelow: turnsUnsureTallLinesBelow))
     }
 
     deinit {
@@ -68,12 +78,13 @@ public final class SceneTextReader: @unchecked Sendable {
     /// The worker's process id (tests stop it to see it restarted).
     var processIdentifier: Int32? { worker.withLock { $0?.process.processIdentifier } }
 
-    private static func start(python: String, detectionLongSide: Int, timeoutSeconds: Double) throws(TesseractError) -> Worker {
+    private static func start(python: String, detectionLongSide: Int, timeoutSeconds: Double,
+                              turnsBelow: Double) throws(TesseractError) -> Worker {
         // A worker that dies must not take rapidscan with it when a request is written to it.
         signal(SIGPIPE, SIG_IGN)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = ["-u", "-c", Self.workerSource, String(detectionLongSide)]
+        process.arguments = ["-u", "-c", Self.workerSource, String(detectionLongSide), String(turnsBelow)]
         var environment = ProcessInfo.processInfo.environment
         environment["PYTHONDONTWRITEBYTECODE"] = "1"
         process.environment = environment
@@ -121,13 +132,13 @@ public final class SceneTextReader: @unchecked Sendable {
             throw .sceneTextFailed(file: name, reason: "could not encode the request")
         }
         line.append(UInt8(ascii: "\n"))
-        let (python, longSide, timeout) = (self.python, self.detectionLongSide, self.timeoutSeconds)
+        let (python, longSide, timeout, turnsBelow) = (self.python, self.detectionLongSide, self.timeoutSeconds, self.turnsUnsureTallLinesBelow)
         let reply: [String: Any]
         do throws(TesseractError) {
             reply = try worker.withLock { worker throws(TesseractError) in
                 if worker == nil || worker?.process.isRunning != true {
                     worker?.stop()
-                    worker = try Self.start(python: python, detectionLongSide: longSide, timeoutSeconds: timeout)
+                    worker = try Self.start(python: python, detectionLongSide: longSide, timeoutSeconds: timeout, turnsBelow: turnsBelow)
                 }
                 guard var running = worker else { throw .sceneTextFailed(file: name, reason: "the PP-OCR worker did not start") }
                 // A worker that failed is stopped and forgotten: the next image starts a new one.
@@ -296,6 +307,11 @@ try:
     onnxruntime.SessionOptions = QuietOptions
     from rapidocr_onnxruntime import RapidOCR
     engine = RapidOCR(det_limit_type="max", det_limit_side_len=int(sys.argv[1]))
+    flip_below = float(sys.argv[2]) if len(sys.argv) > 2 else 0.0
+    def tall(box):
+        xs = [float(point[0]) for point in box]
+        ys = [float(point[1]) for point in box]
+        return 2 * (max(ys) - min(ys)) >= 3 * (max(xs) - min(xs))
 except Exception as error:
     print(json.dumps({"error": "%s: %s" % (type(error).__name__, error)}), flush=True)
     sys.exit(1)
@@ -309,9 +325,25 @@ for request in sys.stdin:
             raise ValueError("expected %d pixels, read %d" % (width * height, gray.size))
         gray = gray.reshape(height, width)
         start = time.process_time()
-        found, _ = engine(numpy.repeat(gray[:, :, None], 3, axis=2))
+        image = numpy.repeat(gray[:, :, None], 3, axis=2)
+        # RapidOCR scales an image over 2000 px down before it cuts the lines out for recognition:
+        # a 36 px spine of a 4000 px shelf then read 18 px wide. The working image is bounded
+        # already, so its lines are read at its own size (the detector keeps its own limit).
+        engine.max_side_len = max(width, height)
+        found = list((engine(image, text_score=0.0) if flip_below > 0 else engine(image))[0] or [])
+        if flip_below > 0:
+            # A tall line read unsurely may be a spine printed bottom-to-top that the angle
+            # classifier left upside down: its crop is read turned 180 degrees too, the surer kept.
+            unsure = [i for i, (box, text, score) in enumerate(found) if score < flip_below and tall(box)]
+            if unsure:
+                crops = engine.get_crop_img_list(image, [numpy.array(found[i][0], dtype=numpy.float32) for i in unsure])
+                turned, _ = engine.text_rec([numpy.rot90(crop, 2) for crop in crops])
+                for i, read in zip(unsure, turned):
+                    if float(read[1]) > float(found[i][2]):
+                        found[i] = (found[i][0], read[0], read[1])
+            found = [line for line in found if float(line[2]) >= 0.5]
         lines = []
-        for box, text, score in found or []:
+        for box, text, score in found:
             xs = [float(point[0]) for point in box]
             ys = [float(point[1]) for point in box]
             lines.append([text, float(score), min(xs), min(ys), max(xs), max(ys)])

@@ -84,7 +84,7 @@ public final class ShelfOCR: @unchecked Sendable {
         self.options = options
         _ = try LanguageData.folder(for: options.languages, explicit: options.dataPath)
         pool = ResourcePool(limit: options.effectiveWorkers) { () throws(TesseractError) in try TesseractEngine(options: options) }
-        sceneText = try options.sceneTextPython.map { python throws(TesseractError) in try SceneTextReader(python: python) }
+        sceneText = try options.sceneTextPython.map { python throws(TesseractError) in try SceneTextReader(python: python, turnsUnsureTallLinesBelow: options.sceneTextTurnsBelow) }
     }
 
     public func read(data: Data, name: String) throws(TesseractError) -> OCRShelf {

@@ -117,6 +117,8 @@ public struct TesseractOptions: Sendable, Hashable {
     /// most of Tesseract's page passes, and Tesseract still reads the spine strips. nil:
     /// Tesseract alone.
     public var sceneTextPython: String?
+    /// PP-OCR's tall lines read under this score are read turned 180° too (`SceneTextReader`; 0: never, the default).
+    public var sceneTextTurnsBelow: Double = 0
     /// With PP-OCR, the turns Tesseract still reads at the working size (nil: all of `rotations`
     /// and the extra scales). Real shelves (OCR replayed, same matcher): PP-OCR + strips 122 of
     /// 199 spines; + Tesseract's 270° turn 128; + its 90° or 0° turn instead 122; + the two 1 MP

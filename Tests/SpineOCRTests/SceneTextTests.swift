@@ -93,6 +93,24 @@ import Vision
         #expect(seen.count * 2 > titles.count, "read \(read) for \(titles)")
     }
 
+    /// A 4000 px shelf's lines are recognised at its own size: RapidOCR's 2000 px scale-down had
+    /// left its 36–62 px spines half as wide, and bottom-to-top titles among them unread.
+    @Test(.enabled(if: workerExpected, notInstalled)) func aWideShelfsLinesAreReadAtItsOwnSize() throws {
+        let python = try #require(SceneTextReader.locatePython(), "PP-OCR is not installed: run scripts/setup")
+        let reader = try SceneTextReader(python: python)
+        let name = "hard-01.jpg"
+        let shelf = try #require(try HardShelfSegmentationTests.labels()[name])
+        let image = try ImageLoader.load(data: Data(contentsOf: HardShelfSegmentationTests.folder.appendingPathComponent(name)), name: name).image
+        #expect(image.width == 4000)
+        let read = try reader.lines(in: image, name: name).lines.map { RenderedShelfTests.key($0.text) }
+        let seen = shelf.books.filter { book in read.contains { $0.contains(RenderedShelfTests.key(book.title)) } }.map(\.title)
+        // Scaled down to 2000 px: 55 of 63, these four bottom-to-top titles among the missed.
+        for title in ["The Sugar Queen", "Vampire Kisses", "The High Window", "Dreamless"] {
+            #expect(seen.contains(title), "\(title) not among \(read)")
+        }
+        #expect(seen.count >= 58, "\(seen.count) of \(shelf.books.count)")
+    }
+
     @Test(.enabled(if: workerExpected, notInstalled)) func aWorkerThatStoppedIsStartedAgain() throws {
         let python = try #require(SceneTextReader.locatePython(), "PP-OCR is not installed: run scripts/setup")
         let reader = try SceneTextReader(python: python)
