@@ -34,12 +34,8 @@ extension SpineMatcher {
                 // A neighbour settled by an earlier run (no match now) is left alone.
                 guard let own = matches[other], !Self.isAuthorAlone(own), own.decision != .strong,
                       !readings[other].unreadable, Self.adjacent(readings[number], readings[other], skipping: skipped) else { continue }
-                let author = readings[number].text
-                let title = readings[other]
-                let joined = SpineReading(text: title.text + " " + author, position: title.position,
-                                          confidence: min(title.confidence ?? 1, readings[number].confidence ?? 1),
-                                          alternatives: title.alternatives.map { $0 + " " + author })
-                joins.append(NeighbourJoin(author: number, title: other, authorText: author, joined: joined))
+                joins.append(NeighbourJoin(author: number, title: other, authorText: readings[number].text,
+                                           joined: Self.joined(readings[other], readings[number])))
             }
         }
         // A book suggested for review whose author the reading does not hold ("REPLICA" beside
@@ -53,12 +49,8 @@ extension SpineMatcher {
                 guard let neighbour = matches[other], neighbour.decision == .none, !Self.isAuthorAlone(neighbour),
                       !readings[other].unreadable, Self.adjacent(readings[number], readings[other], skipping: skipped),
                       Self.namesAuthor(readings[other].text, of: book) else { continue }
-                let author = readings[other].text
-                let title = readings[number]
-                let joined = SpineReading(text: title.text + " " + author, position: title.position,
-                                          confidence: min(title.confidence ?? 1, readings[other].confidence ?? 1),
-                                          alternatives: title.alternatives.map { $0 + " " + author })
-                joins.append(NeighbourJoin(author: other, title: number, authorText: author, joined: joined))
+                joins.append(NeighbourJoin(author: other, title: number, authorText: readings[other].text,
+                                           joined: Self.joined(readings[number], readings[other])))
             }
         }
         for (number, next) in zip(sure, sure.dropFirst()) where Self.isUnmatchedText(matches[number]) && Self.isUnmatchedText(matches[next])
@@ -143,6 +135,14 @@ extension SpineMatcher {
         return TextNormalizer.tokens(text).contains { word in
             word.utf8.count >= 4 && title.contains { word == $0 || (word.utf8.count >= 5 && Similarity.wordSimilarity(word, $0) >= 0.8) }
         }
+    }
+
+    /// A title reading with its neighbour's author text after it: the title's place, the less
+    /// sure of the two confidences, and the author after each of the title's alternatives.
+    static func joined(_ title: SpineReading, _ author: SpineReading) -> SpineReading {
+        SpineReading(text: title.text + " " + author.text, position: title.position,
+                     confidence: min(title.confidence ?? 1, author.confidence ?? 1),
+                     alternatives: title.alternatives.map { $0 + " " + author.text })
     }
 
     /// Neighbours in shelf order: the reader's positions one apart (or only `skipping`
