@@ -81,7 +81,7 @@ public struct LocalDumpSource: MetadataSource {
         let readWords = Self.words(reading)
         let readingWords = Array(Set(Self.comparedWords(readWords).filter { ($0.count >= 2 || Self.isIdeographic($0)) && !Self.stopWords.contains($0) })).sorted()
         guard !readingWords.isEmpty else { return [] }
-        var termList = readWords.filter { $0.count >= 2 && !Self.stopWords.contains($0) && !$0.unicodeScalars.contains(where: Self.isIdeographic) }
+        var termList = readWords.filter { $0.count >= 2 && !Self.stopWords.contains($0) && !$0.contains(where: \.isHanOrKana) }
             .map { $0.count >= 4 ? "\"\($0)\"*" : "\"\($0)\"" }
         for run in readWords.flatMap(Self.ideographicRuns) where run.count >= 2 {
             for start in 0..<(run.count - 1) { termList.append("\"\(String(run[start...(start + 1)]))\"*") }
@@ -118,39 +118,22 @@ public struct LocalDumpSource: MetadataSource {
         }
     }
 
-    /// Han and kana characters (Chinese and Japanese words are not spaced).
-    static func isIdeographic(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0x3040...0x30FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xF900...0xFAFF, 0x20000...0x2FA1F: true
-        default: false
-        }
-    }
-
     static func isIdeographic(_ word: String) -> Bool {
-        word.unicodeScalars.count == 1 && word.unicodeScalars.first.map(isIdeographic) == true
+        word.count == 1 && word.first!.isHanOrKana
     }
 
     /// The runs of Han or kana characters in a word, each as its characters.
     static func ideographicRuns(_ word: String) -> [[Character]] {
-        var runs: [[Character]] = [], current: [Character] = []
-        for character in word {
-            if character.unicodeScalars.count == 1, let scalar = character.unicodeScalars.first, isIdeographic(scalar) {
-                current.append(character)
-            } else if !current.isEmpty {
-                runs.append(current)
-                current = []
-            }
-        }
-        return current.isEmpty ? runs : runs + [current]
+        word.split(whereSeparator: { !$0.isHanOrKana }).map(Array.init)
     }
 
     /// Words as compared: a Han or kana character is a word of its own ("hadoop生态系统" -> hadoop 生 态 系 统).
     static func comparedWords(_ words: [String]) -> [String] {
         words.flatMap { word -> [String] in
-            guard word.unicodeScalars.contains(where: isIdeographic) else { return [word] }
+            guard word.contains(where: \.isHanOrKana) else { return [word] }
             var out: [String] = [], latin = ""
             for character in word {
-                if character.unicodeScalars.count == 1, let scalar = character.unicodeScalars.first, isIdeographic(scalar) {
+                if character.isHanOrKana {
                     if !latin.isEmpty { out.append(latin); latin = "" }
                     out.append(String(character))
                 } else {

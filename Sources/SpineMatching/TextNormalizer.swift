@@ -1,3 +1,4 @@
+import BookMetadata
 import Foundation
 
 /// Title and author text reduced to what matching compares: lower case, accents folded,
@@ -26,7 +27,7 @@ public enum TextNormalizer {
             // or with one character wrong is compared character by character ("大数据系统构建"
             // -> "大 数 据 系 统 构 建"). Hangul is written with spaces and stays in words.
             let han = isCJK(scalar)
-            let ideograph = isIdeographic(scalar)
+            let ideograph = scalar.isHanOrKana
             if !lastSpace, han != lastHan || ideograph || lastIdeograph, CharacterSet.alphanumerics.contains(scalar) { out.append(" "); lastSpace = true }
             lastHan = han
             lastIdeograph = ideograph
@@ -52,17 +53,9 @@ public enum TextNormalizer {
         }
     }
 
-    /// Han and kana: each character is one word to matching.
-    static func isIdeographic(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0x3040...0x30FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xF900...0xFAFF, 0x20000...0x2FA1F: true
-        default: false
-        }
-    }
-
     /// A word that is one Han or kana character (`fold` makes every such character a word).
     public static func isIdeographic(_ word: String) -> Bool {
-        word.unicodeScalars.count == 1 && word.unicodeScalars.first.map(isIdeographic) == true
+        word.count == 1 && word.first!.isHanOrKana
     }
 
     /// `fold` for plain ASCII text (most titles) without Foundation's folding; nil otherwise.
