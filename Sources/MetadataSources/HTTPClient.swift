@@ -183,10 +183,12 @@ public final class HTTPClient: Sendable {
         }
     }
 
-    /// One attempt: waits for the rate limiter and a free slot, then sends.
+    /// One attempt: waits for the rate limiter and a free slot, then for the limiter's window
+    /// again (the slot's wait may have brought it close to the previous send), then sends.
     private func sendOnce(_ request: HTTPRequest, rateLimiter: TokenBucket?) async -> Result<(HTTPResponse, TimeInterval), SourceError> {
         await rateLimiter?.acquire()
         await inFlight.acquire()
+        await rateLimiter?.awaitSendingTime()
         let result = await perform(request)
         await inFlight.release()
         return result

@@ -134,6 +134,31 @@ import TestSupport
         #expect(fastClock.sleeps.count == before + 1)
     }
 
+    /// A request granted on time but held up by the connection slots must not go out right before
+    /// the next one: the sends are spaced, not only the grants.
+    @Test func sendsAreSpacedEvenWhenAGrantWasHeldUp() async {
+        let clock = ManualClock()
+        let bucket = TokenBucket(rate: 1, clock: clock)
+        await bucket.acquire()            // granted at 0
+        clock.advance(by: 0.9)            // waited 0.9 s for a connection slot
+        await bucket.awaitSendingTime()   // sent at 0.9
+        #expect(clock.now == 0.9)
+        await bucket.acquire()            // granted at 1.0
+        #expect(abs(clock.now - 1.0) < 1e-9)
+        await bucket.awaitSendingTime()   // not before 1.9
+        #expect(abs(clock.now - 1.9) < 1e-9)
+
+        // Three a second: a burst of three sends, the fourth a second after the first.
+        let fastClock = ManualClock()
+        let fast = TokenBucket(rate: 3, clock: fastClock)
+        var sent: [TimeInterval] = []
+        for _ in 0..<4 {
+            await fast.awaitSendingTime()
+            sent.append(fastClock.now)
+        }
+        #expect(zip(sent, [0, 0, 0, 1]).allSatisfy { abs($0 - $1) < 1e-9 })
+    }
+
     @Test func logsRedactTheKey() {
         let client = HTTPClient()
         let url = URL(string: "https://www.googleapis.com/books/v1/volumes?q=isbn:9781761186769&key=SECRET")!
