@@ -709,6 +709,9 @@ enum ReadingFilters {
             if consonants >= 5 || same >= 3 { return false }
         }
         if letters.allSatisfy(\.isUppercase) { return true }
+        // A title's stylised capitals, six letters or more from a capital ("UnWHOLLy", "UnDiviDeD": the
+        // Unwind series' spines, found by the services under their plain spelling).
+        if letters.count >= 6, letters[0].isUppercase { return true }
         // Lower case after the first letter, save a capital starting a glued word (never two capitals in a row).
         for (index, letter) in letters.enumerated().dropFirst() where letter.isUppercase {
             if letters[index - 1].isUppercase || index == letters.count - 1 { return false }
