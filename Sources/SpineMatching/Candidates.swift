@@ -52,7 +52,42 @@ enum AuthorName {
         if commaParts.count == 2, !commaParts[1].contains(" ") || commaParts[1].contains(".") {
             text = "\(commaParts[1]) \(commaParts[0])"
         }
-        return TextNormalizer.tokens(text).filter { $0.count > 1 && !["jr", "sr", "dr", "mr", "mrs", "ms", "ed", "eds"].contains($0) }
+        return joiningIdeographs(TextNormalizer.tokens(text))
+            .filter { $0.count > 1 && !["jr", "sr", "dr", "mr", "mrs", "ms", "ed", "eds"].contains($0) }
+    }
+
+    /// A Chinese or Japanese name is written together, two or three characters ("程方军"), where
+    /// `TextNormalizer.fold` makes each character a word: the run is one word again (surname and
+    /// all), or the one-letter filter would drop the name.
+    static func joiningIdeographs(_ words: [String]) -> [String] {
+        var joined: [String] = []
+        var run = ""
+        for word in words {
+            if TextNormalizer.isIdeographic(word) { run += word; continue }
+            if !run.isEmpty { joined.append(run); run = "" }
+            joined.append(word)
+        }
+        if !run.isEmpty { joined.append(run) }
+        return joined
+    }
+
+    /// An ideographic name (`joiningIdeographs`) is one word: a reading's characters that spell
+    /// it in a row are joined back into it, so it is found as a name ("程 方 军" -> "程方军").
+    static func joiningNames(_ words: [String], _ names: Set<String>) -> [String] {
+        let ideographic = names.filter { $0.count >= 2 && $0.allSatisfy(\.isHanOrKana) }.sorted { $0.count > $1.count }
+        guard !ideographic.isEmpty, words.contains(where: TextNormalizer.isIdeographic) else { return words }
+        var joined: [String] = []
+        var index = 0
+        while index < words.count {
+            if let name = ideographic.first(where: { index + $0.count <= words.count && words[index..<index + $0.count].joined() == $0 }) {
+                joined.append(name)
+                index += name.count
+            } else {
+                joined.append(words[index])
+                index += 1
+            }
+        }
+        return joined
     }
 }
 

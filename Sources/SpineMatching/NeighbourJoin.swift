@@ -110,6 +110,9 @@ extension SpineMatcher {
         for (title, match) in Self.acceptedJoins(joins, results, matches: matches) {
             matches[title] = match
         }
+        for (number, match) in shelfConfirmed(readings, matches) {
+            matches[number] = match
+        }
         for (number, match) in shelfContext(readings, matches, books: { index.works(byAuthors: $0) }) {
             matches[number] = match
         }
@@ -155,8 +158,8 @@ extension SpineMatcher {
 
     /// The author reading holds a surname of the book's authors (a letter off for 5+ letters).
     static func namesAuthor(_ authorText: String, of book: MatchCandidate) -> Bool {
-        let read = TextNormalizer.tokens(authorText)
         let surnames = book.authors.compactMap { AuthorName.words($0).last }
+        let read = AuthorName.joiningNames(TextNormalizer.tokens(authorText), Set(surnames))
         return read.contains { word in
             surnames.contains { surname in
                 word == surname || (word.utf8.count >= 5 && Similarity.wordSimilarity(word, surname) >= 0.8)

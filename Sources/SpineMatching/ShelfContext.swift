@@ -120,11 +120,64 @@ extension SpineMatcher {
         return suggested
     }
 
+    /// How many spines either side a book read strong confirms its author's title (`shelfConfirmed`):
+    /// the shelf context's reach.
+    public static let confirmingReach = ShelfContextRule().reach
+    public static let shelfConfirmedReason = "confirmed by its author's book beside it"
+
+    /// Titles read whole that are short of strong only for want of their author (a one-word title,
+    /// "EVERLOST") or a little over the strong distance, standing within `confirmingReach` spines of
+    /// another book by the same author read strong (*The Dark Side of Nowhere* by Shusterman): the
+    /// shelf reads the author. Every word of the reading must be the book's (title, series or
+    /// author: no junk beside it, so "14" inside a call number never is), the reader sure, the book
+    /// `gap` ahead of the next, within `agreedStrong`, and not already strong elsewhere on the photo.
+    /// A title confirmed confirms its neighbours in the next round (an author's run of spines with
+    /// unread ones between: *UnSouled*, *Everlost*, *Everwild*).
+    public func shelfConfirmed(_ readings: [SpineReading], _ matches: [SpineMatch?]) -> [Int: SpineMatch] {
+        var matches = matches
+        var confirmed: [Int: SpineMatch] = [:]
+        for _ in 0..<3 {
+            let strong = matches.indices.filter { matches[$0]?.decision == .strong && matches[$0]?.ambiguous == false }
+            let strongWorks = Set(strong.compactMap { matches[$0]?.best?.workKey })
+            var round: [Int: SpineMatch] = [:]
+            for index in matches.indices {
+                guard var match = matches[index], match.decision == .medium, !match.ambiguous, let book = match.best,
+                      book.isbn13 != nil, !strongWorks.contains(book.workKey), !thresholds.isUnsure(match.reading),
+                      match.distance <= thresholds.agreedStrong,
+                      match.reason == Self.needsAuthorReason || match.reason?.hasPrefix("distance ") == true,
+                      (match.runnerUpDistance ?? 1) - match.distance >= thresholds.gap,
+                      let author = book.authors.first else { continue }
+                let prepared = PreparedCandidate(book)
+                let words = TextNormalizer.tokens(match.matchedText ?? match.reading.text)
+                guard !words.isEmpty, words.allSatisfy({ TextNormalizer.stopwords.contains($0) || prepared.covers($0) }) else { continue }
+                let place = readings[index].position ?? index
+                let beside = strong.contains { other in
+                    guard other != index, let neighbour = matches[other], let theirs = neighbour.best, theirs.workKey != book.workKey,
+                          let theirAuthor = theirs.authors.first, Self.sameAuthor(author, theirAuthor) else { return false }
+                    return abs((readings[other].position ?? other) - place) <= Self.confirmingReach
+                }
+                guard beside else { continue }
+                match.decision = .strong
+                match.reason = Self.shelfConfirmedReason
+                round[index] = match
+            }
+            // One book confirmed for two spines: either may be it, so neither is.
+            let counts = Dictionary(grouping: round.values, by: { $0.best?.workKey ?? "" }).mapValues(\.count)
+            let kept = round.filter { counts[$0.value.best?.workKey ?? ""] == 1 }
+            guard !kept.isEmpty else { break }
+            for (index, match) in kept {
+                confirmed[index] = match
+                matches[index] = match
+            }
+        }
+        return confirmed
+    }
+
     /// The text holds the author's surname: as a word, a letter off (5+ letters), or inside a
     /// longer word OCR glued to it ("PHESSES").
     static func holdsSurname(_ text: String, of author: String) -> Bool {
         guard let surname = AuthorName.words(author).last else { return false }
-        return TextNormalizer.tokens(text).contains { word in
+        return AuthorName.joiningNames(TextNormalizer.tokens(text), [surname]).contains { word in
             word == surname || (surname.utf8.count >= 5 && (Similarity.wordSimilarity(word, surname) >= 0.8 || word.contains(surname)))
         }
     }

@@ -91,7 +91,10 @@ public struct SpineMatcher: Sendable {
         let searchesAfar = !worthSearchingAfar.isEmpty
         sources: for source in sources where searchesAfar || !source.asksNetwork {
             // A paced source (Open Library: a request a second without a contact) is what the
-            // user waits for: asked once a spine, with its first reading worth a search afar.
+            // user waits for: asked once a spine, with its first reading worth a search afar, and
+            // only when the sources before it found no book the reading comes near: a suggestion
+            // with an ISBN already waits for review, and a paced search would only be a second opinion.
+            if source.isPaced, result.decision == .medium, !result.ambiguous, result.best?.isbn13 != nil { continue }
             let queries = source.isPaced ? Array(Self.queries(worthSearchingAfar).prefix(queriesPerPacedSource))
                 : Array(Self.queries(readings + Self.asRead(readings)).prefix(queriesPerSource))
             for query in queries {
@@ -383,15 +386,17 @@ public struct SpineMatcher: Sendable {
                 names.contains(word) || (word.utf8.count >= 5 && names.contains { Similarity.wordSimilarity(word, $0) >= 0.8 })
             }
             let surnames = Set(candidate.surnames)
-            var remaining = readTitle.full.filter { !isName($0, names) }
-            let foundSurname = readTitle.full.contains { isName($0, surnames) }
-            let exactSurname = readTitle.full.contains { surnames.contains($0) }
+            // A Chinese name's characters, each a word of the reading, as the one word the name is.
+            let read = AuthorName.joiningNames(readTitle.full, names)
+            var remaining = read.filter { !isName($0, names) }
+            let foundSurname = read.contains { isName($0, surnames) }
+            let exactSurname = read.contains { surnames.contains($0) }
             // An imprint printed at the foot of the spine ("... McCARTHY VINTAGE") is no part of the title.
             while let last = remaining.last, ReadingFilters.imprints.contains(last), !candidate.parts.full.contains(last) {
                 remaining.removeLast()
             }
-            if foundSurname, !remaining.allSatisfy({ Self.isScrap($0, of: candidate) }), remaining.count < readTitle.full.count {
-                let titleHasThem = readTitle.full.filter { isName($0, names) }.allSatisfy { candidate.parts.full.contains($0) }
+            if foundSurname, !remaining.allSatisfy({ Self.isScrap($0, of: candidate) }), remaining.count < read.count {
+                let titleHasThem = read.filter { isName($0, names) }.allSatisfy { candidate.parts.full.contains($0) }
                 if !titleHasThem {
                     readTitle.full = remaining
                     readTitle.main = remaining
@@ -411,9 +416,9 @@ public struct SpineMatcher: Sendable {
         }
         // A title that is only the candidate's author's name is no title match.
         // OCR scraps beside the name ("James vv. Loewen", "OL William Shakespeare") leave it a name.
-        let named = readTitle.full.filter { !Self.isScrap($0, of: candidate) }
+        let names = Set(candidate.authorWords.flatMap { $0 })
+        let named = AuthorName.joiningNames(readTitle.full, names).filter { !Self.isScrap($0, of: candidate) }
         if named.count <= 4, !named.isEmpty {
-            let names = Set(candidate.authorWords.flatMap { $0 })
             if named.allSatisfy({ names.contains($0) }), readTitle.full != candidate.parts.full {
                 return .authorOnly
             }
@@ -704,6 +709,9 @@ enum ReadingFilters {
             if consonants >= 5 || same >= 3 { return false }
         }
         if letters.allSatisfy(\.isUppercase) { return true }
+        // A title's stylised capitals, six letters or more from a capital ("UnWHOLLy", "UnDiviDeD": the
+        // Unwind series' spines, found by the services under their plain spelling).
+        if letters.count >= 6, letters[0].isUppercase { return true }
         // Lower case after the first letter, save a capital starting a glued word (never two capitals in a row).
         for (index, letter) in letters.enumerated().dropFirst() where letter.isUppercase {
             if letters[index - 1].isUppercase || index == letters.count - 1 { return false }

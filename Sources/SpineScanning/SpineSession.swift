@@ -237,6 +237,7 @@ public final class SpineSession: Sendable {
                     continue
                 }
                 let matches = await matchAll(shelf.readings, skipping: records)
+                let held = Self.heldTitles(matches)
                 for (index, reading) in shelf.readings.enumerated() {
                     summary.readings += 1
                     var event = settle(reading, index: index, file: file, hash: hash, record: records[index], match: matches[index])
@@ -246,6 +247,17 @@ public final class SpineSession: Sendable {
                         continue
                     }
                     send(event)
+                    // The other titles the reading held (neighbouring spines read as one): each its own
+                    // book, record and review entry, in the reading's box; those an earlier run settled
+                    // come from their records.
+                    var spine = reading
+                    spine.position = reading.position ?? index
+                    let stored = records.keys.filter { $0 >= SpineRecord.heldStride && $0 % SpineRecord.heldStride == index }
+                    for key in Set(stored).union((held[index] ?? [:]).keys).sorted() {
+                        var event = settle(spine, index: key, file: file, hash: hash, record: records[key], match: held[index]?[key])
+                        event.cached = cached
+                        if event.kind != .unmatched { send(event) }
+                    }
                 }
             }
         }
@@ -289,6 +301,10 @@ public final class SpineSession: Sendable {
         for (index, match) in SpineMatcher.acceptedJoins(joins, results, matches: inShelfOrder) {
             matches[index] = match
         }
+        // A title short of strong for want of its author, beside that author's book read strong.
+        for (index, match) in matcher.shelfConfirmed(readings, readings.indices.map { matches[$0] }) {
+            matches[index] = match
+        }
         // A reading that matched nothing beside books one author's readings matched: that author's
         // other books, asked of each source once per photo (a suggestion for review at most).
         let settled = readings.indices.map { matches[$0] }
@@ -296,7 +312,8 @@ public final class SpineSession: Sendable {
         if !requests.isEmpty {
             var books: [String: [PreparedCandidate]] = [:]
             for author in Set(requests.flatMap(\.authors)).sorted() {
-                for source in sources {
+                // A paced source only when no other knew the author's books (each request is a wait).
+                for source in sources where !source.isPaced || (books[author] ?? []).isEmpty {
                     books[author, default: []] += (try? await source.books(by: [author], limit: Self.booksPerAuthor)) ?? []
                 }
             }
@@ -323,6 +340,23 @@ public final class SpineSession: Sendable {
             }
         }
         return matches
+    }
+
+    /// The further titles each reading held (`SpineMatch.alsoHeld`) that matched a book, by reading
+    /// index and record index (`SpineRecord.index(reading:title:)`): never a book the photo's
+    /// readings matched themselves, nor one book twice.
+    static func heldTitles(_ matches: [Int: SpineMatch]) -> [Int: [Int: SpineMatch]] {
+        var named = Set(matches.values.filter { $0.decision != .none }.compactMap { $0.best?.workKey })
+        var held: [Int: [Int: SpineMatch]] = [:]
+        for index in matches.keys.sorted() {
+            for (number, title) in (matches[index]?.alsoHeld ?? []).enumerated() where title.decision != .none {
+                guard let work = title.best?.workKey, named.insert(work).inserted else { continue }
+                var title = title
+                title.alsoHeld = []
+                held[index, default: [:]][SpineRecord.index(reading: index, title: number + 1)] = title
+            }
+        }
+        return held
     }
 
     static let concurrentMatches = 4
@@ -430,6 +464,18 @@ public final class SpineSession: Sendable {
     }
 }
 
+extension SpineRecord {
+    /// A reading's further titles (`SpineMatch.alsoHeld`) are recorded under indices past every
+    /// reading's (a reply keeps at most `ReplyLimits.maxReadings`): title k of reading i is
+    /// i + k·`heldStride`, so a re-run finds each settled and the photo's key stays unique.
+    public static let heldStride = 1_000
+
+    public static func index(reading: Int, title: Int) -> Int { reading + title * heldStride }
+
+    /// The reading this record's title was read in.
+    public var readingIndex: Int { index % Self.heldStride }
+}
+
 /// `rapidscan review`: medium matches accepted (added as owned) or rejected.
 public struct SpineReview: Sendable {
     public let catalogue: any CatalogueStore
@@ -468,7 +514,7 @@ public struct SpineReview: Sendable {
             event.inputError = true
             return event
         }
-        let outcome = intake.own(isbn, work: work, source: "review", from: .spine(photo: record.file, position: record.index))
+        let outcome = intake.own(isbn, work: work, source: "review", from: .spine(photo: record.file, position: record.readingIndex))
         event.kind = outcome.kind
         switch outcome {
         case .added, .alreadyOwned:

@@ -24,6 +24,7 @@ import Vision
     static let texture: [(String, Double)] = [
         ("ERHRKRSERE", 0.0), ("FEPESEES", 0.0), ("SSBSE resesesers", 0.02), ("wtemene Biseeas", 0.0),
         ("seseene", 0.0), ("KRERAME", 0.26), ("Dissics Biisy Beapcdioion", 0.0), ("BLOOOSWORN", 0.83),
+        ("sHEE", 0.9), ("TrRrKbsS", 0.9),
     ]
 
     @Test func textureReadAsLettersAsksNoNetworkSource() async {
@@ -42,6 +43,7 @@ import Vision
             ("HADOOP生态系统", 0.99),                 // another script
             ("Shantaram", 0.9),                     // no dictionary word, shaped like one, read surely
             ("toFasterReading", 0.7),               // glued capitalised words
+            ("UnWHOLLy", 0.9),                      // a title's stylised capitals (minhan_img1539)
             ("Par TERESA DE 14 Pana Valid SAME vines", 0.9),
         ]
         for (text, confidence) in readings {

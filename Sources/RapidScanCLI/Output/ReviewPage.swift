@@ -3,6 +3,7 @@ import BookMetadata
 import Catalogue
 import Foundation
 import Imaging
+import SpineScanning
 import Vision
 
 /// `rapidscan review --html FILE`: one self-contained page (no file beside it) showing each
@@ -118,13 +119,13 @@ struct ReviewPage {
     private func cutOut(_ entry: Entry, crop: Shown, thumbnail: Result<Shown, VisionError>, box: SpineBox) -> String {
         let e = OutsideText.markupEscaped
         let file = e(OutsideText.shown(entry.record.file))
-        var html = "<div class=\"cropped\"><img class=\"crop\" alt=\"spine \(entry.record.index + 1) of \(file)\" width=\"\(crop.width)\" height=\"\(crop.height)\" src=\"data:image/jpeg;base64,\(crop.jpeg.base64EncodedString())\"></div><div>"
+        var html = "<div class=\"cropped\"><img class=\"crop\" alt=\"spine \(entry.record.readingIndex + 1) of \(file)\" width=\"\(crop.width)\" height=\"\(crop.height)\" src=\"data:image/jpeg;base64,\(crop.jpeg.base64EncodedString())\"></div><div>"
         if case .success(let small) = thumbnail, let outline = box.scaled(toWidth: small.width, height: small.height) {
             let points = outline.corners.map { String(format: "%.1f,%.1f", $0.x, $0.y) }.joined(separator: " ")
             html += "<div class=\"where\"><img class=\"thumbnail\" alt=\"\(file)\" width=\"\(small.width)\" height=\"\(small.height)\" src=\"data:image/jpeg;base64,\(small.jpeg.base64EncodedString())\">"
                 + "<svg viewBox=\"0 0 \(small.width) \(small.height)\" preserveAspectRatio=\"none\"><polygon class=\"outline\" points=\"\(points)\"/></svg></div>"
         }
-        return html + "<p>\(file), spine \(entry.record.index + 1) of the reply</p></div>"
+        return html + "<p>\(file), spine \(entry.record.readingIndex + 1) of the reply</p></div>"
     }
 
     /// The whole photo (no box recorded), with the spine's place in the reply.
@@ -137,7 +138,7 @@ struct ReviewPage {
         case .failure(let error):
             "<p class=\"missing\">\(e(error.description))</p>"
         }
-        return "<div>\(picture)<p>\(e(file)), spine \(entry.record.index + 1) of the reply</p></div>"
+        return "<div>\(picture)<p>\(e(file)), spine \(entry.record.readingIndex + 1) of the reply</p></div>"
     }
 
     private func section(_ entry: Entry, picture: String) -> String {
