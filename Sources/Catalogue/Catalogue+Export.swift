@@ -27,7 +27,9 @@ public enum JSONValue: Sendable, Hashable, Encodable {
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
-    public static func appendString(_ string: String, to out: inout [UInt8]) {
+    /// A JSON string; `asJSONEncoder` also names backspace and form feed (`\b`, `\f`) as
+    /// Foundation's JSONEncoder does, for text that must match its output byte for byte.
+    public static func appendString(_ string: String, to out: inout [UInt8], asJSONEncoder: Bool = false) {
         out.append(UInt8(ascii: "\""))
         for byte in string.utf8 {
             switch byte {
@@ -36,6 +38,8 @@ public enum JSONValue: Sendable, Hashable, Encodable {
             case 0x0A: out += #"\n"#.utf8
             case 0x0D: out += #"\r"#.utf8
             case 0x09: out += #"\t"#.utf8
+            case 0x08 where asJSONEncoder: out += #"\b"#.utf8
+            case 0x0C where asJSONEncoder: out += #"\f"#.utf8
             case ..<0x20:
                 out += #"\u00"#.utf8
                 out.append(hexDigits[Int(byte >> 4)])

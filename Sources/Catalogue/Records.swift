@@ -109,8 +109,8 @@ enum StoredRanges {
 
 /// JSON text columns holding string arrays. Read and written by hand for the plain case
 /// (no escapes): a JSONDecoder per column was a third of listing 10,000 books.
-enum JSONColumn {
-    static func strings(_ text: String?) throws -> [String] {
+package enum JSONColumn {
+    package static func strings(_ text: String?) throws -> [String] {
         guard let text, !text.isEmpty else { return [] }
         if let plain = plainStrings(text) { return plain }
         return try JSONDecoder().decode([String].self, from: Data(text.utf8))

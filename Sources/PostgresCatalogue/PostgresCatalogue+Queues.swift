@@ -120,8 +120,8 @@ extension PostgresCatalogue: StoreStatistics {
                     'works', (SELECT count(*) FROM works),
                     'editions', (SELECT coalesce(sum("editionCount"), 0) FROM works),
                     'isbnIndexEntries', (SELECT count(*) FROM isbn_index),
-                    'items', (SELECT count(*) FROM items WHERE "userId" = $1),
-                    'ownedItems', (SELECT count(*) FROM items WHERE "userId" = $1 AND "isOwned"),
+                    'items', coalesce((SELECT "itemTotal" FROM users WHERE id = $1), 0),
+                    'ownedItems', coalesce((SELECT "ownedTotal" FROM users WHERE id = $1), 0),
                     'pendingLookups', (SELECT count(*) FROM pending_lookups),
                     'processedFiles', (SELECT count(*) FROM processed_files),
                     'databaseBytes', pg_database_size(current_database()))

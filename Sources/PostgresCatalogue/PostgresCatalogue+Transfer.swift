@@ -89,7 +89,7 @@ extension PostgresCatalogue: LibraryTransferStore {
             }
             var ownedRoom = Int.max
             if !user.isPro {
-                ownedRoom = max(0, User.freeOwnedLimit - (try db.count("SELECT count(*) FROM items WHERE \"userId\" = $1 AND \"isOwned\"", [userId])))
+                ownedRoom = max(0, User.freeOwnedLimit - (try Self.ownedTotal(userId, db)))
             }
             // The user's editions and the item ids already taken, read once; each item then
             // decided in order on what the ones before it left, and all written in one statement.

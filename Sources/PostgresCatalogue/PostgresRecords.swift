@@ -2,7 +2,7 @@ import Catalogue
 import Foundation
 
 /// A seam value stored as one row whose columns are its Codable keys (quoted camelCase):
-/// written as JSON through `jsonb_populate_record`, read back as `to_jsonb(row)`, so a
+/// written as JSON through `jsonb_populate_record`, read back as JSON (`values`), so a
 /// value's fields and its columns cannot drift apart field by field. Dates are seconds
 /// since 1970 (`double precision`), exactly a `Date`.
 protocol PostgresRecord: Codable {
@@ -11,6 +11,37 @@ protocol PostgresRecord: Codable {
     static var columns: [String] { get }
     /// The conflict target of an upsert.
     static var key: [String] { get }
+    /// A `SELECT` of whole rows: `whereSQL` follows `FROM table AS r`.
+    static func selectSQL(_ whereSQL: String) -> String
+    /// What `RETURNING` gives back for a written row, read by `values(_:)`.
+    static var returnedSQL: String { get }
+    /// The rows of `selectSQL` or `returnedSQL` as values.
+    static func values(_ rows: [[String?]]) throws -> [Self]
+}
+
+/// By default a row travels as one JSON object decoded as Codable: a value's fields and its
+/// columns cannot drift apart field by field.
+extension PostgresRecord {
+    /// The value's columns alone, as `row_to_json`: `to_jsonb(r)` also built the search vector
+    /// and folded text into every row, and jsonb costs twice json's time (180 items: 19.2 ->
+    /// 8.0 ms of server time, load 22). Its order kept: a sub-select with ORDER BY or LIMIT is
+    /// scanned as it comes.
+    static func selectSQL(_ whereSQL: String) -> String {
+        let columns = columns.map { "r.\"\($0)\"" }.joined(separator: ", ")
+        return "SELECT row_to_json(c) FROM (SELECT \(columns) FROM \(table) AS r \(whereSQL)) AS c"
+    }
+
+    static var returnedSQL: String { "to_jsonb(r)" }
+
+    static func values(_ rows: [[String?]]) throws -> [Self] {
+        let decoder = RecordCoding.decoder()
+        return try rows.map { row in
+            guard let json = row.first ?? nil else { throw UnreadableRow(table: table, detail: "empty row") }
+            do { return try decoder.decode(Self.self, from: Data(json.utf8)) } catch {
+                throw UnreadableRow(table: table, detail: "\(error)")
+            }
+        }
+    }
 }
 
 enum RecordCoding {
@@ -39,14 +70,9 @@ struct UnreadableRow: Error, CustomStringConvertible {
 }
 
 extension PostgresConnection {
-    /// `SELECT` of whole records: `whereSQL` follows `FROM table AS r` (its order kept: a
-    /// sub-select with ORDER BY or LIMIT is scanned as it comes). The value's columns alone, as
-    /// `row_to_json`: `to_jsonb(r)` also built the search vector and folded text into every row,
-    /// and jsonb costs twice json's time (180 items: 19.2 -> 8.0 ms of server time, load 22).
+    /// `SELECT` of whole records: `whereSQL` follows `FROM table AS r` (its order kept).
     func records<R: PostgresRecord>(_ type: R.Type, _ whereSQL: String, _ parameters: [String?] = []) throws -> [R] {
-        let columns = R.columns.map { "r.\"\($0)\"" }.joined(separator: ", ")
-        let sql = "SELECT row_to_json(c) FROM (SELECT \(columns) FROM \(R.table) AS r \(whereSQL)) AS c"
-        return try decodeRows(R.self, try run(sql, parameters))
+        try R.values(try run(R.selectSQL(whereSQL), parameters))
     }
 
     func record<R: PostgresRecord>(_ type: R.Type, _ whereSQL: String, _ parameters: [String?] = []) throws -> R? {
@@ -87,18 +113,7 @@ extension PostgresConnection {
             _ = try run(sql, [String(decoding: json, as: UTF8.self)])
             return []
         }
-        return try decodeRows(R.self, try run(sql + " RETURNING to_jsonb(r)", [String(decoding: json, as: UTF8.self)]))
-    }
-
-    /// Rows of `to_jsonb(r)` as records.
-    func decodeRows<R: PostgresRecord>(_ type: R.Type, _ rows: [[String?]]) throws -> [R] {
-        let decoder = RecordCoding.decoder()
-        return try rows.map { row in
-            guard let json = row.first ?? nil else { throw UnreadableRow(table: R.table, detail: "empty row") }
-            do { return try decoder.decode(R.self, from: Data(json.utf8)) } catch {
-                throw UnreadableRow(table: R.table, detail: "\(error)")
-            }
-        }
+        return try R.values(try run(sql + " RETURNING " + R.returnedSQL, [String(decoding: json, as: UTF8.self)]))
     }
 
     func count(_ sql: String, _ parameters: [String?] = []) throws -> Int {
@@ -154,12 +169,118 @@ extension BookList: PostgresRecord {
     static let key = ["id"]
 }
 
+/// Items travel as their columns, each read by its type: `library list` reads up to every item,
+/// and the JSON of each row (built by the server, decoded by JSONDecoder) was most of a
+/// 180-book list's time after the connection.
 extension Item: PostgresRecord {
     static let table = "items"
     static let columns = ["id", "listId", "userId", "bookId", "isbn", "title", "authors", "coverImageUrl", "description", "pageCount",
                           "genre", "categories", "status", "liked", "rating", "notes", "currentPage", "startedReadingAt",
                           "finishedReadingAt", "addedAt", "updatedAt", "isOwned", "ownedFormat", "ownedAt", "station"]
     static let key = ["id"]
+    private static let columnList = columns.map { "r.\"\($0)\"" }.joined(separator: ", ")
+
+    static func selectSQL(_ whereSQL: String) -> String { "SELECT \(columnList) FROM items AS r \(whereSQL)" }
+    static var returnedSQL: String { columnList }
+
+    static func values(_ rows: [[String?]]) throws -> [Item] {
+        try rows.map { row in
+            var columns = ColumnReader(row: row, table: table, names: columns)
+            return Item(
+                id: try columns.text(), listId: try columns.text(), userId: try columns.text(), bookId: try columns.text(),
+                isbn: try columns.text(), title: try columns.text(), authors: try columns.strings() ?? [],
+                coverImageUrl: try columns.optionalText(), description: try columns.optionalText(), pageCount: try columns.int(),
+                genre: try columns.optionalText(), categories: try columns.strings(), status: try columns.requiredChoice(),
+                liked: try columns.bool(), rating: try columns.int(), notes: try columns.optionalText(), currentPage: try columns.int(),
+                startedReadingAt: try columns.date(), finishedReadingAt: try columns.date(), addedAt: try columns.requiredDate(),
+                updatedAt: try columns.requiredDate(), isOwned: try columns.bool(), ownedFormat: try columns.choice(),
+                ownedAt: try columns.date(), station: try columns.optionalText())
+        }
+    }
+}
+
+/// One row's text columns read in order, each as its type, as JSONDecoder read them from
+/// `row_to_json`: a value that does not read (or a NULL where one is required) names its
+/// table and column, never taken for absent.
+private struct ColumnReader {
+    let row: [String?]
+    let table: String
+    let names: [String]
+    private var index = 0
+
+    init(row: [String?], table: String, names: [String]) {
+        (self.row, self.table, self.names) = (row, table, names)
+    }
+
+    private mutating func next() throws -> (name: String, text: String?) {
+        guard index < row.count, index < names.count else {
+            throw UnreadableRow(table: table, detail: "\(row.count) columns, not \(names.count)")
+        }
+        defer { index += 1 }
+        return (names[index], row[index])
+    }
+
+    private func unreadable(_ name: String, _ problem: String) -> UnreadableRow {
+        UnreadableRow(table: table, detail: "column \(name) \(problem)")
+    }
+
+    mutating func optionalText() throws -> String? { try next().text }
+
+    mutating func text() throws -> String {
+        let (name, text) = try next()
+        guard let text else { throw unreadable(name, "is NULL") }
+        return text
+    }
+
+    mutating func bool() throws -> Bool {
+        let (name, text) = try next()
+        switch text {
+        case "t": return true
+        case "f": return false
+        default: throw unreadable(name, "is not a boolean")
+        }
+    }
+
+    mutating func int() throws -> Int? {
+        let (name, text) = try next()
+        guard let text else { return nil }
+        guard let value = Int(text) else { throw unreadable(name, "is not a whole number") }
+        return value
+    }
+
+    /// Seconds since 1970 as `double precision` prints them (shortest exact text): the same Date.
+    mutating func date() throws -> Date? {
+        let (name, text) = try next()
+        guard let text else { return nil }
+        guard let seconds = Double(text), seconds.isFinite else { throw unreadable(name, "is not a date") }
+        return Date(timeIntervalSince1970: seconds)
+    }
+
+    mutating func requiredDate() throws -> Date {
+        let name = names[min(index, names.count - 1)]
+        guard let date = try date() else { throw unreadable(name, "is NULL") }
+        return date
+    }
+
+    mutating func choice<Choice: RawRepresentable>() throws -> Choice? where Choice.RawValue == String {
+        let (name, text) = try next()
+        guard let text else { return nil }
+        guard let value = Choice(rawValue: text) else { throw unreadable(name, "is not a known value") }
+        return value
+    }
+
+    mutating func requiredChoice<Choice: RawRepresentable>() throws -> Choice where Choice.RawValue == String {
+        let name = names[min(index, names.count - 1)]
+        guard let value: Choice = try choice() else { throw unreadable(name, "is NULL") }
+        return value
+    }
+
+    /// A `jsonb` list of strings.
+    mutating func strings() throws -> [String]? {
+        let (name, text) = try next()
+        guard let text else { return nil }
+        do { return try JSONColumn.strings(text) } catch { throw unreadable(name, "is not a JSON list of strings") }
+    }
 }
 
 extension PendingLookup: PostgresRecord {

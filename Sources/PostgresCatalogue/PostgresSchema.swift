@@ -245,6 +245,82 @@ enum PostgresSchema {
         Migration(version: 3, name: "spine-boxes", sql: [
             "ALTER TABLE spine_readings ADD COLUMN box text",
         ]),
+        // A user's items and owned books counted by the server as they change (`library list
+        // --limit`'s "20 of 100000" read one row instead of counting 100,000 index entries; the
+        // free plan's limit reads it too). Triggers on each statement, so whatever writes items
+        // (an add, a removal, a restore, `database copy`, SQL by hand) keeps them exact, in the
+        // writer's transaction: concurrent stations serialize on the user's row, as every add does.
+        Migration(version: 4, name: "item-counters", sql: [
+            """
+            ALTER TABLE users ADD COLUMN "itemTotal" bigint NOT NULL DEFAULT 0,
+                ADD COLUMN "ownedTotal" bigint NOT NULL DEFAULT 0
+            """,
+            // No item written between the count and the triggers (writers wait for the commit).
+            "LOCK TABLE items IN SHARE MODE",
+            """
+            UPDATE users SET "itemTotal" = c.items, "ownedTotal" = c.owned
+            FROM (SELECT "userId", count(*) AS items, count(*) FILTER (WHERE "isOwned") AS owned FROM items GROUP BY "userId") AS c
+            WHERE users.id = c."userId"
+            """,
+            // Inserted rows count up, deleted rows down, an update by its difference (an item made
+            // owned): one statement-level trigger each, over the statement's rows at once.
+            """
+            CREATE FUNCTION rapidscan_count_inserted_items() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                UPDATE users SET "itemTotal" = "itemTotal" + d.items, "ownedTotal" = "ownedTotal" + d.owned
+                FROM (SELECT "userId", count(*) AS items, count(*) FILTER (WHERE "isOwned") AS owned
+                      FROM counted_new GROUP BY "userId") AS d
+                WHERE users.id = d."userId";
+                RETURN NULL;
+            END
+            $$
+            """,
+            """
+            CREATE FUNCTION rapidscan_count_deleted_items() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                UPDATE users SET "itemTotal" = "itemTotal" - d.items, "ownedTotal" = "ownedTotal" - d.owned
+                FROM (SELECT "userId", count(*) AS items, count(*) FILTER (WHERE "isOwned") AS owned
+                      FROM counted_old GROUP BY "userId") AS d
+                WHERE users.id = d."userId";
+                RETURN NULL;
+            END
+            $$
+            """,
+            """
+            CREATE FUNCTION rapidscan_count_updated_items() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                UPDATE users SET "itemTotal" = "itemTotal" + d.items, "ownedTotal" = "ownedTotal" + d.owned
+                FROM (SELECT "userId", sum(items) AS items, sum(owned) AS owned FROM (
+                          SELECT "userId", 1 AS items, "isOwned"::int AS owned FROM counted_new
+                          UNION ALL SELECT "userId", -1, -("isOwned"::int) FROM counted_old) AS changes
+                      GROUP BY "userId") AS d
+                WHERE users.id = d."userId" AND (d.items <> 0 OR d.owned <> 0);
+                RETURN NULL;
+            END
+            $$
+            """,
+            """
+            CREATE TRIGGER items_counted_on_insert AFTER INSERT ON items REFERENCING NEW TABLE AS counted_new
+            FOR EACH STATEMENT EXECUTE FUNCTION rapidscan_count_inserted_items()
+            """,
+            """
+            CREATE TRIGGER items_counted_on_delete AFTER DELETE ON items REFERENCING OLD TABLE AS counted_old
+            FOR EACH STATEMENT EXECUTE FUNCTION rapidscan_count_deleted_items()
+            """,
+            """
+            CREATE TRIGGER items_counted_on_update AFTER UPDATE ON items REFERENCING OLD TABLE AS counted_old NEW TABLE AS counted_new
+            FOR EACH STATEMENT EXECUTE FUNCTION rapidscan_count_updated_items()
+            """,
+            """
+            CREATE FUNCTION rapidscan_count_truncated_items() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                UPDATE users SET "itemTotal" = 0, "ownedTotal" = 0;
+                RETURN NULL;
+            END
+            $$
+            """,
+            "CREATE TRIGGER items_counted_on_truncate AFTER TRUNCATE ON items FOR EACH STATEMENT EXECUTE FUNCTION rapidscan_count_truncated_items()",
+        ]),
     ]
 
     /// Whether every migration this rapidscan knows (and no other) is recorded and the user exists:

@@ -84,6 +84,17 @@ import TestSupport
         let server = try await harness.run("library", "list", "--json", "punishment", "--db", url)
         #expect(server.status == 0, "\(server.stderr)")
         #expect(server.jsonLines.filter { $0["event"] as? String == "item" }.count == 1 && server.stdout == local.stdout, "\(server.stdout)\n\(local.stdout)")
+        // Every way of listing prints the same bytes from either catalogue (PostgreSQL's rows are
+        // read by column and its lines written without JSONEncoder; "N of M" is its counter).
+        for query in [["--json"], [], ["--all", "--json"], ["--sort", "title", "--limit", "2"], ["--json", "--sort", "author", "--limit", "1"],
+                      ["--all", "--limit", "1"], ["status:read", "--json"], ["list:Shelf B"], ["station:desk-1", "--sort", "rating"],
+                      ["--format", "{isbn}\t{title}\t{authors}\t{list}\t{added}"]] {
+            let onFile = try await harness.run(["library", "list"] + query)
+            let onServer = try await harness.run(["library", "list"] + query + ["--db", url])
+            #expect(onFile.status == 0 && onServer.status == 0, "\(query): \(onServer.stderr)")
+            #expect(!onFile.stdout.isEmpty && onServer.stdout == onFile.stdout, "\(query):\n\(onServer.stdout)\n\(onFile.stdout)")
+        }
+        #expect(try await harness.run("library", "list", "--limit", "1", "--db", url).stdout.contains("1 of 3 books owned."))
         // The server's schema is current by its own migrations, not the SQLite file's names.
         let shownDatabase = try await harness.run("database", "--db", url)
         #expect(shownDatabase.stdout.contains("(current)") && !shownDatabase.stdout.contains("this rapidscan's is"), "\(shownDatabase.stdout)")
@@ -92,6 +103,14 @@ import TestSupport
         let again = try await harness.run("database", "copy", harness.database.path, url)
         #expect(again.status == 1)
         #expect(again.stderr.contains("\(shown) already holds a library") && again.stderr.contains("--replace"), "\(again.stderr)")
+
+        // Replaced by a copy, the server counts the books copied, not those it held before.
+        #expect(try await harness.run("library", "add", "9780131103627", "--title", "Other", "--author", "X", "--db", url).status == 0)
+        #expect(try await harness.run("library", "list", "--limit", "1", "--db", url).stdout.contains("1 of 4 books owned."))
+        let replacedOnServer = try await harness.run("database", "copy", harness.database.path, url, "--replace")
+        #expect(replacedOnServer.status == 0, "\(replacedOnServer.stderr)")
+        let counted = try await harness.run("library", "list", "--all", "--limit", "1", "--db", url)
+        #expect(counted.stdout.contains("1 of 3 books (all items)."), "\(counted.stdout)")
 
         let back = harness.directory.appendingPathComponent("back.sqlite")
         let down = try await harness.run("database", "copy", url, back.path)

@@ -114,6 +114,69 @@ import TestSupport
         }
     }
 
+    /// The server's counters (migration 4) behind `--limit`'s "N of M" and the owned count stay
+    /// the rows' own count whatever writes them: four stations adding overlapping books at once,
+    /// wanted books imported and then owned, removals, and a library written under schema 3
+    /// (by hand, as bench-postgres does) counted when migration 4 comes.
+    @Test func theServerCountsTheItemsExactlyWhateverWritesThem() async throws {
+        try await Self.withDatabase { cluster, database in
+            let url = cluster.url(database: database)
+            let stations = try (0..<4).map { _ in try PostgresCatalogue(url: url) }
+            try stations[0].setPro(true, now: Self.day0)
+            func expectCounted(_ moment: String, owned expected: Int, all expectedAll: Int, on store: PostgresCatalogue) throws {
+                var everyItem = LibraryQuery()
+                everyItem.ownedOnly = false
+                let ownedRows = try store.items(matching: LibraryQuery()).count
+                let allRows = try store.items(matching: everyItem).count
+                #expect(ownedRows == expected && allRows == expectedAll, "\(moment): \(ownedRows) owned, \(allRows) items")
+                var firstOwned = LibraryQuery(), firstItem = everyItem
+                (firstOwned.limit, firstItem.limit) = (1, 1)
+                #expect(try store.count(matching: firstOwned) == ownedRows, "\(moment)")
+                #expect(try store.count(matching: firstItem) == allRows, "\(moment)")
+                #expect(try store.ownedCount() == ownedRows, "\(moment)")
+                #expect(try store.stats().ownedItems == ownedRows && store.stats().items == allRows, "\(moment)")
+            }
+            let books = try generatedISBNs(40, startingAt: 1300).map { code in
+                (code, try stations[0].record(Self.book("Counted \(code.digits)"), for: code, now: Self.day0))
+            }
+            // Books 0-9 imported as wanted first; then each of the 40 added owned by two stations at once.
+            let wanted = books.prefix(10).enumerated().map { ImportedBook(line: $0.offset, isbn: $0.element.0, work: $0.element.1,
+                                                                           state: ImportedState(isOwned: false)) }
+            _ = try stations[1].importBooks(wanted, fileHash: "wanted", doneLines: [], station: "desk-1", now: Self.day0)
+            try expectCounted("wanted imported", owned: 0, all: 10, on: stations[2])
+            let added = try await withThrowingTaskGroup(of: Int.self) { group in
+                for (index, (code, work)) in books.enumerated() {
+                    for station in [stations[index % 4], stations[(index + 1) % 4]] {
+                        group.addTask {
+                            if case .added = try station.addOwned(isbn: code, work: work, listId: nil, format: "physical", station: "desk-2", now: Self.day0) { return 1 }
+                            return 0
+                        }
+                    }
+                }
+                return try await group.reduce(0, +)
+            }
+            #expect(added == 40)
+            try expectCounted("owned from four stations", owned: 40, all: 40, on: stations[3])
+            let removed = try stations[2].items(matching: LibraryQuery()).prefix(7).map(\.id)
+            #expect(try stations[2].removeItems(ids: removed, now: Self.day0) == 7)
+            try expectCounted("seven removed", owned: 33, all: 33, on: stations[0])
+
+            // Schema 3 as an older rapidscan left it, with 25 items written by hand (13 owned).
+            try cluster.psql("""
+                DROP TRIGGER items_counted_on_insert ON items; DROP TRIGGER items_counted_on_delete ON items;
+                DROP TRIGGER items_counted_on_update ON items; DROP TRIGGER items_counted_on_truncate ON items;
+                DROP FUNCTION rapidscan_count_inserted_items(); DROP FUNCTION rapidscan_count_deleted_items();
+                DROP FUNCTION rapidscan_count_updated_items(); DROP FUNCTION rapidscan_count_truncated_items();
+                ALTER TABLE users DROP COLUMN "itemTotal", DROP COLUMN "ownedTotal";
+                DELETE FROM rapidscan_migrations WHERE version = 4;
+                INSERT INTO items (id, "listId", "userId", "bookId", isbn, title, authors, status, liked, "addedAt", "updatedAt", "isOwned")
+                SELECT 'by-hand-' || n, 'local_toRead', 'local', 'hand' || n, 'h' || n, 'By Hand ' || n, '[]', 'unread', false, n, n, n % 2 = 1
+                FROM generate_series(1, 25) AS n;
+                """, database: database)
+            try expectCounted("migrated from schema 3", owned: 46, all: 58, on: try PostgresCatalogue(url: url))
+        }
+    }
+
     /// The URL's password is in no message: not in `location`, not when the password is
     /// wrong, not when nothing listens at the port (host and port are named).
     @Test func thePasswordIsNeverShown() async throws {

@@ -48,7 +48,7 @@ struct LibraryRemoveCommand: ParsableCommand {
             }
             let removed = try catalogue.removeItems(ids: items.map(\.id))
             for item in items {
-                if json { Console.out(try JSONLines.encode(ItemLine(item, event: "removed"))) } else { Console.out("removed: \(item.title) (\(item.isbn))") }
+                if json { Console.out(ItemLine(item, event: "removed").jsonText) } else { Console.out("removed: \(item.title) (\(item.isbn))") }
             }
             if json { Console.out(try JSONLines.encode(ListSummaryLine(event: "summary", count: removed))) }
         } catch {

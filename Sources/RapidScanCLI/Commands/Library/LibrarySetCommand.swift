@@ -72,7 +72,7 @@ struct LibrarySetCommand: ParsableCommand {
             let updated = try catalogue.updateItem(id: item.id, change)
             let names = try ItemFormatting.listNames(catalogue)
             if json {
-                Console.out(try JSONLines.encode(ItemLine(updated, event: "updated", listName: names[updated.listId])))
+                Console.out(ItemLine(updated, event: "updated", listName: names[updated.listId]).jsonText)
             } else {
                 Console.out(ItemFormatting.line(updated, listName: names[updated.listId]))
             }
