@@ -45,6 +45,8 @@ let package = Package(
         .systemLibrary(name: "CLibPQ", providers: [.apt(["libpq-dev"])]),
         // The forwarders for those five, each library opened with dlopen on first use (errors as values).
         .target(name: "CLazyLibraries"),
+        // glibc's malloc_trim: the dump loader hands freed memory back before its end-of-load sorts.
+        .systemLibrary(name: "CMalloc"),
 
         // Concurrency helpers: the one ordered worker pool (scan, watch) and AsyncSemaphore (HTTP, lookups).
         .target(name: "WorkerPools"),
@@ -70,7 +72,7 @@ let package = Package(
         .target(name: "MetadataSources", dependencies: ["BookCodes", "BookMetadata", "CHTTPTransport", "WorkerPools"]),
         // Open Library dumps loaded into a local SQLite file: a MetadataSource asked before the network.
         .target(name: "LocalSource", dependencies: [
-            "CZlib", "BookCodes", "BookMetadata", "MetadataSources", "WorkerPools",
+            "CZlib", "CMalloc", "BookCodes", "BookMetadata", "MetadataSources", "WorkerPools",
             .product(name: "GRDB", package: "GRDB.swift"),
             // The loader binds an edition's values through SQLite's C API (`DirectBinding`).
             .product(name: "GRDBSQLite", package: "GRDB.swift"),

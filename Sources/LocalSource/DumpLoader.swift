@@ -1,3 +1,4 @@
+import CMalloc
 import Dispatch
 import Foundation
 import GRDB
@@ -45,10 +46,13 @@ public final class DumpLoader: Sendable {
 
     /// Rows per transaction.
     public let batchSize: Int
-    private let store: LocalDumpStore
+    let store: LocalDumpStore
     private let writeQueue = DispatchQueue(label: "rapidscan.dump-writer")
     /// Rows a parsing worker takes at a time (at most a batch, so small test batches still
-    /// store part-way), and how many chunks may be read ahead of the writer.
+    /// store part-way), and how many chunks may be read ahead of the writer. In flight at most:
+    /// these chunks' lines (~43 MB of text, holding the ≤ 4 MB inflate blocks they were cut from),
+    /// their parsed records, the batch being gathered and the one being written: a fixed budget
+    /// whatever the dump's size.
     private static let chunkLines = 2_000, chunksAhead = 16
 
     /// Opens (creating) the local source at `path`.
@@ -128,6 +132,7 @@ public final class DumpLoader: Sendable {
             batchLines = 0
         }
         if let previous = writing { run.add(try await previous.value.get()) }
+        FreedMemory.handBack()
         try write { db in
             try LocalDumpStore.fillDeferredIndexes(db)
             try LocalDumpStore.createReadIndexes(db)
@@ -443,5 +448,16 @@ public final class DumpLoader: Sendable {
         } catch {
             throw .unreadable(path: file, reason: "\(error)")
         }
+    }
+}
+
+/// Memory the streaming part of a load freed, handed back to the system before the
+/// end-of-load index fill: glibc keeps freed blocks in each thread's arena, so without this
+/// the fill's page cache and sorter come on top of what the parsers and the writer used.
+enum FreedMemory {
+    static func handBack() {
+        #if os(Linux)
+        malloc_trim(0)
+        #endif
     }
 }

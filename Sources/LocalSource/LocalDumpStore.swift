@@ -11,6 +11,9 @@ final class LocalDumpStore: Sendable {
     /// False for a file written before deletes and redirects were kept (read-only opens do not migrate).
     let keepsRetired: Bool
 
+    /// Page cache a connection (KiB): also the most a load's sort keeps in memory.
+    static let cacheKiB = 65_536
+
     /// Opens (creating when `readOnly` is false) the file at `path`.
     init(path: String, readOnly: Bool) throws(DumpError) {
         self.path = path
@@ -23,8 +26,13 @@ final class LocalDumpStore: Sendable {
                 // needed for that (a checkpoint's fsyncs stalled the one writer each batch). Power lost
                 // mid-load may cost the file, which the dumps rebuild.
                 try db.execute(sql: "PRAGMA synchronous = OFF")
+                // A load's memory must not grow with the dump (45 million editions): SQLite's part is
+                // the page cache plus one sorter at a time, whose in-memory run is capped at the cache
+                // size (longer sorts spill to temporary files: on disk, never in memory), and no file
+                // pages mapped into memory.
+                try db.execute(sql: "PRAGMA temp_store = FILE; PRAGMA mmap_size = 0")
             }
-            try db.execute(sql: "PRAGMA cache_size = -65536")
+            try db.execute(sql: "PRAGMA cache_size = -\(Self.cacheKiB)")
         }
         do {
             if !readOnly {

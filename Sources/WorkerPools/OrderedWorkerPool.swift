@@ -20,7 +20,9 @@ public struct Numbered<Input: Sendable>: Sendable {
 
 /// Keeps every input, first in first out (`scan`'s fixed list of files).
 public struct FIFOQueue<Element>: WaitingQueue {
-    private var elements: [Element] = []
+    /// Taken inputs are cleared at once (nil), not when the prefix is dropped: a taken input
+    /// kept here until then held what it refers to (the dump loader's 64 line chunks, ~180 MB).
+    private var elements: [Element?] = []
     private var head = 0
 
     public init() {}
@@ -32,7 +34,7 @@ public struct FIFOQueue<Element>: WaitingQueue {
 
     public mutating func next() -> Element? {
         guard head < elements.count else { return nil }
-        let element = elements[head]
+        let element = elements[head].take()
         head += 1
         if head >= 64, head * 2 >= elements.count {  // amortised O(1): drop the taken prefix now and then
             elements.removeFirst(head)

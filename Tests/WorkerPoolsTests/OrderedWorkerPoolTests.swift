@@ -165,6 +165,28 @@ import WorkerPools
         }
     }
 
+    /// A taken input is the worker's alone: the queue must not hold it (and what it refers to,
+    /// such as the dump loader's line buffers) until it next drops its taken prefix.
+    @Test func theFIFOQueueKeepsNoInputItHandedOut() {
+        final class Payload {}
+        var queue = FIFOQueue<Payload>()
+        weak var first: Payload?
+        weak var second: Payload?
+        do {
+            let one = Payload(), two = Payload()
+            first = one
+            second = two
+            _ = queue.admit(one)
+            _ = queue.admit(two)
+        }
+        #expect(first != nil && second != nil, "waiting inputs are kept")
+        #expect(queue.next() != nil)
+        #expect(first == nil, "the input handed out is no longer held by the queue")
+        #expect(second != nil)
+        #expect(queue.next() != nil && queue.next() == nil)
+        #expect(second == nil)
+    }
+
     @Test func anErrorMakingAWorkerIsThrownBeforeAnyThreadStarts() throws {
         struct NoScanner: Error {}
         let log = Log()
