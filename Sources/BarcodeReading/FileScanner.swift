@@ -1,6 +1,7 @@
 import BookCodes
 import Foundation
 import Imaging
+import WorkerPools
 
 /// How hard to look at an image that does not read at once.
 public enum ScanEffort: String, Sendable, Hashable, CaseIterable {
@@ -10,8 +11,10 @@ public enum ScanEffort: String, Sendable, Hashable, CaseIterable {
     /// Then the regions of codes turned well off the axes, upright (images under 2000 px),
     /// contrast, sharpening and reduced copies, and on small images (≤ 0.25 MP) the
     /// small-code passes: doubled and sharpened, equalised, doubled and turned ±6° (the
-    /// default). On large photos five regions and two of the 1/4 image, plain, sharpened,
-    /// then finer and sharpened, then `ModelDecoder` on them, then 1/4 of the whole image.
+    /// default; turned, and smoothed along the bars, only where zbar read something or noise
+    /// hid the code's patch: `BarsEvidence`). On large photos five regions and two of the 1/4
+    /// image, plain, sharpened, then finer and sharpened, then `ModelDecoder` on them, then
+    /// 1/4 of the whole image.
     /// Last, when nothing is confirmed, `ModelDecoder` on the barcode-like patches.
     case normal
     /// Then every scan line of those, and the small-code passes (plus plain doubled and
@@ -73,6 +76,8 @@ public struct FileScanResult: Sendable, Hashable {
     /// A small image that read nothing at once and showed no bar-like structure
     /// (`FileScanner.showsBars`): the hard passes were not run on it.
     public var hardPassesSkipped: Bool
+    /// What reading the file cost (`decode --verbose` shows it): not part of what was read.
+    public var cost = ScanCost()
 
     /// Bars were seen and no code could be read from them: zbar read a code it could not
     /// confirm, codes disagreed or the pixels contradicted one, or a main symbol's check digit
@@ -101,6 +106,19 @@ public struct FileScanResult: Sendable, Hashable {
         self.warnings = warnings
         self.attempt = attempt
     }
+}
+
+/// The CPU a file's reading took on its worker thread, in milliseconds: the decode and the
+/// bars' passes, then the follow-up (the printed ISBN). Two readings of a file are equal
+/// whatever they cost.
+public struct ScanCost: Sendable, Hashable {
+    public var barsMilliseconds = 0.0
+    public var followUpMilliseconds = 0.0
+
+    public init() {}
+
+    public static func == (lhs: ScanCost, rhs: ScanCost) -> Bool { true }
+    public func hash(into hasher: inout Hasher) {}
 }
 
 /// Reads one file after another with its own zbar scanner (one per thread, not `Sendable`).
@@ -148,10 +166,15 @@ public final class FileScanner {
     /// The file's codes, then what `followUp` makes of them, from ONE decode of the file: the
     /// follow-up gets these pixels turned upright (only if it asks for them).
     public func scan(fileAt url: URL, followUp: (any ScanFollowUp)?) throws(ImageError) -> FileScanResult {
+        let clock = ThreadCPUClock()
         let loaded = try load(url)
-        let bars = scan(loaded: loaded)
+        var bars = scan(loaded: loaded)
+        bars.cost.barsMilliseconds = clock.milliseconds
         guard let followUp else { return bars }
-        return followUp.followUp(bars) { loaded.image.applyingEXIFOrientation(loaded.exifOrientation) }
+        var result = followUp.followUp(bars) { loaded.image.applyingEXIFOrientation(loaded.exifOrientation) }
+        result.cost = bars.cost
+        result.cost.followUpMilliseconds = clock.milliseconds - bars.cost.barsMilliseconds
+        return result
     }
 
     // Decoded at full size: a large photo is searched coarse-to-fine (regions found on a
@@ -170,6 +193,8 @@ public final class FileScanner {
         var attempts = AttemptLog(reader: reader, pixels: full)
         var sources: [(image: GrayImage, scale: Int)] = [(full, 1)]
         var regions: [CandidateRegion] = []
+        // What made a small photo worth the hard passes (`barsEvidence`); nil on large photos.
+        var evidence: BarsEvidence?
         func finish(_ attempts: inout AttemptLog) -> FileScanResult {
             attempts.confirm(using: sources)
             attempts.agreement.doubtReadsAcrossTurnedBars(readUpright: attempts.regionsReadUpright)
@@ -227,10 +252,11 @@ public final class FileScanner {
             }
             // Most small photos hold no code at all; the passes below cost ~3x the first
             // scan. They are spent only where something looks like bars.
-            if !Self.showsBars(full, patches: allPatches, attempts: attempts) {
+            guard let seen = Self.barsEvidence(full, patches: allPatches, attempts: attempts) else {
                 attempts.hardPassesSkipped = true
                 return finish(&attempts)
             }
+            evidence = seen
         }
         if firstScale > 1 {
             // Below 1/4 scale the regions have had the full pixels where the edges are: on 200
@@ -285,7 +311,12 @@ public final class FileScanner {
                 ("equalised", { base.equalised() }, .identity, false),
             ]
             if options.effort == .thorough { passes.insert(("doubled", { doubled }, .magnified, false), at: 0) }
-            for degrees in options.effort == .thorough ? [-6.0, 6, -12, 12] : [-6.0, 6] {
+            // The turned copies (~40% of a small photo's hard passes) read nothing at normal
+            // effort on the small tuning and checking halves or the real photos unless zbar
+            // had already read something there: only then, or at thorough effort.
+            let turns = options.effort == .thorough ? [-6.0, 6, -12, 12]
+                : (evidence?.zbarRead ?? true) || attempts.zbarReadSomething ? [-6.0, 6] : []
+            for degrees in turns {
                 passes.append(("doubled, turned \(Int(degrees))°", { doubled.skewed(degrees: degrees) },
                                .skewed(degrees: degrees, width: doubled.width, height: doubled.height, magnification: 2),
                                false))
@@ -304,7 +335,10 @@ public final class FileScanner {
         // away and softens no edge across the bars, as the reduced copies above do. (Heavy
         // noise hides the code's patch from the region finder, so the photo is taken whole.)
         // Wider windows average more noise and bear less tilt: the narrow one first.
-        if small {
+        // At normal effort only where the image's noise showed: zbar read something, or a
+        // code-shaped patch appeared on a reduced copy alone (the passes cost 4 whole scans,
+        // and on code-free photos with a code-shaped patch they read nothing).
+        if small, options.effort == .thorough || (evidence?.smoothingWorthIt ?? true) || attempts.zbarReadSomething {
             for radius in Self.smoothingRadii {
                 let passes: [(String, () -> GrayImage)] = [
                     ("smoothed along columns, \(2 * radius + 1) px", { base.smoothedAlongColumns(radius: radius) }),
@@ -322,20 +356,27 @@ public final class FileScanner {
         return finish(&attempts)
     }
 
-    /// Whether a small image that read nothing confirmed at once is worth the hard passes:
+    /// Why a small image that read nothing confirmed at once is worth the hard passes, or nil:
     /// zbar read something there (unconfirmed, refused), or a patch looks like a code
     /// (`looksLikeCode`) on the image or on its reduced copies (heavy noise hides a code's
     /// patch at full size; halving averages the noise away, as the reduced-copy trick does).
-    static func showsBars(_ image: GrayImage, patches: [CandidateRegion], attempts: AttemptLog) -> Bool {
-        guard attempts.agreement.sightings.isEmpty, attempts.rejected.isEmpty else { return true }
-        if patches.contains(where: { looksLikeCode($0, in: image) }) { return true }
+    static func barsEvidence(_ image: GrayImage, patches: [CandidateRegion], attempts: AttemptLog) -> BarsEvidence? {
+        guard !attempts.zbarReadSomething else { return .zbarRead }
+        if patches.contains(where: { looksLikeCode($0, in: image) }) { return .codeShapedPatch }
         var reduced = image
         for _ in 0..<2 {
             reduced = reduced.downscaled(by: 2)
-            guard min(reduced.width, reduced.height) >= minimumReducedSide / 2 else { return false }
-            if Self.patches(in: reduced, limit: .max).contains(where: { looksLikeCode($0, in: reduced) }) { return true }
+            guard min(reduced.width, reduced.height) >= minimumReducedSide / 2 else { return nil }
+            if Self.patches(in: reduced, limit: .max).contains(where: { looksLikeCode($0, in: reduced) }) {
+                return .codeShapedPatchWhenReduced
+            }
         }
-        return false
+        return nil
+    }
+
+    /// Whether a small image that read nothing confirmed at once is worth the hard passes.
+    static func showsBars(_ image: GrayImage, patches: [CandidateRegion], attempts: AttemptLog) -> Bool {
+        barsEvidence(image, patches: patches, attempts: attempts) != nil
     }
 
     /// A patch shaped like a code's bars: balanced (as many rising edges as falling: a shelf's
@@ -371,6 +412,20 @@ public final class FileScanner {
     static let coarseRegionLimit = 2
 }
 
+/// What a small photo showed that made the hard passes worth running on it.
+enum BarsEvidence: Sendable, Hashable {
+    /// zbar read a symbol it could not confirm, or one that failed validation.
+    case zbarRead
+    /// A patch shaped like a code's bars (`FileScanner.looksLikeCode`) at the photo's size.
+    case codeShapedPatch
+    /// Such a patch only on a reduced copy: noise hid it at full size.
+    case codeShapedPatchWhenReduced
+
+    var zbarRead: Bool { self == .zbarRead }
+    /// Smoothing along the bars is for noise: not for a clean code-shaped patch zbar read nothing in.
+    var smoothingWorthIt: Bool { self != .codeShapedPatch }
+}
+
 /// Detections gathered over the attempts on one file, in the file's pixel coordinates.
 struct AttemptLog {
     let reader: BarcodeReader
@@ -392,6 +447,9 @@ struct AttemptLog {
     var scans = 0
     /// The hard passes were not run: nothing looked like bars (`FileScanner.showsBars`).
     var hardPassesSkipped = false
+
+    /// zbar has read a symbol here, valid or not, confirmed or not.
+    var zbarReadSomething: Bool { !agreement.sightings.isEmpty || !rejected.isEmpty }
 
     /// Scans one variant; true once a confirmed, uncontradicted code stands.
     /// `keepRejected: false` for doctored images, where a symbol that fails validation (an

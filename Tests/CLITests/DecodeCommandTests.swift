@@ -95,6 +95,19 @@ import TestSupport
         #expect(quiet.stderr.isEmpty)
     }
 
+    /// `--verbose` names, per file, the bars' CPU, the pass that read the code and the scans it
+    /// took, and the printed follow-up's CPU: what the benchmarks split a photo's cost by.
+    @Test func verboseShowsEachFilesCostAndThePassThatReadIt() async throws {
+        let result = try await runRapidScan(["decode", "--verbose", "isbn-9780306406157.png", "none-blank.png"],
+                                            currentDirectory: SharedFiles.sampleImages)
+        let lines = result.stderr.split(separator: "\n").map(String.init)
+        let read = lines.first { $0.hasPrefix("rapidscan: isbn-9780306406157.png: bars ") }
+        #expect(read?.contains(" ms CPU (full size, 1 scans), follow-up ") == true, "\(result.stderr)")
+        let none = lines.first { $0.hasPrefix("rapidscan: none-blank.png: bars ") }
+        #expect(none?.contains("(nothing read, 1 scans, hard passes skipped)") == true, "\(result.stderr)")
+        #expect(result.stdout.contains(Self.goodLine))
+    }
+
     @Test func jsonLinesDescribeCodesAddOnsAndProducts() async throws {
         let result = try await runRapidScan(["decode", "--json", "isbn-9781250313188-usd.png", "upca-036000291452.png",
                                        "none-blank.png"], currentDirectory: SharedFiles.sampleImages)

@@ -83,7 +83,7 @@ struct DecodeCommand: AsyncParsableCommand {
         // and shown as `-` wherever the file is named.
         let stdin = paths.contains("-") ? try StandardInputFile(raw: rawFormat != nil) : nil
         defer { stdin?.remove() }
-        let output = DecodeOutput(mode: json ? .json : raw ? .raw : .text, quiet: quiet, shown: { OutsideText.shown(stdin?.shown($0) ?? $0) })
+        let output = DecodeOutput(mode: json ? .json : raw ? .raw : .text, quiet: quiet, verbose: verbosity.verbose, shown: { OutsideText.shown(stdin?.shown($0) ?? $0) })
         var tally = DecodeTally()
         output.detail(verbose: verbosity.verbose, "decoding on \(workers ?? ProcessInfo.processInfo.activeProcessorCount) threads, effort \(fast ? ScanEffort.fast : effort)")
         let entries = FileWalker.imageFiles(in: paths.map { $0 == "-" ? stdin!.url : URL(fileURLWithPath: $0) }, rawFormat: rawFormat)
@@ -173,6 +173,8 @@ struct DecodeOutput {
     enum Mode { case text, json, raw }
     let mode: Mode
     let quiet: Bool
+    /// Each file's cost and the pass that read it, on standard error.
+    var verbose = false
     /// The name to print for a path (`-` for standard input's temporary file).
     let shown: (String) -> String
 
@@ -182,6 +184,12 @@ struct DecodeOutput {
 
     func scanned(file path: String, _ scan: FileScanResult) {
         let file = shown(path)
+        if verbose {
+            let cost = scan.cost
+            Console.error("rapidscan: \(file): bars " + String(format: "%.1f", cost.barsMilliseconds) + " ms CPU ("
+                + "\(scan.attempt ?? "nothing read"), \(scan.scans) scans\(scan.hardPassesSkipped ? ", hard passes skipped" : "")), "
+                + "follow-up " + String(format: "%.1f", cost.followUpMilliseconds) + " ms")
+        }
         for code in scan.codes {
             switch mode {
             case .text: Console.out("\(file): \(Self.describe(code))")
