@@ -105,11 +105,12 @@ import Vision
         #expect(image.width == 4000)
         let read = try reader.lines(in: image, name: name).lines.map { RenderedShelfTests.key($0.text) }
         let seen = shelf.books.filter { book in read.contains { $0.contains(RenderedShelfTests.key(book.title)) } }.map(\.title)
-        // Scaled down to 2000 px: 55 of 63, these four bottom-to-top titles among the missed.
+        // Scaled down to 2000 px: 55 of 63, these four bottom-to-top titles among the missed (58 at
+        // the working size six lines to a batch, 57 one line at a time for 26% less CPU).
         for title in ["The Sugar Queen", "Vampire Kisses", "The High Window", "Dreamless"] {
             #expect(seen.contains(title), "\(title) not among \(read)")
         }
-        #expect(seen.count >= 58, "\(seen.count) of \(shelf.books.count)")
+        #expect(seen.count >= 57, "\(seen.count) of \(shelf.books.count)")
     }
 
     /// A real library shelf of Chinese spines printed in stacked upright characters: PP-OCR reads
