@@ -307,6 +307,9 @@ try:
     onnxruntime.SessionOptions = QuietOptions
     from rapidocr_onnxruntime import RapidOCR
     engine = RapidOCR(det_limit_type="max", det_limit_side_len=int(sys.argv[1]))
+    # Lines recognised one at a time, not six to a batch padded to the widest: 26% less of the
+    # worker's CPU on the real checking photos (41.8 -> 30.9 s for four), the same titles read.
+    engine.text_rec.rec_batch_num = 1
     flip_below = float(sys.argv[2]) if len(sys.argv) > 2 else 0.0
     def tall(box):
         xs = [float(point[0]) for point in box]

@@ -1,3 +1,4 @@
+import BookMetadata
 import Foundation
 
 /// What real spine readings are full of and a matcher must never see: call numbers and
@@ -60,7 +61,10 @@ public enum SpineNoise {
         // Call numbers and shelf labels: letters glued to digits ("TU5", "PS3545", "QA76.9"),
         // cutter numbers (".C90", ".B13"), classification decimals.
         if isCallNumberPart(text) { return false }
-        if letters >= 4 && !word.isDictionaryWord && !hasVowel(text) { return false }
+        // Latin letters with no vowel are texture; Chinese and Japanese have no vowels to look for
+        // (a title PP-OCR read at 1.00 in stacked characters was dropped here).
+        let latin = text.filter { $0.isLetter && !$0.isHanOrKana }
+        if latin.count >= 4 && !word.isDictionaryWord && !hasVowel(latin) { return false }
         return true
     }
 

@@ -13,10 +13,13 @@ public struct TesseractSpineReader: SpineReader {
         ocr = try ShelfOCR(options: options)
     }
 
+    /// Changes when PP-OCR's readings do (a cached reply keeps the readings it was made with):
+    /// `+ppocr2` reads lines at the working image's size, one at a time, and keeps stacked
+    /// Chinese titles.
     public var identity: String {
         let options = ocr.options
         return "tesseract:\(options.languageArgument):psm\(options.pageSegmentationMode):"
-            + options.rotations.map { String($0.degrees) }.joined(separator: ",") + (ocr.sceneText == nil ? "" : "+ppocr")
+            + options.rotations.map { String($0.degrees) }.joined(separator: ",") + (ocr.sceneText == nil ? "" : "+ppocr2")
     }
 
     public func readSpines(in photo: ShelfPhoto) async throws -> ShelfReading {

@@ -29,7 +29,7 @@ import TestSupport
         #expect(human.stderr.contains("reading spines with tesseract:eng:psm11:270,90,0"), "\(human.stderr)")
         // scripts/setup's PP-OCR reads the whole photo by default (installed under CI).
         if SharedFiles.available || FileManager.default.isExecutableFile(atPath: ".ppocr-venv/bin/python") {
-            #expect(human.stderr.contains("270,90,0+ppocr"), "\(human.stderr)")
+            #expect(human.stderr.contains("270,90,0+ppocr2"), "\(human.stderr)")
         }
         // Nothing left the machine and no model was paid: the summary says so, and a reading
         // that found no book carries no distance to a book it does not name.
