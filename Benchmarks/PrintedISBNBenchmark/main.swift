@@ -68,6 +68,11 @@ if let index = arguments.firstIndex(of: "--cost"), index + 1 < arguments.count {
         gateCPU += t1 - t0; gatedCPU += t2 - t1; ungatedCPU += t3 - t2
         gatedReported += withGate.codes.count
         ungatedReported += withoutGate.codes.count
+        if arguments.contains("--rows") {
+            let survey = CharacterRows.survey(image)
+            say("\(name) \(image.width)x\(image.height) candidates \(CharacterRows.isbnLineCandidates(survey).count) rows \(survey.rows.count): "
+                + survey.rows.map { "\($0.marks)/\($0.markHeight)/\(Int($0.evenness * 100))/w\($0.markWidth)" }.joined(separator: " "))
+        }
         if arguments.contains("--verbose") {
             say(String(format: "%@ %dx%d row %@ (%d marks %d px) gated %.0f ms %@ ungated %.0f ms %@", name, image.width, image.height,
                        holds ? "yes" : "no", row.marks, row.markHeight, (t2 - t1) * 1000, withGate.codes.map(\.text).description,

@@ -1,4 +1,5 @@
 import Imaging
+import SpineOCR
 
 /// Rows of character-sized marks, found without OCR: where a printed ISBN line could be.
 ///
@@ -20,9 +21,9 @@ public enum CharacterRows {
     /// How much darker (or lighter) than the window's mean a pixel is to be ink.
     static let inkStep = 14
 
-    /// Whether `image` holds a row of character-sized marks as long as an ISBN line.
+    /// Whether `image` holds a row of character-sized marks that may be an ISBN line (the gate).
     public static func holdsNumberLikeRow(_ image: GrayImage) -> Bool {
-        longestRow(in: image).marks >= minimumRowLength
+        !isbnLineCandidates(survey(image)).isEmpty
     }
 
     /// A row of like marks side by side.
@@ -31,26 +32,69 @@ public enum CharacterRows {
         public var marks: Int
         /// Their median height, in the pixels of the image looked at (not the reduced copy).
         public var markHeight: Int
+        /// Where the row is, in the pixels of the image looked at.
+        public var box = Box(x0: 0, y0: 0, x1: 0, y1: 0)
+        /// The share of its marks whose top and bottom both lie on the row's (within a fifth
+        /// of its height): digits and capitals ~1, lower-case text with its ascenders and
+        /// descenders far less.
+        public var evenness = 0.0
+        /// Their median width, in the pixels of the image looked at: a bar's is a small share
+        /// of its height, a character's a half or more.
+        public var markWidth = 0
     }
 
     /// The longest row of marks of one height, over dark and light ink (the first at least
     /// `minimumRowLength` long).
     public static func longestRow(in image: GrayImage) -> Row {
+        survey(image).longest
+    }
+
+    /// What the gate sees on its reduced copy: every row of like marks at least
+    /// `minimumRowLength` long, of the ink (dark or light) that has the longest.
+    public struct Survey: Sendable, Hashable {
+        public var rows: [Row] = []
+        public var longest: Row { rows.max { $0.marks < $1.marks } ?? Row(marks: 0, markHeight: 0) }
+    }
+
+    /// Looks at `image` once (on a copy of at most `workPixels`) and keeps every row.
+    public static func survey(_ image: GrayImage) -> Survey {
         var factor = 1
         while (image.width / factor) * (image.height / factor) > workPixels { factor *= 2 }
         let work = image.downscaled(by: factor)
-        guard work.width >= 16, work.height >= 16 else { return Row(marks: 0, markHeight: 0) }
+        guard work.width >= 16, work.height >= 16 else { return Survey() }
         let means = boxMeans(work, radius: max(8, min(work.width, work.height) / 40))
-        var best: [Mark] = []
+        var best = Survey()
         for darkInk in [true, false] {
             let marks = components(work, means: means, darkInk: darkInk,
                                    heights: minimumMarkHeight...max(minimumMarkHeight, work.height / 6))
-            let run = longestRun(marks)
-            if run.count > best.count { best = run }
-            if best.count >= minimumRowLength { break }
+            let rows = runs(marks).filter { $0.count >= minimumRowLength }.map { row(of: $0, factor: factor) }
+            if rows.map(\.marks).max() ?? 0 > best.longest.marks { best.rows = rows }
+            if best.longest.marks >= minimumRowLength { break }
         }
-        let heights = best.map(\.height).sorted()
-        return Row(marks: best.count, markHeight: heights.isEmpty ? 0 : heights[heights.count / 2] * factor)
+        return best
+    }
+
+    /// The rows that may be an ISBN line, evenest first: as many marks as "ISBN" and ten to
+    /// thirteen digits make, or a copyright page's line holding them (characters that touch
+    /// join, a price or a format may follow); not a row of bars (marks a fifth of their height
+    /// wide or less: an unread code's bars, a shelf's stripes).
+    public static func isbnLineCandidates(_ survey: Survey) -> [Row] {
+        survey.rows.filter { candidateMarks.contains($0.marks) && $0.markWidth * 5 > $0.markHeight }
+            .sorted { $0.evenness > $1.evenness }
+    }
+
+    static let candidateMarks = minimumRowLength...40
+
+    private static func row(of run: [Mark], factor: Int) -> Row {
+        let widths = run.map(\.width).sorted()
+        let heights = run.map(\.height).sorted(), tops = run.map(\.y0).sorted(), bottoms = run.map(\.y1).sorted()
+        let height = heights[heights.count / 2], top = tops[tops.count / 2], bottom = bottoms[bottoms.count / 2]
+        let slack = max(1, height / 5)
+        let even = run.filter { abs($0.y0 - top) <= slack && abs($0.y1 - bottom) <= slack }.count
+        return Row(marks: run.count, markHeight: height * factor,
+                   box: Box(x0: run.map(\.x0).min()! * factor, y0: tops[0] * factor,
+                            x1: (run.map(\.x1).max()! + 1) * factor, y1: (bottoms[bottoms.count - 1] + 1) * factor),
+                   evenness: Double(even) / Double(run.count), markWidth: widths[widths.count / 2] * factor)
     }
 
     /// The rows (top and bottom, in `image`'s pixels) of the longest run of dark marks
@@ -142,11 +186,16 @@ public enum CharacterRows {
         return marks
     }
 
-    /// The longest run of marks side by side: centres within a third of their height of the
-    /// row's, heights within 1.5× of each other, gaps under 1.5 heights.
+    /// The longest run of marks side by side.
     static func longestRun(_ marks: [Mark]) -> [Mark] {
+        runs(marks).max { $0.count < $1.count } ?? []
+    }
+
+    /// Every run of marks side by side: centres within a third of their height of the row's,
+    /// heights within 1.5× of each other, gaps under 1.5 heights.
+    static func runs(_ marks: [Mark]) -> [[Mark]] {
         let sorted = marks.sorted { $0.centerY < $1.centerY }
-        var best: ArraySlice<Mark> = []
+        var found: [[Mark]] = []
         var rows: [[Mark]] = []
         var rowCenter = 0.0
         for mark in sorted {
@@ -161,16 +210,17 @@ public enum CharacterRows {
         for row in rows {
             let ordered = row.sorted { $0.x0 < $1.x0 }
             var start = 0
-            for index in ordered.indices {
-                if index > 0 {
-                    let previous = ordered[index - 1], mark = ordered[index]
-                    let tall = max(previous.height, mark.height), short = min(previous.height, mark.height)
-                    let alike = Double(tall) <= Double(short) * 1.5
-                    if !(alike && mark.x0 - previous.x1 <= tall * 3 / 2) { start = index }
+            for index in ordered.indices where index > 0 {
+                let previous = ordered[index - 1], mark = ordered[index]
+                let tall = max(previous.height, mark.height), short = min(previous.height, mark.height)
+                let alike = Double(tall) <= Double(short) * 1.5
+                if !(alike && mark.x0 - previous.x1 <= tall * 3 / 2) {
+                    found.append(Array(ordered[start..<index]))
+                    start = index
                 }
-                if index - start + 1 > best.count { best = ordered[start...index] }
             }
+            if !ordered.isEmpty { found.append(Array(ordered[start...])) }
         }
-        return Array(best)
+        return found
     }
 }

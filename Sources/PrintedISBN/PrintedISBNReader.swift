@@ -78,12 +78,12 @@ public final class PrintedISBNReader {
         var reading = Reading()
         var scales = budget.pageScales
         if budget.needsCharacterRow {
-            let row = CharacterRows.longestRow(in: image)
-            guard row.marks >= CharacterRows.minimumRowLength else {
+            let survey = CharacterRows.survey(image)
+            guard !CharacterRows.isbnLineCandidates(survey).isEmpty else {
                 reading.pageSkipped = true
                 return reading
             }
-            scales = scales.map { min($0, Self.pagePixels(setting: row.markHeight, in: image)) }
+            scales = scales.map { min($0, Self.pagePixels(setting: survey.longest.markHeight, in: image)) }
         }
         for pixels in scales {
             reading = readPage(image, pixels: pixels, milliseconds: budget.pageMilliseconds)

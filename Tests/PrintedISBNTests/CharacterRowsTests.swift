@@ -19,6 +19,24 @@ import TestSupport
         }
     }
 
+    /// A back with its bars painted out still holds a row the stricter gate takes for a possible ISBN line.
+    @Test func aBookBackHoldsACandidateRow() throws {
+        for paint in [PaintedBookBacks.Paint.bars, .barsAndDigits] {
+            let image = try PaintedBookBacks.painted("barcodes/zxing-ean13-3/10.png", paint)
+            #expect(!CharacterRows.isbnLineCandidates(CharacterRows.survey(image)).isEmpty, "\(paint)")
+        }
+    }
+
+    /// Bars (an unread code's, a shelf's stripes) make a row of even marks too, but thin ones: no ISBN line.
+    @Test func aRowOfBarsIsNoCandidate() {
+        let width = 400, height = 600
+        var pixels = [UInt8](repeating: 230, count: width * height)
+        for bar in 0..<24 { for y in 260..<340 { for x in (40 + bar * 13)..<(40 + bar * 13 + 4) { pixels[y * width + x] = 20 } } }
+        let survey = CharacterRows.survey(GrayImage(width: width, height: height, pixels: pixels))
+        #expect(survey.longest.marks >= CharacterRows.minimumRowLength)
+        #expect(CharacterRows.isbnLineCandidates(survey).isEmpty)
+    }
+
     @Test func aPhotoWithoutLetteringHoldsNone() throws {
         let image = try ImageLoader.load(contentsOf: SharedFiles.requireImage(Self.photoWithoutText)).image
         #expect(!CharacterRows.holdsNumberLikeRow(image))
