@@ -177,6 +177,35 @@ import TestSupport
         }
     }
 
+    /// The search indexes keep no pending list (migration 5): every search reads them sorted.
+    @Test func theSearchIndexesKeepNoPendingList() async throws {
+        try await Self.withDatabase { cluster, database in
+            let store = try PostgresCatalogue(url: cluster.url(database: database))
+            _ = try store.lists()
+            for index in ["items_search", "works_search"] {
+                try cluster.psql("""
+                    DO $$ BEGIN
+                        IF NOT EXISTS (SELECT 1 FROM pg_class WHERE relname = '\(index)' AND reloptions @> ARRAY['fastupdate=off']) THEN
+                            RAISE EXCEPTION '\(index) keeps a pending list';
+                        END IF;
+                    END $$
+                    """, database: database)
+            }
+            // A library migrated before: its pending list is switched off too.
+            try cluster.psql("""
+                ALTER INDEX items_search SET (fastupdate = on); DELETE FROM rapidscan_migrations WHERE version = 5;
+                """, database: database)
+            _ = try PostgresCatalogue(url: cluster.url(database: database)).lists()
+            try cluster.psql("""
+                DO $$ BEGIN
+                    IF NOT EXISTS (SELECT 1 FROM pg_class WHERE relname = 'items_search' AND reloptions @> ARRAY['fastupdate=off']) THEN
+                        RAISE EXCEPTION 'items_search keeps a pending list after migration 5';
+                    END IF;
+                END $$
+                """, database: database)
+        }
+    }
+
     /// The URL's password is in no message: not in `location`, not when the password is
     /// wrong, not when nothing listens at the port (host and port are named).
     @Test func thePasswordIsNeverShown() async throws {
