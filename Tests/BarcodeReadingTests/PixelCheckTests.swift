@@ -38,12 +38,17 @@ import TestSupport
     @Test func aMisreadTheBarsContradictIsRefusedAndCounted() throws {
         let directory = try makeTemporaryDirectory(prefix: "rapidscan-pixel-check")
         defer { try? FileManager.default.removeItem(at: directory) }
+        var counted = 0
         for (index, trap) in Self.traps.enumerated() {
             let result = try scan(Self.image(trap), in: directory, name: "trap-\(index).pgm")
             #expect(result.codes.isEmpty, "\(trap.printed) reported as \(result.codes.map(\.text))")
             // Counted only for a code zbar read and confirmed: the misread was zbar's, on these pixels.
-            #expect(result.contradicted == 1, "\(trap.printed)")
+            #expect(result.contradicted <= 1, "\(trap.printed)")
+            counted += result.contradicted
         }
+        // 9789759337352's misread came from the turned or smoothed passes, which at normal effort no longer
+        // run on a clean code-shaped patch zbar read nothing in (`BarsEvidence`): not met, not counted.
+        #expect(counted == 2)
     }
 
     @Test func theSameCodePrintedRightStillReads() throws {
