@@ -203,10 +203,10 @@ public final class ShelfOCR: @unchecked Sendable {
                                      after: first, readsUpright: !firstRound).map { .success($0) }
                 case .page(let rotation, let view, let optional):
                     if optional && overBudget() { return [] }
-                    let clock = ThreadClock()
+                    let clock = ThreadCPUClock()
                     let turned = images[view]!.rotated(rotation.imagingRotation)
                     let words = engine.words(in: turned, cpuMilliseconds: options.deadlineMilliseconds)
-                    let milliseconds = clock.milliseconds
+                    let milliseconds = Int(clock.milliseconds)
                     spent.withLock { $0 += milliseconds }
                     guard let words else { return [.failure(.recognitionFailed(file: name, rotation: rotation))] }
                     return [.success(OCRPass(rotation: rotation, pixels: view.pixels, inverted: view.inverted, words: words,
@@ -245,13 +245,13 @@ public final class ShelfOCR: @unchecked Sendable {
         for variant in options.stripVariants[variants ?? options.stripVariants.indices] {
             for rotation in rotations {
                 if overBudget() { return passes }
-                let clock = ThreadClock()
+                let clock = ThreadCPUClock()
                 let prepared = SpineStrips.prepared(image, strip: strip, rotation: rotation, across: variant.across,
                                                     opposite: variant.opposite, binarization: variant.binarization)
                 // A strip is small: half a page pass's deadline (none when that is off).
                 let words = engine.words(in: prepared, cpuMilliseconds: options.deadlineMilliseconds / 2,
                                          pageSegmentationMode: variant.pageSegmentationMode) ?? []
-                let milliseconds = clock.milliseconds
+                let milliseconds = Int(clock.milliseconds)
                 spend(milliseconds)
                 let pass = OCRPass(rotation: rotation, pixels: variant.across.upperBound, inverted: variant.opposite,
                                    words: words, strip: strip.box, milliseconds: milliseconds)
@@ -274,7 +274,7 @@ public final class ShelfOCR: @unchecked Sendable {
     func readUpright(_ strip: SpineStrip, in image: GrayImage, engine: TesseractEngine) -> OCRPass? {
         let readsAcross = options.readsUnreadStripsUpright && strip.box.width >= Self.uprightStripWidth
         guard options.readsStackedLetters || readsAcross else { return nil }
-        let clock = ThreadClock()
+        let clock = ThreadCPUClock()
         let words: [OCRWord]
         let standing = SpineStrips.standing(image, strip: strip)
         if options.readsStackedLetters, let line = StackedLetters.line(in: standing) {
@@ -286,7 +286,7 @@ public final class ShelfOCR: @unchecked Sendable {
         } else {
             return nil
         }
-        return OCRPass(rotation: .none, words: words, strip: strip.box, milliseconds: clock.milliseconds)
+        return OCRPass(rotation: .none, words: words, strip: strip.box, milliseconds: Int(clock.milliseconds))
     }
 
     /// Narrower strips hold no word across them at the working size.
@@ -519,17 +519,6 @@ public final class ShelfOCR: @unchecked Sendable {
             previous = spine.box.centerY
         }
         return rows
-    }
-}
-
-/// CPU time of the calling thread.
-struct ThreadClock {
-    private let start = ThreadClock.nanoseconds()
-    var milliseconds: Int { Int((ThreadClock.nanoseconds() - start) / 1_000_000) }
-    static func nanoseconds() -> UInt64 {
-        var spec = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
-        return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
     }
 }
 

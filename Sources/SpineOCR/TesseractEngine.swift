@@ -1,6 +1,7 @@
 import CLazyLibraries
 import CTesseract
 import Foundation
+import WorkerPools
 import Imaging
 
 /// A pixel rectangle, `x0..<x1` × `y0..<y1`.
@@ -104,11 +105,11 @@ public final class TesseractEngine {
             defer { TessMonitorDelete(monitor) }
             if deadlineMilliseconds > 0 { TessMonitorSetDeadlineMSecs(monitor, Int32(deadlineMilliseconds)) }
             // Tesseract asks the cancel function after each word, on this thread.
-            var cpuDeadline = ThreadClock.nanoseconds() + UInt64(max(0, cpuMilliseconds)) * 1_000_000
+            var cpuDeadline = ThreadCPUClock.nanoseconds() + UInt64(max(0, cpuMilliseconds)) * 1_000_000
             if cpuMilliseconds > 0 {
                 TessMonitorSetCancelFunc(monitor) { deadline, _ in
                     guard let deadline else { return false }
-                    return ThreadClock.nanoseconds() > deadline.load(as: UInt64.self)
+                    return ThreadCPUClock.nanoseconds() > deadline.load(as: UInt64.self)
                 }
             }
             OpenMP.serializeOnThisThread()

@@ -9,7 +9,8 @@ public struct ThreadCPUClock: Sendable {
 
     public var milliseconds: Double { Double(ThreadCPUClock.nanoseconds() - start) / 1_000_000 }
 
-    static func nanoseconds() -> UInt64 {
+    /// The calling thread's CPU time so far (for deadlines checked on that thread).
+    public static func nanoseconds() -> UInt64 {
         var spec = timespec()
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
         return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
