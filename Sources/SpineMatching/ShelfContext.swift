@@ -108,9 +108,7 @@ extension SpineMatcher {
                     round[index] = match
                 }
             }
-            // One book suggested for two places: either may be it, so neither is.
-            let counts = Dictionary(grouping: round.values, by: { $0.best?.workKey ?? "" }).mapValues(\.count)
-            let kept = round.filter { counts[$0.value.best?.workKey ?? ""] == 1 }
+            let kept = Self.eachBookInOnePlace(round)
             guard !kept.isEmpty else { break }
             for (index, match) in kept {
                 suggested[index] = match
@@ -118,6 +116,12 @@ extension SpineMatcher {
             }
         }
         return suggested
+    }
+
+    /// A round's matches less any book matched at two places: either may be it, so neither is.
+    static func eachBookInOnePlace(_ round: [Int: SpineMatch]) -> [Int: SpineMatch] {
+        let counts = Dictionary(grouping: round.values, by: { $0.best?.workKey ?? "" }).mapValues(\.count)
+        return round.filter { counts[$0.value.best?.workKey ?? ""] == 1 }
     }
 
     /// How many spines either side a book read strong confirms its author's title (`shelfConfirmed`):
@@ -161,9 +165,7 @@ extension SpineMatcher {
                 match.reason = Self.shelfConfirmedReason
                 round[index] = match
             }
-            // One book confirmed for two spines: either may be it, so neither is.
-            let counts = Dictionary(grouping: round.values, by: { $0.best?.workKey ?? "" }).mapValues(\.count)
-            let kept = round.filter { counts[$0.value.best?.workKey ?? ""] == 1 }
+            let kept = Self.eachBookInOnePlace(round)
             guard !kept.isEmpty else { break }
             for (index, match) in kept {
                 confirmed[index] = match
