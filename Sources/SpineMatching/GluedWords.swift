@@ -13,7 +13,7 @@ public struct WordFrequencies: Sendable {
     public init(counts: [String: Int], dictionary: Set<String> = WordFrequencies.systemDictionary) {
         self.counts = counts
         self.dictionary = dictionary
-        total = Double(counts.values.reduce(0, +) + dictionary.count) + Self.stopwordCount * Double(TextNormalizer.stopwords.count)
+        total = Double(counts.values.reduce(0, +) + dictionary.count) + Self.stopwordCount * Double(TextNormalizer.gluingWords.count)
     }
 
     /// The dictionary alone: what spaces a reading whose candidates come from the network.
@@ -35,7 +35,7 @@ public struct WordFrequencies: Sendable {
 
     /// How many times `word` (canonical) is seen; 0 when unknown.
     func count(_ word: String) -> Double {
-        if TextNormalizer.stopwords.contains(word) || word == "a" { return Self.stopwordCount }
+        if TextNormalizer.gluingWords.contains(word) || word == "a" { return Self.stopwordCount }
         let seen = Double(counts[word] ?? 0) + (dictionary.contains(word) ? 1 : 0)
         // Two-letter words other than function words are mostly abbreviations: kept rare.
         return word.count <= 2 ? seen * 0.1 : seen

@@ -476,7 +476,13 @@ public struct SpineMatcher: Sendable {
             // Junk around a whole title of three or more significant words read exactly costs
             // half: chance does not spell out such a title.
             let wholeLongTitle = run.complete && run.score >= 0.95 && candidateSignificant >= 3
-            let runSimilarity = run.score - (wholeLongTitle ? 0.015 : 0.03) * Double(min(4, readTitle.full.count - run.length))
+            // A title that stands alone (three different significant words or more), read
+            // exactly, is no likelier chance for more junk around it (a library label, the
+            // author's name misread, a series line): past three words the junk costs nothing
+            // more, so such a title can be added without its author.
+            let junkCounted = wholeLongTitle && run.score >= 0.999 && Self.standsAlone(candidate)
+                && Set(candidateSignificantWords(candidate)).count >= 3 ? 3 : 4
+            let runSimilarity = run.score - (wholeLongTitle ? 0.015 : 0.03) * Double(min(junkCounted, readTitle.full.count - run.length))
             // A run holding one word of a longer title ("ORK Red", The Red Tent) is chance unless the author was read.
             if runSimilarity > titleSimilarity, run.complete || run.matched >= 2 || authorSupported {
                 titleSimilarity = runSimilarity

@@ -5,10 +5,18 @@ import Foundation
 /// punctuation gone, leading articles dropped, and OCR look-alikes (rn/m, 0/O, 1/l, 5/S,
 /// vv/w) mapped to one spelling on both sides so a misread letter costs nothing.
 public enum TextNormalizer {
-    static let articles: Set<String> = ["the", "a", "an", "le", "la", "les", "l", "der", "die", "das", "el", "los", "las", "il", "lo", "un", "une"]
-    /// Function words, Chinese ones too (each character is a word there: "与" is "and", "的" "of").
-    static let stopwords: Set<String> = ["the", "a", "an", "of", "and", "in", "on", "to", "for", "with", "at", "by", "from", "de", "la", "le", "et", "und",
-                                         "的", "与", "和", "及", "之"]
+    static let articles: Set<String> = ["the", "a", "an", "le", "la", "les", "l", "der", "die", "das", "el", "los", "las", "il", "lo", "un", "une",
+                                        "els", "una"]
+    /// English function words (and Chinese ones: each character is a word there, "与" is "and",
+    /// "的" "of") as written: what glued runs are spaced around (`WordFrequencies`).
+    static let gluingWords: Set<String> = ["the", "a", "an", "of", "and", "in", "on", "to", "for", "with", "at", "by", "from", "de", "la", "le",
+                                           "et", "und", "的", "与", "和", "及", "之"]
+    /// Function words, Spanish and Catalan ones too, in both spellings: the words compared are
+    /// `ocrCanonical` ("in" is "ln", "with" "wlth"), so the plain spelling alone never matched those.
+    static let stopwords: Set<String> = {
+        let words = gluingWords.union(["el", "los", "las", "del", "els", "dels", "les", "y", "en", "una", "con", "por", "amb"])
+        return words.union(words.map(ocrCanonical))
+    }()
 
     /// Lower case, accents folded, every non-alphanumeric run a single space.
     public static func fold(_ text: String) -> String {

@@ -286,7 +286,10 @@ public final class SpineSession: Sendable {
     /// did not settle then go to the network sources, a few at a time, as one batch for the photo
     /// (a search asked twice is sent once: `SearchCandidateSource`).
     func matchAll(_ readings: [SpineReading], skipping records: [Int: SpineRecord]) async -> [Int: SpineMatch] {
-        let pending = readings.enumerated().filter { index, _ in records[index].map { $0.status == .libraryFull } ?? true }
+        // A reading is matched again when its own record or a further title's it held met a full
+        // library (its record is then the reading's; the extra title's comes from the new match).
+        let refused = Set(records.values.filter { $0.status == .libraryFull }.map(\.readingIndex))
+        let pending = readings.enumerated().filter { index, _ in records[index] == nil || refused.contains(index) }
         let local = sources.filter { !$0.asksNetwork }
         var matches = await match(pending, sources: local)
         if local.count < sources.count {

@@ -1,5 +1,5 @@
 import Foundation
-import SpineMatching
+@testable import SpineMatching
 import TestSupport
 import Testing
 import Vision
@@ -120,6 +120,23 @@ import Vision
         let parts = TitleParts(title: "Naruto, Vol. 07: The Path You Should Tread (Naruto, #7)")
         #expect(parts.volume == 7)
         #expect(parts.series == ["naruto"])
+    }
+
+    /// Function words count little in either spelling ("in" is compared as "ln"), Spanish and
+    /// Catalan ones too: "The Skin I'm In" is two short significant words, not three that stand alone.
+    @Test func functionWordsCountLittleInTheSpellingCompared() {
+        for word in ["in", "with", "del", "els", "los", "y", "amb"] {
+            #expect(Similarity.weight(TextNormalizer.tokens(word)[0]) == 0.25, "\(word)")
+        }
+        #expect(Similarity.weight(TextNormalizer.tokens("sombra")[0]) == 1)
+        let skin = PreparedCandidate(MatchCandidate(workKey: "skin", title: "The Skin I'm In", authors: ["Sharon G. Flake"],
+                                                    isbn13: "9780786813070", source: "test"))
+        #expect(!SpineMatcher.standsAlone(skin))
+        #expect(SpineMatcher().match(SpineReading(text: "THE SKIN I'M IN", confidence: 0.9), candidates: [skin]).decision == .medium)
+        #expect(SpineMatcher().match(SpineReading(text: "THE SKIN I'M IN FLAKE", confidence: 0.9), candidates: [skin]).decision == .strong)
+        let sombra = PreparedCandidate(MatchCandidate(workKey: "sombra", title: "La sombra del viento", authors: ["Carlos Ruiz Zafón"],
+                                                      isbn13: "9788408163435", source: "test"))
+        #expect(SpineMatcher().match(SpineReading(text: "LA SOMBRA DEL VIENTO RUIZ ZAFON", confidence: 0.9), candidates: [sombra]).decision == .strong)
     }
 
     @Test func shortTitleWithoutAuthorWaitsForReview() {

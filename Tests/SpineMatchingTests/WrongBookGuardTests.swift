@@ -62,6 +62,26 @@ import Vision
         #expect(match("LONG ROAD TO MERCY", [long]).decision == .strong)
     }
 
+    /// A title that stands alone, read exactly, with more junk beside it than three words (its
+    /// author's name misread, a library label, a series line): added, as with three. Read with a
+    /// letter wrong, or too short to stand alone, it stays for review whatever the junk.
+    @Test func aDistinctiveTitleReadExactlyStandsInAnyJunk() {
+        let talk = Self.book("dajiatan", "大数据大家谈", ["张华平"])
+        let m = match("大数据大家谈 张华平有云段水朝白额等", [talk])
+        #expect(m.best?.workKey == "dajiatan")
+        #expect(m.decision == .strong, "\(m.distance) \(m.reason ?? "")")
+        let long = Self.book("mercy", "Long Road to Mercy", ["David Baldacci"])
+        #expect(match("LONG ROAD TO MERCY GRAND CENTRAL LARGE PRINT SERIES", [long]).decision == .strong)
+        // A letter wrong in the title: the junk counts in full.
+        #expect(match("LONG ROAD TO MERCV GRAND CENTRAL LARGE PRINT SERIES", [long]).decision == .medium)
+        // Four characters do not stand alone (stop 35): for review, author unread.
+        let tests = Self.book("jiance", "检测技术", ["李明"])
+        #expect(match("检测技术 出版社 北京 科学 二零", [tests]).decision == .medium)
+        // Nor two words of under twelve letters.
+        let data = Self.book("bigdata", "Big Data", ["Viktor Mayer-Schonberger"])
+        #expect(match("BIG DATA GRAND CENTRAL LARGE PRINT", [data]).decision == .medium)
+    }
+
     /// Junk read on shelves (call numbers in Dewey, LC, CDU and Spanish/Catalan public-library
     /// shapes, library labels, publishers, the label of issue 35, the real library photo with no
     /// readable title) against the 10,000 goodbooks works plus the real shelves' books: none added.

@@ -1,6 +1,8 @@
 import BookMetadata
 import Catalogue
 import Foundation
+import Intake
+import TestSupport
 @testable import SpineMatching
 @testable import SpineScanning
 import Testing
@@ -64,6 +66,37 @@ import Vision
         #expect(again.compactMap(\.workKey) == ["spirits", "data"])
         #expect(try catalogue.spineReviews().count == entries.count)
         #expect(try catalogue.spineReviews().filter { $0.workKey == "data" }.count == 1)
+    }
+
+    /// The reading's own title added and the further title refused (the free plan's 50 owned):
+    /// once there is room, a re-run adds the refused title and nothing twice.
+    @Test func aFurtherTitleRefusedForAFullLibraryIsAddedOnceThereIsRoom() async throws {
+        let photo = try photo()
+        defer { try? FileManager.default.removeItem(at: photo) }
+        let catalogue = try Catalogue.inMemory()
+        for n in 0..<(User.freeOwnedLimit - 1) {
+            let code = generatedISBN(500 + n, prefix: "978")
+            _ = try catalogue.record(EditionMetadata(isbn13: code.digits, title: "Owned Book \(n)", authors: ["Owner \(n)"],
+                                                     apiSource: "googleBooks"), for: code)
+            let work = try #require(try catalogue.work(forISBN: code))
+            #expect(Intake(catalogue: catalogue).own(code, work: work, source: "cache", from: .typed).kind == .added)
+        }
+        // Both books in the cache, as a source's answer leaves them: what the intake adds from.
+        for (code, title, author) in [("9780553383805", "The House of the Spirits", "Isabel Allende"),
+                                      ("9780060883287", "One Hundred Years of Solitude", "Gabriel García Márquez")] {
+            _ = try catalogue.record(EditionMetadata(isbn13: code, title: title, authors: [author], apiSource: "googleBooks"), for: isbn(code))
+        }
+        let readings = [SpineReading(text: "THE HOUSE OF THE SPIRITS ALLENDE ONE HUNDRED YEARS OF SOLITUDE MARQUEZ", confidence: 0.9, box: Self.box)]
+        let first = await run(readings, dryRun: false, catalogue: catalogue, photo: photo)
+        #expect(first.map(\.kind) == [.added, .libraryFull], "\(first.map(\.kind))")
+        #expect(try catalogue.ownedCount() == User.freeOwnedLimit)
+        try catalogue.setPro(true)
+        let again = await run(readings, dryRun: false, catalogue: catalogue, photo: photo)
+        #expect(Set(again.compactMap(\.workKey)) == ["spirits", "solitude"])
+        // The title the full library refused is the one added now; the other is owned already.
+        #expect(again.last?.workKey == first.last?.workKey && again.first?.workKey == first.first?.workKey)
+        #expect(again.map(\.kind) == [.alreadyOwned, .added], "\(again.map(\.kind))")
+        #expect(try catalogue.ownedCount() == User.freeOwnedLimit + 1)
     }
 
     @Test func aBookAnotherReadingOfThePhotoNamesIsNotHeldAgain() {
