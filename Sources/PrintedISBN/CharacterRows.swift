@@ -5,7 +5,7 @@ import SpineOCR
 ///
 /// An ISBN line is ten or more marks of one height side by side ("ISBN 0-345-34803-6", the
 /// digits under the bars). Most photos that read no code (a shelf, a table, a blurred cover)
-/// have no such row large enough to read, and the page pass (Tesseract, 0.5–2.5 s of CPU) is
+/// have no such row large enough to read, and the page pass (Tesseract, up to 1 s of CPU) is
 /// spent only on a photo that has one. One pass over a copy of at most ~0.6 MP: marks darker
 /// (or lighter) than their neighbourhood by a clear step, joined into connected components,
 /// grouped into rows by height and baseline.
@@ -53,6 +53,8 @@ public enum CharacterRows {
     /// `minimumRowLength` long, of the ink (dark or light) that has the longest.
     public struct Survey: Sendable, Hashable {
         public var rows: [Row] = []
+        /// The height of the image looked at (its rows' pixels).
+        public var imageHeight = 0
         public var longest: Row { rows.max { $0.marks < $1.marks } ?? Row(marks: 0, markHeight: 0) }
     }
 
@@ -63,7 +65,7 @@ public enum CharacterRows {
         let work = image.downscaled(by: factor)
         guard work.width >= 16, work.height >= 16 else { return Survey() }
         let means = boxMeans(work, radius: max(8, min(work.width, work.height) / 40))
-        var best = Survey()
+        var best = Survey(imageHeight: image.height)
         for darkInk in [true, false] {
             let marks = components(work, means: means, darkInk: darkInk,
                                    heights: minimumMarkHeight...max(minimumMarkHeight, work.height / 6))
@@ -77,11 +79,22 @@ public enum CharacterRows {
     /// The rows that may be an ISBN line, evenest first: as many marks as "ISBN" and ten to
     /// thirteen digits make, or a copyright page's line holding them (characters that touch
     /// join, a price or a format may follow); not a row of bars (marks a fifth of their height
-    /// wide or less: an unread code's bars, a shelf's stripes).
+    /// wide or less: an unread code's bars, a shelf's stripes); not lettering taller than
+    /// `largestMarkShare` of the photo (a title, a shelf label: an ISBN line is small print).
     public static func isbnLineCandidates(_ survey: Survey) -> [Row] {
-        survey.rows.filter { candidateMarks.contains($0.marks) && $0.markWidth * 5 > $0.markHeight }
-            .sorted { $0.evenness > $1.evenness }
+        survey.rows.filter {
+            candidateMarks.contains($0.marks) && $0.markWidth * 5 > $0.markHeight
+                && (survey.imageHeight == 0 || $0.markHeight * largestMarkShare <= survey.imageHeight)
+        }
+        .sorted { $0.evenness > $1.evenness }
     }
+
+    /// A candidate's marks are at most 1/12 of the photo's height. Measured (stop 37): the
+    /// busy phone photos the gate let through had only rows of 320–400 px marks on 3000 px
+    /// (1/7.5–1/9.4: shelf lettering), three codeless small shelf crops rows of 22–37 px on
+    /// 241–385 px (1/8.3–1/11.7); every printed back and page read has its row at 1/15 or less
+    /// (a 240 px back's ISBN line 11–16 px, a page's 16–20 px on 600–708).
+    static let largestMarkShare = 12
 
     static let candidateMarks = minimumRowLength...40
 

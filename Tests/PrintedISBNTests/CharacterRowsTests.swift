@@ -37,6 +37,32 @@ import TestSupport
         #expect(CharacterRows.isbnLineCandidates(survey).isEmpty)
     }
 
+    /// Ten letter-shaped marks (hollow boxes 0.6 of their height wide) side by side, `height` tall.
+    static func lettering(height: Int, onPhotoOf width: Int, _ photoHeight: Int) -> GrayImage {
+        var pixels = [UInt8](repeating: 225, count: width * photoHeight)
+        let markWidth = height * 6 / 10, stroke = max(2, height / 8), top = photoHeight / 2 - height / 2
+        for mark in 0..<10 {
+            let left = width / 10 + mark * (markWidth + height / 3)
+            for y in top..<(top + height) {
+                for x in left..<(left + markWidth) {
+                    let edge = y - top < stroke || top + height - 1 - y < stroke || x - left < stroke || left + markWidth - 1 - x < stroke
+                    if edge { pixels[y * width + x] = 25 }
+                }
+            }
+        }
+        return GrayImage(width: width, height: photoHeight, pixels: pixels)
+    }
+
+    /// A row of big lettering (a title, a shelf label: the busy phone photos the gate let through had
+    /// only rows of 320–400 px marks on 3000 px) is no ISBN line; the same row as small print is.
+    @Test func letteringTallerThanATwelfthOfThePhotoIsNoCandidate() {
+        let big = CharacterRows.survey(Self.lettering(height: 360, onPhotoOf: 4000, 3000))
+        #expect(big.longest.marks >= CharacterRows.minimumRowLength)
+        #expect(CharacterRows.isbnLineCandidates(big).isEmpty)
+        let small = CharacterRows.survey(Self.lettering(height: 160, onPhotoOf: 4000, 3000))
+        #expect(CharacterRows.isbnLineCandidates(small).count == 1)
+    }
+
     @Test func aPhotoWithoutLetteringHoldsNone() throws {
         let image = try ImageLoader.load(contentsOf: SharedFiles.requireImage(Self.photoWithoutText)).image
         #expect(!CharacterRows.holdsNumberLikeRow(image))
