@@ -84,7 +84,8 @@ public final class ShelfOCR: @unchecked Sendable {
         self.options = options
         _ = try LanguageData.folder(for: options.languages, explicit: options.dataPath)
         pool = ResourcePool(limit: options.effectiveWorkers) { () throws(TesseractError) in try TesseractEngine(options: options) }
-        sceneText = try options.sceneTextPython.map { python throws(TesseractError) in try SceneTextReader(python: python, turnsUnsureTallLinesBelow: options.sceneTextTurnsBelow) }
+        sceneText = try options.sceneTextPython.map { python throws(TesseractError) in try SceneTextReader(python: python, turnsUnsureTallLinesBelow: options.sceneTextTurnsBelow,
+                                                                                                  readsUnreadTurned: options.sceneTextReadsUnreadTurned) }
     }
 
     public func read(data: Data, name: String) throws(TesseractError) -> OCRShelf {
@@ -142,7 +143,7 @@ public final class ShelfOCR: @unchecked Sendable {
                 sceneTextMilliseconds = milliseconds
                 sceneTextPasses = pool.withResource { started in
                     let engine = try? started.get()
-                    return SceneTextReader.passes(from: lines, imageWidth: image.width, milliseconds: milliseconds,
+                    return SceneTextReader.passes(from: lines, imageWidth: image.width, imageHeight: image.height, milliseconds: milliseconds,
                                                   isDictionaryWord: { engine?.isDictionaryWord($0) ?? false })
                 }
             }

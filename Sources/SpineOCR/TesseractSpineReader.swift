@@ -15,11 +15,11 @@ public struct TesseractSpineReader: SpineReader {
 
     /// Changes when PP-OCR's readings do (a cached reply keeps the readings it was made with):
     /// `+ppocr2` reads lines at the working image's size, one at a time, and keeps stacked
-    /// Chinese titles.
+    /// Chinese titles; `+ppocr3` also reads the photo turned clockwise where no sure line was read.
     public var identity: String {
         let options = ocr.options
         return "tesseract:\(options.languageArgument):psm\(options.pageSegmentationMode):"
-            + options.rotations.map { String($0.degrees) }.joined(separator: ",") + (ocr.sceneText == nil ? "" : "+ppocr2")
+            + options.rotations.map { String($0.degrees) }.joined(separator: ",") + (ocr.sceneText.map { $0.readsUnreadTurned ? "+ppocr3" : "+ppocr2" } ?? "")
     }
 
     public func readSpines(in photo: ShelfPhoto) async throws -> ShelfReading {

@@ -21,7 +21,7 @@ import Vision
             // A book lying flat: its title runs across the photo.
             SceneTextLine(text: "Dune", confidence: 88, box: Box(x0: 100, y0: 700, x1: 300, y1: 740)),
         ]
-        let passes = SceneTextReader.passes(from: lines, imageWidth: 1000, milliseconds: 901,
+        let passes = SceneTextReader.passes(from: lines, imageWidth: 1000, imageHeight: 800, milliseconds: 901,
                                             isDictionaryWord: { $0 == "Dune" })
         #expect(passes.map(\.rotation) == [.clockwise270, .none])
         #expect(passes.map { $0.milliseconds ?? 0 }.reduce(0, +) == 901)
@@ -37,6 +37,31 @@ import Vision
         #expect(abs(back.x0 - 600) <= 1 && abs(back.x1 - 640) <= 1 && back.y0 == 100 && back.y1 == 400)
         #expect(passes[1].words.map(\.text) == ["Dune"] && passes[1].words[0].isDictionaryWord)
         #expect(passes[1].words[0].box == Box(x0: 100, y0: 700, x1: 300, y1: 740))
+    }
+
+    /// A line read in the photo turned clockwise (a bottom-to-top spine) is placed in the 90°
+    /// turn's frame, a pass of its own: merged with the first pass's reading of that place, not
+    /// grouped with it into one reading.
+    @Test func linesReadTurnedClockwiseArePlacedInThe90DegreeFrameInAPassOfTheirOwn() {
+        let lines = [
+            SceneTextLine(text: "eht gnikooL", confidence: 41, box: Box(x0: 600, y0: 100, x1: 640, y1: 400)),
+            SceneTextLine(text: "The Sugar Queen", confidence: 96, box: Box(x0: 600, y0: 100, x1: 640, y1: 400), readTurned: true),
+        ]
+        let passes = SceneTextReader.passes(from: lines, imageWidth: 1000, imageHeight: 800, milliseconds: 900,
+                                            isDictionaryWord: { _ in false })
+        #expect(passes.map(\.rotation) == [.clockwise270, .none, .clockwise90])
+        #expect(passes[0].words.map(\.text) == ["eht", "gnikooL"])
+        let turned = passes[2].words
+        #expect(turned.map(\.text) == ["The", "Sugar", "Queen"])
+        // Turned clockwise, x runs up the photo from its bottom edge and y across it from the left.
+        #expect(turned.first?.box.x0 == 400 && turned.last?.box.x1 == 700)
+        #expect(turned.allSatisfy { $0.box.y0 == 600 && $0.box.y1 == 640 && $0.confidence == 96 })
+        #expect(zip(turned, turned.dropFirst()).allSatisfy { $0.box.x1 <= $1.box.x0 })
+        let back = SpineRotation.clockwise90.boxInPhoto(turned[0].box.union(turned[2].box), photoWidth: 1000, photoHeight: 800)
+        #expect(back == Box(x0: 600, y0: 100, x1: 640, y1: 400))
+        // Nothing read turned: no third pass.
+        #expect(SceneTextReader.passes(from: [lines[0]], imageWidth: 1000, imageHeight: 800, milliseconds: 1,
+                                       isDictionaryWord: { _ in false }).count == 2)
     }
 
     @Test func theInterpreterIsTheOneNamedOrNoneWhenSwitchedOff() {
@@ -98,12 +123,13 @@ import Vision
     /// left its 36–62 px spines half as wide, and bottom-to-top titles among them unread.
     @Test(.enabled(if: workerExpected, notInstalled)) func aWideShelfsLinesAreReadAtItsOwnSize() throws {
         let python = try #require(SceneTextReader.locatePython(), "PP-OCR is not installed: run scripts/setup")
-        let reader = try SceneTextReader(python: python)
+        let reader = try SceneTextReader(python: python, readsUnreadTurned: true)
         let name = "hard-01.jpg"
         let shelf = try #require(try HardShelfSegmentationTests.labels()[name])
         let image = try ImageLoader.load(data: Data(contentsOf: HardShelfSegmentationTests.folder.appendingPathComponent(name)), name: name).image
         #expect(image.width == 4000)
-        let read = try reader.lines(in: image, name: name).lines.map { RenderedShelfTests.key($0.text) }
+        let lines = try reader.lines(in: image, name: name).lines
+        let read = lines.map { RenderedShelfTests.key($0.text) }
         let seen = shelf.books.filter { book in read.contains { $0.contains(RenderedShelfTests.key(book.title)) } }.map(\.title)
         // Scaled down to 2000 px: 55 of 63, these four bottom-to-top titles among the missed (58 at
         // the working size six lines to a batch, 57 one line at a time for 26% less CPU).
@@ -111,6 +137,17 @@ import Vision
             #expect(seen.contains(title), "\(title) not among \(read)")
         }
         #expect(seen.count >= 57, "\(seen.count) of \(shelf.books.count)")
+        // The photo turned clockwise, read where no sure line was: bottom-to-top titles the first
+        // pass read unsurely or not at all, and every sure line of it on a bottom-to-top spine
+        // (a top-to-bottom one, upside down there, is left to the first pass).
+        let turned = lines.filter(\.readTurned)
+        for title in ["Gone", "Bloody Bones", "On the Jellicoe Road"] {
+            #expect(turned.contains { RenderedShelfTests.key($0.text) == RenderedShelfTests.key(title) }, "\(title) not among \(turned.map(\.text))")
+        }
+        for line in turned where line.confidence >= 90 {
+            let spine = shelf.books.first { HardShelfSegmentationTests.span($0.quad, atY: line.box.centerY)?.contains(line.box.centerX) ?? false }
+            #expect(spine?.orientation == "up", "\(line.text) at \(line.box) on \(spine?.title ?? "no spine")")
+        }
     }
 
     /// A real library shelf of Chinese spines printed in stacked upright characters: PP-OCR reads
