@@ -307,6 +307,25 @@ import TestSupport
         try Self.expectReadThroughRegions(image, code: code.digits, at: (900, 1100), within: 150)
     }
 
+    /// On a large photo the model fits only patches shaped like a code, at most twice as long
+    /// along the bars as across: a code's patch is; a spine's run of stripes (a shelf photo is
+    /// full of them) is not, and on busy code-free photos such patches took most of the model's CPU.
+    @Test func theModelLooksOnlyAtALargePhotosCodeShapedPatches() throws {
+        let code = generatedISBN(41)
+        var image = Self.scene(code.digits, module: 3, degrees: 0, width: 4000, height: 3000, cx: 1000, cy: 1500)
+        // Stripes 4 px wide every 10 px, 240 px across and 2,000 px tall, right of the code.
+        var pixels = image.pixels
+        for y in 500..<2500 { for x in 2800..<3040 where (x / 4) % 5 < 2 { pixels[y * image.width + x] = 30 } }
+        image = GrayImage(width: image.width, height: image.height, pixels: pixels)
+        let regions = RegionFinder.find(in: image, limit: 6)
+        let codePatch = try #require(regions.first { $0.holds(x: 1000, y: 1500) }, "\(regions)")
+        let stripes = try #require(regions.first { $0.holds(x: 2920, y: 1500) }, "\(regions)")
+        #expect(FileScanner.isWorthTheModel(codePatch), "\(codePatch)")
+        #expect(!FileScanner.isWorthTheModel(stripes), "\(stripes)")
+        // The photo still reads through its regions, the stripes beside it.
+        try Self.expectReadThroughRegions(image, code: code.digits, at: (1000, 1500), within: 200)
+    }
+
     /// `image`, written as a file and scanned, gives `code` alone, read by the region pass,
     /// its box centred within `within` pixels of `centre`.
     static func expectReadThroughRegions(_ image: GrayImage, code: String, at centre: (x: Int, y: Int), within: Int,
