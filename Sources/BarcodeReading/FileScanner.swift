@@ -15,7 +15,9 @@ public enum ScanEffort: String, Sendable, Hashable, CaseIterable {
     /// hid the code's patch: `BarsEvidence`). On large photos five regions and two of the 1/4
     /// image, plain, sharpened, then finer and sharpened, then `ModelDecoder` on them, then
     /// 1/4 of the whole image.
-    /// Last, when nothing is confirmed, `ModelDecoder` on the barcode-like patches.
+    /// Last, when nothing is confirmed, `ModelDecoder` on the barcode-like patches. A small
+    /// image is scanned every other line first, every line only where that read something or
+    /// a patch looks like bars.
     case normal
     /// Then every scan line of those, and the small-code passes (plus plain doubled and
     /// ±12°) on any image small enough to double; on large photos ten regions in five
@@ -234,6 +236,22 @@ public final class FileScanner {
             return finish(&attempts)
         }
         sources.append((first, firstScale))
+        // A small photo at normal effort is scanned every other line first (half zbar's cost,
+        // most of a small photo's when it holds no code); every line only where that read
+        // something or a patch looks like a code (`barsEvidence`). Its reads are then dropped,
+        // not added: the lines of the two scans overlap, and two attempts confirm a code.
+        var sparsePatches: [CandidateRegion]?
+        if firstScale == 1, options.effort == .normal {
+            var sparse = AttemptLog(reader: reader, pixels: full)
+            if sparse.run(first, scale: 1, label: "full size, density 2", density: 2) { return finish(&sparse) }
+            let allPatches = Self.patches(in: full, limit: .max)
+            guard Self.barsEvidence(full, patches: allPatches, attempts: sparse) != nil else {
+                sparse.hardPassesSkipped = true
+                return finish(&sparse)
+            }
+            sparsePatches = allPatches
+            attempts.scans = sparse.scans
+        }
         if attempts.run(first, scale: firstScale, label: firstScale == 1 ? "full size" : "1/\(firstScale) scale") {
             return finish(&attempts)
         }
@@ -243,7 +261,7 @@ public final class FileScanner {
         // the axes the whole scan has seen the same bars: a region's upsampled copy would add
         // only a second chance for a blur misread (one trap of 960 "confirmed" that way).
         if firstScale == 1, options.thorough {
-            let allPatches = Self.patches(in: full, limit: .max)
+            let allPatches = sparsePatches ?? Self.patches(in: full, limit: .max)
             regions = Array(allPatches.prefix(3))
             // Their sharpened forms too: plain crops only read 88 of 111 turned real photos, not
             // 98 (but a sharpened crop and the sharpened whole-image trick "confirmed" one blur
