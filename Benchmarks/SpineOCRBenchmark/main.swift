@@ -572,6 +572,27 @@ func span(_ quad: [[Double]], atY y: Double) -> (Double, Double)? {
     return (along(quad[0], quad[3]), along(quad[1], quad[2]))
 }
 
+/// A Chinese title's "words" for segmentation (TextNormalizer makes each Han character a word): every run
+/// of four Han characters in it, marked "han:"; a reading holds one when its Han characters contain it.
+func hanWindows(_ title: String) -> [String] {
+    let characters = Array(title.filter(isHan))
+    guard characters.count >= 4 else { return [] }
+    return (0...characters.count - 4).map { "han:" + String(characters[$0..<$0 + 4]) }
+}
+func isHan(_ character: Character) -> Bool {
+    character.unicodeScalars.contains { (0x4E00...0x9FFF).contains($0.value) || (0x3400...0x4DBF).contains($0.value) }
+}
+
+/// A spine's words with " / " where the OCR line changes (which lines a reading was joined from).
+func linesOf(_ spine: OCRSpine) -> String {
+    var text = ""
+    for (index, word) in spine.words.enumerated() {
+        if index > 0 { text += word.line == spine.words[index - 1].line ? " " : " / " }
+        text += word.text
+    }
+    return text
+}
+
 /// `scale`: the working image's pixels per photo pixel (quads are in the photo's).
 @MainActor func measureSegmentation(_ photo: (file: String, books: [Labelled.Book]), image: GrayImage, scale: Double, spines: [OCRSpine],
                          labelled: Labelled?) -> SegmentationCounts {
@@ -593,16 +614,30 @@ func span(_ quad: [[Double]], atY y: Double) -> (Double, Double)? {
         }
         if let (index, _) = best { taken.insert(index); counts.stripsFound += 1 } else if counts.withQuads > 0 { counts.strayStrips += 1 }
     }
-    let words = photo.books.map { Set(lossWords($0)) }
+    let words = photo.books.map { Set(lossWords($0) + hanWindows($0.title)) }
+    // A word another book of the photo has, or one letter off it ("Material" beside "Materials"), is no one book's.
     let distinctive = words.indices.map { index in
-        words[index].filter { word in !words.indices.contains { $0 != index && words[$0].contains(word) } }
+        words[index].filter { word in
+            !words.indices.contains { $0 != index && (words[$0].contains(word) || (!word.hasPrefix("han:") && holds(words[$0].joined(separator: " "), [word]))) }
+        }
     }
     var readingsOfBook = [Int](repeating: 0, count: photo.books.count)
     for spine in spines {
-        let held = distinctive.indices.filter { !distinctive[$0].isEmpty && holds(spine.text, Array(distinctive[$0])) }
+        let han = String(spine.text.filter(isHan))
+        let held = distinctive.indices.filter { index in
+            !distinctive[index].isEmpty && (holds(spine.text, distinctive[index].filter { !$0.hasPrefix("han:") })
+                || distinctive[index].contains { $0.hasPrefix("han:") && han.contains($0.dropFirst(4)) })
+        }
         guard !held.isEmpty else { continue }
         counts.readingsWithBook += 1
-        if held.count > 1 { counts.runTogether += 1 }
+        if held.count > 1 {
+            counts.runTogether += 1
+            // SEGMENTATION_VERBOSE=1: each reading that ran spines together, with where it came from.
+            if ProcessInfo.processInfo.environment["SEGMENTATION_VERBOSE"] == "1" {
+                print("    RUN TOGETHER [\(spine.rotation.degrees)°\(spine.fromStrip ? " strip" : "")\(spine.isUnsure ? " unsure" : "") \(spine.box.x0),\(spine.box.y0)-\(spine.box.x1),\(spine.box.y1)] "
+                      + "\(linesOf(spine)) {\(held.map { photo.books[$0].title }.joined(separator: " | "))}")
+            }
+        }
         for index in held { readingsOfBook[index] += 1 }
         if held.count == 1, let quad = photo.books[held[0]].quad {
             counts.placed += 1

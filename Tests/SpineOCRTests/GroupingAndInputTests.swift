@@ -30,6 +30,26 @@ import Vision
         #expect(spines.map { $0.map(\.text) } == [["The", "Gathering", "Kelley"]])
     }
 
+    /// PP-OCR's boxes of two leaning neighbours overlap across (the box around a slanted quad is
+    /// wider than its spine): no edge test can see between them, and they are not one spine's lines.
+    @Test func slantedNeighboursOverlappingAcrossNeverJoin() {
+        // dianaaaa_img16's boxes, turned frame: 84 and 83 px tall, overlapping by 22 px (26%).
+        let fractional = word("Fractional", x: 450, y: 57, width: 544, height: 84, line: 31)
+        let factor = word("Faetor", x: 495, y: 119, width: 432, height: 83, line: 12)
+        #expect(SpineGrouping.spines([fractional, factor]) { _, _ in false }.count == 2)
+        // A title over its author that touch or overlap a little are still one spine's.
+        let title = word("Gathering", x: 200, y: 0, height: 40), author = word("Kelley", x: 200, y: 36, height: 30)
+        #expect(SpineGrouping.spines([title, author]) { _, _ in false }.count == 1)
+        // In one strip (its side between them missed), they stay two readings; lines of one strip
+        // that lie apart along the spine or across it are still joined.
+        let inOneStrip = { (_: Box) -> Int? in 0 }
+        #expect(SpineGrouping.joined([[fractional], [factor]], by: inOneStrip).count == 2)
+        let foot = word("Yu", x: 1200, y: 60, width: 80, height: 80, line: 40)
+        #expect(SpineGrouping.joined([[fractional], [foot]], by: inOneStrip).map { $0.map(\.text) } == [["Fractional", "Yu"]])
+        let beside = word("Liu", x: 450, y: 150, width: 200, height: 60, line: 41)
+        #expect(SpineGrouping.joined([[fractional], [beside]], by: inOneStrip).count == 1)
+    }
+
     @Test func farApartLinesAreTwoSpinesEvenWithoutAnEdge() {
         let words = [word("Dune", x: 0, y: 0), word("Emma", x: 0, y: 200)]
         #expect(SpineGrouping.spines(words) { _, _ in false }.count == 2)
