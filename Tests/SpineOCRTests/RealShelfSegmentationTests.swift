@@ -13,16 +13,7 @@ import Vision
     /// (joined in one strip whose sides between them were missed). Each is now its own.
     @Test(.enabled(if: SceneTextTests.workerExpected && SharedFiles.available, SceneTextTests.notInstalled))
     func leaningNeighboursOfARealShelfAreReadApart() async throws {
-        let python = try #require(SceneTextReader.locatePython(), "PP-OCR is not installed: run scripts/setup")
-        let labels = try #require(SharedFiles.fixture("shelves/labels.json"))
-        let name = "dianaaaa_img16_library_graph_theory_mixed.jpg"
-        var options = TesseractOptions(deadlineMilliseconds: 0)
-        options.budgetMilliseconds = 0
-        options.sceneTextPython = python
-        options.readsStrips = false
-        let reader = try TesseractSpineReader(options: options)
-        let data = try Data(contentsOf: labels.deletingLastPathComponent().appendingPathComponent(name))
-        let readings = try await reader.readSpines(in: ShelfPhoto(path: name, data: data)).readings
+        let readings = try await SceneTextTests.readRealShelf("dianaaaa_img16_library_graph_theory_mixed.jpg")
         let texts = readings.map { $0.text.lowercased() }
         // Both titles are read, each in a reading of its own.
         #expect(texts.contains { $0.contains("fractional") }, "\(texts)")

@@ -14,6 +14,20 @@ import Vision
     static var workerExpected: Bool { SceneTextReader.locatePython() != nil || SharedFiles.available }
     static let notInstalled = Comment(rawValue: "PP-OCR is not installed (run scripts/setup)")
 
+    /// A labelled real shelf photo (../shared/fixtures/shelves) read by the real PP-OCR worker
+    /// without Tesseract's strips and with no time budget, as `spines` reads it.
+    static func readRealShelf(_ name: String) async throws -> [SpineReading] {
+        let python = try #require(SceneTextReader.locatePython(), "PP-OCR is not installed: run scripts/setup")
+        let labels = try #require(SharedFiles.fixture("shelves/labels.json"))
+        var options = TesseractOptions(deadlineMilliseconds: 0)
+        options.budgetMilliseconds = 0
+        options.sceneTextPython = python
+        options.readsStrips = false
+        let reader = try TesseractSpineReader(options: options)
+        let data = try Data(contentsOf: labels.deletingLastPathComponent().appendingPathComponent(name))
+        return try await reader.readSpines(in: ShelfPhoto(path: name, data: data)).readings
+    }
+
     @Test func tallLinesArePlacedInTheTurnedFrameAndWideOnesStayUpright() {
         let lines = [
             // A vertical title, 40 px across and 300 px down a 1000 px wide photo.
@@ -154,18 +168,11 @@ import Vision
     /// the columns, and its readings reach the matcher (they had been dropped as vowel-less texture).
     @Test(.enabled(if: workerExpected && SharedFiles.available, notInstalled))
     func stackedChineseTitlesOfARealShelfReachTheMatcher() async throws {
-        let python = try #require(SceneTextReader.locatePython(), "PP-OCR is not installed: run scripts/setup")
         let labels = try #require(SharedFiles.fixture("shelves/labels.json"))
         let name = "dianaaaa_img09_library_bigdata_zh.jpg"
         struct Shelf: Decodable { struct Book: Decodable { var title: String }; var books: [Book] }
         let shelf = try #require(try JSONDecoder().decode([String: Shelf].self, from: Data(contentsOf: labels))[name])
-        var options = TesseractOptions(deadlineMilliseconds: 0)
-        options.budgetMilliseconds = 0
-        options.sceneTextPython = python
-        options.readsStrips = false
-        let reader = try TesseractSpineReader(options: options)
-        let data = try Data(contentsOf: labels.deletingLastPathComponent().appendingPathComponent(name))
-        let readings = try await reader.readSpines(in: ShelfPhoto(path: name, data: data)).readings
+        let readings = try await Self.readRealShelf(name)
         let read = readings.flatMap { [$0.text] + $0.alternatives }.map { $0.filter(\.isHanOrKana) }
         let titles = shelf.books.map { $0.title.filter(\.isHanOrKana) }.filter { $0.count >= 4 }
         let seen = titles.filter { title in read.contains { $0.contains(title) } }
