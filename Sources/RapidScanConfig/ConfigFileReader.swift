@@ -66,6 +66,7 @@ struct ConfigFileReader {
     private static let visionKeys: Set = [
         "provider", "baseURL", "model", "apiKeyEnv", "temperature", "timeoutSeconds", "maxTokens",
         "maxConcurrentRequests", "maxImageSide", "prompt", "languages", "psm", "rotations", "ppocr",
+        "ppocrTurned",
     ]
     private static let sourcesKeys: Set = ["order", "localDump", "googleBooks", "openLibrary", "libraryOfCongress"]
     private static let localDumpKeys: Set = ["enabled", "path"]
@@ -161,6 +162,7 @@ struct ConfigFileReader {
             settings.ppocr = word == "auto" || word == "off" ? word
                 : text.hasPrefix("/") ? text : folder.appendingPathComponent(text).standardizedFileURL.path
         }
+        if let turned = try bool(vision, scope, "ppocrTurned") { settings.ppocrTurned = turned }
         if let value = vision["rotations"] {
             guard let array = value.array, let degrees = Optional(array.compactMap(\.int)), degrees.count == array.count,
                   !degrees.isEmpty, degrees.allSatisfy({ [0, 90, 270].contains($0) })

@@ -23,6 +23,8 @@ public struct VisionConfig: Sendable, Hashable {
     public var rotations: [Int]?
     /// Local reading's PP-OCR worker: "auto" (.ppocr-venv when installed), "off", or a Python's path.
     public var ppocr: String?
+    /// PP-OCR also reads the photo turned 90° clockwise where no sure line was read (bottom-to-top spines); nil = off.
+    public var ppocrTurned: Bool?
 
     public init() {}
 }

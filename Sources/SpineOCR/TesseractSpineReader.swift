@@ -69,17 +69,20 @@ public struct TesseractProviderSettings: Sendable, Hashable {
     public var dataPath: String?
     /// `[vision] ppocr`: "auto" (nil too), "off", or PP-OCR's interpreter.
     public var ppocr: String?
+    /// `[vision] ppocrTurned`: PP-OCR also reads the photo turned 90° clockwise where no sure line was read.
+    public var ppocrTurned: Bool
     /// Where `RAPIDSCAN_PPOCR_PYTHON` is looked up; it wins over `ppocr`.
     public var environment: [String: String]
 
     public init(languages: [String] = ["eng"], pageSegmentationMode: Int? = nil, rotations: [Int]? = nil,
-                dataPath: String? = nil, ppocr: String? = nil,
+                dataPath: String? = nil, ppocr: String? = nil, ppocrTurned: Bool = false,
                 environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.languages = languages
         self.pageSegmentationMode = pageSegmentationMode
         self.rotations = rotations
         self.dataPath = dataPath
         self.ppocr = ppocr
+        self.ppocrTurned = ppocrTurned
         self.environment = environment
     }
 }
@@ -113,6 +116,7 @@ public enum TesseractProvider {
         // PP-OCR when installed (scripts/setup) or named; one found but broken is skipped unless named.
         let named = SceneTextReader.namedPython(environment: settings.environment, configured: settings.ppocr) != nil
         options.sceneTextPython = SceneTextReader.locatePython(environment: settings.environment, configured: settings.ppocr)
+        options.sceneTextReadsUnreadTurned = settings.ppocrTurned
         do { return try TesseractSpineReader(options: options) } catch {
             guard case .sceneTextUnavailable = error, !named else { throw .tesseract(error) }
             options.sceneTextPython = nil

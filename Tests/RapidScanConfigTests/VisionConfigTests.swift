@@ -44,6 +44,17 @@ import Testing
         #expect(vision.apiKeyEnv == "OTHER_KEY")
     }
 
+    @Test func ppocrTurnedIsOffUnlessSet() throws {
+        #expect(try RapidScanSettings.parse(toml: Self.toml).vision.ppocrTurned == nil)
+        #expect(try RapidScanSettings.parse(toml: "[vision]\nppocrTurned = true").vision.ppocrTurned == true)
+        do {
+            _ = try RapidScanSettings.parse(toml: "[vision]\nppocrTurned = \"yes\"")
+            Issue.record("accepted ppocrTurned \"yes\"")
+        } catch {
+            #expect("\(error)".contains("vision.ppocrTurned") && "\(error)".contains("true or false"))
+        }
+    }
+
     @Test func badValuesNameTheKey() {
         #expect(throws: ConfigError.self) { try RapidScanSettings.parse(toml: "[vision]\nprovider = \"clippy\"") }
         do {

@@ -114,6 +114,9 @@ import Vision
         let python = try #require(SceneTextReader.locatePython(), "PP-OCR is not installed: run scripts/setup")
         // Installed, it is what the provider reads with by default.
         #expect(try TesseractProvider.makeReader(TesseractProviderSettings()).identity.hasSuffix("+ppocr2"))
+        // `[vision] ppocrTurned = true` reaches the worker, and cached readings made without it are not reused.
+        let turned = try TesseractProvider.makeReader(TesseractProviderSettings(ppocrTurned: true))
+        #expect(turned.ocr.sceneText?.readsUnreadTurned == true && turned.identity.hasSuffix("+ppocr3"))
         let reader = try SceneTextReader(python: python)
         // A blank image has no text, and the worker goes on answering after it.
         let blank = try reader.lines(in: GrayImage(width: 320, height: 240, pixels: [UInt8](repeating: 200, count: 320 * 240)), name: "blank")
