@@ -23,8 +23,12 @@ public struct VisionConfig: Sendable, Hashable {
     public var rotations: [Int]?
     /// Local reading's PP-OCR worker: "auto" (.ppocr-venv when installed), "off", or a Python's path.
     public var ppocr: String?
-    /// PP-OCR also reads the photo turned 90° clockwise where no sure line was read (bottom-to-top spines); nil = off.
+    /// PP-OCR also reads the photo turned 90° clockwise where no sure line was read (bottom-to-top spines);
+    /// nil = `ppocrTurnedByDefault`.
     public var ppocrTurned: Bool?
+    /// On: on the rendered hard shelves' checking half it read 94 -> 97 of 136 (never read 11 -> 8), 0 wrong,
+    /// for ~3 s more CPU a photo; the real checking half 57 -> 57 (docs/PERFORMANCE.md, stop 37, lead).
+    public static let ppocrTurnedByDefault = true
 
     public init() {}
 }

@@ -44,9 +44,9 @@ import Testing
         #expect(vision.apiKeyEnv == "OTHER_KEY")
     }
 
-    @Test func ppocrTurnedIsOffUnlessSet() throws {
+    @Test func ppocrTurnedIsReadAndOnlyABoolean() throws {
         #expect(try RapidScanSettings.parse(toml: Self.toml).vision.ppocrTurned == nil)
-        #expect(try RapidScanSettings.parse(toml: "[vision]\nppocrTurned = true").vision.ppocrTurned == true)
+        #expect(try RapidScanSettings.parse(toml: "[vision]\nppocrTurned = false").vision.ppocrTurned == false)
         do {
             _ = try RapidScanSettings.parse(toml: "[vision]\nppocrTurned = \"yes\"")
             Issue.record("accepted ppocrTurned \"yes\"")
