@@ -237,15 +237,18 @@ public final class FileScanner {
         }
         sources.append((first, firstScale))
         // A small photo at normal effort is scanned every other line first (half zbar's cost,
-        // most of a small photo's when it holds no code); every line only where that read
-        // something or a patch looks like a code (`barsEvidence`). Its reads are then dropped,
-        // not added: the lines of the two scans overlap, and two attempts confirm a code.
+        // most of a small photo's when it holds no code); every line, and all that follows, only
+        // where that read something or a patch looks like a code (`barsEvidence`). Its reads are
+        // then dropped, not added: the lines of the two scans overlap, and two attempts confirm
+        // a code. Nor does a code it confirmed end the scan: a code turned off the axes is read
+        // slantwise there and must go the way it went before (its region read upright, the
+        // doubt on reads across turned bars), or one confirmed blur misread would come back.
         var sparsePatches: [CandidateRegion]?
         if firstScale == 1, options.effort == .normal {
             var sparse = AttemptLog(reader: reader, pixels: full)
-            if sparse.run(first, scale: 1, label: "full size, density 2", density: 2) { return finish(&sparse) }
+            let sparseConfirmed = sparse.run(first, scale: 1, label: "full size, density 2", density: 2)
             let allPatches = Self.patches(in: full, limit: .max)
-            guard Self.barsEvidence(full, patches: allPatches, attempts: sparse) != nil else {
+            guard sparseConfirmed || Self.barsEvidence(full, patches: allPatches, attempts: sparse) != nil else {
                 sparse.hardPassesSkipped = true
                 return finish(&sparse)
             }
