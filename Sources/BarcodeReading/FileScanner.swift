@@ -76,7 +76,7 @@ public struct FileScanResult: Sendable, Hashable {
     /// Images and crops zbar scanned for this file: the work it took, whatever read it.
     public var scans: Int
     /// A small image that read nothing at once and showed no bar-like structure
-    /// (`FileScanner.showsBars`): the hard passes were not run on it.
+    /// (`FileScanner.barsEvidence`): the hard passes were not run on it.
     public var hardPassesSkipped: Bool
     /// What reading the file cost (`decode --verbose` shows it): not part of what was read.
     public var cost = ScanCost()
@@ -135,7 +135,7 @@ public struct ScanCost: Sendable, Hashable {
 /// regions; then the whole image at 1/4 and 1/2; full size and the tricks below only at
 /// thorough effort. Smaller images are scanned whole; then (not at fast effort) the regions
 /// of codes turned well off the axes, upright; when
-/// nothing valid was found and something looks like bars (`showsBars`), a contrast-stretched and sharpened copy and reduced copies,
+/// nothing valid was found and something looks like bars (`barsEvidence`), a contrast-stretched and sharpened copy and reduced copies,
 /// then the small-code passes, and last `ModelDecoder` on the barcode-like patches.
 /// (zbar scans rows and columns both, so quarter turns add nothing.)
 public final class FileScanner {
@@ -244,11 +244,21 @@ public final class FileScanner {
         // slantwise there and must go the way it went before (its region read upright, the
         // doubt on reads across turned bars), or one confirmed blur misread would come back.
         var sparsePatches: [CandidateRegion]?
+        // What the patches show does not change between the scans: looked at once (nil: not yet).
+        var seenInPatches: BarsEvidence??
+        func barsSeen(_ log: AttemptLog, patches: [CandidateRegion]) -> BarsEvidence? {
+            Self.barsEvidence(log) {
+                if let known = seenInPatches { return known }
+                let found = Self.patchEvidence(full, patches: patches)
+                seenInPatches = .some(found)
+                return found
+            }
+        }
         if firstScale == 1, options.effort == .normal {
             var sparse = AttemptLog(reader: reader, pixels: full)
             let sparseConfirmed = sparse.run(first, scale: 1, label: "full size, density 2", density: 2)
             let allPatches = Self.patches(in: full, limit: .max)
-            guard sparseConfirmed || Self.barsEvidence(full, patches: allPatches, attempts: sparse) != nil else {
+            guard sparseConfirmed || barsSeen(sparse, patches: allPatches) != nil else {
                 sparse.hardPassesSkipped = true
                 return finish(&sparse)
             }
@@ -274,7 +284,7 @@ public final class FileScanner {
             }
             // Most small photos hold no code at all; the passes below cost ~3x the first
             // scan. They are spent only where something looks like bars.
-            guard let seen = Self.barsEvidence(full, patches: allPatches, attempts: attempts) else {
+            guard let seen = barsSeen(attempts, patches: allPatches) else {
                 attempts.hardPassesSkipped = true
                 return finish(&attempts)
             }
@@ -382,8 +392,14 @@ public final class FileScanner {
     /// zbar read something there (unconfirmed, refused), or a patch looks like a code
     /// (`looksLikeCode`) on the image or on its reduced copies (heavy noise hides a code's
     /// patch at full size; halving averages the noise away, as the reduced-copy trick does).
-    static func barsEvidence(_ image: GrayImage, patches: [CandidateRegion], attempts: AttemptLog) -> BarsEvidence? {
-        guard !attempts.zbarReadSomething else { return .zbarRead }
+    /// `patchEvidence` is asked only when zbar read nothing (it is `patchEvidence(_:patches:)`).
+    static func barsEvidence(_ attempts: AttemptLog, patchEvidence: () -> BarsEvidence?) -> BarsEvidence? {
+        attempts.zbarReadSomething ? .zbarRead : patchEvidence()
+    }
+
+    /// The part of `barsEvidence` that looks at the pixels alone: a code-shaped patch on the image
+    /// or on its reduced copies, whatever zbar read.
+    static func patchEvidence(_ image: GrayImage, patches: [CandidateRegion]) -> BarsEvidence? {
         if patches.contains(where: { looksLikeCode($0, in: image) }) { return .codeShapedPatch }
         var reduced = image
         for _ in 0..<2 {
@@ -394,11 +410,6 @@ public final class FileScanner {
             }
         }
         return nil
-    }
-
-    /// Whether a small image that read nothing confirmed at once is worth the hard passes.
-    static func showsBars(_ image: GrayImage, patches: [CandidateRegion], attempts: AttemptLog) -> Bool {
-        barsEvidence(image, patches: patches, attempts: attempts) != nil
     }
 
     /// A patch shaped like a code's bars: balanced (as many rising edges as falling: a shelf's
@@ -476,7 +487,7 @@ struct AttemptLog {
     var regionsReadUpright: [CandidateRegion] = []
     /// Images and crops zbar scanned.
     var scans = 0
-    /// The hard passes were not run: nothing looked like bars (`FileScanner.showsBars`).
+    /// The hard passes were not run: nothing looked like bars (`FileScanner.barsEvidence`).
     var hardPassesSkipped = false
 
     /// zbar has read a symbol here, valid or not, confirmed or not.
