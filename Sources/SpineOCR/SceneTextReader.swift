@@ -46,8 +46,9 @@ public final class SceneTextReader: @unchecked Sendable {
     /// rest recognised when the angle classifier keeps them as they stand (a line it turns 180°
     /// is a top-to-bottom spine the first pass reads the right way up). Rendered hard shelves,
     /// titles no line held: bottom-to-top 15 of 154 -> 0 with the whole turned photo read; the
-    /// worker's CPU +45–120% on the real photos (detecting the turned copy). Off by default until measured
-    /// end to end on a quiet machine: under load 19 the longer read passed the 120 s timeout.
+    /// worker's CPU +45–120% on the real photos (detecting the turned copy); under load 19 the longer
+    /// read passed the 120 s timeout. `spines` turns it on unless `[vision] ppocrTurned = false`
+    /// (`VisionConfig.ppocrTurnedByDefault`: measured end to end, stop 37).
     public let readsUnreadTurned: Bool
     /// One request at a time: the worker answers in order, and uses every core itself. nil
     /// after it stopped: the next request starts a new one.
@@ -334,14 +335,13 @@ try:
     engine.text_rec.rec_batch_num = 1
     flip_below = float(sys.argv[2]) if len(sys.argv) > 2 else 0.0
     reads_turned = len(sys.argv) > 3 and sys.argv[3] == "1"
-    def tall(box):
-        xs = [float(point[0]) for point in box]
-        ys = [float(point[1]) for point in box]
-        return 2 * (max(ys) - min(ys)) >= 3 * (max(xs) - min(xs))
     def extent(box):
         xs = [float(point[0]) for point in box]
         ys = [float(point[1]) for point in box]
         return min(xs), min(ys), max(xs), max(ys)
+    def tall(box):
+        x0, y0, x1, y1 = extent(box)
+        return 2 * (y1 - y0) >= 3 * (x1 - x0)
     def unread_turned(image, found):
         # The photo turned 90 degrees clockwise: a bottom-to-top spine stands upright. Its lines
         # are detected; those whose centre lies in a line read surely already are not recognised,
@@ -408,9 +408,7 @@ for request in sys.stdin:
             found = [line for line in found if float(line[2]) >= 0.5]
         lines = []
         for box, text, score in found:
-            xs = [float(point[0]) for point in box]
-            ys = [float(point[1]) for point in box]
-            lines.append([text, float(score), min(xs), min(ys), max(xs), max(ys)])
+            lines.append([text, float(score), *extent(box)])
         turned = unread_turned(image, found) if reads_turned else []
         print(json.dumps({"lines": lines, "turned": turned, "cpu": time.process_time() - start}), flush=True)
     except Exception as error:

@@ -120,7 +120,8 @@ public struct TesseractOptions: Sendable, Hashable {
     /// PP-OCR's tall lines read under this score are read turned 180° too (`SceneTextReader`; 0: never, the default).
     public var sceneTextTurnsBelow: Double = 0
     /// PP-OCR also reads the photo turned 90° clockwise where it read no sure line
-    /// (`SceneTextReader.readsUnreadTurned`): bottom-to-top spines read upright. Off by default.
+    /// (`SceneTextReader.readsUnreadTurned`): bottom-to-top spines read upright. Off here (the
+    /// benchmarks and tests that build options); `spines` sets it from `[vision] ppocrTurned`, on by default.
     public var sceneTextReadsUnreadTurned = false
     /// With PP-OCR, the turns Tesseract still reads at the working size (nil: all of `rotations`
     /// and the extra scales). Real shelves (OCR replayed, same matcher): PP-OCR + strips 122 of
