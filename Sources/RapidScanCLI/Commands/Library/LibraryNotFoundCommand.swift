@@ -54,7 +54,7 @@ struct LibraryNotFoundCommand: AsyncParsableCommand {
                 if json {
                     Console.out(try JSONLines.encode(NotFoundLine(event: event, isbn13: row.isbn, file: row.origin, time: row.lastSeenAt, times: row.times)))
                 } else {
-                    Console.out("not found: \(BookFormatting.hyphenated(row.isbn)) · \(row.origin) · \(ISO8601DateFormatter().string(from: row.lastSeenAt))\(row.times > 1 ? " · seen \(row.times) times" : "")")
+                    Console.out("not found: \(BookFormatting.hyphenated(row.isbn)) · \(row.origin) · \(row.lastSeenAt.formatted(.iso8601))\(row.times > 1 ? " · seen \(row.times) times" : "")")
                 }
             }
         } catch {

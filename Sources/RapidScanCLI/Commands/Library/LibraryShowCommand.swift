@@ -37,7 +37,6 @@ struct LibraryShowCommand: ParsableCommand {
                 return
             }
             var lines = [ItemFormatting.line(item, listName: names[item.listId])]
-            let iso = ISO8601DateFormatter()
             func add(_ label: String, _ value: String?) { if let value, !value.isEmpty { lines.append("  \(label): \(value)") } }
             add("id", item.id)
             add("list", names[item.listId])
@@ -45,10 +44,10 @@ struct LibraryShowCommand: ParsableCommand {
             add("rating", item.rating.map { "\($0)/5" })
             add("liked", item.liked ? "yes" : nil)
             add("current page", item.currentPage.map { "\($0)" + (item.pageCount.map { " of \($0)" } ?? "") })
-            add("started", item.startedReadingAt.map(iso.string))
-            add("finished", item.finishedReadingAt.map(iso.string))
-            add("added", iso.string(from: item.addedAt))
-            add("owned", item.isOwned ? "\(item.ownedFormat?.rawValue ?? "yes")\(item.ownedAt.map { " since " + iso.string(from: $0) } ?? "")" : "no")
+            add("started", item.startedReadingAt?.formatted(.iso8601))
+            add("finished", item.finishedReadingAt?.formatted(.iso8601))
+            add("added", item.addedAt.formatted(.iso8601))
+            add("owned", item.isOwned ? "\(item.ownedFormat?.rawValue ?? "yes")\(item.ownedAt.map { " since " + $0.formatted(.iso8601) } ?? "")" : "no")
             add("station", item.station.map { OutsideText.shown($0) })
             add("notes", item.notes)
             if let work { lines += [BookFormatting.headline(work)] + BookFormatting.details(work, editions: editions) }
