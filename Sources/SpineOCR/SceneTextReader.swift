@@ -61,21 +61,42 @@ public final class SceneTextReader: @unchecked Sendable {
         var replies: FileHandle
         var buffer = Data()
 
-        func stop() {
+        /// Stops the worker and waits until it is gone, so its CPU is this process's and it
+        /// outlives nothing: with its requests closed an idle worker leaves by itself; one still
+        /// reading is terminated after `patience` seconds, killed after as many more.
+        func stop(patience: Double = 1) {
             try? requests.close()
-            if process.isRunning { process.terminate() }
+            SceneTextReader.running.withLock { _ = $0.removeValue(forKey: process.processIdentifier) }
+            for signal in [SIGTERM, SIGKILL] {
+                let deadline = Date().addingTimeInterval(patience)
+                while process.isRunning, Date() < deadline { usleep(5_000) }
+                guard process.isRunning else { return }
+                kill(process.processIdentifier, signal)
+            }
+            process.waitUntilExit()
         }
+    }
+
+    /// Every worker this process started and has not stopped. `exit()` runs no deinit: the
+    /// workers left are stopped and waited for at exit (registered with the first worker).
+    static let running = Mutex<[Int32: Worker]>([:])
+    private static let stopsWorkersAtExit: Void = { atexit { SceneTextReader.stopRunningWorkers() } }()
+
+    /// Stops every worker still running and waits for each (what runs at exit).
+    static func stopRunningWorkers() {
+        for worker in running.withLock({ Array($0.values) }) { worker.stop() }
     }
 
     /// Starts the worker and waits until its models are loaded (~0.3 s); a Python without
     /// RapidOCR, or one that cannot start, is an error naming the interpreter and the cause.
     /// `detectionLongSide`: the detector sees the image scaled so its long side is at most this
-    /// (recognition still reads the lines from the full image). On the real shelves 1280, 1600
-    /// and 1920 all found 130 of 199 spines with the strips and Tesseract's 270° turn, the
-    /// whole 5 MP image 128, and 1600 took ~17% less of the worker's CPU than the whole image.
+    /// (recognition still reads the lines from the full image). 2000 is what RapidOCR 1.4.4 used
+    /// whatever it was asked (stops 33–36 compared one size); honoured, 1600 read 26 of the dense
+    /// minhan_img1538's 47 titles where 2000 read 32, and the whole working image (2581 px) took
+    /// clara's photo from 10.1 to 16.0 s of the worker's CPU (stop 38, docs/PERFORMANCE.md).
     /// `timeoutSeconds`: how long the worker may take to load its models or to read one image
     /// (5 MP: 2–3 s here) before it is stopped and that image left to Tesseract.
-    public init(python: String, detectionLongSide: Int = 1600, timeoutSeconds: Double = 120,
+    public init(python: String, detectionLongSide: Int = 2000, timeoutSeconds: Double = 120,
                 turnsUnsureTallLinesBelow: Double = 0, readsUnreadTurned: Bool = false) throws(TesseractError) {
         self.python = python
         self.detectionLongSide = detectionLongSide
@@ -111,6 +132,8 @@ public final class SceneTextReader: @unchecked Sendable {
             throw .sceneTextUnavailable(python: python, reason: error.localizedDescription)
         }
         var worker = Worker(process: process, requests: input.fileHandleForWriting, replies: output.fileHandleForReading)
+        _ = Self.stopsWorkersAtExit
+        Self.running.withLock { $0[process.processIdentifier] = worker }
         let greeting: [String: Any]
         do { greeting = try nextReply(from: worker.replies, buffer: &worker.buffer, seconds: timeoutSeconds) } catch {
             worker.stop()
@@ -318,7 +341,14 @@ public final class SceneTextReader: @unchecked Sendable {
     /// The worker: reads `{"path", "width", "height"}` lines, answers `{"lines": [[text,
     /// score, x0, y0, x1, y1]...], "cpu": seconds}` or `{"error": message}`.
     static let workerSource = #"""
-import json, sys, time
+import json, os, sys, threading, time
+# A worker whose rapidscan is gone (killed, say) stops within a second, even in the middle of
+# a photo: it never outlives the process it reads for.
+def watch_parent(parent=os.getppid()):
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(0)
+threading.Thread(target=watch_parent, daemon=True).start()
 try:
     import numpy, onnxruntime
     # ONNX Runtime's threads spin while they wait for work: 15-18% of the worker's CPU on the
@@ -329,7 +359,12 @@ try:
             self.add_session_config_entry("session.intra_op.allow_spinning", "0")
     onnxruntime.SessionOptions = QuietOptions
     from rapidocr_onnxruntime import RapidOCR
+    from rapidocr_onnxruntime.ch_ppocr_det.utils import DetPreProcess
     engine = RapidOCR(det_limit_type="max", det_limit_side_len=int(sys.argv[1]))
+    # RapidOCR 1.4.4 picks the detector's size itself (2000 px for any image of 1500 px or
+    # more) whatever det_limit_side_len says: the image is detected at the size asked for.
+    detector = engine.text_det
+    detector.get_preprocess = lambda long_side: DetPreProcess(detector.limit_side_len, "max", detector.mean, detector.std)
     # Lines recognised one at a time, not six to a batch padded to the widest: 26% less of the
     # worker's CPU on the real checking photos (41.8 -> 30.9 s for four), the same titles read.
     engine.text_rec.rec_batch_num = 1
