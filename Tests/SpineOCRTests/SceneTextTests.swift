@@ -198,6 +198,24 @@ import Vision
         #expect(reader.processIdentifier != first)
     }
 
+    /// The timeout counts the worker's CPU, not the clock: a worker slowed down (here it works a
+    /// little, then sleeps, for about 3 s) is waited for past a 1.5 s timeout while it keeps using
+    /// CPU (on a loaded machine a clock timeout dropped whole photos' PP-OCR lines).
+    @Test func aSlowWorkerThatKeepsWorkingIsWaitedFor() throws {
+        let slow = FileManager.default.temporaryDirectory.appendingPathComponent("slow-worker-\(UUID().uuidString).sh")
+        let work = "i=0; while [ $i -lt 10000 ]; do i=$((i+1)); done; sleep 0.25"
+        try "#!/bin/sh\necho '{\"ready\": true}'\nread request\nfor n in 1 2 3 4 5 6 7 8 9 10 11 12; do \(work); done\necho '{\"lines\": [[\"SLOW\", 0.9, 1, 2, 30, 12]], \"cpu\": 0.2}'\nread request\n"
+            .write(to: slow, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: slow) }
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: slow.path)
+        let reader = try SceneTextReader(python: slow.path, timeoutSeconds: 1.5)
+        let image = GrayImage(width: 200, height: 100, pixels: [UInt8](repeating: 255, count: 200 * 100))
+        let start = Date()
+        let read = try reader.lines(in: image, name: "slow.jpg")
+        #expect(read.lines.map(\.text) == ["SLOW"])
+        #expect(Date().timeIntervalSince(start) > 1.5)
+    }
+
     /// What runs at exit stops every worker and waits for it: gone, not a zombie (its CPU is this
     /// process's), and forgotten.
     @Test(.enabled(if: workerExpected, notInstalled)) func workersAreStoppedAndWaitedForAtExit() throws {
