@@ -61,21 +61,43 @@ public final class SceneTextReader: @unchecked Sendable {
         var replies: FileHandle
         var buffer = Data()
 
-        func stop() {
+        /// Stops the worker and waits until it is gone, so its CPU is this process's and it
+        /// outlives nothing: with its requests closed an idle worker leaves by itself; one still
+        /// reading is terminated after `patience` seconds, killed after as many more.
+        func stop(patience: Double = 1) {
             try? requests.close()
-            if process.isRunning { process.terminate() }
+            SceneTextReader.running.withLock { _ = $0.removeValue(forKey: process.processIdentifier) }
+            for signal in [SIGTERM, SIGKILL] {
+                let deadline = Date().addingTimeInterval(patience)
+                while process.isRunning, Date() < deadline { usleep(5_000) }
+                guard process.isRunning else { return }
+                kill(process.processIdentifier, signal)
+            }
+            process.waitUntilExit()
         }
+    }
+
+    /// Every worker this process started and has not stopped. `exit()` runs no deinit: the
+    /// workers left are stopped and waited for at exit (registered with the first worker).
+    static let running = Mutex<[Int32: Worker]>([:])
+    private static let stopsWorkersAtExit: Void = { atexit { SceneTextReader.stopRunningWorkers() } }()
+
+    /// Stops every worker still running and waits for each (what runs at exit).
+    static func stopRunningWorkers() {
+        for worker in running.withLock({ Array($0.values) }) { worker.stop() }
     }
 
     /// Starts the worker and waits until its models are loaded (~0.3 s); a Python without
     /// RapidOCR, or one that cannot start, is an error naming the interpreter and the cause.
     /// `detectionLongSide`: the detector sees the image scaled so its long side is at most this
-    /// (recognition still reads the lines from the full image). On the real shelves 1280, 1600
-    /// and 1920 all found 130 of 199 spines with the strips and Tesseract's 270° turn, the
-    /// whole 5 MP image 128, and 1600 took ~17% less of the worker's CPU than the whole image.
-    /// `timeoutSeconds`: how long the worker may take to load its models or to read one image
-    /// (5 MP: 2–3 s here) before it is stopped and that image left to Tesseract.
-    public init(python: String, detectionLongSide: Int = 1600, timeoutSeconds: Double = 120,
+    /// (recognition still reads the lines from the full image). 2000 is what RapidOCR 1.4.4 used
+    /// whatever it was asked (stops 33–36 compared one size); honoured, 1600 read 26 of the dense
+    /// minhan_img1538's 47 titles where 2000 read 32, and the whole working image (2581 px) took
+    /// clara's photo from 10.1 to 16.0 s of the worker's CPU (stop 38, docs/PERFORMANCE.md).
+    /// `timeoutSeconds`: how much CPU the worker may use to load its models or to read one image
+    /// (a real photo: 3–13 s), or how long it may use none, before it is stopped and that image
+    /// left to Tesseract.
+    public init(python: String, detectionLongSide: Int = 2000, timeoutSeconds: Double = 120,
                 turnsUnsureTallLinesBelow: Double = 0, readsUnreadTurned: Bool = false) throws(TesseractError) {
         self.python = python
         self.detectionLongSide = detectionLongSide
@@ -111,8 +133,10 @@ public final class SceneTextReader: @unchecked Sendable {
             throw .sceneTextUnavailable(python: python, reason: error.localizedDescription)
         }
         var worker = Worker(process: process, requests: input.fileHandleForWriting, replies: output.fileHandleForReading)
+        _ = Self.stopsWorkersAtExit
+        Self.running.withLock { $0[process.processIdentifier] = worker }
         let greeting: [String: Any]
-        do { greeting = try nextReply(from: worker.replies, buffer: &worker.buffer, seconds: timeoutSeconds) } catch {
+        do { greeting = try nextReply(from: worker.replies, buffer: &worker.buffer, worker: process.processIdentifier, seconds: timeoutSeconds) } catch {
             worker.stop()
             guard case .sceneTextFailed(_, let reason) = error, reason != "the PP-OCR worker stopped" else {
                 throw .sceneTextUnavailable(python: python, reason: "the worker stopped before it was ready")
@@ -169,7 +193,8 @@ public final class SceneTextReader: @unchecked Sendable {
                     throw .sceneTextFailed(file: name, reason: "the PP-OCR worker took no request")
                 }
                 do throws(TesseractError) {
-                    return try Self.nextReply(from: running.replies, buffer: &running.buffer, seconds: timeout)
+                    return try Self.nextReply(from: running.replies, buffer: &running.buffer, worker: running.process.processIdentifier,
+                                                  seconds: timeout)
                 } catch {
                     failed = true
                     throw error
@@ -195,10 +220,15 @@ public final class SceneTextReader: @unchecked Sendable {
         return (lines, Int(((reply["cpu"] as? Double) ?? 0) * 1000))
     }
 
-    /// One JSON object per line from the worker; the bytes after it stay in `buffer`.
-    private static func nextReply(from handle: FileHandle, buffer: inout Data,
+    /// One JSON object per line from the worker; the bytes after it stay in `buffer`. The worker
+    /// may use `seconds` of CPU on it, and may go `seconds` without using any: its CPU time, not
+    /// the clock, so a loaded machine that slows the worker down does not lose the photo (at load
+    /// 12–23 a 120 s clock dropped whole photos' PP-OCR lines: stop 38), and one that hangs is
+    /// still stopped. Where /proc cannot be read, the clock decides.
+    private static func nextReply(from handle: FileHandle, buffer: inout Data, worker: Int32,
                                   seconds: Double) throws(TesseractError) -> [String: Any] {
-        let deadline = Date().addingTimeInterval(seconds)
+        let start = cpuSeconds(of: worker)
+        var lastCPU = start, lastProgress = Date()
         while true {
             if let end = buffer.firstIndex(of: UInt8(ascii: "\n")) {
                 let line = buffer[buffer.startIndex..<end]
@@ -208,16 +238,38 @@ public final class SceneTextReader: @unchecked Sendable {
                 }
                 return object
             }
-            // A worker that hangs must not hang the batch: wait for its bytes at most until the deadline.
+            // A worker that hangs must not hang the batch: its bytes are waited for a second at a time.
             var ready = pollfd(fd: handle.fileDescriptor, events: Int16(POLLIN), revents: 0)
-            let left = Int32(max(0, min(Double(Int32.max), deadline.timeIntervalSinceNow * 1000)))
-            guard poll(&ready, 1, left) > 0 else {
+            let slice = Int32(max(1, min(1000, seconds * 1000)))
+            if poll(&ready, 1, slice) > 0 {
+                let more = handle.availableData
+                guard !more.isEmpty else { throw .sceneTextFailed(file: "", reason: "the PP-OCR worker stopped") }
+                buffer.append(more)
+                if buffer.contains(UInt8(ascii: "\n")) { continue }
+            }
+            let now = cpuSeconds(of: worker)
+            if let now, now != lastCPU {
+                lastCPU = now
+                lastProgress = Date()
+            }
+            if let start, let now, now - start > seconds {
+                throw .sceneTextFailed(file: "", reason: "the PP-OCR worker used \(Int(seconds)) s of CPU and answered nothing")
+            }
+            if Date().timeIntervalSince(lastProgress) >= seconds {
                 throw .sceneTextFailed(file: "", reason: "the PP-OCR worker answered nothing in \(Int(seconds)) s")
             }
-            let more = handle.availableData
-            guard !more.isEmpty else { throw .sceneTextFailed(file: "", reason: "the PP-OCR worker stopped") }
-            buffer.append(more)
         }
+    }
+
+    /// The CPU seconds a process has used, all its threads (/proc/PID/stat's utime + stime);
+    /// nil where it cannot be read. Then `nextReply` counts the clock from the start instead.
+    static func cpuSeconds(of process: Int32) -> Double? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(process)/stat", encoding: .utf8),
+              let name = stat.lastIndex(of: ")") else { return nil }
+        // After the name: state, ppid, pgrp, session, tty, tpgid, flags, 4 fault counts, utime, stime.
+        let fields = stat[stat.index(after: name)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
     /// Lines → the passes the grouping reads. PP-OCR reads vertical text itself (a tall box is
@@ -318,7 +370,14 @@ public final class SceneTextReader: @unchecked Sendable {
     /// The worker: reads `{"path", "width", "height"}` lines, answers `{"lines": [[text,
     /// score, x0, y0, x1, y1]...], "cpu": seconds}` or `{"error": message}`.
     static let workerSource = #"""
-import json, sys, time
+import json, os, sys, threading, time
+# A worker whose rapidscan is gone (killed, say) stops within a second, even in the middle of
+# a photo: it never outlives the process it reads for.
+def watch_parent(parent=os.getppid()):
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(0)
+threading.Thread(target=watch_parent, daemon=True).start()
 try:
     import numpy, onnxruntime
     # ONNX Runtime's threads spin while they wait for work: 15-18% of the worker's CPU on the
@@ -329,7 +388,12 @@ try:
             self.add_session_config_entry("session.intra_op.allow_spinning", "0")
     onnxruntime.SessionOptions = QuietOptions
     from rapidocr_onnxruntime import RapidOCR
+    from rapidocr_onnxruntime.ch_ppocr_det.utils import DetPreProcess
     engine = RapidOCR(det_limit_type="max", det_limit_side_len=int(sys.argv[1]))
+    # RapidOCR 1.4.4 picks the detector's size itself (2000 px for any image of 1500 px or
+    # more) whatever det_limit_side_len says: the image is detected at the size asked for.
+    detector = engine.text_det
+    detector.get_preprocess = lambda long_side: DetPreProcess(detector.limit_side_len, "max", detector.mean, detector.std)
     # Lines recognised one at a time, not six to a batch padded to the widest: 26% less of the
     # worker's CPU on the real checking photos (41.8 -> 30.9 s for four), the same titles read.
     engine.text_rec.rec_batch_num = 1

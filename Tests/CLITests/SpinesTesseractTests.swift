@@ -41,6 +41,49 @@ import TestSupport
         #expect(human.stdout.contains("→ - No Match"), "\(human.stdout)")
     }
 
+    /// The PP-OCR interpreter `spines` runs: RAPIDSCAN_PPOCR_PYTHON, else scripts/setup's venv.
+    static var ppocrPython: String? {
+        let python = ProcessInfo.processInfo.environment["RAPIDSCAN_PPOCR_PYTHON"] ?? ".ppocr-venv/bin/python"
+        return FileManager.default.isExecutableFile(atPath: python) ? URL(fileURLWithPath: python).standardizedFileURL.path : nil
+    }
+
+    /// `spines` waits for its PP-OCR worker before it exits: the worker's CPU is the command's
+    /// (`/usr/bin/time rapidscan spines` counts it) and it never outlives the command. This test
+    /// process adopts what its children leave behind (a subreaper), so a worker left running or
+    /// not reaped by rapidscan would still be there, as a process or a zombie, after it exits.
+    @Test(.enabled(if: ppocrPython != nil, "PP-OCR is not installed (run scripts/setup)"))
+    func theCommandWaitsForItsWorkerBeforeItExits() async throws {
+        let python = try #require(Self.ppocrPython)
+        let harness = try await CLIHarness.started()
+        defer { Task { await harness.server.stop() } }
+        // The interpreter through a script that notes its process id (exec keeps it).
+        let pidFile = harness.directory.appendingPathComponent("worker.pid")
+        let wrapper = harness.directory.appendingPathComponent("python.sh")
+        try "#!/bin/sh\necho $$ > '\(pidFile.path)'\nexec '\(python)' \"$@\"\n".write(to: wrapper, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: wrapper.path)
+        harness.extraEnvironment = ["RAPIDSCAN_PPOCR_PYTHON": wrapper.path]
+        let photo = harness.directory.appendingPathComponent("shelf.jpg")
+        try FileManager.default.copyItem(at: SharedFiles.sampleImages.appendingPathComponent("shelves/shelf-03.jpg"), to: photo)
+
+        // prctl is variadic in C: called through its address. PR_SET_CHILD_SUBREAPER = 36.
+        typealias Prctl = @convention(c) (Int32, UInt, UInt, UInt, UInt) -> Int32
+        let prctl = unsafeBitCast(try #require(dlsym(nil, "prctl")), to: Prctl.self)
+        #expect(prctl(36, 1, 0, 0, 0) == 0)
+        defer { _ = prctl(36, 0, 0, 0, 0) }
+        let result = try await harness.run("spines", "--offline", "--dry-run", photo.path)
+        #expect(result.stderr.contains("+ppocr"), "\(result.stderr)")
+        let text = try String(contentsOf: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let worker = try #require(Int32(text))
+        // kill(pid, 0) answers for a zombie too: ESRCH means rapidscan reaped it before it exited.
+        let alive = kill(worker, 0) == 0, reaped = !alive && errno == ESRCH
+        #expect(reaped, "the worker \(worker) outlived rapidscan")
+        if alive {
+            kill(worker, SIGKILL)
+            var status: Int32 = 0
+            _ = waitpid(worker, &status, 0)
+        }
+    }
+
     @Test func tesseractSettingsComeFromTheVisionSection() async throws {
         let harness = try await CLIHarness.started()
         defer { Task { await harness.server.stop() } }

@@ -198,6 +198,60 @@ import Vision
         #expect(reader.processIdentifier != first)
     }
 
+    /// The timeout counts the worker's CPU, not the clock: a worker slowed down (here it works a
+    /// little, then sleeps, for about 3 s) is waited for past a 1.5 s timeout while it keeps using
+    /// CPU (on a loaded machine a clock timeout dropped whole photos' PP-OCR lines).
+    @Test func aSlowWorkerThatKeepsWorkingIsWaitedFor() throws {
+        let slow = FileManager.default.temporaryDirectory.appendingPathComponent("slow-worker-\(UUID().uuidString).sh")
+        let work = "i=0; while [ $i -lt 10000 ]; do i=$((i+1)); done; sleep 0.25"
+        try "#!/bin/sh\necho '{\"ready\": true}'\nread request\nfor n in 1 2 3 4 5 6 7 8 9 10 11 12; do \(work); done\necho '{\"lines\": [[\"SLOW\", 0.9, 1, 2, 30, 12]], \"cpu\": 0.2}'\nread request\n"
+            .write(to: slow, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: slow) }
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: slow.path)
+        let reader = try SceneTextReader(python: slow.path, timeoutSeconds: 1.5)
+        let image = GrayImage(width: 200, height: 100, pixels: [UInt8](repeating: 255, count: 200 * 100))
+        let start = Date()
+        let read = try reader.lines(in: image, name: "slow.jpg")
+        #expect(read.lines.map(\.text) == ["SLOW"])
+        #expect(Date().timeIntervalSince(start) > 1.5)
+    }
+
+    /// What runs at exit stops every worker and waits for it: gone, not a zombie (its CPU is this
+    /// process's), and forgotten.
+    @Test(.enabled(if: workerExpected, notInstalled)) func workersAreStoppedAndWaitedForAtExit() throws {
+        let python = try #require(SceneTextReader.locatePython(), "PP-OCR is not installed: run scripts/setup")
+        let reader = try SceneTextReader(python: python)
+        let pid = try #require(reader.processIdentifier)
+        #expect(SceneTextReader.running.withLock { $0[pid] != nil })
+        SceneTextReader.stopRunningWorkers()
+        // kill(pid, 0) answers for a zombie too: ESRCH means it was reaped.
+        let reaped = kill(pid, 0) == -1 && errno == ESRCH
+        #expect(reaped)
+        #expect(SceneTextReader.running.withLock { $0[pid] == nil })
+        // The reader starts a new worker for its next image.
+        let image = GrayImage(width: 200, height: 100, pixels: [UInt8](repeating: 255, count: 200 * 100))
+        #expect(try reader.lines(in: image, name: "after.png").lines.isEmpty)
+        #expect(reader.processIdentifier != pid)
+    }
+
+    /// The detector sees the photo at the long side asked for (RapidOCR 1.4.4 chose 2000 px itself
+    /// for any image of 1500 px or more): a real 2774 px shelf detected at 400 px holds few of the
+    /// lines it holds at 2000.
+    @Test(.enabled(if: workerExpected && SharedFiles.available, notInstalled))
+    func theDetectorReadsAtTheSizeAskedFor() throws {
+        let python = try #require(SceneTextReader.locatePython(), "PP-OCR is not installed: run scripts/setup")
+        let labels = try #require(SharedFiles.fixture("shelves/labels.json"))
+        let ocr = try ShelfOCR(options: TesseractOptions())
+        let name = "minhan_img1539_bottom_shelf.jpg"
+        let photo = try ocr.workingImage(ocr.decode(data: Data(contentsOf: labels.deletingLastPathComponent().appendingPathComponent(name)),
+                                                    name: name), name: name)
+        #expect(photo.width >= 2000)
+        let whole = try SceneTextReader(python: python, detectionLongSide: 2000).lines(in: photo, name: name).lines
+        let small = try SceneTextReader(python: python, detectionLongSide: 400).lines(in: photo, name: name).lines
+        #expect(whole.count >= 20, "\(whole.map(\.text))")
+        #expect(small.count * 2 < whole.count, "\(small.count) lines at 400 px, \(whole.count) at 2000")
+    }
+
     /// An interpreter that says it is ready and then stops on every request.
     /// Each start appends a line to `log`.
     static func stoppingWorker(log: String = "/dev/null") throws -> String {
