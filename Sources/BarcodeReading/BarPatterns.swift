@@ -98,6 +98,10 @@ struct ModelSymbol: Sendable {
     static let ean2 = ModelSymbol(symbology: .ean2, moduleCount: 20, digitStarts: [4, 13],
                                   guards: [(0, [1, 0, 1, 1]), (11, [0, 1])], leftDigits: 2,
                                   parityPatterns: ["LL", "LG", "GL", "GG"].map { $0.map { $0 == "G" } }, margin: addOnMargin)
+    /// A UPC-E or EAN-8: few modules, fitted only where their shared ones fit clearly
+    /// (`ModelDecoder.minimumShortCodeShape`).
+    var isShortCode: Bool { symbology == .upcE || symbology == .ean8 }
+
     /// Paper an add-on needs each side: the gap after the code (7–12 modules) and its quiet
     /// zone (5). An EAN-2 misread from an EAN-5's first digits has the EAN-5's bars there.
     static let addOnMargin = 4
