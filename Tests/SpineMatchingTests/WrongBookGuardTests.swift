@@ -82,6 +82,36 @@ import Vision
         #expect(match("BIG DATA GRAND CENTRAL LARGE PRINT", [data]).decision == .medium)
     }
 
+    /// A title read word for word with nothing else, that no other candidate's title, series or
+    /// author holds, with a word no dictionary holds (one of 8+ letters, or two words): added
+    /// without its author (measured: under 5% of such titles share their words with a book the
+    /// sources did not list). A dictionary word, a shorter unknown word, a title another candidate
+    /// holds, or junk beside it: for review, as before.
+    @Test func aSoleTitleWithAWordNoDictionaryHoldsStandsWithoutItsAuthor() {
+        let furyborn = Self.book("furyborn", "Furyborn", ["Claire Legrand"])
+        let m = match("FURYBORN", [furyborn, Self.book("fury", "Fury", ["Shirley Conran"])])
+        #expect(m.best?.workKey == "furyborn")
+        #expect(m.decision == .strong, "\(m.distance) \(m.reason ?? "")")
+        let unsouled = Self.book("unsouled", "UnSouled (Unwind, #3)", ["Neal Shusterman"])
+        #expect(match("UnSouLeD", [unsouled]).decision == .strong)
+        // Another candidate holds the word: which book is chance.
+        let rising = Self.book("rising", "Furyborn Rising", ["Someone Else"])
+        #expect(match("FURYBORN", [furyborn, rising]).decision == .medium)
+        // The word is some candidate's author's name.
+        #expect(match("FURYBORN", [furyborn, Self.book("x", "Winter", ["Anna Furyborn"])]).decision != .strong)
+        // Junk beside it, a dictionary word, an unknown word under 8 letters, two dictionary words.
+        #expect(match("FURYBORN Ref 620.11", [furyborn]).decision != .strong)
+        #expect(match("CENTURY", [Self.book("century", "Century", ["Fred Mustard Stewart"])]).decision == .medium)
+        #expect(match("ERAGON", [Self.book("eragon", "Eragon (The Inheritance Cycle, #1)", ["Christopher Paolini"])]).decision == .medium)
+        #expect(match("THE GILDED ONES", [Self.book("gilded", "The Gilded Ones", ["Namina Forna"])]).decision == .medium)
+        // Two words, one no dictionary holds.
+        #expect(match("THE HUNGER GAMES", [Self.book("hg", "The Hunger Games", ["Suzanne Collins"])]).decision == .medium)
+        #expect(match("ASHLORDS RISING", [Self.book("ar", "Ashlords Rising", ["Scott Reintgen"])]).decision == .strong)
+        // The reader unsure: never strong.
+        let unsure = SpineMatcher().match(SpineReading(text: "FURYBORN", confidence: 0.3), candidates: [PreparedCandidate(furyborn)])
+        #expect(unsure.decision != .strong)
+    }
+
     /// Junk read on shelves (call numbers in Dewey, LC, CDU and Spanish/Catalan public-library
     /// shapes, library labels, publishers, the label of issue 35, the real library photo with no
     /// readable title) against the 10,000 goodbooks works plus the real shelves' books: none added.
