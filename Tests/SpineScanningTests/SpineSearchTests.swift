@@ -63,6 +63,22 @@ import Vision
         #expect(events.filter { $0.workKey != nil && $0.title == "The Fifth Element" }.map(\.position) == [0, 3])
     }
 
+    /// A lost space OCR shows by case ("MatroidTheory", dianaaaa_img15) is no glued word to a
+    /// source's search: the source is asked the words apart, as the matcher compares them.
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func aCamelCaseRunIsAskedAsItsWords() async throws {
+        let server = FixtureServer()
+        try await server.start()
+        defer { Task { await server.stop() } }
+        server.route(Self.volumes, response: try FixtureResponse.fixture("googlebooks/volumes_zero_results_no_items_key.json"))
+        let (session, _) = try session(server, readings: [SpineReading(text: "Oxley MatroidTheory Second", position: 0, confidence: 0.9)])
+        let file = try photo("camel")
+        defer { try? FileManager.default.removeItem(at: file) }
+        _ = await session.run(files: [file.path]) { _ in }
+        let asked = server.requests(to: Self.volumes).compactMap { $0.query("q") }
+        #expect(asked.contains { $0.contains("Matroid Theory") }, "\(asked)")
+        #expect(!asked.contains { $0.contains("MatroidTheory") }, "\(asked)")
+    }
+
     @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func aSourceTheBreakerPausedIsNotAskedAgain() async throws {
         let server = FixtureServer()
         try await server.start()
