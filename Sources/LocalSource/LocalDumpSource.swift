@@ -96,9 +96,16 @@ public struct LocalDumpSource: MetadataSource {
     /// An author's editions looked through for a title word (`namedAuthorsTitles`).
     static let booksPerNamedAuthor = 60
 
-    /// The same word, or one read with its end wrong or cut: the first three letters (and all of the shorter word's, to four).
+    /// `word` read without its first letter or two, lost at a spine's edge ("agon Rider" of Dragon Rider, "IONBOY"):
+    /// four letters read at least.
+    static func lostItsStart(_ read: String, _ word: String) -> Bool {
+        read.count >= 4 && word.count - read.count <= 2 && word.count > read.count && word.hasSuffix(read)
+    }
+
+    /// The same word, or one read with its end wrong or cut: the first three letters (and all of the shorter word's, to four);
+    /// or read without its start (`lostItsStart`).
     static func sharesStart(_ read: String, _ word: String) -> Bool {
-        if read == word { return true }
+        if read == word || lostItsStart(read, word) { return true }
         let common = zip(read, word).prefix { $0 == $1 }.count
         return common >= 3 && common >= min(4, min(read.count, word.count))
     }
@@ -134,14 +141,14 @@ public struct LocalDumpSource: MetadataSource {
                 let titleWords = Self.comparedWords(Self.words(DumpLoader.searchText(row["title"], row["subtitle"]))).filter { !Self.stopWords.contains($0) }
                 guard !titleWords.isEmpty else { continue }
                 let shared = readingWords.filter { word in
-                    titleWords.contains { $0 == word || (word.count >= 4 && $0.hasPrefix(word)) || ($0.count >= 4 && word.hasPrefix($0)) }
+                    titleWords.contains { $0 == word || (word.count >= 4 && $0.hasPrefix(word)) || ($0.count >= 4 && word.hasPrefix($0)) || Self.lostItsStart(word, $0) }
                 }
                 // A spine shows the main title: a subtitle or a series in brackets ("The Host (The
                 // Host, #1)", "Prodigy (Legend, #2)") need not be read for the title to be whole.
                 let mainWords = Self.comparedWords(Self.words(Self.mainTitle(row["title"]))).filter { !Self.stopWords.contains($0) }
                 let compared = mainWords.isEmpty ? titleWords : mainWords
                 let covered = compared.filter { word in
-                    readingWords.contains { $0 == word || ($0.count >= 4 && word.hasPrefix($0)) || (word.count >= 4 && $0.hasPrefix(word)) }
+                    readingWords.contains { $0 == word || ($0.count >= 4 && word.hasPrefix($0)) || (word.count >= 4 && $0.hasPrefix(word)) || Self.lostItsStart($0, word) }
                 }
                 let wholeTitle = covered.count == compared.count
                 guard shared.count >= 2 || (wholeTitle && compared.count == 1 && compared[0].count >= 4) else { continue }
