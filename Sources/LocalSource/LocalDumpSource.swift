@@ -13,6 +13,8 @@ public struct LocalDumpSource: MetadataSource {
     public static let sourceName = "localDump"
     public let name = Self.sourceName
     public let isLocal = true
+    /// Open Library's own records: what its search would answer, this answers (`SpineSession` asks no second time afar).
+    public var catalogue: String { OpenLibrarySource.sourceName }
     public let path: String
     /// Cover images are Open Library's (`covers.openlibrary.org/b/id/N-L.jpg`).
     public let coversURL: URL
