@@ -13,6 +13,8 @@ public struct LocalDumpSource: MetadataSource {
     public static let sourceName = "localDump"
     public let name = Self.sourceName
     public let isLocal = true
+    /// Open Library's own records: what its search would answer, this answers (`SpineSession` asks no second time afar).
+    public var catalogue: String { OpenLibrarySource.sourceName }
     public let path: String
     /// Cover images are Open Library's (`covers.openlibrary.org/b/id/N-L.jpg`).
     public let coversURL: URL
@@ -64,7 +66,50 @@ public struct LocalDumpSource: MetadataSource {
             let byName = try await search(author: title, limit: limit)
             guard byName.isEmpty else { return byName }
         }
-        return try closestTitles(title, wantedNames: wantedNames, limit: limit)
+        let closest = try closestTitles(title, wantedNames: wantedNames, limit: limit)
+        guard closest.isEmpty, author == nil else { return closest }
+        return try await namedAuthorsTitles(title, limit: limit)
+    }
+
+    /// A spine reading that holds an author's surname and a word or two of the title, too few
+    /// for `closestTitles` ("HARLOW Minigr Rider"): the editions of the authors one of its words
+    /// names whose title shares another of its words (the first three letters at least: OCR
+    /// misreads a word's end). What is only a name finds nothing here: a name alone picks no book.
+    func namedAuthorsTitles(_ reading: String, limit: Int) async throws(SourceError) -> [EditionMetadata] {
+        let readWords = Array(Set(Self.words(reading).filter { $0.count >= 3 && !Self.stopWords.contains($0) && !$0.contains(where: \.isHanOrKana) }))
+        guard readWords.count >= 2 else { return [] }
+        var found: [EditionMetadata] = []
+        var works = Set<String>()
+        for name in readWords.filter({ $0.count >= 4 }).sorted() {
+            let others = readWords.filter { $0 != name }
+            for edition in try await search(author: name, limit: Self.booksPerNamedAuthor) {
+                // The name must be the author's, not a word of the title shared by chance.
+                guard edition.authors.contains(where: { Self.words($0).contains(name) }) else { continue }
+                let titleWords = Self.words(edition.title).filter { !Self.stopWords.contains($0) }
+                guard others.contains(where: { word in titleWords.contains { Self.sharesStart(word, $0) } }) else { continue }
+                guard works.insert(edition.title.lowercased() + "|" + edition.authors.joined(separator: ",")).inserted else { continue }
+                found.append(edition)
+                if found.count == limit { return found }
+            }
+        }
+        return found
+    }
+
+    /// An author's editions looked through for a title word (`namedAuthorsTitles`).
+    static let booksPerNamedAuthor = 60
+
+    /// `word` read without its first letter or two, lost at a spine's edge ("agon Rider" of Dragon Rider, "IONBOY"):
+    /// four letters read at least.
+    static func lostItsStart(_ read: String, _ word: String) -> Bool {
+        read.count >= 4 && word.count - read.count <= 2 && word.count > read.count && word.hasSuffix(read)
+    }
+
+    /// The same word, or one read with its end wrong or cut: the first three letters (and all of the shorter word's, to four);
+    /// or read without its start (`lostItsStart`).
+    static func sharesStart(_ read: String, _ word: String) -> Bool {
+        if read == word || lostItsStart(read, word) { return true }
+        let common = zip(read, word).prefix { $0 == $1 }.count
+        return common >= 3 && common >= min(4, min(read.count, word.count))
     }
 
     /// Editions sharing words with a reading that not every word of finds: any of its words
@@ -98,14 +143,18 @@ public struct LocalDumpSource: MetadataSource {
                 let titleWords = Self.comparedWords(Self.words(DumpLoader.searchText(row["title"], row["subtitle"]))).filter { !Self.stopWords.contains($0) }
                 guard !titleWords.isEmpty else { continue }
                 let shared = readingWords.filter { word in
-                    titleWords.contains { $0 == word || (word.count >= 4 && $0.hasPrefix(word)) || ($0.count >= 4 && word.hasPrefix($0)) }
+                    titleWords.contains { $0 == word || (word.count >= 4 && $0.hasPrefix(word)) || ($0.count >= 4 && word.hasPrefix($0)) || Self.lostItsStart(word, $0) }
                 }
-                let covered = titleWords.filter { word in
-                    readingWords.contains { $0 == word || ($0.count >= 4 && word.hasPrefix($0)) || (word.count >= 4 && $0.hasPrefix(word)) }
+                // A spine shows the main title: a subtitle or a series in brackets ("The Host (The
+                // Host, #1)", "Prodigy (Legend, #2)") need not be read for the title to be whole.
+                let mainWords = Self.comparedWords(Self.words(Self.mainTitle(row["title"]))).filter { !Self.stopWords.contains($0) }
+                let compared = mainWords.isEmpty ? titleWords : mainWords
+                let covered = compared.filter { word in
+                    readingWords.contains { $0 == word || ($0.count >= 4 && word.hasPrefix($0)) || (word.count >= 4 && $0.hasPrefix(word)) || Self.lostItsStart($0, word) }
                 }
-                let wholeTitle = covered.count == titleWords.count
-                guard shared.count >= 2 || (wholeTitle && titleWords.count == 1 && titleWords[0].count >= 4) else { continue }
-                var score = Double(shared.count) / Double(readingWords.count) + Double(covered.count) / Double(titleWords.count)
+                let wholeTitle = covered.count == compared.count
+                guard shared.count >= 2 || (wholeTitle && compared.count == 1 && compared[0].count >= 4) else { continue }
+                var score = Double(shared.count) / Double(readingWords.count) + Double(covered.count) / Double(compared.count)
                 if !wantedNames.isEmpty {
                     // As in the all-words search, an author named must be the edition's.
                     let names = Set(try authorWords(row, db))
@@ -116,6 +165,12 @@ public struct LocalDumpSource: MetadataSource {
             scored.sort { ($0.score, -$0.order) > ($1.score, -$1.order) }
             return try onePerWork(scored.map(\.row), limit: limit, db) { _ in true }
         }
+    }
+
+    /// A title without its subtitle after a colon or its series in brackets ("Prodigy (Legend, #2)" -> "Prodigy").
+    static func mainTitle(_ title: String) -> String {
+        let main = title.prefix { $0 != ":" && $0 != "(" }
+        return main.trimmingCharacters(in: .whitespaces).isEmpty ? title : String(main)
     }
 
     static func isIdeographic(_ word: String) -> Bool {

@@ -16,10 +16,15 @@ public protocol MetadataSource: Sendable {
 
     /// Answers from files on this machine (a loaded Open Library dump): asked with `--offline` too.
     var isLocal: Bool { get }
+
+    /// Whose records it searches: its own name, or for a local copy the source it copies (a loaded
+    /// Open Library dump is Open Library's records): a spine search it answered is not asked again afar.
+    var catalogue: String { get }
 }
 
 extension MetadataSource {
     public var isLocal: Bool { false }
+    public var catalogue: String { name }
 }
 
 /// The names people read for the sources: "Google Books", not the id `googleBooks` that

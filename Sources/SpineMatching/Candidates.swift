@@ -115,11 +115,15 @@ public protocol CandidateSource: Sendable {
     /// Its requests wait for a rate limit of its own (Open Library, Library of Congress): a
     /// spine asks it fewer queries (`SpineMatcher.queriesPerPacedSource`).
     var isPaced: Bool { get }
+    /// Whose records it searches, when a source on this machine may hold the same (Open Library's
+    /// search and a loaded Open Library dump): a catalogue searched here is not searched again afar.
+    var catalogue: String? { get }
 }
 
 extension CandidateSource {
     public var asksNetwork: Bool { false }
     public var isPaced: Bool { false }
+    public var catalogue: String? { nil }
 
     public func books(by authors: [String], limit: Int) async throws -> [PreparedCandidate] {
         var found: [PreparedCandidate] = []

@@ -675,7 +675,10 @@ struct ParsedReading {
         spaced = spacedRuns
         title = TitleParts(title: titleText, seriesHint: reading.series, volumeHint: reading.volume)
         authorWords = reading.author.map(AuthorName.words) ?? []
-        query = CandidateQuery(title: titleText, author: reading.author, text: text)
+        // OCR text is compared with its camel-case runs apart (`fold`); a source is asked the same
+        // words ("Oxley MatroidTheory Second" asks for "Matroid Theory"), not one it has no title with.
+        query = hasSeparateTitle || spacedRuns ? CandidateQuery(title: titleText, author: reading.author, text: text)
+            : CandidateQuery(title: TextNormalizer.camelSpaced(titleText), author: reading.author, text: TextNormalizer.camelSpaced(text))
         if let author = reading.author, let title = reading.title, !author.isEmpty, !title.isEmpty {
             swapped = (TitleParts(title: author), AuthorName.words(title))
         } else {

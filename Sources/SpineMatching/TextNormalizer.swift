@@ -97,6 +97,21 @@ public enum TextNormalizer {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// The text as read with a space at each lost space `fold` finds by case ("MatroidTheory",
+    /// "toFasterReading"), nothing else changed: what a source's search is asked (its own
+    /// tokenizer splits at punctuation, and "Sorcerer's" must stay as printed).
+    public static func camelSpaced(_ text: String) -> String {
+        let scalars = Array(text.unicodeScalars)
+        let starts = camelBoundaries(text, count: scalars.count)
+        guard starts.contains(true) else { return text }
+        var spaced = String.UnicodeScalarView()
+        for (scalar, start) in zip(scalars, starts) {
+            if start { spaced.append(" ") }
+            spaced.append(scalar)
+        }
+        return String(spaced)
+    }
+
     /// For each scalar of the folded text, whether in the original
     /// a lower-case letter is followed by an upper-case one there (folding keeps the scalar count for Latin text; otherwise no boundaries).
     private static func camelBoundaries(_ text: String, count: Int) -> [Bool] {

@@ -63,6 +63,7 @@ public struct SearchCandidateSource: CandidateSource {
 
     public var asksNetwork: Bool { !source.isLocal }
     public var isPaced: Bool { source is any PacedSource }
+    public var catalogue: String? { source.catalogue }
 
     public func candidates(for query: CandidateQuery, limit: Int) async throws -> [PreparedCandidate] {
         // No title and no words: an author's books (shelf context).

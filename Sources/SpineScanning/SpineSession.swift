@@ -291,6 +291,10 @@ public final class SpineSession: Sendable {
         let refused = Set(records.values.filter { $0.status == .libraryFull }.map(\.readingIndex))
         let pending = readings.enumerated().filter { index, _ in records[index] == nil || refused.contains(index) }
         let local = sources.filter { !$0.asksNetwork }
+        // A catalogue searched here (a loaded Open Library dump) is not searched again afar: Open
+        // Library's search holds the same records, and its pacing is what the user would wait for.
+        let searchedHere = Set(local.compactMap(\.catalogue))
+        let sources = sources.filter { !$0.asksNetwork || !searchedHere.contains($0.catalogue ?? "") }
         var matches = await match(pending, sources: local)
         if local.count < sources.count {
             let unsettled = pending.filter { index, _ in matches[index]?.decision != .strong }

@@ -198,6 +198,50 @@ import TestSupport
         #expect(try await titles("Sourcery") == ["Sourcery"])
     }
 
+    /// A spine shows a book's main title: a series in brackets need not be read ("the host STEPHENIE
+    /// MEYER" is *The Host (The Host, #1)*, found online and not in the dump before). A surname read
+    /// beside a word of its book's title, too few words for the closest titles, finds that author's
+    /// book ("HARLOW Minigr Rider"); a surname with no word of its books' titles finds nothing. A word
+    /// whose first letters were lost at the spine's edge still counts. Readings of issue 35's held-out
+    /// shelves (minhan_img1538, minhan_img1539) and the rendered hard shelves.
+    @Test func aSpineFindsTheMainTitleAndAnAuthorsBookByOneTitleWord() async throws {
+        let directory = try makeTemporaryDirectory(prefix: "local-source")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let rows = [
+            Self.row("author", "/authors/OL1A", 1, #"{"name": "Stephenie Meyer"}"#),
+            Self.row("author", "/authors/OL2A", 1, #"{"name": "Marie Lu"}"#),
+            Self.row("author", "/authors/OL3A", 1, #"{"name": "Joan Hiatt Harlow"}"#),
+            Self.row("author", "/authors/OL4A", 1, #"{"name": "Fran Cannon Slayton"}"#),
+            Self.row("author", "/authors/OL5A", 1, #"{"name": "H. Rider Haggard"}"#),
+            Self.row("edition", "/books/OL1M", 1, #"{"title": "The Host (The Host, #1)", "isbn_13": ["9780316068048"], "authors": [{"key": "/authors/OL1A"}]}"#),
+            Self.row("edition", "/books/OL2M", 1, #"{"title": "Prodigy (Legend, #2)", "isbn_13": ["9780399256769"], "authors": [{"key": "/authors/OL2A"}]}"#),
+            Self.row("edition", "/books/OL3M", 1, #"{"title": "Midnight Rider", "isbn_13": ["9780689874055"], "authors": [{"key": "/authors/OL3A"}]}"#),
+            Self.row("edition", "/books/OL4M", 1, #"{"title": "Star in the Storm", "isbn_13": ["9780689845062"], "authors": [{"key": "/authors/OL3A"}]}"#),
+            Self.row("edition", "/books/OL5M", 1, #"{"title": "When the Whistle Blows", "isbn_13": ["9780399251894"], "authors": [{"key": "/authors/OL4A"}]}"#),
+            Self.row("edition", "/books/OL6M", 1, #"{"title": "King Solomon's Mines", "isbn_13": ["9780140437201"], "authors": [{"key": "/authors/OL5A"}]}"#),
+            Self.row("author", "/authors/OL6A", 1, #"{"name": "Zizou Corder"}"#),
+            Self.row("edition", "/books/OL7M", 1, #"{"title": "Lionboy", "isbn_13": ["9780142402405"], "authors": [{"key": "/authors/OL6A"}]}"#),
+            Self.row("edition", "/books/OL8M", 1, #"{"title": "Dragon Rider", "isbn_13": ["9780439456951"]}"#),
+        ]
+        let dump = directory.appendingPathComponent("spines.txt")
+        try (rows.joined(separator: "\n") + "\n").write(to: dump, atomically: true, encoding: .utf8)
+        let database = directory.appendingPathComponent("dump.sqlite").path
+        #expect(try await DumpLoader(path: database).load(file: dump.path).editions == 8)
+        let source = try LocalDumpSource(path: database)
+        func titles(_ reading: String) async throws -> [String] {
+            try await source.search(title: reading, author: nil, limit: 5).map(\.title)
+        }
+        #expect(try await titles("the host STEPHENIE MEYER") == ["The Host (The Host, #1)"])
+        #expect(try await titles("MARIE LU PRODIGY") == ["Prodigy (Legend, #2)"])
+        #expect(try await titles("HARLOW Minigr Rider") == ["Midnight Rider"])
+        // A word's first letters lost at the spine's edge: with another word of the title, or its author read.
+        #expect(try await titles("agon Rider") == ["Dragon Rider"])
+        #expect(try await titles("-CORDER IONBOY") == ["Lionboy"])
+        // "Rider" names Haggard too, but no other word read is in his titles; Slayton's title has no word read.
+        #expect(try await titles("SLAYTON SLAYTON Scarce Ble").isEmpty)
+        #expect(try await titles("RIDER Minigr zzq").isEmpty)
+    }
+
     /// Chinese titles are one index term a run (no spaces): a spine read with a publisher glued
     /// on, or cut short, still finds its title by the run's two-character pieces and is ranked
     /// character by character. Titles and authors of the labelled shelf dianaaaa_img09 (../shared).

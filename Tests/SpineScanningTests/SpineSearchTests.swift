@@ -1,4 +1,6 @@
+import BookCodes
 import BookLookup
+import BookMetadata
 import Catalogue
 import Foundation
 import MetadataSources
@@ -61,6 +63,60 @@ import Vision
         #expect(!asked.contains { $0.localizedCaseInsensitiveContains("erhrk") }, "junk was searched: \(asked)")
         // Both readings of one title found the book (the second from the first's answer).
         #expect(events.filter { $0.workKey != nil && $0.title == "The Fifth Element" }.map(\.position) == [0, 3])
+    }
+
+    /// Open Library's records on this machine (a loaded dump that knows none of the books asked).
+    struct LocalOpenLibraryCopy: MetadataSource {
+        let name = "localDump"
+        let isLocal = true
+        var catalogue: String { OpenLibrarySource.sourceName }
+        func edition(isbn: ISBN13) async throws(SourceError) -> EditionMetadata? { nil }
+        func search(title: String, author: String?, limit: Int) async throws(SourceError) -> [EditionMetadata] { [] }
+    }
+
+    /// A spine the loaded Open Library dump was searched for is not searched again on Open Library
+    /// (the same records; a request a second without a contact is what the user waits for): Google
+    /// Books, another catalogue, still is. Without the dump, Open Library is asked (`aPacedSourceIsAskedOnceASpine`).
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func openLibraryIsNotAskedWhatItsLoadedDumpWasAsked() async throws {
+        let server = FixtureServer()
+        try await server.start()
+        defer { Task { await server.stop() } }
+        server.route(Self.volumes, response: try FixtureResponse.fixture("googlebooks/volumes_zero_results_no_items_key.json"))
+        server.route("/search.json", response: .json(#"{"numFound":0,"start":0,"docs":[]}"#))
+        let catalogue = try Catalogue.inMemory()
+        let client = HTTPClient(policy: HTTPClient.Policy(timeout: 30, retries: 0))
+        let google = GoogleBooksSource(GoogleBooksSource.Settings(baseURL: server.baseURL, userAgent: "rapidscan-tests"), client: client)
+        let openLibrary = OpenLibrarySource(OpenLibrarySource.Settings(baseURL: server.baseURL, product: "rapidscan-tests"), client: client)
+        let dump = LocalOpenLibraryCopy()
+        let metadataSources: [any MetadataSource] = [dump, google, openLibrary]
+        let lookup = LookupService(catalogue: catalogue, sources: metadataSources)
+        var sources: [any CandidateSource] = [CacheCandidateSource(catalogue: catalogue)]
+        for source in metadataSources { sources.append(SearchCandidateSource(source: source, lookup: lookup)) }
+        let session = SpineSession(catalogue: catalogue, reader: SpineSessionReadingTests.FixedReader(readings: [Self.readings[1]]),
+                                   sources: sources, dryRun: true)
+        let file = try photo("dump")
+        defer { try? FileManager.default.removeItem(at: file) }
+        var events: [SpineEvent] = []
+        _ = await session.run(files: [file.path]) { events.append($0) }
+        #expect(server.requests(to: Self.volumes).count >= 1)
+        #expect(server.requests(to: "/search.json").isEmpty, "\(server.requests(to: "/search.json").compactMap { $0.query("title") })")
+        #expect(events.map(\.kind) == [.unmatched])
+    }
+
+    /// A lost space OCR shows by case ("MatroidTheory", dianaaaa_img15) is no glued word to a
+    /// source's search: the source is asked the words apart, as the matcher compares them.
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func aCamelCaseRunIsAskedAsItsWords() async throws {
+        let server = FixtureServer()
+        try await server.start()
+        defer { Task { await server.stop() } }
+        server.route(Self.volumes, response: try FixtureResponse.fixture("googlebooks/volumes_zero_results_no_items_key.json"))
+        let (session, _) = try session(server, readings: [SpineReading(text: "Oxley MatroidTheory Second", position: 0, confidence: 0.9)])
+        let file = try photo("camel")
+        defer { try? FileManager.default.removeItem(at: file) }
+        _ = await session.run(files: [file.path]) { _ in }
+        let asked = server.requests(to: Self.volumes).compactMap { $0.query("q") }
+        #expect(asked.contains { $0.contains("Matroid Theory") }, "\(asked)")
+        #expect(!asked.contains { $0.contains("MatroidTheory") }, "\(asked)")
     }
 
     @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func aSourceTheBreakerPausedIsNotAskedAgain() async throws {
