@@ -27,7 +27,8 @@ public final class PrintedISBNReader {
         public var otherFormats: [Found] = []
         /// Candidates whose check held but that no second reading confirmed.
         public var unconfirmed = 0
-        /// The page was not read: no row of character-sized marks (`CharacterRows`) was seen.
+        /// The page was not read: no row of character-sized marks (`CharacterRows`) was seen, or
+        /// none of those looked at showed a number (`Budget.probedRows`).
         public var pageSkipped = false
 
         public struct Found: Sendable, Hashable {
@@ -48,11 +49,16 @@ public final class PrintedISBNReader {
         /// The page is read only when it shows a row of character-sized marks as long as an
         /// ISBN line (`CharacterRows`, a few ms): most codeless photos then cost no OCR.
         public var needsCharacterRow: Bool
+        /// With `needsCharacterRow`: the page is read only when one of this many candidate rows,
+        /// evenest first, read alone shows a number (`firstRowShowingANumber`, ~10–15 ms a row);
+        /// 0: no such look.
+        public var probedRows: Int
 
-        public init(pageScales: [Int], pageMilliseconds: Int, needsCharacterRow: Bool = false) {
+        public init(pageScales: [Int], pageMilliseconds: Int, needsCharacterRow: Bool = false, probedRows: Int = 0) {
             self.pageScales = pageScales
             self.pageMilliseconds = pageMilliseconds
             self.needsCharacterRow = needsCharacterRow
+            self.probedRows = probedRows
         }
 
         /// None at fast effort; one scale at normal, on photos with a row like an ISBN line;
@@ -92,11 +98,28 @@ public final class PrintedISBNReader {
 
     /// The ISBNs printed on `image`, confirmed, within `budget`.
     public func read(_ image: GrayImage, budget: Budget) -> Reading {
+        read(FollowUpPixels(full: { image }), budget: budget)
+    }
+
+    /// The same, the full pixels asked for only when the page is read (the gate looks at the
+    /// scanner's reduced copy when there is one).
+    public func read(_ pixels: FollowUpPixels, budget: Budget) -> Reading {
         var reading = Reading()
         var scales = budget.pageScales
+        var survey: CharacterRows.Survey?
         if budget.needsCharacterRow {
-            let survey = CharacterRows.survey(image)
-            guard !CharacterRows.isbnLineCandidates(survey).isEmpty else {
+            let looked = pixels.reduced().flatMap { CharacterRows.survey(reducedCopy: $0.image, factor: $0.factor) }
+                ?? pixels.full().map(CharacterRows.survey)
+            guard let looked, !CharacterRows.isbnLineCandidates(looked).isEmpty else {
+                reading.pageSkipped = true
+                return reading
+            }
+            survey = looked
+        }
+        guard let image = pixels.full() else { return reading }
+        if let survey {
+            if budget.probedRows > 0,
+               firstRowShowingANumber(CharacterRows.isbnLineCandidates(survey).prefix(budget.probedRows), in: image) == nil {
                 reading.pageSkipped = true
                 return reading
             }
@@ -155,6 +178,20 @@ public final class PrintedISBNReader {
             if confirmed == wanted { break }
         }
         return confirmed
+    }
+
+    /// The first of `rows` (in order) whose line, read alone (one Tesseract line, ~10–15 ms),
+    /// shows a number: four digits or more, or "SBN" (of "ISBN"/"SBN"); nil when none does.
+    /// A cheap first look before the page pass.
+    public func firstRowShowingANumber(_ rows: some Sequence<CharacterRows.Row>, in image: GrayImage) -> Int? {
+        guard let engine else { return nil }
+        for (index, row) in rows.enumerated() {
+            guard let crop = LineVariant.gray.prepare(image, line: row.box) else { continue }
+            let words = engine.words(in: crop, cpuMilliseconds: 200, pageSegmentationMode: 7) ?? []
+            let text = words.map(\.text).joined(separator: " ")
+            if text.filter(\.isNumber).count >= 4 || text.uppercased().contains("SBN") { return index }
+        }
+        return nil
     }
 
     // MARK: - Second witness

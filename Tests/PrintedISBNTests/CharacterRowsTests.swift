@@ -63,6 +63,23 @@ import TestSupport
         #expect(CharacterRows.isbnLineCandidates(small).count == 1)
     }
 
+    /// A large photo's gate looks at the scanner's 1/4 copy (`FollowUpPixels.reduced`), not 12 MP
+    /// reduced again: the same rows, in the full photo's pixels.
+    @Test func theScannersReducedCopyGivesTheFullPhotosSurvey() throws {
+        for height in [160, 360] {
+            let photo = Self.lettering(height: height, onPhotoOf: 4000, 3000)
+            let full = CharacterRows.survey(photo)
+            let fromCopy = try #require(CharacterRows.survey(reducedCopy: photo.downscaled(by: 4), factor: 4))
+            #expect(fromCopy.imageHeight == full.imageHeight)
+            #expect(fromCopy.rows.map(\.marks) == full.rows.map(\.marks))
+            #expect(fromCopy.rows.map(\.box) == full.rows.map(\.box))
+            #expect(CharacterRows.isbnLineCandidates(fromCopy).count == CharacterRows.isbnLineCandidates(full).count)
+        }
+        // A copy reduced more than the survey's own reduction is not used.
+        #expect(CharacterRows.survey(reducedCopy: GrayImage(width: 1000, height: 125, pixels: [UInt8](repeating: 200, count: 125_000)),
+                                     factor: 4) == nil)
+    }
+
     @Test func aPhotoWithoutLetteringHoldsNone() throws {
         let image = try ImageLoader.load(contentsOf: SharedFiles.requireImage(Self.photoWithoutText)).image
         #expect(!CharacterRows.holdsNumberLikeRow(image))
