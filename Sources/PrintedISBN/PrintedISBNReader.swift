@@ -27,8 +27,7 @@ public final class PrintedISBNReader {
         public var otherFormats: [Found] = []
         /// Candidates whose check held but that no second reading confirmed.
         public var unconfirmed = 0
-        /// The page was not read: no row of character-sized marks (`CharacterRows`) was seen, or
-        /// none of those looked at showed a number (`Budget.probedRows`).
+        /// The page was not read: no row of character-sized marks (`CharacterRows`) was seen.
         public var pageSkipped = false
 
         public struct Found: Sendable, Hashable {
@@ -49,9 +48,9 @@ public final class PrintedISBNReader {
         /// The page is read only when it shows a row of character-sized marks as long as an
         /// ISBN line (`CharacterRows`, a few ms): most codeless photos then cost no OCR.
         public var needsCharacterRow: Bool
-        /// With `needsCharacterRow`: the page is read only when one of this many candidate rows,
-        /// evenest first, read alone shows a number (`firstRowShowingANumber`, ~10–15 ms a row);
-        /// 0: no such look.
+        /// With `needsCharacterRow`: the page gets its full time only when one of this many
+        /// candidate rows, evenest first, read alone shows a number (`firstRowShowingANumber`,
+        /// ~10–15 ms a row), else `unpromisingPageMilliseconds`; 0: no such look.
         public var probedRows: Int
 
         public init(pageScales: [Int], pageMilliseconds: Int, needsCharacterRow: Bool = false, probedRows: Int = 0) {
@@ -61,14 +60,17 @@ public final class PrintedISBNReader {
             self.probedRows = probedRows
         }
 
-        /// None at fast effort; one scale at normal, on photos with a row like an ISBN line;
-        /// two at thorough, on every photo. Normal effort's page pass is cut at 1 s of CPU: every
-        /// printed back and rendered page read took ≤ 0.6 s for the whole follow-up (stop 37), while
-        /// a codeless scene full of small print ran on to 1.6–2.5 s.
+        /// None at fast effort; one scale at normal, on photos with a row like an ISBN line (the
+        /// full time only if one of the four evenest shows a number); two at thorough, on every photo. Normal effort's page
+        /// pass is cut at 1 s of CPU: every printed back and rendered page read took ≤ 0.6 s for the
+        /// whole follow-up (stop 37), while a codeless scene full of small print ran on to 1.6–2.5 s.
+        /// Four rows (stop 38): on every printed back read the first row showing a number was one of
+        /// the first three (a page's the first); 9 of the small tuning half's 11 codeless photos the
+        /// gate let through showed none in four.
         public static func forEffort(_ effort: ScanEffort) -> Budget? {
             switch effort {
             case .fast: nil
-            case .normal: Budget(pageScales: [2_400_000], pageMilliseconds: 1_000, needsCharacterRow: true)
+            case .normal: Budget(pageScales: [2_400_000], pageMilliseconds: 1_000, needsCharacterRow: true, probedRows: 4)
             case .thorough: Budget(pageScales: [2_400_000, 1_000_000], pageMilliseconds: 4_000)
             }
         }
@@ -117,20 +119,27 @@ public final class PrintedISBNReader {
             survey = looked
         }
         guard let image = pixels.full() else { return reading }
+        var milliseconds = budget.pageMilliseconds
         if let survey {
+            // No number in the rows most like an ISBN line: the page is still read, but briefly. A
+            // back's ISBN line may be no row at all (thin type: `PrintedISBNCLITests`' back, whose
+            // rows are the two text lines above it), and its page reads in ~0.1–0.3 s; a scene full
+            // of small print would run on to the full budget.
             if budget.probedRows > 0,
                firstRowShowingANumber(CharacterRows.isbnLineCandidates(survey).prefix(budget.probedRows), in: image) == nil {
-                reading.pageSkipped = true
-                return reading
+                milliseconds = min(milliseconds, Self.unpromisingPageMilliseconds)
             }
             scales = scales.map { min($0, Self.pagePixels(setting: survey.longest.markHeight, in: image)) }
         }
         for pixels in scales {
-            reading = readPage(image, pixels: pixels, milliseconds: budget.pageMilliseconds)
+            reading = readPage(image, pixels: pixels, milliseconds: milliseconds)
             if !reading.accepted.isEmpty || !reading.otherFormats.isEmpty { break }
         }
         return reading
     }
+
+    /// The page pass's CPU cap when no probed row showed a number (`Budget.probedRows`).
+    static let unpromisingPageMilliseconds = 300
 
     /// Marks of the row the gate found are scaled to about this height for the page pass
     /// (Tesseract reads capitals of 30–40 px best).

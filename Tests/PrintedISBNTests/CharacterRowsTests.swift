@@ -80,6 +80,22 @@ import TestSupport
                                      factor: 4) == nil)
     }
 
+    /// A scene full of small print has rows like an ISBN line, but none of its evenest four, read
+    /// alone, shows a number (its page then gets a short time); a back's ISBN line is among its
+    /// first rows, and its page is read.
+    @Test func aSceneWithoutANumberInItsRowsShowsNoneABackDoes() throws {
+        let reader = try PrintedISBNReader()
+        let scene = try ImageLoader.load(contentsOf: SharedFiles.requireImage("barcodes/zxingcpp-falsepositives-1/01.png")).image
+        let candidates = CharacterRows.isbnLineCandidates(CharacterRows.survey(scene))
+        #expect(candidates.count > 4)
+        #expect(reader.firstRowShowingANumber(candidates.prefix(4), in: scene) == nil)
+        #expect(reader.read(scene, budget: .forEffort(.normal)!).accepted.isEmpty)
+        let back = try PaintedBookBacks.painted("barcodes/zxing-ean13-3/10.png", .barsAndDigits)
+        let rows = CharacterRows.isbnLineCandidates(CharacterRows.survey(back))
+        #expect(reader.firstRowShowingANumber(rows.prefix(4), in: back) != nil)
+        #expect(reader.read(back, budget: .forEffort(.normal)!).accepted.map(\.isbn.digits) == ["9780596008574"])
+    }
+
     @Test func aPhotoWithoutLetteringHoldsNone() throws {
         let image = try ImageLoader.load(contentsOf: SharedFiles.requireImage(Self.photoWithoutText)).image
         #expect(!CharacterRows.holdsNumberLikeRow(image))
