@@ -48,6 +48,7 @@ if let index = arguments.firstIndex(of: "--cost"), index + 1 < arguments.count {
     var always = PrintedISBNReader.Budget.forEffort(.normal)!
     always.needsCharacterRow = false
     let ungated = PrintedISBNFollowUp(budget: always)
+    let costProber = try PrintedISBNReader()
     var photos = 0, passed = 0, gatedReported = 0, ungatedReported = 0
     var gateCPU = 0.0, gatedCPU = 0.0, ungatedCPU = 0.0
     for (number, name) in names.enumerated() where number % every == 0 {
@@ -68,6 +69,13 @@ if let index = arguments.firstIndex(of: "--cost"), index + 1 < arguments.count {
         gateCPU += t1 - t0; gatedCPU += t2 - t1; ungatedCPU += t3 - t2
         gatedReported += withGate.codes.count
         ungatedReported += withoutGate.codes.count
+        if arguments.contains("--probe") {
+            let candidates = CharacterRows.isbnLineCandidates(CharacterRows.survey(image))
+            let p0 = threadCPU()
+            let shown = costProber.firstRowShowingANumber(candidates.prefix(8), in: image)
+            say(String(format: "probe %@ %dx%d candidates %d first number row %@ (%.0f ms) gated %.0f ms", name, image.width, image.height,
+                       candidates.count, shown.map(String.init) ?? "none", (threadCPU() - p0) * 1000, (t2 - t1) * 1000))
+        }
         if arguments.contains("--rows") {
             let survey = CharacterRows.survey(image)
             say("\(name) \(image.width)x\(image.height) candidates \(CharacterRows.isbnLineCandidates(survey).count) rows \(survey.rows.count): "
@@ -187,6 +195,12 @@ struct Tally {
 }
 var tallies: [String: [String: Tally]] = [:]  // half -> set -> tally
 let verbose = arguments.contains("--verbose")
+/// --no-naive: the naive reader is not run (its columns read 0).
+let noNaive = arguments.contains("--no-naive")
+/// --probe: each photo's candidate rows (evenest first) the probe (`firstRowShowingANumber`) finds a number in,
+/// and which candidate row holds the ISBN read.
+let probe = arguments.contains("--probe")
+let prober = try PrintedISBNReader()
 let sets = option("--sets").map { $0.split(separator: ",").map(String.init) }
 for sample in samples {
     let half = sample.group % 2 == 0 ? "tuning" : "checking"
@@ -198,7 +212,7 @@ for sample in samples {
     let result = followUp.followUp(empty) { sample.image }
     let reported = result.codes.filter { $0.symbology == .printed }.map(\.text)
     let middle = threadCPU()
-    let naiveFound = naiveRead(sample.image, naive: naive, tenOrThirteen: tenOrThirteen)
+    let naiveFound = noNaive ? [] : naiveRead(sample.image, naive: naive, tenOrThirteen: tenOrThirteen)
     let ended = threadCPU()
     tally.photos += 1
     let row = CharacterRows.longestRow(in: sample.image)
@@ -213,6 +227,15 @@ for sample in samples {
     } else {
         if !reported.isEmpty { tally.wrong += 1; tally.trapsReported += 1 }
         if !naiveFound.isEmpty { tally.naiveWrong += 1 }
+    }
+    if probe {
+        let candidates = CharacterRows.isbnLineCandidates(CharacterRows.survey(sample.image))
+        let shown = prober.firstRowShowingANumber(candidates.prefix(8), in: sample.image)
+        let box = result.codes.first { $0.symbology == .printed }?.bounds
+        let holding = box.flatMap { b in candidates.firstIndex { $0.box.y0 < b.maxY && $0.box.y1 > b.y && $0.box.x0 < b.maxX && $0.box.x1 > b.x } }
+        say("probe \(half) \(sample.set) \(sample.name) \(sample.image.width)x\(sample.image.height) candidates \(candidates.count) "
+            + "first number row \(shown.map(String.init) ?? "none") read \(reported) expected \(sample.expected ?? "-") row holding it \(holding.map(String.init) ?? "none")"
+            + String(format: " %.0f ms", (middle - started) * 1000))
     }
     if verbose {
         say("\(half) \(sample.set) \(sample.name) \(sample.image.width)x\(sample.image.height) row \(row.marks) marks \(row.markHeight) px: "

@@ -141,6 +141,9 @@ public struct ScanCost: Sendable, Hashable {
 public final class FileScanner {
     public let options: ScanOptions
     private let reader: BarcodeReader
+    /// The last large photo's reduced copy its first whole scan read (1/2 or 1/4), kept for the
+    /// follow-up (its gate looks at no more), then dropped.
+    private var firstPassCopy: (image: GrayImage, factor: Int)?
 
     /// Long side, in pixels, of the first image scanned: big enough for the barcodes in a
     /// phone photo of a book, small enough for zbar to take ~30 ms.
@@ -173,7 +176,11 @@ public final class FileScanner {
         var bars = scan(loaded: loaded)
         bars.cost.barsMilliseconds = clock.milliseconds
         guard let followUp else { return bars }
-        var result = followUp.followUp(bars) { loaded.image.applyingEXIFOrientation(loaded.exifOrientation) }
+        let reduced = firstPassCopy
+        firstPassCopy = nil
+        let pixels = FollowUpPixels(full: { loaded.image.applyingEXIFOrientation(loaded.exifOrientation) },
+                                    reduced: { reduced.map { ($0.image.applyingEXIFOrientation(loaded.exifOrientation), $0.factor) } })
+        var result = followUp.followUp(bars, pixels: pixels)
         result.cost = bars.cost
         result.cost.followUpMilliseconds = clock.milliseconds - bars.cost.barsMilliseconds
         return result
@@ -190,6 +197,7 @@ public final class FileScanner {
     }
 
     private func scan(loaded: LoadedImage) -> FileScanResult {
+        firstPassCopy = nil
         let full = loaded.image
         let firstScale = Self.firstPassScale(longSide: max(full.width, full.height))
         var attempts = AttemptLog(reader: reader, pixels: full)
@@ -213,6 +221,7 @@ public final class FileScanner {
         // Whole images: reduced first, then finer scales down to the pixels in the file.
         let half = firstScale > 1 ? full.downscaled(by: 2) : full
         let first = firstScale == 4 ? half.downscaled(by: 2) : half
+        firstPassCopy = firstScale > 1 ? (first, firstScale) : nil
         if firstScale > 1 {
             // Bars wider than the fine grid's cells (a large code, or a soft one) leave its
             // cells flat; on the reduced image they are a patch again, read from the full pixels.

@@ -45,12 +45,13 @@ public final class PrintedISBNFollowUp: ScanFollowUp {
         PrintedISBNFollowUp(budget: .live, minimumInterval: .seconds(1))
     }
 
-    public func followUp(_ result: FileScanResult, image: () -> GrayImage?) -> FileScanResult {
+    public func followUp(_ result: FileScanResult, pixels given: FollowUpPixels) -> FileScanResult {
         var result = result
+        // Each form made once: the witness and the page pass share the full pixels.
         var loaded: GrayImage??
         func pixels() -> GrayImage? {
             if let loaded { return loaded }
-            let image = image()
+            let image = given.full()
             loaded = .some(image)
             return image
         }
@@ -94,8 +95,8 @@ public final class PrintedISBNFollowUp: ScanFollowUp {
             if let last = lastPrintedReading, now - last < minimumInterval { return result }
             lastPrintedReading = now
         }
-        guard let image = pixels(), let reader else { return result }
-        let reading = reader.read(image, budget: budget)
+        guard let reader else { return result }
+        let reading = reader.read(FollowUpPixels(full: pixels, reduced: given.reduced), budget: budget)
         let isbns = Set(reading.accepted.map(\.isbn))
         if isbns.count == 1, let found = reading.accepted.first {
             result.codes.append(Detection(symbology: .printed, text: found.isbn.digits, quality: 0, bounds: found.box,

@@ -48,21 +48,29 @@ public final class PrintedISBNReader {
         /// The page is read only when it shows a row of character-sized marks as long as an
         /// ISBN line (`CharacterRows`, a few ms): most codeless photos then cost no OCR.
         public var needsCharacterRow: Bool
+        /// With `needsCharacterRow`: the page gets its full time only when one of this many
+        /// candidate rows, evenest first, read alone shows a number (`firstRowShowingANumber`,
+        /// ~10–15 ms a row), else `unpromisingPageMilliseconds`; 0: no such look.
+        public var probedRows: Int
 
-        public init(pageScales: [Int], pageMilliseconds: Int, needsCharacterRow: Bool = false) {
+        public init(pageScales: [Int], pageMilliseconds: Int, needsCharacterRow: Bool = false, probedRows: Int = 0) {
             self.pageScales = pageScales
             self.pageMilliseconds = pageMilliseconds
             self.needsCharacterRow = needsCharacterRow
+            self.probedRows = probedRows
         }
 
-        /// None at fast effort; one scale at normal, on photos with a row like an ISBN line;
-        /// two at thorough, on every photo. Normal effort's page pass is cut at 1 s of CPU: every
-        /// printed back and rendered page read took ≤ 0.6 s for the whole follow-up (stop 37), while
-        /// a codeless scene full of small print ran on to 1.6–2.5 s.
+        /// None at fast effort; one scale at normal, on photos with a row like an ISBN line (the
+        /// full time only if one of the four evenest shows a number); two at thorough, on every photo. Normal effort's page
+        /// pass is cut at 1 s of CPU: every printed back and rendered page read took ≤ 0.6 s for the
+        /// whole follow-up (stop 37), while a codeless scene full of small print ran on to 1.6–2.5 s.
+        /// Four rows (stop 38): on every printed back read the first row showing a number was one of
+        /// the first three (a page's the first); 9 of the small tuning half's 11 codeless photos the
+        /// gate let through showed none in four.
         public static func forEffort(_ effort: ScanEffort) -> Budget? {
             switch effort {
             case .fast: nil
-            case .normal: Budget(pageScales: [2_400_000], pageMilliseconds: 1_000, needsCharacterRow: true)
+            case .normal: Budget(pageScales: [2_400_000], pageMilliseconds: 1_000, needsCharacterRow: true, probedRows: 4)
             case .thorough: Budget(pageScales: [2_400_000, 1_000_000], pageMilliseconds: 4_000)
             }
         }
@@ -92,22 +100,46 @@ public final class PrintedISBNReader {
 
     /// The ISBNs printed on `image`, confirmed, within `budget`.
     public func read(_ image: GrayImage, budget: Budget) -> Reading {
+        read(FollowUpPixels(full: { image }), budget: budget)
+    }
+
+    /// The same, the full pixels asked for only when the page is read (the gate looks at the
+    /// scanner's reduced copy when there is one).
+    public func read(_ pixels: FollowUpPixels, budget: Budget) -> Reading {
         var reading = Reading()
         var scales = budget.pageScales
+        var survey: CharacterRows.Survey?
         if budget.needsCharacterRow {
-            let survey = CharacterRows.survey(image)
-            guard !CharacterRows.isbnLineCandidates(survey).isEmpty else {
+            let looked = pixels.reduced().flatMap { CharacterRows.survey(reducedCopy: $0.image, factor: $0.factor) }
+                ?? pixels.full().map(CharacterRows.survey)
+            guard let looked, !CharacterRows.isbnLineCandidates(looked).isEmpty else {
                 reading.pageSkipped = true
                 return reading
+            }
+            survey = looked
+        }
+        guard let image = pixels.full() else { return reading }
+        var milliseconds = budget.pageMilliseconds
+        if let survey {
+            // No number in the rows most like an ISBN line: the page is still read, but briefly. A
+            // back's ISBN line may be no row at all (thin type: `PrintedISBNCLITests`' back, whose
+            // rows are the two text lines above it), and its page reads in ~0.1–0.3 s; a scene full
+            // of small print would run on to the full budget.
+            if budget.probedRows > 0,
+               firstRowShowingANumber(CharacterRows.isbnLineCandidates(survey).prefix(budget.probedRows), in: image) == nil {
+                milliseconds = min(milliseconds, Self.unpromisingPageMilliseconds)
             }
             scales = scales.map { min($0, Self.pagePixels(setting: survey.longest.markHeight, in: image)) }
         }
         for pixels in scales {
-            reading = readPage(image, pixels: pixels, milliseconds: budget.pageMilliseconds)
+            reading = readPage(image, pixels: pixels, milliseconds: milliseconds)
             if !reading.accepted.isEmpty || !reading.otherFormats.isEmpty { break }
         }
         return reading
     }
+
+    /// The page pass's CPU cap when no probed row showed a number (`Budget.probedRows`).
+    static let unpromisingPageMilliseconds = 300
 
     /// Marks of the row the gate found are scaled to about this height for the page pass
     /// (Tesseract reads capitals of 30–40 px best).
@@ -155,6 +187,20 @@ public final class PrintedISBNReader {
             if confirmed == wanted { break }
         }
         return confirmed
+    }
+
+    /// The first of `rows` (in order) whose line, read alone (one Tesseract line, ~10–15 ms),
+    /// shows a number: four digits or more, or "SBN" (of "ISBN"/"SBN"); nil when none does.
+    /// A cheap first look before the page pass.
+    public func firstRowShowingANumber(_ rows: some Sequence<CharacterRows.Row>, in image: GrayImage) -> Int? {
+        guard let engine else { return nil }
+        for (index, row) in rows.enumerated() {
+            guard let crop = LineVariant.gray.prepare(image, line: row.box) else { continue }
+            let words = engine.words(in: crop, cpuMilliseconds: 200, pageSegmentationMode: 7) ?? []
+            let text = words.map(\.text).joined(separator: " ")
+            if text.filter(\.isNumber).count >= 4 || text.uppercased().contains("SBN") { return index }
+        }
+        return nil
     }
 
     // MARK: - Second witness

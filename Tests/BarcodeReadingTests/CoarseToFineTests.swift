@@ -337,6 +337,34 @@ import TestSupport
         #expect(abs(box.midX - centre.x) < within && abs(box.midY - centre.y) < within, "\(box)", sourceLocation: sourceLocation)
     }
 
+    /// What a follow-up was handed.
+    final class PixelsSeen: ScanFollowUp {
+        var full: GrayImage?
+        var reduced: (image: GrayImage, factor: Int)?
+        func followUp(_ result: FileScanResult, pixels: FollowUpPixels) -> FileScanResult {
+            reduced = pixels.reduced()
+            full = pixels.full()
+            return result
+        }
+    }
+
+    /// The follow-up gets a large photo's 1/4 copy the first whole scan read (its gate needs no
+    /// more: 12 MP are not reduced again), beside the full pixels; a small photo has none.
+    @Test func theFollowUpIsHandedALargePhotosReducedCopy() throws {
+        let large = Self.scene(generatedISBN(31).digits, module: 1, degrees: 0, width: 4000, height: 3000, cx: -5000, cy: -5000)
+        let seen = PixelsSeen()
+        _ = try Self.withFile(large) { try FileScanner().scan(fileAt: $0, followUp: seen) }
+        let reduced = try #require(seen.reduced)
+        #expect(reduced.factor == 4)
+        #expect(reduced.image == large.downscaled(by: 2).downscaled(by: 2))
+        #expect(seen.full == large)
+        let small = Self.scene(generatedISBN(31).digits, module: 1, degrees: 0, width: 640, height: 480, cx: -5000, cy: -5000)
+        let seenSmall = PixelsSeen()
+        _ = try Self.withFile(small) { try FileScanner().scan(fileAt: $0, followUp: seenSmall) }
+        #expect(seenSmall.reduced == nil)
+        #expect(seenSmall.full == small)
+    }
+
     /// `body` given `image` written as a binary PGM file in a temporary folder (removed after).
     static func withFile<T>(_ image: GrayImage, _ body: (URL) throws -> T) throws -> T {
         let directory = try makeTemporaryDirectory(prefix: "rapidscan-coarse")

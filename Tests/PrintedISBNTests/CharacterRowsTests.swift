@@ -63,6 +63,39 @@ import TestSupport
         #expect(CharacterRows.isbnLineCandidates(small).count == 1)
     }
 
+    /// A large photo's gate looks at the scanner's 1/4 copy (`FollowUpPixels.reduced`), not 12 MP
+    /// reduced again: the same rows, in the full photo's pixels.
+    @Test func theScannersReducedCopyGivesTheFullPhotosSurvey() throws {
+        for height in [160, 360] {
+            let photo = Self.lettering(height: height, onPhotoOf: 4000, 3000)
+            let full = CharacterRows.survey(photo)
+            let fromCopy = try #require(CharacterRows.survey(reducedCopy: photo.downscaled(by: 4), factor: 4))
+            #expect(fromCopy.imageHeight == full.imageHeight)
+            #expect(fromCopy.rows.map(\.marks) == full.rows.map(\.marks))
+            #expect(fromCopy.rows.map(\.box) == full.rows.map(\.box))
+            #expect(CharacterRows.isbnLineCandidates(fromCopy).count == CharacterRows.isbnLineCandidates(full).count)
+        }
+        // A copy reduced more than the survey's own reduction is not used.
+        #expect(CharacterRows.survey(reducedCopy: GrayImage(width: 1000, height: 125, pixels: [UInt8](repeating: 200, count: 125_000)),
+                                     factor: 4) == nil)
+    }
+
+    /// A scene full of small print has rows like an ISBN line, but none of its evenest four, read
+    /// alone, shows a number (its page then gets a short time); a back's ISBN line is among its
+    /// first rows, and its page is read.
+    @Test func aSceneWithoutANumberInItsRowsShowsNoneABackDoes() throws {
+        let reader = try PrintedISBNReader()
+        let scene = try ImageLoader.load(contentsOf: SharedFiles.requireImage("barcodes/zxingcpp-falsepositives-1/01.png")).image
+        let candidates = CharacterRows.isbnLineCandidates(CharacterRows.survey(scene))
+        #expect(candidates.count > 4)
+        #expect(reader.firstRowShowingANumber(candidates.prefix(4), in: scene) == nil)
+        #expect(reader.read(scene, budget: .forEffort(.normal)!).accepted.isEmpty)
+        let back = try PaintedBookBacks.painted("barcodes/zxing-ean13-3/10.png", .barsAndDigits)
+        let rows = CharacterRows.isbnLineCandidates(CharacterRows.survey(back))
+        #expect(reader.firstRowShowingANumber(rows.prefix(4), in: back) != nil)
+        #expect(reader.read(back, budget: .forEffort(.normal)!).accepted.map(\.isbn.digits) == ["9780596008574"])
+    }
+
     @Test func aPhotoWithoutLetteringHoldsNone() throws {
         let image = try ImageLoader.load(contentsOf: SharedFiles.requireImage(Self.photoWithoutText)).image
         #expect(!CharacterRows.holdsNumberLikeRow(image))
