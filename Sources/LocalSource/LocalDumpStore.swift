@@ -19,6 +19,9 @@ final class LocalDumpStore: Sendable {
         self.path = path
         var configuration = Configuration()
         configuration.readonly = readOnly
+        // A load's last connection closing checkpoints the WAL under an exclusive lock: a reader
+        // opening then (a spine search right after a load) waits for it instead of failing "locked".
+        configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in
             if !readOnly {
                 // Only a load writes here. A crash (kill -9) loses at most the last batch, which the resume

@@ -79,10 +79,14 @@ import Vision
         let twin = match(SpineReading(text: "The Third LWin", confidence: 0.9, alternatives: ["Third LWin"]))
         #expect(twin.best?.workKey == "twin")
         #expect(twin.decision == .medium)
-        // However often a lone word is read, without its author it stays for review.
-        let lone = match(SpineReading(text: "FURYBORN", confidence: 0.9, alternatives: ["Furyborn", "FURY BORN"]))
-        #expect(lone.best?.workKey == "furyborn")
+        // However often a lone word is read, without its author it stays for review...
+        let lone = match(SpineReading(text: "EMMA", confidence: 0.9, alternatives: ["Emma", "EMMA."]))
+        #expect(lone.best?.workKey == "emma")
         #expect(lone.decision == .medium)
+        // ...unless it is a sole title: a long word no dictionary holds, in no other book's title.
+        let sole = match(SpineReading(text: "FURYBORN", confidence: 0.9, alternatives: ["Furyborn", "FURY BORN"]))
+        #expect(sole.best?.workKey == "furyborn")
+        #expect(sole.decision == .strong)
     }
 
     @Test func fragmentsReadByDifferentPassesAreJoined() {
