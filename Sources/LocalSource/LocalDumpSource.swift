@@ -142,16 +142,12 @@ public struct LocalDumpSource: MetadataSource {
             for (order, row) in rows.enumerated() {
                 let titleWords = Self.comparedWords(Self.words(DumpLoader.searchText(row["title"], row["subtitle"]))).filter { !Self.stopWords.contains($0) }
                 guard !titleWords.isEmpty else { continue }
-                let shared = readingWords.filter { word in
-                    titleWords.contains { $0 == word || (word.count >= 4 && $0.hasPrefix(word)) || ($0.count >= 4 && word.hasPrefix($0)) || Self.lostItsStart(word, $0) }
-                }
+                let shared = readingWords.filter { word in titleWords.contains { Self.readWord(word, stands: $0) } }
                 // A spine shows the main title: a subtitle or a series in brackets ("The Host (The
                 // Host, #1)", "Prodigy (Legend, #2)") need not be read for the title to be whole.
                 let mainWords = Self.comparedWords(Self.words(Self.mainTitle(row["title"]))).filter { !Self.stopWords.contains($0) }
                 let compared = mainWords.isEmpty ? titleWords : mainWords
-                let covered = compared.filter { word in
-                    readingWords.contains { $0 == word || ($0.count >= 4 && word.hasPrefix($0)) || (word.count >= 4 && $0.hasPrefix(word)) || Self.lostItsStart($0, word) }
-                }
+                let covered = compared.filter { word in readingWords.contains { Self.readWord($0, stands: word) } }
                 let wholeTitle = covered.count == compared.count
                 guard shared.count >= 2 || (wholeTitle && compared.count == 1 && compared[0].count >= 4) else { continue }
                 var score = Double(shared.count) / Double(readingWords.count) + Double(covered.count) / Double(compared.count)
@@ -165,6 +161,12 @@ public struct LocalDumpSource: MetadataSource {
             scored.sort { ($0.score, -$0.order) > ($1.score, -$1.order) }
             return try onePerWork(scored.map(\.row), limit: limit, db) { _ in true }
         }
+    }
+
+    /// Whether a word read stands for a title's word (`closestTitles`): the same, either cut short
+    /// (four letters kept), or read without its start (`lostItsStart`).
+    static func readWord(_ read: String, stands word: String) -> Bool {
+        read == word || (read.count >= 4 && word.hasPrefix(read)) || (word.count >= 4 && read.hasPrefix(word)) || lostItsStart(read, word)
     }
 
     /// A title without its subtitle after a colon or its series in brackets ("Prodigy (Legend, #2)" -> "Prodigy").

@@ -108,15 +108,16 @@ public final class PrintedISBNReader {
     public func read(_ pixels: FollowUpPixels, budget: Budget) -> Reading {
         var reading = Reading()
         var scales = budget.pageScales
-        var survey: CharacterRows.Survey?
+        var survey: (rows: CharacterRows.Survey, candidates: [CharacterRows.Row])?
         if budget.needsCharacterRow {
             let looked = pixels.reduced().flatMap { CharacterRows.survey(reducedCopy: $0.image, factor: $0.factor) }
                 ?? pixels.full().map(CharacterRows.survey)
-            guard let looked, !CharacterRows.isbnLineCandidates(looked).isEmpty else {
+            let candidates = looked.map(CharacterRows.isbnLineCandidates) ?? []
+            guard let looked, !candidates.isEmpty else {
                 reading.pageSkipped = true
                 return reading
             }
-            survey = looked
+            survey = (looked, candidates)
         }
         guard let image = pixels.full() else { return reading }
         var milliseconds = budget.pageMilliseconds
@@ -126,10 +127,10 @@ public final class PrintedISBNReader {
             // rows are the two text lines above it), and its page reads in ~0.1–0.3 s; a scene full
             // of small print would run on to the full budget.
             if budget.probedRows > 0,
-               firstRowShowingANumber(CharacterRows.isbnLineCandidates(survey).prefix(budget.probedRows), in: image) == nil {
+               firstRowShowingANumber(survey.candidates.prefix(budget.probedRows), in: image) == nil {
                 milliseconds = min(milliseconds, Self.unpromisingPageMilliseconds)
             }
-            scales = scales.map { min($0, Self.pagePixels(setting: survey.longest.markHeight, in: image)) }
+            scales = scales.map { min($0, Self.pagePixels(setting: survey.rows.longest.markHeight, in: image)) }
         }
         for pixels in scales {
             reading = readPage(image, pixels: pixels, milliseconds: milliseconds)
