@@ -65,6 +65,19 @@ import Vision
         #expect(events.filter { $0.workKey != nil && $0.title == "The Fifth Element" }.map(\.position) == [0, 3])
     }
 
+    /// The cache, then `local` (if any), Google Books and Open Library on `server`, which knows no
+    /// book, each searched through one lookup: the sources `spines` builds.
+    func knowingNoBook(_ server: FixtureServer, catalogue: Catalogue, after local: (any MetadataSource)? = nil) throws -> [any CandidateSource] {
+        server.route(Self.volumes, response: try FixtureResponse.fixture("googlebooks/volumes_zero_results_no_items_key.json"))
+        server.route("/search.json", response: .json(#"{"numFound":0,"start":0,"docs":[]}"#))
+        let client = HTTPClient(policy: HTTPClient.Policy(timeout: 30, retries: 0))
+        let google = GoogleBooksSource(GoogleBooksSource.Settings(baseURL: server.baseURL, userAgent: "rapidscan-tests"), client: client)
+        let openLibrary = OpenLibrarySource(OpenLibrarySource.Settings(baseURL: server.baseURL, product: "rapidscan-tests"), client: client)
+        let metadataSources: [any MetadataSource] = (local.map { [$0] } ?? []) + [google, openLibrary]
+        let lookup = LookupService(catalogue: catalogue, sources: metadataSources)
+        return [CacheCandidateSource(catalogue: catalogue)] + metadataSources.map { SearchCandidateSource(source: $0, lookup: lookup) }
+    }
+
     /// Open Library's records on this machine (a loaded dump that knows none of the books asked).
     struct LocalOpenLibraryCopy: MetadataSource {
         let name = "localDump"
@@ -81,17 +94,8 @@ import Vision
         let server = FixtureServer()
         try await server.start()
         defer { Task { await server.stop() } }
-        server.route(Self.volumes, response: try FixtureResponse.fixture("googlebooks/volumes_zero_results_no_items_key.json"))
-        server.route("/search.json", response: .json(#"{"numFound":0,"start":0,"docs":[]}"#))
         let catalogue = try Catalogue.inMemory()
-        let client = HTTPClient(policy: HTTPClient.Policy(timeout: 30, retries: 0))
-        let google = GoogleBooksSource(GoogleBooksSource.Settings(baseURL: server.baseURL, userAgent: "rapidscan-tests"), client: client)
-        let openLibrary = OpenLibrarySource(OpenLibrarySource.Settings(baseURL: server.baseURL, product: "rapidscan-tests"), client: client)
-        let dump = LocalOpenLibraryCopy()
-        let metadataSources: [any MetadataSource] = [dump, google, openLibrary]
-        let lookup = LookupService(catalogue: catalogue, sources: metadataSources)
-        var sources: [any CandidateSource] = [CacheCandidateSource(catalogue: catalogue)]
-        for source in metadataSources { sources.append(SearchCandidateSource(source: source, lookup: lookup)) }
+        let sources = try knowingNoBook(server, catalogue: catalogue, after: LocalOpenLibraryCopy())
         let session = SpineSession(catalogue: catalogue, reader: SpineSessionReadingTests.FixedReader(readings: [Self.readings[1]]),
                                    sources: sources, dryRun: true)
         let file = try photo("dump")
@@ -159,16 +163,8 @@ import Vision
         try await server.start()
         defer { Task { await server.stop() } }
         // Neither source knows the book: every query a spine may ask is asked.
-        server.route(Self.volumes, response: try FixtureResponse.fixture("googlebooks/volumes_zero_results_no_items_key.json"))
-        server.route("/search.json", response: .json(#"{"numFound":0,"start":0,"docs":[]}"#))
         let catalogue = try Catalogue.inMemory()
-        let client = HTTPClient(policy: HTTPClient.Policy(timeout: 30, retries: 0))
-        let google = GoogleBooksSource(GoogleBooksSource.Settings(baseURL: server.baseURL, userAgent: "rapidscan-tests"), client: client)
-        let openLibrary = OpenLibrarySource(OpenLibrarySource.Settings(baseURL: server.baseURL, product: "rapidscan-tests"), client: client)
-        let lookup = LookupService(catalogue: catalogue, sources: [google, openLibrary])
-        let sources: [any CandidateSource] = [CacheCandidateSource(catalogue: catalogue),
-                                              SearchCandidateSource(source: google, lookup: lookup),
-                                              SearchCandidateSource(source: openLibrary, lookup: lookup)]
+        let sources = try knowingNoBook(server, catalogue: catalogue)
         #expect(sources.map(\.isPaced) == [false, false, true])
         // A spine read four ways, the first of them junk.
         let spine = SpineReading(text: "xq zzvv", position: 0, confidence: 0.9,
