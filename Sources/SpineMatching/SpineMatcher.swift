@@ -110,7 +110,8 @@ public struct SpineMatcher: Sendable {
         }
         if result.decision != .strong { result.unavailable = unavailable }
         if !searchesAfar, result.decision == .none, sources.contains(where: \.asksNetwork) { result.reason = Self.notSearchedAfar }
-        return result
+        guard let beyond = Self.textBeyondFields(reading) else { return result }
+        return heldBeside(result, await match(SpineReading(text: beyond, confidence: reading.confidence), sources: sources))
     }
 
     static let notSearchedAfar = "no known word read: not searched online"
@@ -119,7 +120,9 @@ public struct SpineMatcher: Sendable {
     public func match(_ reading: SpineReading, candidates: [PreparedCandidate]) -> SpineMatch {
         let parsed = Self.parsed(reading, words: words)
         guard let readings = parsed.readings else { return Self.refused(reading, parsed.refusal) }
-        return decide(readings, candidates, spine: reading)
+        let result = decide(readings, candidates, spine: reading)
+        guard let beyond = Self.textBeyondFields(reading) else { return result }
+        return heldBeside(result, match(SpineReading(text: beyond, confidence: reading.confidence), candidates: candidates))
     }
 
     public func match(_ reading: SpineReading, index: WorkIndex) -> SpineMatch {
@@ -239,7 +242,8 @@ public struct SpineMatcher: Sendable {
             for second in readings.indices where second > first && !words[first].isEmpty && !words[second].isEmpty
                 && words[first].isDisjoint(with: words[second]) {
                 guard joined.count < limit else { return joined }
-                joined.append(ParsedReading(SpineReading(text: readings[first].query.text + " " + readings[second].query.text,
+                let tails = [readings[first].tail?.text, readings[second].tail?.text].compactMap { $0 }
+                joined.append(ParsedReading(SpineReading(text: ([readings[first].query.text, readings[second].query.text] + tails).joined(separator: " "),
                                                          confidence: readings[first].reading.confidence)))
             }
         }
@@ -288,7 +292,9 @@ public struct SpineMatcher: Sendable {
             if other.match.decision != .none, other.match.distance <= thresholds.unsureMedium, let otherWork = other.work {
                 var own = reading.title.full
                 own.removeSubrange(rest.range)
-                let alone = decide(ParsedReading(SpineReading(text: own.joined(separator: " "), confidence: reading.reading.confidence)),
+                // The tail set aside stays beside the title: evidence that more than the title was read.
+                let ownText = ([own.joined(separator: " ")] + [reading.tail?.text].compactMap { $0 }).joined(separator: " ")
+                let alone = decide(ParsedReading(SpineReading(text: ownText, confidence: reading.reading.confidence)),
                                    candidates.filter { $0.identity != otherWork.identity })
                 var held = [other.match] + other.match.alsoHeld
                 held[0].alsoHeld = []
@@ -354,7 +360,12 @@ public struct SpineMatcher: Sendable {
     /// (`soleTitle(_:among:)`): it may be strong without its author, one word or two.
     func score(_ reading: ParsedReading, _ candidate: PreparedCandidate, soleTitle: Bool = false) -> Score {
         // Author: a surname agreeing settles it; a different author vetoes.
+        // A tail set aside whose words the candidate's title holds is that title's end ("Time's Arrow").
         var readTitle = reading.title
+        if let tail = reading.tail, let withTail = reading.titleWithTail,
+           tail.words.contains(where: { word in candidate.parts.full.contains(word) }) {
+            readTitle = withTail
+        }
         if !reading.hasSeparateTitle {
             readTitle.full = Self.rejoined(readTitle.full, against: candidate)
             readTitle.main = Self.rejoined(readTitle.main, against: candidate)
@@ -506,7 +517,8 @@ public struct SpineMatcher: Sendable {
         // very short title (one short word, a number) among words that are neither title nor
         // author is never strong, author or not: "14" inside a call-number label is chance.
         let junkAround = !reading.hasSeparateTitle
-            && readTitle.full.contains { word in !candidate.parts.full.contains { Similarity.wordSimilarity(word, $0) > 0 } }
+            && (readTitle.full.contains { word in !candidate.parts.full.contains { Similarity.wordSimilarity(word, $0) > 0 } }
+                || reading.tail != nil)
         let mayBeStrong = (authorRead || Self.standsAlone(candidate) || soleTitle) && !(junkAround && Self.isVeryShort(candidate))
         let settled = partialRun || (candidateSignificant <= 1 && !authorRead) || volumeUnread || !mayBeStrong
         return .distance(partialRun ? max(distance, thresholds.strong + 0.01) : distance, mayAgree: !settled, mayBeStrong: mayBeStrong)
@@ -543,7 +555,7 @@ public struct SpineMatcher: Sendable {
     /// an unknown word under 8 letters, 5.6% for two dictionary words: the shapes kept are those
     /// under 5%, as `standsAlone`'s. Chinese titles keep their rule.
     static func soleTitle(_ reading: ParsedReading, among candidates: [PreparedCandidate]) -> String? {
-        guard reading.authorWords.isEmpty else { return nil }
+        guard reading.authorWords.isEmpty, reading.tail == nil else { return nil }
         // A word OCR split at a gap ("UnSouLeD" at its capitals, "FURYBORN" spaced as glued) read as one.
         let read = { (candidate: PreparedCandidate) in
             reading.hasSeparateTitle ? reading.title.full : rejoined(reading.title.full, against: candidate)
@@ -657,6 +669,11 @@ struct ParsedReading {
     let swapped: (title: TitleParts, authorWords: [String])?
     /// Glued runs were spaced (`words`): the text is not as read.
     let spaced: Bool
+    /// A publisher's name or call number read after the title in OCR text (`ReadingTail`): set
+    /// aside from `title`, kept as evidence that something beside the title was read.
+    let tail: ReadingTail?
+    /// The title with the tail's words, for a candidate whose own title holds them ("Time's Arrow").
+    let titleWithTail: TitleParts?
 
     /// `words`: OCR text (no title field) has its glued runs spaced with them before anything
     /// else ("GUIDETO" -> "guide to"): the search and the comparison see the words.
@@ -664,21 +681,30 @@ struct ParsedReading {
         self.reading = reading
         hasSeparateTitle = reading.title != nil && !(reading.title ?? "").isEmpty
         let printed = reading.title.flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 } ?? reading.text
-        var titleText = printed
-        var text = reading.text
+        // OCR text ends in the publisher's name or the library's label more often than not.
+        tail = hasSeparateTitle || ReadingFilters.isCallNumber(printed) ? nil : ReadingTail(reading.text)
+        var titleText = tail?.head ?? printed
+        var text = tail?.head ?? reading.text
         var spacedRuns = false
-        if !hasSeparateTitle, let spaced = words?.spaced(reading.text) {
+        if !hasSeparateTitle, let spaced = words?.spaced(text) {
             titleText = spaced
             text = spaced
             spacedRuns = true
         }
         spaced = spacedRuns
         title = TitleParts(title: titleText, seriesHint: reading.series, volumeHint: reading.volume)
+        titleWithTail = tail.map { TitleParts(title: titleText + " " + $0.text, seriesHint: reading.series, volumeHint: reading.volume) }
+        // A one-word tail may be a title's last word ("Time's Arrow"): the sources are asked it too.
+        var askedTitle = titleText
+        if let tail, tail.words.count == 1 {
+            askedTitle += " " + tail.text
+            text += " " + tail.text
+        }
         authorWords = reading.author.map(AuthorName.words) ?? []
         // OCR text is compared with its camel-case runs apart (`fold`); a source is asked the same
         // words ("Oxley MatroidTheory Second" asks for "Matroid Theory"), not one it has no title with.
-        query = hasSeparateTitle || spacedRuns ? CandidateQuery(title: titleText, author: reading.author, text: text)
-            : CandidateQuery(title: TextNormalizer.camelSpaced(titleText), author: reading.author, text: TextNormalizer.camelSpaced(text))
+        query = hasSeparateTitle || spacedRuns ? CandidateQuery(title: askedTitle, author: reading.author, text: text)
+            : CandidateQuery(title: TextNormalizer.camelSpaced(askedTitle), author: reading.author, text: TextNormalizer.camelSpaced(text))
         if let author = reading.author, let title = reading.title, !author.isEmpty, !title.isEmpty {
             swapped = (TitleParts(title: author), AuthorName.words(title))
         } else {

@@ -122,7 +122,7 @@ import Vision
         let traps = try TrapTable.load(traps: SharedFiles.projectRoot.appendingPathComponent("Tests/SpineMatchingTests/Resources/trap-readings.csv"),
                                        goodbooks: goodbooks, shelves: shelves)
         #expect(traps.rows.count >= 150)
-        for kind in ["issue", "callNumber", "label", "publisher", "mixed", "shelfOCR"] {
+        for kind in ["issue", "callNumber", "label", "publisher", "mixed", "shelfOCR", "tail"] {
             #expect(traps.rows.contains { $0.kind == kind }, "no \(kind) traps")
         }
         let index = WorkIndex(traps.catalogue)
