@@ -242,7 +242,8 @@ public struct SpineMatcher: Sendable {
             for second in readings.indices where second > first && !words[first].isEmpty && !words[second].isEmpty
                 && words[first].isDisjoint(with: words[second]) {
                 guard joined.count < limit else { return joined }
-                let tails = [readings[first].tail?.text, readings[second].tail?.text].compactMap { $0 }
+                // Their tails stay beside them (a one-word tail is already in the query's text).
+                let tails = [readings[first].tail, readings[second].tail].compactMap { $0 }.filter { $0.words.count > 1 }.map(\.text)
                 joined.append(ParsedReading(SpineReading(text: ([readings[first].query.text, readings[second].query.text] + tails).joined(separator: " "),
                                                          confidence: readings[first].reading.confidence)))
             }
@@ -681,7 +682,7 @@ struct ParsedReading {
         self.reading = reading
         hasSeparateTitle = reading.title != nil && !(reading.title ?? "").isEmpty
         let printed = reading.title.flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 } ?? reading.text
-        // OCR text ends in the publisher's name or the library's label more often than not.
+        // OCR text may end in the publisher's name or the library's label (`ReadingTail`).
         tail = hasSeparateTitle || ReadingFilters.isCallNumber(printed) ? nil : ReadingTail(reading.text)
         var titleText = tail?.head ?? printed
         var text = tail?.head ?? reading.text
