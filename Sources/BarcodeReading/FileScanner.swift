@@ -13,7 +13,8 @@ public enum ScanEffort: String, Sendable, Hashable, CaseIterable {
     /// small-code passes: doubled and sharpened, equalised, doubled and turned ±6° (the
     /// default; turned, and smoothed along the bars, only where zbar read something or noise
     /// hid the code's patch: `BarsEvidence`). On large photos five regions and two of the 1/4
-    /// image, plain, sharpened, then finer and sharpened, then `ModelDecoder` on them, then
+    /// image, plain, sharpened, then finer and sharpened, then `ModelDecoder` on them (past the
+    /// plain crop only where edges run along the bars: `RegionReading.edgesAlongBars`), then
     /// 1/4 of the whole image.
     /// Last, when nothing is confirmed, `ModelDecoder` on the barcode-like patches. A small
     /// image is scanned every other line first, every line only where that read something or
@@ -216,7 +217,11 @@ public final class FileScanner {
         }
         if firstScale > 1 {
             regions = RegionFinder.find(in: full, limit: Self.regionLimit[options.effort] ?? 6)
-            if attempts.runRegions(regions, in: full, effort: options.effort) { return finish(&attempts) }
+            // At normal effort a region gets more than its plain crop only where edges run along its
+            // bars (`RegionReading.edgesAlongBars`): on busy code-free photos most are spines and print.
+            if attempts.runRegions(regions, in: full, effort: options.effort, onlyWhereBarsRun: options.effort == .normal) {
+                return finish(&attempts)
+            }
         }
         // Whole images: reduced first, then finer scales down to the pixels in the file.
         let half = firstScale > 1 ? full.downscaled(by: 2) : full
@@ -228,7 +233,8 @@ public final class FileScanner {
             let coarse = RegionFinder.find(in: first, limit: Self.coarseRegionLimit)
                 .map { $0.scaled(by: Double(firstScale)) }
                 .filter { new in !regions.contains { $0.covers(new) } }
-            if attempts.runRegions(coarse, in: full, effort: options.effort, numberedFrom: regions.count + 1) {
+            if attempts.runRegions(coarse, in: full, effort: options.effort, numberedFrom: regions.count + 1,
+                                   onlyWhereBarsRun: options.effort == .normal) {
                 return finish(&attempts)
             }
             regions += coarse
@@ -239,9 +245,9 @@ public final class FileScanner {
         // fine as zbar's (~4 px per module when the code is its patch's length): at 600 px a
         // blurred code an add-on's patch had lengthened fell to ~1.8 px per module; widths of
         // 900–1600 read 94–98 of 140 unseen hard photos, 1200 the most. Only code-shaped
-        // regions (`isWorthTheModel`).
+        // regions (`isWorthTheModel`) whose edges run along their bars (`showsBars`).
         if firstScale > 1, options.thorough,
-           attempts.runModel(on: regions.filter(Self.isWorthTheModel), scale: 1, crop: { RegionReading.crop($0, from: full, outputWidth: 1200) }) {
+           attempts.runModel(on: regions.filter { Self.isWorthTheModel($0) && attempts.showsBars($0) }, scale: 1, crop: { RegionReading.crop($0, from: full, outputWidth: 1200) }) {
             return finish(&attempts)
         }
         sources.append((first, firstScale))
@@ -530,6 +536,14 @@ struct AttemptLog {
     var regionsReadUpright: [CandidateRegion] = []
     /// Images and crops zbar scanned.
     var scans = 0
+    /// A large photo's regions' edges along their bars, from their plain crops (`RegionReading.edgesAlongBars`).
+    var edgesAlongBars: [CandidateRegion: Int] = [:]
+
+    /// Whether a large photo's region is worth more than its plain scan: its plain crop showed
+    /// enough edges running along its bars (a region never cropped is given the benefit).
+    func showsBars(_ region: CandidateRegion) -> Bool {
+        (edgesAlongBars[region] ?? .max) >= RegionReading.minimumEdgesAlongBars
+    }
     /// The hard passes were not run: nothing looked like bars (`FileScanner.barsEvidence`).
     var hardPassesSkipped = false
 
@@ -567,9 +581,12 @@ struct AttemptLog {
     /// Each region cropped upright from the full image and scanned along its rows: every
     /// region plainly first, then (when no code is confirmed yet) sharpened, then finer (a
     /// code smaller than its patch suggests); a region stops once one of its codes is
-    /// confirmed. True once a confirmed, uncontradicted code stands.
+    /// confirmed. `onlyWhereBarsRun` (a large photo at normal effort): a region whose plain crop
+    /// shows too few edges along its bars gets no other crop (`showsBars`). True once a
+    /// confirmed, uncontradicted code stands.
     mutating func runRegions(_ regions: [CandidateRegion], in full: GrayImage, effort: ScanEffort,
-                             numberedFrom firstNumber: Int = 1, variants chosen: [RegionVariant]? = nil) -> Bool {
+                             numberedFrom firstNumber: Int = 1, variants chosen: [RegionVariant]? = nil,
+                             onlyWhereBarsRun: Bool = false) -> Bool {
         let variants = chosen ?? RegionVariant.all(for: effort)
         var readIn = [Set<String>](repeating: [], count: regions.count)
         var addOnLooks: [String: RegionReading.AddOnLook] = [:]
@@ -586,6 +603,10 @@ struct AttemptLog {
                 }
                 guard let crop = crops[number]?.crop else { continue }
                 if round == 0 { regionsReadUpright.append(region) }
+                if onlyWhereBarsRun {
+                    if round == 0 { edgesAlongBars[region] = RegionReading.edgesAlongBars(crop.image) }
+                    else if !showsBars(region) { continue }
+                }
                 let image = switch variant.filter {
                 case .plain: crop.image
                 case .sharpened: crop.image.sharpened(radius: 2, amount: 2)
@@ -780,3 +801,4 @@ extension BoundingBox {
         return BoundingBox(x: x * factor, y: y * factor, width: width * factor, height: height * factor)
     }
 }
+

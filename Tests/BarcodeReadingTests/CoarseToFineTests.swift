@@ -326,6 +326,32 @@ import TestSupport
         try Self.expectReadThroughRegions(image, code: code.digits, at: (1000, 1500), within: 200)
     }
 
+    /// A large photo's region gets more than its plain scan (sharpened and finer crops, the model)
+    /// only where edges run the whole height of its upright crop, as a code's bars do: a soft code
+    /// (blurred by 0.4 of its module) passes, a shelf's spines (bands 30–90 px wide) do not.
+    /// (Dense lettering can pass: strokes 6–15 px apart in two lines line up by chance ~60 times.)
+    @Test func aLargePhotosRegionIsLookedAtHarderOnlyWhereEdgesRunAlongItsBars() {
+        let code = generatedISBN(43)
+        let sharp = EAN13Rendering.image(code.digits, module: 3, phase: 0.3, barHeight: 120)
+        let soft = ModelDecoderTests.blurred(sharp, sigma: 1.2, seed: 5)
+        #expect(RegionReading.edgesAlongBars(soft) >= RegionReading.minimumEdgesAlongBars)
+        var state: UInt64 = 11
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int(state >> 33) % bound
+        }
+        let (width, height) = (800, 120)
+        var spines = [UInt8](repeating: 0, count: width * height)
+        var x = 0
+        while x < width {
+            let band = 30 + next(61), grey = UInt8(40 + next(180))
+            for y in 0..<height { for bx in x..<min(width, x + band) { spines[y * width + bx] = grey } }
+            x += band
+        }
+        #expect(RegionReading.edgesAlongBars(GrayImage(width: width, height: height, pixels: spines))
+                < RegionReading.minimumEdgesAlongBars)
+    }
+
     /// `image`, written as a file and scanned, gives `code` alone, read by the region pass,
     /// its box centred within `within` pixels of `centre`.
     static func expectReadThroughRegions(_ image: GrayImage, code: String, at centre: (x: Int, y: Int), within: Int,
