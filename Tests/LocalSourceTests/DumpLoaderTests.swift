@@ -90,6 +90,17 @@ import TestSupport
         #expect(try LocalDumpSource(path: gzipLoader.path).state().editions == gzipState.editions)
     }
 
+    /// `rows` loaded as one dump (`editions` of them editions) into a new local source in
+    /// `directory`, and that source's title search, as the titles it finds.
+    static func titleSearch(of rows: [String], editions: Int, in directory: URL) async throws -> (String) async throws -> [String] {
+        let dump = directory.appendingPathComponent("dump.txt")
+        try (rows.joined(separator: "\n") + "\n").write(to: dump, atomically: true, encoding: .utf8)
+        let database = directory.appendingPathComponent("dump.sqlite").path
+        #expect(try await DumpLoader(path: database).load(file: dump.path).editions == editions)
+        let source = try LocalDumpSource(path: database)
+        return { reading in try await source.search(title: reading, author: nil, limit: 5).map(\.title) }
+    }
+
     /// Rows as the all-types dump writes them (`type \t key \t revision \t last_modified \t JSON`).
     static func row(_ type: String, _ key: String, _ revision: Int, _ json: String) -> String {
         "/type/\(type)\t\(key)\t\(revision)\t2024-03-01T00:00:00.000000\t\(json)"
@@ -223,14 +234,7 @@ import TestSupport
             Self.row("edition", "/books/OL7M", 1, #"{"title": "Lionboy", "isbn_13": ["9780142402405"], "authors": [{"key": "/authors/OL6A"}]}"#),
             Self.row("edition", "/books/OL8M", 1, #"{"title": "Dragon Rider", "isbn_13": ["9780439456951"]}"#),
         ]
-        let dump = directory.appendingPathComponent("spines.txt")
-        try (rows.joined(separator: "\n") + "\n").write(to: dump, atomically: true, encoding: .utf8)
-        let database = directory.appendingPathComponent("dump.sqlite").path
-        #expect(try await DumpLoader(path: database).load(file: dump.path).editions == 8)
-        let source = try LocalDumpSource(path: database)
-        func titles(_ reading: String) async throws -> [String] {
-            try await source.search(title: reading, author: nil, limit: 5).map(\.title)
-        }
+        let titles = try await Self.titleSearch(of: rows, editions: 8, in: directory)
         #expect(try await titles("the host STEPHENIE MEYER") == ["The Host (The Host, #1)"])
         #expect(try await titles("MARIE LU PRODIGY") == ["Prodigy (Legend, #2)"])
         #expect(try await titles("HARLOW Minigr Rider") == ["Midnight Rider"])
@@ -255,14 +259,7 @@ import TestSupport
             Self.row("edition", "/books/OL2M", 1, #"{"title": "大数据处理平台能耗优化方法的研究", "isbn_13": ["9787121321900"], "authors": [{"key": "/authors/OL2A"}]}"#),
             Self.row("edition", "/books/OL3M", 1, #"{"title": "数据流知识发现", "isbn_13": ["9787302470120"]}"#),
         ]
-        let dump = directory.appendingPathComponent("zh.txt")
-        try (rows.joined(separator: "\n") + "\n").write(to: dump, atomically: true, encoding: .utf8)
-        let database = directory.appendingPathComponent("dump.sqlite").path
-        #expect(try await DumpLoader(path: database).load(file: dump.path).editions == 3)
-        let source = try LocalDumpSource(path: database)
-        func titles(_ reading: String) async throws -> [String] {
-            try await source.search(title: reading, author: nil, limit: 5).map(\.title)
-        }
+        let titles = try await Self.titleSearch(of: rows, editions: 3, in: directory)
         #expect(try await titles("大数据背后的核心技术") == ["大数据背后的核心技术"])
         #expect(try await titles("大数据背后的核心技") .first == "大数据背后的核心技术")
         #expect(try await titles("大数据处理平台能耗优化方法的研究电子工业出版社").first == "大数据处理平台能耗优化方法的研究")
