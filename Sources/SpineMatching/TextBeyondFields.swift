@@ -21,7 +21,8 @@ extension SpineMatcher {
             rest.append(token)
         }
         guard !rest.isEmpty, !ReadingTail.isPublisher(rest), !ReadingTail.isCallNumber(rest) else { return nil }
-        let text = ReadingTail(rest.joined(separator: " "))?.head ?? rest.joined(separator: " ")
+        let beyond = rest.joined(separator: " ")
+        let text = ReadingTail(beyond)?.head ?? beyond
         let significant = TextNormalizer.tokens(text).filter { $0.count >= 3 && !TextNormalizer.stopwords.contains($0) }
         return significant.count >= 2 ? text : nil
     }
