@@ -325,12 +325,22 @@ public final class FileScanner {
             base = base.downscaled(by: 2)
             baseScale *= 2
         }
+        // The zbar passes below look at `area`, from `origin` (base's pixels): a small photo's
+        // evidence area (`hardPassArea`) at normal effort, else the whole of base (then origin is (0, 0)).
+        var area = base, origin = (x: 0, y: 0)
+        if evidence != nil, options.effort == .normal, baseScale == 1,
+           let box = Self.hardPassArea(in: base, zbarReads: attempts.readBoxes,
+                                       patches: (sparsePatches ?? []).filter { Self.looksLikeCode($0, in: base) }),
+           let (crop, x, y) = base.cropped(to: box) {
+            area = crop
+            origin = (x, y)
+        }
         // Reduced copies average heavy noise away, as long as bars stay ≥ ~1 px per module.
         var tricks: [(label: String, image: () -> GrayImage?, scale: Int, sharpened: Bool)] = [
-            ("contrast stretched and sharpened", { (base.contrastStretched() ?? base).sharpened() }, baseScale, true),
+            ("contrast stretched and sharpened", { (area.contrastStretched() ?? area).sharpened() }, baseScale, true),
         ]
-        for factor in [2, 4] where min(base.width, base.height) / factor >= Self.minimumReducedSide {
-            tricks.append(("reduced 1/\(factor)", { base.downscaled(by: factor) }, baseScale * factor, false))
+        for factor in [2, 4] where min(area.width, area.height) / factor >= Self.minimumReducedSide {
+            tricks.append(("reduced 1/\(factor)", { area.downscaled(by: factor) }, baseScale * factor, false))
         }
         // Every other scan line halves the cost, and on the real photos it reads one more
         // code than every line does (other lines fall across the bars); thorough tries both.
@@ -339,7 +349,8 @@ public final class FileScanner {
             for trick in tricks {
                 guard let image = trick.image() else { continue }
                 if attempts.run(image, scale: trick.scale, label: "\(trick.label), density \(density)",
-                                density: density, keepRejected: false, sharpened: trick.sharpened) {
+                                density: density, keepRejected: false, sharpened: trick.sharpened,
+                                origin: origin) {
                     return finish(&attempts)
                 }
             }
@@ -352,10 +363,10 @@ public final class FileScanner {
         let doublable = baseScale == 1 || base.width * base.height * 4 <= Self.trickPixelLimit * 2
         let small = base.width * base.height <= Self.smallImagePixels
         if options.effort == .thorough ? doublable : (options.effort == .normal && small) {
-            let doubled = base.upscaled2x()
+            let doubled = area.upscaled2x()
             var passes: [(label: String, image: () -> GrayImage, mapping: BoundsMapping, sharpened: Bool)] = [
                 ("doubled and sharpened", { doubled.sharpened(radius: 3, amount: 2) }, .magnified, true),
-                ("equalised", { base.equalised() }, .identity, false),
+                ("equalised", { area.equalised() }, .identity, false),
             ]
             if options.effort == .thorough { passes.insert(("doubled", { doubled }, .magnified, false), at: 0) }
             // The turned copies (~40% of a small photo's hard passes) read nothing at normal
@@ -372,7 +383,8 @@ public final class FileScanner {
                 // No UPC-E/EAN-8 from these: sharpened and magnified, the right half of a
                 // UPC-A reads as a UPC-E by many scan lines (its shadow, with the UPC-A unread).
                 if attempts.run(pass.image(), scale: baseScale, label: pass.label, density: 2, keepRejected: false,
-                                mapping: pass.mapping, acceptShort: false, sharpened: pass.sharpened) {
+                                mapping: pass.mapping, acceptShort: false, sharpened: pass.sharpened,
+                                origin: origin) {
                     return finish(&attempts)
                 }
             }
@@ -388,10 +400,11 @@ public final class FileScanner {
         if small, options.effort == .thorough || (evidence?.smoothingWorthIt ?? true) || attempts.zbarReadSomething {
             for radius in Self.smoothingRadii {
                 let passes: [(String, () -> GrayImage)] = [
-                    ("smoothed along columns, \(2 * radius + 1) px", { base.smoothedAlongColumns(radius: radius) }),
-                    ("smoothed along rows, \(2 * radius + 1) px", { base.smoothedAlongRows(radius: radius) }),
+                    ("smoothed along columns, \(2 * radius + 1) px", { area.smoothedAlongColumns(radius: radius) }),
+                    ("smoothed along rows, \(2 * radius + 1) px", { area.smoothedAlongRows(radius: radius) }),
                 ]
-                for (label, image) in passes where attempts.run(image(), scale: baseScale, label: label, keepRejected: false) {
+                for (label, image) in passes where attempts.run(image(), scale: baseScale, label: label, keepRejected: false,
+                                                               origin: origin) {
                     return finish(&attempts)
                 }
             }
@@ -426,6 +439,27 @@ public final class FileScanner {
         }
         return nil
     }
+
+    /// Where a small photo's hard passes look: around the patches shaped like a code
+    /// (`looksLikeCode`) and the symbols zbar read, each grown to hold a whole code (a soft
+    /// code's patch can be half of it); nil (the whole photo) when there are none (noise hid
+    /// the patch at full size) or they cover most of the photo.
+    static func hardPassArea(in image: GrayImage, zbarReads: [BoundingBox], patches: [CandidateRegion]) -> BoundingBox? {
+        let boxes = zbarReads.map { $0.grownToHoldCode(minimumReach: Agreement.secondLookReach) }
+            + patches.map { $0.boxGrownToHoldCode(minimumReach: Agreement.secondLookReach) }
+        guard let first = boxes.first else { return nil }
+        let whole = BoundingBox(x: 0, y: 0, width: image.width, height: image.height)
+        let union = boxes.dropFirst().reduce(first) { $0.union($1) }
+        let x0 = max(0, union.x), y0 = max(0, union.y)
+        let area = BoundingBox(x: x0, y: y0, width: min(whole.maxX, union.maxX) - x0, height: min(whole.maxY, union.maxY) - y0)
+        guard area.width > 0, area.height > 0,
+              Double(area.width * area.height) <= maximumHardPassShare * Double(image.width * image.height)
+        else { return nil }
+        return area
+    }
+
+    /// Above this share of the photo, the hard passes look at all of it.
+    static let maximumHardPassShare = 0.7
 
     /// A patch shaped like a code's bars: balanced (as many rising edges as falling: a shelf's
     /// spine sides and a page's lettering are not), at least 8 grid cells across the bars, and
@@ -516,17 +550,23 @@ struct AttemptLog {
     /// zbar has read a symbol here, valid or not, confirmed or not.
     var zbarReadSomething: Bool { !agreement.sightings.isEmpty || !rejected.isEmpty }
 
+    /// Where zbar read a symbol here, valid or not (its lines' boxes, in the file's pixels).
+    var readBoxes: [BoundingBox] { agreement.sightings.map(\.detection.bounds) + rejected.map(\.bounds) }
+
     /// Scans one variant; true once a confirmed, uncontradicted code stands.
     /// `keepRejected: false` for doctored images, where a symbol that fails validation (an
-    /// add-on alone, most often) is far more likely noise than print.
+    /// add-on alone, most often) is far more likely noise than print. `origin`: where the
+    /// image's crop starts in the file's pixels (a small photo's `hardPassArea`).
     mutating func run(_ image: GrayImage, scale: Int, label: String, density: Int = 1,
                       keepRejected: Bool = true, mapping: BoundsMapping = .identity, acceptShort: Bool = true,
-                      sharpened: Bool = false) -> Bool {
+                      sharpened: Bool = false, origin: (x: Int, y: Int) = (0, 0)) -> Bool {
         if reader.density != density { try? reader.setDensity(density) }
         scans += 1
         for var detection in reader.scan(image, refusingShadows: &shadowsRefused)
         where acceptShort || !Agreement.isShort(detection) {
             detection.bounds = mapping.apply(detection.bounds).scaled(by: scale)
+            detection.bounds.x += origin.x
+            detection.bounds.y += origin.y
             if detection.isValid {
                 agreement.record(detection, attempt: label, sharpened: sharpened)
             } else if keepRejected, !rejected.contains(where: { $0.identity == detection.identity }) {

@@ -36,6 +36,18 @@ struct CandidateRegion: Sendable, Hashable {
         return abs(u) <= length / 2 && abs(v) <= height / 2
     }
 
+    /// The axis-aligned box holding the region's turned box, grown on every side by half its
+    /// length across the bars (at least `minimumReach`): room for the whole code around a
+    /// patch that covers only part of it.
+    func boxGrownToHoldCode(minimumReach: Int) -> BoundingBox {
+        let (c, s) = (abs(cos(angle)), abs(sin(angle)))
+        let reach = max(length / 2, Double(minimumReach))
+        let halfWidth = c * length / 2 + s * height / 2 + reach, halfHeight = s * length / 2 + c * height / 2 + reach
+        let x0 = Int((centreX - halfWidth).rounded(.down)), y0 = Int((centreY - halfHeight).rounded(.down))
+        return BoundingBox(x: x0, y: y0, width: Int((centreX + halfWidth).rounded(.up)) - x0,
+                           height: Int((centreY + halfHeight).rounded(.up)) - y0)
+    }
+
     /// Whether reading this region has read `other` too: `other`'s centre lies inside this
     /// region's turned box, and this one is about as long across the bars. A shorter one
     /// (a piece of a large code whose middle bars kept their edges) gave a crop too narrow

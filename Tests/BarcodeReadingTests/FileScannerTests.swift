@@ -243,6 +243,36 @@ import TestSupport
         #expect(thorough.scans >= normal.scans + 5, "thorough effort still turns and smooths: \(thorough.scans) scans")
     }
 
+    /// The hard passes look around what looked like bars, not at the whole photo: a soft code
+    /// only they read (`zxing-ean13-3/39.png`), pasted off-centre into a larger blank photo, is
+    /// read, its box where it was pasted (a pass over a crop maps back to the photo's pixels),
+    /// and the area they looked at holds it and is under half the photo.
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped))
+    func theHardPassesLookAroundTheBarsAndPlaceWhatTheyReadInThePhoto() throws {
+        let url = try SharedFiles.requireImage("barcodes/zxing-ean13-3/39.png")
+        let code = try ImageLoader.load(contentsOf: url, options: ImageLoadOptions()).image
+        let (width, height, x0, y0) = (480, 400, 220, 140)
+        var pixels = [UInt8](repeating: 210, count: width * height)
+        for y in 0..<code.height { for x in 0..<code.width { pixels[(y + y0) * width + x + x0] = code[x, y] } }
+        let photo = GrayImage(width: width, height: height, pixels: pixels)
+        let directory = try makeTemporaryDirectory(prefix: "rapidscan-hard-pass-area")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("pasted.pgm")
+        try EAN13Rendering.pgm(photo).write(to: file)
+
+        let result = try FileScanner().scan(fileAt: file)
+        #expect(result.codes.map(\.text) == ["9781585730575"])
+        #expect(result.attempt?.hasPrefix("doubled") == true, "\(result.attempt ?? "none")")
+        let pasted = BoundingBox(x: x0, y: y0, width: code.width, height: code.height)
+        for box in result.codes.map(\.bounds) {
+            #expect(pasted.union(box) == pasted, "read at \(box), pasted at \(pasted)")
+        }
+        let patches = FileScanner.patches(in: photo, limit: .max).filter { FileScanner.looksLikeCode($0, in: photo) }
+        let area = try #require(FileScanner.hardPassArea(in: photo, zbarReads: [], patches: patches))
+        for box in result.codes.map(\.bounds) { #expect(area.union(box) == area, "looked at \(area), code at \(box)") }
+        #expect(area.width * area.height * 2 < width * height, "\(area)")
+    }
+
     /// Heavy noise hides the code's patch at full size; the reduced copies show it.
     @Test func aNoisyCodeIsStillReadByTheHardPasses() throws {
         let result = try FileScanner().scan(fileAt: SharedFiles.sampleImages.appendingPathComponent("hard-noisy.jpg"))
