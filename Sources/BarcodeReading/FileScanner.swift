@@ -330,7 +330,7 @@ public final class FileScanner {
         var area = base, origin = (x: 0, y: 0)
         if evidence != nil, options.effort == .normal, baseScale == 1,
            let box = Self.hardPassArea(in: base, zbarReads: attempts.readBoxes,
-                                       patches: (sparsePatches ?? []).filter { Self.looksLikeCode($0, in: base) }),
+                                       patches: Self.patchesThatMayHoldACode(sparsePatches ?? [], in: base)),
            let (crop, x, y) = base.cropped(to: box) {
             area = crop
             origin = (x, y)
@@ -440,8 +440,8 @@ public final class FileScanner {
         return nil
     }
 
-    /// Where a small photo's hard passes look: around the patches shaped like a code
-    /// (`looksLikeCode`) and the symbols zbar read, each grown to hold a whole code (a soft
+    /// Where a small photo's hard passes look: around the patches a code may be in
+    /// (`patchesThatMayHoldACode`) and the symbols zbar read, each grown to hold a whole code (a soft
     /// code's patch can be half of it); nil (the whole photo) when there are none (noise hid
     /// the patch at full size) or they cover most of the photo.
     static func hardPassArea(in image: GrayImage, zbarReads: [BoundingBox], patches: [CandidateRegion]) -> BoundingBox? {
@@ -458,6 +458,18 @@ public final class FileScanner {
         return area
     }
 
+    /// The patches a small photo's code may be in: those shaped like a code (`looksLikeCode`),
+    /// and the photo's strongest patch (`patches` come strongest first) where it is shaped like
+    /// one but for its balance: a code's patch merged with the print beside it (a label's logo
+    /// above the bars: `zxing-upca-2/04.png`, whose one balanced patch is a bag's mesh).
+    static func patchesThatMayHoldACode(_ patches: [CandidateRegion], in image: GrayImage) -> [CandidateRegion] {
+        var chosen = patches.filter { looksLikeCode($0, in: image) }
+        if let strongest = patches.first, !chosen.contains(strongest), isShapedLikeCode(strongest, in: image) {
+            chosen.append(strongest)
+        }
+        return chosen
+    }
+
     /// Above this share of the photo, the hard passes look at all of it.
     static let maximumHardPassShare = 0.7
 
@@ -467,8 +479,13 @@ public final class FileScanner {
     /// On 242 small photos (tuning half of `generate-small-photos`) every one of the 80 codes'
     /// photos has such a patch, and 59 of the 162 without a code.
     static func looksLikeCode(_ patch: CandidateRegion, in image: GrayImage) -> Bool {
+        patch.imbalance <= 0.1 && isShapedLikeCode(patch, in: image)
+    }
+
+    /// `looksLikeCode` without the balance: as long and as wide as a code's bars.
+    static func isShapedLikeCode(_ patch: CandidateRegion, in image: GrayImage) -> Bool {
         let cell = Double(patchCell(for: image))
-        return patch.imbalance <= 0.1 && patch.length >= 8 * cell && patch.height <= 2 * patch.length
+        return patch.length >= 8 * cell && patch.height <= 2 * patch.length
     }
 
     /// A small image's barcode-like patches, on a finer grid the smaller it is (a 240 px

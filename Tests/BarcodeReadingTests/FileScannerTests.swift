@@ -273,6 +273,29 @@ import TestSupport
         #expect(area.width * area.height * 2 < width * height, "\(area)")
     }
 
+    /// A code whose patch is merged with the print above it (unbalanced, not `looksLikeCode`)
+    /// on a photo whose one code-shaped patch is elsewhere (a bag's mesh): the hard passes
+    /// still look at the code (the photo's strongest patch), and the read zbar makes there
+    /// once, unconfirmed, is kept: the photo is one to take again, not one without a barcode.
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped))
+    func theHardPassesLookAtACodeWhosePatchIsMergedWithPrint() throws {
+        let url = try SharedFiles.requireImage("barcodes/zxing-upca-2/04.png")
+        let photo = try ImageLoader.load(contentsOf: url, options: ImageLoadOptions()).image
+        let patches = FileScanner.patches(in: photo, limit: .max)
+        let codeShaped = patches.filter { FileScanner.looksLikeCode($0, in: photo) }
+        // The UPC-A's bars: x 55–185, y 65–160 of the 240×240 photo.
+        let bars = BoundingBox(x: 55, y: 65, width: 130, height: 95)
+        #expect(!codeShaped.isEmpty && !codeShaped.contains { $0.holds(x: 120, y: 110) }, "\(codeShaped)")
+        let chosen = FileScanner.patchesThatMayHoldACode(patches, in: photo)
+        #expect(chosen.count == codeShaped.count + 1 && chosen.contains(patches[0]), "\(chosen)")
+        let area = FileScanner.hardPassArea(in: photo, zbarReads: [], patches: chosen)
+            ?? BoundingBox(x: 0, y: 0, width: photo.width, height: photo.height)
+        #expect(area.union(bars) == area, "looked at \(area)")
+
+        let result = try FileScanner().scan(fileAt: url)
+        #expect(result.codes.isEmpty && result.unconfirmed == 1 && result.sawUnreadCode, "\(result.codes) \(result.unconfirmed)")
+    }
+
     /// Heavy noise hides the code's patch at full size; the reduced copies show it.
     @Test func aNoisyCodeIsStillReadByTheHardPasses() throws {
         let result = try FileScanner().scan(fileAt: SharedFiles.sampleImages.appendingPathComponent("hard-noisy.jpg"))
