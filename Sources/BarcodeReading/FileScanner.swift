@@ -553,18 +553,19 @@ struct AttemptLog {
         let variants = chosen ?? RegionVariant.all(for: effort)
         var readIn = [Set<String>](repeating: [], count: regions.count)
         var addOnLooks: [String: RegionReading.AddOnLook] = [:]
-        // A region's crop at one width, made once for its plain and sharpened scans.
-        var crops: [Int: (width: Double, crop: RegionReading.Crop?)] = [:]
+        // A region's crop at each width, made once: the plain, sharpened and smoothed scans share
+        // the level one (the smoothed scan, after the finer crop, made it again).
+        var crops: [Int: [Double: RegionReading.Crop?]] = [:]
         for (round, variant) in variants.enumerated() {
             if round > 0, reportable() { break }
             for (number, region) in regions.enumerated() {
                 if agreement.sightings.contains(where: { readIn[number].contains($0.detection.identity) && $0.isConfirmed }) {
                     continue
                 }
-                if crops[number]?.width != variant.width {
-                    crops[number] = (variant.width, RegionReading.crop(region, from: full, outputWidth: variant.width))
+                if crops[number, default: [:]][variant.width] == nil {
+                    crops[number, default: [:]][variant.width] = .some(RegionReading.crop(region, from: full, outputWidth: variant.width))
                 }
-                guard let crop = crops[number]?.crop else { continue }
+                guard let crop = crops[number]?[variant.width] ?? nil else { continue }
                 if round == 0 { regionsReadUpright.append(region) }
                 if onlyWhereBarsRun {
                     if round == 0 { barRuns[region] = RegionReading.barRun(crop.image) }
