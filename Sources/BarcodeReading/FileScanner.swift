@@ -14,8 +14,7 @@ public enum ScanEffort: String, Sendable, Hashable, CaseIterable {
     /// default; turned, and smoothed along the bars, only where zbar read something or noise
     /// hid the code's patch: `BarsEvidence`). On large photos five regions and two of the 1/4
     /// image, plain, sharpened, then finer and sharpened, then `ModelDecoder` on them (past the
-    /// plain crop only where edges run along the bars: `RegionReading.edgesAlongBars`), then
-    /// 1/4 of the whole image.
+    /// plain crop only where edges run along the bars as a code's do: `RegionReading.barRun`).
     /// Last, when nothing is confirmed, `ModelDecoder` on the barcode-like patches. A small
     /// image is scanned every other line first, every line only where that read something or
     /// a patch looks like bars.
@@ -133,8 +132,8 @@ public struct ScanCost: Sendable, Hashable {
 /// at every scale. When no region gives a confirmed code, the same on the 1/4 image's
 /// grid (large or soft codes), still cropped from the full pixels; then, at normal effort
 /// and above, `ModelDecoder` (EAN-13/UPC-A bar patterns fitted to soft codes) on all those
-/// regions; then the whole image at 1/4 and 1/2; full size and the tricks below only at
-/// thorough effort. Smaller images are scanned whole; then (not at fast effort) the regions
+/// regions; then, at fast and thorough effort, the whole image at 1/4 and 1/2; full size and
+/// the tricks below only at thorough effort. Smaller images are scanned whole; then (not at fast effort) the regions
 /// of codes turned well off the axes, upright; when
 /// nothing valid was found and something looks like bars (`barsEvidence`), a contrast-stretched and sharpened copy and reduced copies,
 /// then the small-code passes, and last `ModelDecoder` on the barcode-like patches.
@@ -218,7 +217,7 @@ public final class FileScanner {
         if firstScale > 1 {
             regions = RegionFinder.find(in: full, limit: Self.regionLimit[options.effort] ?? 6)
             // At normal effort a region gets more than its plain crop only where edges run along its
-            // bars (`RegionReading.edgesAlongBars`): on busy code-free photos most are spines and print.
+            // bars as a code's do (`RegionReading.barRun`): on busy code-free photos most are spines and print.
             if attempts.runRegions(regions, in: full, effort: options.effort, onlyWhereBarsRun: options.effort == .normal) {
                 return finish(&attempts)
             }
@@ -245,7 +244,7 @@ public final class FileScanner {
         // fine as zbar's (~4 px per module when the code is its patch's length): at 600 px a
         // blurred code an add-on's patch had lengthened fell to ~1.8 px per module; widths of
         // 900–1600 read 94–98 of 140 unseen hard photos, 1200 the most. Only code-shaped
-        // regions (`isWorthTheModel`) whose edges run along their bars (`showsBars`).
+        // regions (`isWorthTheModel`) whose edges run along their bars as a code's do (`showsBars`).
         if firstScale > 1, options.thorough,
            attempts.runModel(on: regions.filter { Self.isWorthTheModel($0) && attempts.showsBars($0) }, scale: 1, crop: { RegionReading.crop($0, from: full, outputWidth: 1200) }) {
             return finish(&attempts)
@@ -280,6 +279,10 @@ public final class FileScanner {
             sparsePatches = allPatches
             attempts.scans = sparse.scans
         }
+        // A large photo at normal effort is not scanned whole: after its regions, the coarse ones
+        // and the model, the 1/4 scan (~25 ms a code-free busy photo) read nothing on the busy
+        // tuning half or the hard 60, every pass run (stop 40).
+        if firstScale > 1, options.effort == .normal { return finish(&attempts) }
         if attempts.run(first, scale: firstScale, label: firstScale == 1 ? "full size" : "1/\(firstScale) scale") {
             return finish(&attempts)
         }
@@ -308,9 +311,9 @@ public final class FileScanner {
         if firstScale > 1 {
             // Below 1/4 scale the regions have had the full pixels where the edges are: on 200
             // hard phone photos, after them and the model, the 1/2 scan (every other line,
-            // ~26 ms) read nothing more. Fast effort, which has no model, still runs it; whole
-            // 12 MP scans and the tricks (~0.3 s) are for thorough effort only.
-            guard options.effort != .normal else { return finish(&attempts) }
+            // ~26 ms) read nothing more. Fast effort, which has no model, still runs it (normal
+            // effort ended before the 1/4 scan); whole 12 MP scans and the tricks (~0.3 s) are for
+            // thorough effort only.
             // Lone add-ons are not kept from it: on a grating of 12 MP it read an EAN-2 "97".
             if firstScale == 4, attempts.run(half, scale: 2, label: "1/2 scale", density: 2, keepRejected: false) {
                 return finish(&attempts)
@@ -553,13 +556,13 @@ struct AttemptLog {
     var regionsReadUpright: [CandidateRegion] = []
     /// Images and crops zbar scanned.
     var scans = 0
-    /// A large photo's regions' edges along their bars, from their plain crops (`RegionReading.edgesAlongBars`).
-    var edgesAlongBars: [CandidateRegion: Int] = [:]
+    /// A large photo's regions' runs of edges along their bars, from their plain crops (`RegionReading.barRun`).
+    var barRuns: [CandidateRegion: Int] = [:]
 
     /// Whether a large photo's region is worth more than its plain scan: its plain crop showed
-    /// enough edges running along its bars (a region never cropped is given the benefit).
+    /// a long enough run of edges along its bars (a region never cropped is given the benefit).
     func showsBars(_ region: CandidateRegion) -> Bool {
-        (edgesAlongBars[region] ?? .max) >= RegionReading.minimumEdgesAlongBars
+        (barRuns[region] ?? .max) >= RegionReading.minimumBarRun
     }
     /// The hard passes were not run: nothing looked like bars (`FileScanner.barsEvidence`).
     var hardPassesSkipped = false
@@ -599,7 +602,7 @@ struct AttemptLog {
     /// region plainly first, then (when no code is confirmed yet) sharpened, then finer (a
     /// code smaller than its patch suggests); a region stops once one of its codes is
     /// confirmed. `onlyWhereBarsRun` (a large photo at normal effort): a region whose plain crop
-    /// shows too few edges along its bars gets no other crop (`showsBars`). True once a
+    /// shows too short a run of edges along its bars gets no other crop (`showsBars`). True once a
     /// confirmed, uncontradicted code stands.
     mutating func runRegions(_ regions: [CandidateRegion], in full: GrayImage, effort: ScanEffort,
                              numberedFrom firstNumber: Int = 1, variants chosen: [RegionVariant]? = nil,
@@ -607,21 +610,22 @@ struct AttemptLog {
         let variants = chosen ?? RegionVariant.all(for: effort)
         var readIn = [Set<String>](repeating: [], count: regions.count)
         var addOnLooks: [String: RegionReading.AddOnLook] = [:]
-        // A region's crop at one width, made once for its plain and sharpened scans.
-        var crops: [Int: (width: Double, crop: RegionReading.Crop?)] = [:]
+        // A region's crop at each width, made once: the plain, sharpened and smoothed scans share
+        // the level one (the smoothed scan, after the finer crop, made it again).
+        var crops: [Int: [Double: RegionReading.Crop?]] = [:]
         for (round, variant) in variants.enumerated() {
             if round > 0, reportable() { break }
             for (number, region) in regions.enumerated() {
                 if agreement.sightings.contains(where: { readIn[number].contains($0.detection.identity) && $0.isConfirmed }) {
                     continue
                 }
-                if crops[number]?.width != variant.width {
-                    crops[number] = (variant.width, RegionReading.crop(region, from: full, outputWidth: variant.width))
+                if crops[number, default: [:]][variant.width] == nil {
+                    crops[number, default: [:]][variant.width] = .some(RegionReading.crop(region, from: full, outputWidth: variant.width))
                 }
-                guard let crop = crops[number]?.crop else { continue }
+                guard let crop = crops[number]?[variant.width] ?? nil else { continue }
                 if round == 0 { regionsReadUpright.append(region) }
                 if onlyWhereBarsRun {
-                    if round == 0 { edgesAlongBars[region] = RegionReading.edgesAlongBars(crop.image) }
+                    if round == 0 { barRuns[region] = RegionReading.barRun(crop.image) }
                     else if !showsBars(region) { continue }
                 }
                 let image = switch variant.filter {

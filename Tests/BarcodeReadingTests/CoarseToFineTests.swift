@@ -330,17 +330,18 @@ import TestSupport
     /// only where edges run the whole height of its upright crop, as a code's bars do: a soft code
     /// (blurred by 0.4 of its module) passes, a shelf's spines (bands 30–90 px wide) do not.
     /// (Dense lettering can pass: strokes 6–15 px apart in two lines line up by chance ~60 times.)
-    @Test func aLargePhotosRegionIsLookedAtHarderOnlyWhereEdgesRunAlongItsBars() {
+    @Test func aLargePhotosRegionIsLookedAtHarderOnlyWhereEdgesRunAlongItsBarsAsACodesDo() {
         let code = generatedISBN(43)
         let sharp = EAN13Rendering.image(code.digits, module: 3, phase: 0.3, barHeight: 120)
         let soft = ModelDecoderTests.blurred(sharp, sigma: 1.2, seed: 5)
-        #expect(RegionReading.edgesAlongBars(soft) >= RegionReading.minimumEdgesAlongBars)
+        #expect(RegionReading.barRun(soft) >= RegionReading.minimumBarRun)
         var state: UInt64 = 11
         func next(_ bound: Int) -> Int {
             state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return Int(state >> 33) % bound
         }
         let (width, height) = (800, 120)
+        // A shelf's spines: bands of grey 30–90 px wide.
         var spines = [UInt8](repeating: 0, count: width * height)
         var x = 0
         while x < width {
@@ -348,8 +349,22 @@ import TestSupport
             for y in 0..<height { for bx in x..<min(width, x + band) { spines[y * width + bx] = grey } }
             x += band
         }
-        #expect(RegionReading.edgesAlongBars(GrayImage(width: width, height: height, pixels: spines))
-                < RegionReading.minimumEdgesAlongBars)
+        #expect(RegionReading.barRun(GrayImage(width: width, height: height, pixels: spines)) < RegionReading.minimumBarRun)
+        // Lettering lined up in both halves: short words of dark strokes 2–3 px wide, 5 px
+        // apart, with wider gaps between the words. As many edges as a code has, never a code's run.
+        var ink = [UInt8](repeating: 220, count: width * height)
+        x = 10
+        while x < width - 60 {
+            for _ in 0..<(4 + next(3)) {
+                let stroke = 2 + next(2)
+                for y in 0..<height { for sx in x..<(x + stroke) { ink[y * width + sx] = 30 } }
+                x += stroke + 5
+            }
+            x += 60 + next(30)
+        }
+        let lettering = GrayImage(width: width, height: height, pixels: ink)
+        #expect(RegionReading.edgesAlongBars(lettering).count >= 40)
+        #expect(RegionReading.barRun(lettering) < RegionReading.minimumBarRun)
     }
 
     /// `image`, written as a file and scanned, gives `code` alone, read by the region pass,
