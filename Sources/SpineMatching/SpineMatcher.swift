@@ -361,10 +361,11 @@ public struct SpineMatcher: Sendable {
     /// (`soleTitle(_:among:)`): it may be strong without its author, one word or two.
     func score(_ reading: ParsedReading, _ candidate: PreparedCandidate, soleTitle: Bool = false) -> Score {
         // Author: a surname agreeing settles it; a different author vetoes.
-        // A tail set aside whose words the candidate's title holds is that title's end ("Time's Arrow").
+        // A tail set aside whose words the candidate's title holds is that title's end ("Time's Arrow");
+        // one its author's names hold is the author read ("Mockingjay Collins": Suzanne Collins, not the house).
         var readTitle = reading.title
         if let tail = reading.tail, let withTail = reading.titleWithTail,
-           tail.words.contains(where: { word in candidate.parts.full.contains(word) }) {
+           tail.words.contains(where: { word in candidate.parts.full.contains(word) || candidate.authorWords.contains { $0.contains(word) } }) {
             readTitle = withTail
         }
         if !reading.hasSeparateTitle {

@@ -91,4 +91,21 @@ import Vision
         let pan = WrongBookGuardTests.book("pan", "Peter Pan", ["J.M. Barrie"])
         #expect(match("Peter Pan J.M. Barrie", [pan]).decision == .strong)
     }
+
+    /// A surname that is also a house's name ("Collins", "Norton") read after the title is the
+    /// author read when the candidate is that author's book, and a tail for any other.
+    @Test func aTailThatIsTheAuthorsNameIsTheAuthorRead() {
+        let mockingjay = WrongBookGuardTests.book("mockingjay", "Mockingjay (The Hunger Games, #3)", ["Suzanne Collins"])
+        let fire = WrongBookGuardTests.book("fire", "Catching Fire (The Hunger Games, #2)", ["Suzanne Collins"])
+        let borrowers = WrongBookGuardTests.book("borrowers", "The Borrowers", ["Mary Norton"])
+        #expect(ReadingTail("Mockingjay Collins")?.text == "Collins")
+        for (text, book) in [("Mockingjay Collins", mockingjay), ("Catching Fire Suzanne Collins", fire), ("The Borrowers Mary Norton", borrowers)] {
+            let m = match(text, [book])
+            #expect(m.best?.workKey == book.workKey, "\(text)")
+            #expect(m.decision == .strong, "\(text): \(m.reason ?? "")")
+        }
+        // Another author's book with that title word is still read without its author.
+        let other = WrongBookGuardTests.book("other", "Mockingjay", ["Someone Else"])
+        #expect(match("Mockingjay Collins", [other]).decision != .strong)
+    }
 }
