@@ -321,7 +321,7 @@ public struct SpineMatcher: Sendable {
         var start: Int?
         for index in 0...words.count {
             let word = index < words.count ? words[index] : ""
-            if index < words.count, !ReadingFilters.imprints.contains(word),
+            if index < words.count, !Publishers.imprints.contains(word),
                !book.covers(word) || (start != nil && TextNormalizer.stopwords.contains(word)) {
                 if start == nil { start = index }
                 continue
@@ -361,10 +361,11 @@ public struct SpineMatcher: Sendable {
     /// (`soleTitle(_:among:)`): it may be strong without its author, one word or two.
     func score(_ reading: ParsedReading, _ candidate: PreparedCandidate, soleTitle: Bool = false) -> Score {
         // Author: a surname agreeing settles it; a different author vetoes.
-        // A tail set aside whose words the candidate's title holds is that title's end ("Time's Arrow").
+        // A tail set aside whose words the candidate's title holds is that title's end ("Time's Arrow");
+        // one its author's names hold is the author read ("Mockingjay Collins": Suzanne Collins, not the house).
         var readTitle = reading.title
         if let tail = reading.tail, let withTail = reading.titleWithTail,
-           tail.words.contains(where: { word in candidate.parts.full.contains(word) }) {
+           tail.words.contains(where: { word in candidate.parts.full.contains(word) || candidate.authorWords.contains { $0.contains(word) } }) {
             readTitle = withTail
         }
         if !reading.hasSeparateTitle {
@@ -407,7 +408,7 @@ public struct SpineMatcher: Sendable {
             let foundSurname = read.contains { isName($0, surnames) }
             let exactSurname = read.contains { surnames.contains($0) }
             // An imprint printed at the foot of the spine ("... McCARTHY VINTAGE") is no part of the title.
-            while let last = remaining.last, ReadingFilters.imprints.contains(last), !candidate.parts.full.contains(last) {
+            while let last = remaining.last, Publishers.imprints.contains(last), !candidate.parts.full.contains(last) {
                 remaining.removeLast()
             }
             if foundSurname, !remaining.allSatisfy({ Self.isScrap($0, of: candidate) }), remaining.count < read.count {
@@ -423,7 +424,7 @@ public struct SpineMatcher: Sendable {
         // An imprint at the foot of the spine is no part of the title, the author read or not
         // ("Island of the Blue Dolphins YEARLING").
         if !reading.hasSeparateTitle {
-            while readTitle.full.count > 1, let last = readTitle.full.last, ReadingFilters.imprints.contains(last),
+            while readTitle.full.count > 1, let last = readTitle.full.last, Publishers.imprints.contains(last),
                   !candidate.parts.full.contains(last) {
                 readTitle.full.removeLast()
                 if readTitle.main.last == last, readTitle.main.count > 1 { readTitle.main.removeLast() }
@@ -562,7 +563,7 @@ public struct SpineMatcher: Sendable {
             reading.hasSeparateTitle ? reading.title.full : rejoined(reading.title.full, against: candidate)
         }
         guard let book = candidates.first(where: { read($0) == $0.parts.full }), !book.parts.volumeInTitle,
-              !ReadingFilters.isPublisher(book.parts.full), !book.parts.full.contains(where: ReadingFilters.imprints.contains) else { return nil }
+              !Publishers.isWholeReading(book.parts.full), !book.parts.full.contains(where: Publishers.imprints.contains) else { return nil }
         let significant = book.parts.full.filter { !TextNormalizer.stopwords.contains($0) }
         guard ideographicSize(significant) == nil, !significant.contains(where: { $0.allSatisfy(\.isNumber) }) else { return nil }
         // Letters as printed: the compared spelling is shorter ("furyborn" is "furybom").
@@ -683,7 +684,7 @@ struct ParsedReading {
         hasSeparateTitle = reading.title != nil && !(reading.title ?? "").isEmpty
         let printed = reading.title.flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 } ?? reading.text
         // OCR text may end in the publisher's name or the library's label (`ReadingTail`).
-        tail = hasSeparateTitle || ReadingFilters.isCallNumber(printed) ? nil : ReadingTail(reading.text)
+        tail = hasSeparateTitle || CallNumber.isWholeReading(printed) ? nil : ReadingTail(reading.text)
         var titleText = tail?.head ?? printed
         var text = tail?.head ?? reading.text
         var spacedRuns = false
@@ -715,9 +716,9 @@ struct ParsedReading {
             refusal = "unreadable"
         } else if title.full.isEmpty {
             refusal = "no words read"
-        } else if ReadingFilters.isCallNumber(printed) {
+        } else if CallNumber.isWholeReading(printed) {
             refusal = "a call number, not a title"
-        } else if ReadingFilters.isPublisher(title.full) {
+        } else if Publishers.isWholeReading(title.full) {
             refusal = "a publisher's name, not a title"
         } else {
             refusal = nil
@@ -725,39 +726,8 @@ struct ParsedReading {
     }
 }
 
-/// Text on spines that is never a title.
+/// Readings that are never a title (`CallNumber`, `Publishers`), and those worth a search afar.
 enum ReadingFilters {
-    static let publisherWords: Set<String> = Set([
-        "penguin", "classics", "vintage", "books", "book", "press", "harper", "collins", "harpercollins", "perennial",
-        "random", "house", "bantam", "ballantine", "tor", "orbit", "picador", "faber", "signet", "pocket", "del", "rey",
-        "ace", "daw", "anchor", "knopf", "puffin", "oxford", "university", "scholastic", "simon", "schuster", "little",
-        "brown", "hachette", "macmillan", "doubleday", "everyman", "library", "modern", "wordsworth", "dover", "norton",
-        "viking", "berkley", "avon", "gollancz", "hodder", "stoughton", "bloomsbury", "pan", "corgi", "arrow", "headline",
-        "paperbacks", "publishing", "publishers", "edition", "editions", "group", "mariner", "vertigo", "dc", "comics",
-        "marvel", "viz", "media", "yen", "kodansha", "tokyopop", "image", "folio", "gallimard", "seuil", "reclam",
-        "suhrkamp", "fischer", "dtv", "rowohlt", "yearling", "putnam", "aladdin", "hyperion", "harpertrophy", "&",
-    ].map(TextNormalizer.ocrCanonical))
-
-    /// Publishers' imprints as printed at the foot of a spine.
-    static let imprints: Set<String> = Set([
-        "penguin", "vintage", "bantam", "tor", "picador", "harper", "harpercollins", "perennial", "orbit", "scholastic",
-        "anchor", "ballantine", "signet", "ace", "daw", "knopf", "puffin", "corgi", "arrow", "pan", "faber", "gollancz",
-        "bloomsbury", "hodder", "headline", "avon", "berkley", "viking", "dover", "mariner", "everyman", "wordsworth",
-        "doubleday", "scribner", "macmillan", "hachette", "pocket", "vertigo", "gallimard", "folio", "reclam", "dtv",
-        "yearling", "putnam", "aladdin", "hyperion", "harpertrophy",
-    ].map(TextNormalizer.ocrCanonical))
-
-    /// "PS3552 .R685", "823.914 ROW", "QA76.73 S95": letters then digits with a dot, or a Dewey number.
-    static func isCallNumber(_ text: String) -> Bool {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        let digits = trimmed.filter(\.isNumber).count
-        let letters = trimmed.filter(\.isLetter).count
-        guard digits >= 3 else { return false }
-        if trimmed.range(of: #"^[A-Za-z]{1,3} ?\d{1,4}(\.\d+)?( ?\.?[A-Za-z]\d+)+"#, options: .regularExpression) != nil { return true }
-        if trimmed.range(of: #"^\d{3}(\.\d+)?( [A-Za-z]{1,4})?$"#, options: .regularExpression) != nil { return true }
-        return digits > letters && letters <= 4
-    }
-
     /// Whether a reading holds anything a search afar could find: a known word (dictionary or
     /// catalogue) of four letters or more, a word in a script other than Latin, or, read by a
     /// reader sure of it, a word shaped like one (a vowel, no run of five consonants or three
@@ -797,9 +767,5 @@ enum ReadingFilters {
             if letters[index - 1].isUppercase || index == letters.count - 1 { return false }
         }
         return true
-    }
-
-    static func isPublisher(_ words: [String]) -> Bool {
-        !words.isEmpty && words.allSatisfy { publisherWords.contains($0) || TextNormalizer.stopwords.contains($0) }
     }
 }

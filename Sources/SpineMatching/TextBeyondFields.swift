@@ -20,7 +20,7 @@ extension SpineMatcher {
             }
             rest.append(token)
         }
-        guard !rest.isEmpty, !ReadingTail.isPublisher(rest), !ReadingTail.isCallNumber(rest) else { return nil }
+        guard !rest.isEmpty, !Publishers.isName(rest), !CallNumber.isLabel(rest) else { return nil }
         let beyond = rest.joined(separator: " ")
         let text = ReadingTail(beyond)?.head ?? beyond
         let significant = TextNormalizer.tokens(text).filter { $0.count >= 3 && !TextNormalizer.stopwords.contains($0) }

@@ -68,4 +68,44 @@ import Vision
         #expect(m.best?.workKey == "arrow")
         #expect(m.decision == .strong)
     }
+
+    /// One publisher list and one call-number parser: what is a tail after a title is, read alone,
+    /// a reading that is no title, and a title that is a word of a publisher's name is still a title.
+    @Test func oneVocabularyForAWholeReadingAndATail() {
+        func refusal(_ text: String) -> String? { ParsedReading(SpineReading(text: text, confidence: 0.9)).refusal }
+        for publisher in ["Springer", "CRC Press", "Edicions 62", "Alianza Editorial", "WILEY", "Anagrama", "PENGUIN CLASSICS",
+                          "HARPERCOLLINS", "Random House", "Tor Books", "Oxford University Press"] {
+            #expect(ReadingTail("Fearless \(publisher)")?.text == publisher, "\(publisher)")
+            #expect(refusal(publisher) == "a publisher's name, not a title", "\(publisher)")
+        }
+        for label in ["511.5 HAR", "R 004.6 BAR", "Ref. 620.11", "QA76.9 .D3 2015", "TA403 .A74", "821.134.2-31 PAR ifi",
+                      "PS3552.R685", "823.914 ROW"] {
+            #expect(ReadingTail("Fearless \(label)")?.text == label, "\(label)")
+            #expect(refusal(label) == "a call number, not a title", "\(label)")
+        }
+        // Titles that are words of publishers' names, or that OCR spells like one ("SIAM" as "Slam").
+        for title in ["The Little House", "House", "Ariel", "Slam", "Peter Pan", "Marvel 1602"] {
+            #expect(refusal(title) == nil, "\(title)")
+        }
+        #expect(ReadingTail("Peter Pan")?.head == "Peter")
+        let pan = WrongBookGuardTests.book("pan", "Peter Pan", ["J.M. Barrie"])
+        #expect(match("Peter Pan J.M. Barrie", [pan]).decision == .strong)
+    }
+
+    /// A surname that is also a house's name ("Collins", "Norton") read after the title is the
+    /// author read when the candidate is that author's book, and a tail for any other.
+    @Test func aTailThatIsTheAuthorsNameIsTheAuthorRead() {
+        let mockingjay = WrongBookGuardTests.book("mockingjay", "Mockingjay (The Hunger Games, #3)", ["Suzanne Collins"])
+        let fire = WrongBookGuardTests.book("fire", "Catching Fire (The Hunger Games, #2)", ["Suzanne Collins"])
+        let borrowers = WrongBookGuardTests.book("borrowers", "The Borrowers", ["Mary Norton"])
+        #expect(ReadingTail("Mockingjay Collins")?.text == "Collins")
+        for (text, book) in [("Mockingjay Collins", mockingjay), ("Catching Fire Suzanne Collins", fire), ("The Borrowers Mary Norton", borrowers)] {
+            let m = match(text, [book])
+            #expect(m.best?.workKey == book.workKey, "\(text)")
+            #expect(m.decision == .strong, "\(text): \(m.reason ?? "")")
+        }
+        // Another author's book with that title word is still read without its author.
+        let other = WrongBookGuardTests.book("other", "Mockingjay", ["Someone Else"])
+        #expect(match("Mockingjay Collins", [other]).decision != .strong)
+    }
 }
