@@ -29,10 +29,11 @@ public struct VisionConfig: Sendable, Hashable {
     /// On: on the rendered hard shelves' checking half it read 94 -> 97 of 136 (never read 11 -> 8), 0 wrong,
     /// for ~3 s more CPU a photo; the real checking half 57 -> 57 (docs/PERFORMANCE.md, stop 37, lead).
     public static let ppocrTurnedByDefault = true
-    /// PP-OCR's recogniser also reads, alone, the spine strips its passes read no sure line in (cut out
-    /// upright both ways); nil = `ppocrStripsByDefault`.
+    /// PP-OCR also reads, each on its own (cut out, 64 px across), the spine strips where its passes read a
+    /// line but no sure one; nil = `ppocrStripsByDefault`.
     public var ppocrStrips: Bool?
-    /// Measured end to end in docs/PERFORMANCE.md, stop 40 (`spine-strips`).
+    /// On: real checking half offline 64 -> 65 of 99, 0 wrong, never read 8 -> 7, CPU a photo the same
+    /// within the load's noise (docs/PERFORMANCE.md, stop 40, `spine-strips`).
     public static let ppocrStripsByDefault = true
 
     public init() {}

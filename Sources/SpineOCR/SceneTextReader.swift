@@ -11,7 +11,7 @@ public struct SceneTextLine: Sendable, Hashable, Codable {
     /// Read in the photo turned 90° clockwise, where a spine printed bottom-to-top stands upright
     /// (`SceneTextReader.readsUnreadTurned`); its box is still the photo's.
     public var readTurned: Bool
-    /// Read from a spine strip no sure line lay in, cut out and read on its own, printed this way
+    /// Read from a spine strip where a line but no sure one lay, cut out and read on its own, printed this way
     /// (`SceneTextReader.unreadStripLimit`); its box is the strip's.
     public var stripTurn: SpineRotation?
     public init(text: String, confidence: Double, box: Box, readTurned: Bool = false, stripTurn: SpineRotation? = nil) {
@@ -54,10 +54,12 @@ public final class SceneTextReader: @unchecked Sendable {
     /// read passed the 120 s timeout. `spines` turns it on unless `[vision] ppocrTurned = false`
     /// (`VisionConfig.ppocrTurnedByDefault`: measured end to end, stop 37).
     public let readsUnreadTurned: Bool
-    /// Spine strips found in the pixels (`SpineStrips`) that hold no sure line after the passes
-    /// above are each cut out, turned as a top-to-bottom spine reads, scaled to 64 px across and
+    /// Spine strips found in the pixels (`SpineStrips`) where the passes above read a line but no
+    /// sure one are each cut out, turned as a top-to-bottom spine reads, scaled to 64 px across and
     /// read on their own (detector, angle classifier, recogniser; lines at 0.5 or more): at most
-    /// this many strips a photo, in shelf order (0: none). The spines no pass read were mostly
+    /// this many strips a photo, in shelf order (0: none). A strip where nothing was outlined is
+    /// left: reading every strip with no sure line cost ~4 s more CPU a photo for 3 more titles of
+    /// 47 on the real shelves (stop 40). The spines no pass read were mostly
     /// never outlined by the detector in the whole photo (stop 39); in a strip alone, at a larger
     /// scale, it outlines some (docs/PERFORMANCE.md, stop 40). The recogniser alone on a whole
     /// strip (no detector) read 2 of 40 such titles. `spines` sets it from `[vision] ppocrStrips`.
@@ -165,8 +167,8 @@ public final class SceneTextReader: @unchecked Sendable {
     }
 
     /// The lines of text in a gray image, and the worker's CPU milliseconds (all its threads);
-    /// with `unreadStripLimit`, also a line for each of `strips` (boxes in the image) no sure line
-    /// lay in. A worker that stopped is started again first; one that stops on this image is an
+    /// with `unreadStripLimit`, also the lines of each of `strips` (boxes in the image) where its
+    /// passes read a line but no sure one. A worker that stopped is started again first; one that stops on this image is an
     /// error for this image only.
     public func lines(in image: GrayImage, name: String, strips: [Box] = []) throws(TesseractError) -> (lines: [SceneTextLine], milliseconds: Int) {
         // The pixels go through a private temporary file: megabytes, not a pipe's JSON.
@@ -480,16 +482,20 @@ try:
         return lines
     strip_limit = int(sys.argv[4]) if len(sys.argv) > 4 else 0
     def unread_strips(gray, found, strips):
-        # Spine strips found in the pixels (x0, y0, x1, y1) that hold no sure line, the first
-        # strip_limit of them in shelf order: each cut out a twentieth in from its sides, turned
+        # Spine strips found in the pixels (x0, y0, x1, y1) where the passes read a line but no
+        # sure one, the first strip_limit of them in shelf order: each cut out a twentieth in from its sides, turned
         # as a top-to-bottom spine reads, scaled to 64 px across and read on its own, detector
         # included (RapidOCR letterboxes a long thin image: without that margin the detector
         # outlined 2 titles of 40 where it outlined 8; at 48 px across 3). The angle classifier
         # turns a bottom-to-top spine's lines. Each line: [strip, "down" or "up", text, score].
+        # Strips where nothing was outlined at all cost as much and read 3 more of 47 unread titles:
+        # blank spines, stacked Chinese columns, call-number labels (a third of the CPU).
+        def holds(s, boxes):
+            return any(s[0] <= (a + c) / 2 < s[2] and s[1] <= (b + d) / 2 < s[3] for a, b, c, d in boxes)
         sure = [(x0, y0, x1, y1) for text, score, x0, y0, x1, y1 in found
                 if float(score) >= 0.9 and sum(1 for c in text if c.isalnum()) >= 5]
-        unread = [(i, s) for i, s in enumerate(strips)
-                  if not any(s[0] <= (a + c) / 2 < s[2] and s[1] <= (b + d) / 2 < s[3] for a, b, c, d in sure)]
+        some = [(x0, y0, x1, y1) for text, score, x0, y0, x1, y1 in found]
+        unread = [(i, s) for i, s in enumerate(strips) if holds(s, some) and not holds(s, sure)]
         lines = []
         read = 0
         for i, (x0, y0, x1, y1) in unread:

@@ -136,7 +136,7 @@ public final class ShelfOCR: @unchecked Sendable {
         var sceneTextLines: [SceneTextLine] = []
         var sceneTextPasses: [OCRPass]?
         var sceneTextMilliseconds = 0
-        // Spine strips in the pixels: Tesseract's, and PP-OCR's recogniser's where its passes read no sure line.
+        // Spine strips in the pixels: Tesseract's, and PP-OCR's where its passes read a line but no sure one.
         let readsSceneTextStrips = pages && (sceneText?.unreadStripLimit ?? 0) > 0
         let found = (options.readsStrips && !spineRotations.isEmpty) || readsSceneTextStrips
             ? SpineStrips.spineStrips(in: image, followsLean: options.stripsFollowLean) : []

@@ -123,8 +123,8 @@ public struct TesseractOptions: Sendable, Hashable {
     /// (`SceneTextReader.readsUnreadTurned`): bottom-to-top spines read upright. Off here (the
     /// benchmarks and tests that build options); `spines` sets it from `[vision] ppocrTurned`, on by default.
     public var sceneTextReadsUnreadTurned = false
-    /// PP-OCR's recogniser also reads, alone, up to this many spine strips holding no sure line
-    /// after its passes (`SceneTextReader.unreadStripLimit`; 0: none). Off here (the benchmarks
+    /// PP-OCR also reads, each on its own, up to this many spine strips where its passes read a
+    /// line but no sure one (`SceneTextReader.unreadStripLimit`; 0: none). Off here (the benchmarks
     /// and tests that build options); `spines` sets it from `[vision] ppocrStrips`, on by default.
     public var sceneTextUnreadStripLimit = 0
     /// The cap `[vision] ppocrStrips` sets (docs/PERFORMANCE.md, stop 40).

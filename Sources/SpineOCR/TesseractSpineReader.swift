@@ -16,7 +16,7 @@ public struct TesseractSpineReader: SpineReader {
     /// Changes when PP-OCR's readings do (a cached reply keeps the readings it was made with):
     /// `+ppocr2` reads lines at the working image's size, one at a time, and keeps stacked
     /// Chinese titles; `+ppocr3` also reads the photo turned clockwise where no sure line was read;
-    /// `+strips` the spine strips no sure line lay in, each by the recogniser alone.
+    /// `+strips` the spine strips where a line but no sure one was read, each read on its own.
     public var identity: String {
         let options = ocr.options
         return "tesseract:\(options.languageArgument):psm\(options.pageSegmentationMode):"
@@ -73,7 +73,7 @@ public struct TesseractProviderSettings: Sendable, Hashable {
     public var ppocr: String?
     /// `[vision] ppocrTurned`: PP-OCR also reads the photo turned 90° clockwise where no sure line was read.
     public var ppocrTurned: Bool
-    /// `[vision] ppocrStrips`: PP-OCR's recogniser also reads the spine strips no sure line lay in.
+    /// `[vision] ppocrStrips`: PP-OCR also reads, each on its own, the spine strips where it read a line but no sure one.
     public var ppocrStrips: Bool
     /// Where `RAPIDSCAN_PPOCR_PYTHON` is looked up; it wins over `ppocr`.
     public var environment: [String: String]
