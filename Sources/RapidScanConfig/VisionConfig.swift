@@ -32,9 +32,9 @@ public struct VisionConfig: Sendable, Hashable {
     /// PP-OCR also reads, each on its own (cut out, 64 px across), the spine strips where its passes read a
     /// line but no sure one; nil = `ppocrStripsByDefault`.
     public var ppocrStrips: Bool?
-    /// On: real checking half offline 64 -> 65 of 99, 0 wrong, never read 8 -> 7, CPU a photo the same
-    /// within the load's noise (docs/PERFORMANCE.md, stop 40, `spine-strips`).
-    public static let ppocrStripsByDefault = true
+    /// Off: real checking half offline 64 -> 65 of 99, hard checking 109 -> 110 of 136, tuning 61 -> 61, 0 wrong,
+    /// but on the tuning half +1.6-2.1 s CPU and about +8 s wall a photo (docs/PERFORMANCE.md, stop 40, `spine-strips`).
+    public static let ppocrStripsByDefault = false
 
     public init() {}
 }
