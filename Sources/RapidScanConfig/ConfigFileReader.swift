@@ -66,7 +66,7 @@ struct ConfigFileReader {
     private static let visionKeys: Set = [
         "provider", "baseURL", "model", "apiKeyEnv", "temperature", "timeoutSeconds", "maxTokens",
         "maxConcurrentRequests", "maxImageSide", "prompt", "languages", "psm", "rotations", "ppocr",
-        "ppocrTurned",
+        "ppocrTurned", "ppocrStrips",
     ]
     private static let sourcesKeys: Set = ["order", "localDump", "googleBooks", "openLibrary", "libraryOfCongress"]
     private static let localDumpKeys: Set = ["enabled", "path"]
@@ -163,6 +163,7 @@ struct ConfigFileReader {
                 : text.hasPrefix("/") ? text : folder.appendingPathComponent(text).standardizedFileURL.path
         }
         if let turned = try bool(vision, scope, "ppocrTurned") { settings.ppocrTurned = turned }
+        if let strips = try bool(vision, scope, "ppocrStrips") { settings.ppocrStrips = strips }
         if let value = vision["rotations"] {
             guard let array = value.array, let degrees = Optional(array.compactMap(\.int)), degrees.count == array.count,
                   !degrees.isEmpty, degrees.allSatisfy({ [0, 90, 270].contains($0) })

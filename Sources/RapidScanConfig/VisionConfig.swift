@@ -29,6 +29,12 @@ public struct VisionConfig: Sendable, Hashable {
     /// On: on the rendered hard shelves' checking half it read 94 -> 97 of 136 (never read 11 -> 8), 0 wrong,
     /// for ~3 s more CPU a photo; the real checking half 57 -> 57 (docs/PERFORMANCE.md, stop 37, lead).
     public static let ppocrTurnedByDefault = true
+    /// PP-OCR also reads, each on its own (cut out, 64 px across), the spine strips where its passes read a
+    /// line but no sure one; nil = `ppocrStripsByDefault`.
+    public var ppocrStrips: Bool?
+    /// Off: real checking half offline 64 -> 65 of 99, hard checking 109 -> 110 of 136, tuning 61 -> 61, 0 wrong,
+    /// but on the tuning half +1.6-2.1 s CPU and about +8 s wall a photo (docs/PERFORMANCE.md, stop 40, `spine-strips`).
+    public static let ppocrStripsByDefault = false
 
     public init() {}
 }

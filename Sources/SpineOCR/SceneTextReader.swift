@@ -11,11 +11,15 @@ public struct SceneTextLine: Sendable, Hashable, Codable {
     /// Read in the photo turned 90° clockwise, where a spine printed bottom-to-top stands upright
     /// (`SceneTextReader.readsUnreadTurned`); its box is still the photo's.
     public var readTurned: Bool
-    public init(text: String, confidence: Double, box: Box, readTurned: Bool = false) {
+    /// Read from a spine strip where a line but no sure one lay, cut out and read on its own, printed this way
+    /// (`SceneTextReader.unreadStripLimit`); its box is the strip's.
+    public var stripTurn: SpineRotation?
+    public init(text: String, confidence: Double, box: Box, readTurned: Bool = false, stripTurn: SpineRotation? = nil) {
         self.text = text
         self.confidence = confidence
         self.box = box
         self.readTurned = readTurned
+        self.stripTurn = stripTurn
     }
 }
 
@@ -50,6 +54,16 @@ public final class SceneTextReader: @unchecked Sendable {
     /// read passed the 120 s timeout. `spines` turns it on unless `[vision] ppocrTurned = false`
     /// (`VisionConfig.ppocrTurnedByDefault`: measured end to end, stop 37).
     public let readsUnreadTurned: Bool
+    /// Spine strips found in the pixels (`SpineStrips`) where the passes above read a line but no
+    /// sure one are each cut out, turned as a top-to-bottom spine reads, scaled to 64 px across and
+    /// read on their own (detector, angle classifier, recogniser; lines at 0.5 or more): at most
+    /// this many strips a photo, in shelf order (0: none). A strip where nothing was outlined is
+    /// left: reading every strip with no sure line cost ~4 s more CPU a photo for 3 more titles of
+    /// 47 on the real shelves (stop 40). The spines no pass read were mostly
+    /// never outlined by the detector in the whole photo (stop 39); in a strip alone, at a larger
+    /// scale, it outlines some (docs/PERFORMANCE.md, stop 40). The recogniser alone on a whole
+    /// strip (no detector) read 2 of 40 such titles. `spines` sets it from `[vision] ppocrStrips`.
+    public let unreadStripLimit: Int
     /// One request at a time: the worker answers in order, and uses every core itself. nil
     /// after it stopped: the next request starts a new one.
     private let worker: Mutex<Worker?>
@@ -98,14 +112,15 @@ public final class SceneTextReader: @unchecked Sendable {
     /// (a real photo: 3–13 s), or how long it may use none, before it is stopped and that image
     /// left to Tesseract.
     public init(python: String, detectionLongSide: Int = 2000, timeoutSeconds: Double = 120,
-                turnsUnsureTallLinesBelow: Double = 0, readsUnreadTurned: Bool = false) throws(TesseractError) {
+                turnsUnsureTallLinesBelow: Double = 0, readsUnreadTurned: Bool = false, unreadStripLimit: Int = 0) throws(TesseractError) {
         self.python = python
         self.detectionLongSide = detectionLongSide
         self.timeoutSeconds = timeoutSeconds
         self.turnsUnsureTallLinesBelow = turnsUnsureTallLinesBelow
         self.readsUnreadTurned = readsUnreadTurned
+        self.unreadStripLimit = unreadStripLimit
         worker = Mutex(try Self.start(python: python, detectionLongSide: detectionLongSide, timeoutSeconds: timeoutSeconds,
-                                      turnsBelow: turnsUnsureTallLinesBelow, readsTurned: readsUnreadTurned))
+                                      turnsBelow: turnsUnsureTallLinesBelow, readsTurned: readsUnreadTurned, stripLimit: unreadStripLimit))
     }
 
     deinit {
@@ -116,12 +131,13 @@ public final class SceneTextReader: @unchecked Sendable {
     var processIdentifier: Int32? { worker.withLock { $0?.process.processIdentifier } }
 
     private static func start(python: String, detectionLongSide: Int, timeoutSeconds: Double,
-                              turnsBelow: Double, readsTurned: Bool) throws(TesseractError) -> Worker {
+                              turnsBelow: Double, readsTurned: Bool, stripLimit: Int) throws(TesseractError) -> Worker {
         // A worker that dies must not take rapidscan with it when a request is written to it.
         signal(SIGPIPE, SIG_IGN)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = ["-u", "-c", Self.workerSource, String(detectionLongSide), String(turnsBelow), readsTurned ? "1" : "0"]
+        process.arguments = ["-u", "-c", Self.workerSource, String(detectionLongSide), String(turnsBelow), readsTurned ? "1" : "0",
+                             String(stripLimit)]
         var environment = ProcessInfo.processInfo.environment
         environment["PYTHONDONTWRITEBYTECODE"] = "1"
         process.environment = environment
@@ -150,10 +166,11 @@ public final class SceneTextReader: @unchecked Sendable {
         return worker
     }
 
-    /// The lines of text in a gray image, and the worker's CPU milliseconds (all its threads).
-    /// A worker that stopped is started again first; one that stops on this image is an error
-    /// for this image only.
-    public func lines(in image: GrayImage, name: String) throws(TesseractError) -> (lines: [SceneTextLine], milliseconds: Int) {
+    /// The lines of text in a gray image, and the worker's CPU milliseconds (all its threads);
+    /// with `unreadStripLimit`, also the lines of each of `strips` (boxes in the image) where its
+    /// passes read a line but no sure one. A worker that stopped is started again first; one that stops on this image is an
+    /// error for this image only.
+    public func lines(in image: GrayImage, name: String, strips: [Box] = []) throws(TesseractError) -> (lines: [SceneTextLine], milliseconds: Int) {
         // The pixels go through a private temporary file: megabytes, not a pipe's JSON.
         let file = FileManager.default.temporaryDirectory
             .appendingPathComponent("rapidscan-scenetext-\(getpid())-\(UUID().uuidString).gray")
@@ -165,21 +182,23 @@ public final class SceneTextReader: @unchecked Sendable {
         guard written else {
             throw .sceneTextFailed(file: name, reason: "could not write a temporary image in \(file.deletingLastPathComponent().path)")
         }
-        let request: [String: Any] = ["path": file.path, "width": image.width, "height": image.height]
+        var request: [String: Any] = ["path": file.path, "width": image.width, "height": image.height]
+        if unreadStripLimit > 0, !strips.isEmpty { request["strips"] = strips.map { [$0.x0, $0.y0, $0.x1, $0.y1] } }
         var line: Data
         do { line = try JSONSerialization.data(withJSONObject: request) } catch {
             throw .sceneTextFailed(file: name, reason: "could not encode the request")
         }
         line.append(UInt8(ascii: "\n"))
-        let (python, longSide, timeout, turnsBelow, readsTurned) = (self.python, self.detectionLongSide, self.timeoutSeconds,
-                                                                     self.turnsUnsureTallLinesBelow, self.readsUnreadTurned)
+        let (python, longSide, timeout, turnsBelow, readsTurned, stripLimit) = (self.python, self.detectionLongSide, self.timeoutSeconds,
+                                                                                 self.turnsUnsureTallLinesBelow, self.readsUnreadTurned,
+                                                                                 self.unreadStripLimit)
         let reply: [String: Any]
         do throws(TesseractError) {
             reply = try worker.withLock { worker throws(TesseractError) in
                 if worker == nil || worker?.process.isRunning != true {
                     worker?.stop()
                     worker = try Self.start(python: python, detectionLongSide: longSide, timeoutSeconds: timeout, turnsBelow: turnsBelow,
-                                            readsTurned: readsTurned)
+                                            readsTurned: readsTurned, stripLimit: stripLimit)
                 }
                 guard var running = worker else { throw .sceneTextFailed(file: name, reason: "the PP-OCR worker did not start") }
                 // A worker that failed is stopped and forgotten: the next image starts a new one.
@@ -215,8 +234,16 @@ public final class SceneTextReader: @unchecked Sendable {
             return SceneTextLine(text: text, confidence: score * 100,
                                  box: Box(x0: numbers[0], y0: numbers[1], x1: numbers[2], y1: numbers[3]), readTurned: turned)
         }
+        // A strip's line: [strip index, "down" or "up", text, score], in reading order.
+        let stripLine = { (row: [Any]) -> SceneTextLine? in
+            guard row.count == 4, let index = (row[0] as? NSNumber)?.intValue, strips.indices.contains(index),
+                  let direction = row[1] as? String, let text = row[2] as? String, let score = row[3] as? Double else { return nil }
+            return SceneTextLine(text: text, confidence: score * 100, box: strips[index],
+                                 stripTurn: direction == "up" ? .clockwise90 : .clockwise270)
+        }
         let lines = (reply["lines"] as? [[Any]] ?? []).compactMap { parsed($0, false) }
             + (reply["turned"] as? [[Any]] ?? []).compactMap { parsed($0, true) }
+            + (reply["strips"] as? [[Any]] ?? []).compactMap(stripLine)
         return (lines, Int(((reply["cpu"] as? Double) ?? 0) * 1000))
     }
 
@@ -278,12 +305,24 @@ public final class SceneTextReader: @unchecked Sendable {
     /// turned, and the rest stay at 0° (books lying flat, words across a wide spine). Lines read
     /// in the photo turned clockwise (bottom-to-top spines) are placed in the 90° turn's frame,
     /// a pass of their own: merged with the first pass's reading of the same place, not grouped
-    /// into it. A line's words share its box in proportion to their letters.
+    /// into it. A line read from a spine strip alone is a strip's pass, as Tesseract's strip
+    /// readings are (its noise rules, its place). A line's words share its box in proportion to their letters.
     public static func passes(from lines: [SceneTextLine], imageWidth: Int, imageHeight: Int, milliseconds: Int,
                               isDictionaryWord: (String) -> Bool) -> [OCRPass] {
         var turned: [OCRWord] = [], upright: [OCRWord] = [], turnedBack: [OCRWord] = []
+        // A strip's lines read one way: one pass, as Tesseract's strip readings are.
+        var strips: [OCRPass] = []
         for (index, line) in lines.enumerated() {
             let box = line.box
+            if let turn = line.stripTurn {
+                let words = Self.words(of: line.text, confidence: line.confidence, line: index, box: box, isDictionaryWord: isDictionaryWord)
+                if let pass = strips.firstIndex(where: { $0.strip == box && $0.rotation == turn }) {
+                    strips[pass].words += words
+                } else {
+                    strips.append(OCRPass(rotation: turn, words: words, strip: box, milliseconds: 0))
+                }
+                continue
+            }
             let vertical = 2 * box.height >= 3 * box.width
             let along = line.readTurned ? Box(x0: imageHeight - box.y1, y0: box.x0, x1: imageHeight - box.y0, y1: box.x1)
                 : vertical ? Box(x0: box.y0, y0: imageWidth - box.x1, x1: box.y1, y1: imageWidth - box.x0) : box
@@ -295,7 +334,7 @@ public final class SceneTextReader: @unchecked Sendable {
         var passes = [OCRPass(rotation: .clockwise270, words: turned, milliseconds: milliseconds / 2),
                       OCRPass(rotation: .none, words: upright, milliseconds: milliseconds - milliseconds / 2)]
         if !turnedBack.isEmpty { passes.append(OCRPass(rotation: .clockwise90, words: turnedBack, milliseconds: 0)) }
-        return passes
+        return passes + strips
     }
 
     static func words(of text: String, confidence: Double, line: Int, box: Box,
@@ -387,6 +426,7 @@ try:
             super().__init__(*args, **kwargs)
             self.add_session_config_entry("session.intra_op.allow_spinning", "0")
     onnxruntime.SessionOptions = QuietOptions
+    import cv2
     from rapidocr_onnxruntime import RapidOCR
     from rapidocr_onnxruntime.ch_ppocr_det.utils import DetPreProcess
     engine = RapidOCR(det_limit_type="max", det_limit_side_len=int(sys.argv[1]))
@@ -440,6 +480,48 @@ try:
             x0, y0, x1, y1 = extent(unread[i])
             lines.append([text, score, y0, height - 1 - x1, y1, height - 1 - x0])
         return lines
+    strip_limit = int(sys.argv[4]) if len(sys.argv) > 4 else 0
+    def unread_strips(gray, found, strips):
+        # Spine strips found in the pixels (x0, y0, x1, y1) where the passes read a line but no
+        # sure one, the first strip_limit of them in shelf order: each cut out a twentieth in from its sides, turned
+        # as a top-to-bottom spine reads, scaled to 64 px across and read on its own, detector
+        # included (RapidOCR letterboxes a long thin image: without that margin the detector
+        # outlined 2 titles of 40 where it outlined 8; at 48 px across 3). The angle classifier
+        # turns a bottom-to-top spine's lines. Each line: [strip, "down" or "up", text, score].
+        # Strips where nothing was outlined at all cost as much and read 3 more of 47 unread titles:
+        # blank spines, stacked Chinese columns, call-number labels (a third of the CPU).
+        def holds(s, boxes):
+            return any(s[0] <= (a + c) / 2 < s[2] and s[1] <= (b + d) / 2 < s[3] for a, b, c, d in boxes)
+        sure = [(x0, y0, x1, y1) for text, score, x0, y0, x1, y1 in found
+                if float(score) >= 0.9 and sum(1 for c in text if c.isalnum()) >= 5]
+        some = [(x0, y0, x1, y1) for text, score, x0, y0, x1, y1 in found]
+        unread = [(i, s) for i, s in enumerate(strips) if holds(s, some) and not holds(s, sure)]
+        lines = []
+        read = 0
+        for i, (x0, y0, x1, y1) in unread:
+            if read >= strip_limit:
+                break
+            inset = max(1, (x1 - x0) // 20)
+            crop = gray[max(0, y0):y1, x0 + inset:max(x0 + inset + 1, x1 - inset)]
+            if crop.shape[0] < 2 * crop.shape[1]:
+                continue
+            read += 1
+            down = numpy.ascontiguousarray(numpy.rot90(crop, 1))
+            scale = 64.0 / down.shape[0]
+            size = (max(1, int(down.shape[1] * scale)), 64)
+            strip = cv2.resize(down, size, interpolation=cv2.INTER_LINEAR)
+            padded, _ = engine.maybe_add_letterbox(numpy.repeat(strip[:, :, None], 3, axis=2), {})
+            boxes, _ = engine.auto_text_det(padded)
+            if boxes is None or len(boxes) == 0:
+                continue
+            crops, turns, _ = engine.text_cls(engine.get_crop_img_list(padded, boxes))
+            read_lines, _ = engine.text_rec(crops)
+            for (label, turn_score), (text, score) in zip(turns, [(r[0], float(r[1])) for r in read_lines]):
+                if score >= 0.5:
+                    # A line the classifier turned 180 degrees is printed bottom-to-top.
+                    turned = "180" in label and turn_score > engine.text_cls.cls_thresh
+                    lines.append([i, "up" if turned else "down", text, score])
+        return lines
 except Exception as error:
     print(json.dumps({"error": "%s: %s" % (type(error).__name__, error)}), flush=True)
     sys.exit(1)
@@ -474,7 +556,9 @@ for request in sys.stdin:
         for box, text, score in found:
             lines.append([text, float(score), *extent(box)])
         turned = unread_turned(image, found) if reads_turned else []
-        print(json.dumps({"lines": lines, "turned": turned, "cpu": time.process_time() - start}), flush=True)
+        strips = request.get("strips") or []
+        read_strips = unread_strips(gray, lines + turned, strips) if strip_limit > 0 and strips else []
+        print(json.dumps({"lines": lines, "turned": turned, "strips": read_strips, "cpu": time.process_time() - start}), flush=True)
     except Exception as error:
         print(json.dumps({"error": "%s: %s" % (type(error).__name__, error)}), flush=True)
 """#

@@ -85,7 +85,8 @@ public final class ShelfOCR: @unchecked Sendable {
         _ = try LanguageData.folder(for: options.languages, explicit: options.dataPath)
         pool = ResourcePool(limit: options.effectiveWorkers) { () throws(TesseractError) in try TesseractEngine(options: options) }
         sceneText = try options.sceneTextPython.map { python throws(TesseractError) in try SceneTextReader(python: python, turnsUnsureTallLinesBelow: options.sceneTextTurnsBelow,
-                                                                                                  readsUnreadTurned: options.sceneTextReadsUnreadTurned) }
+                                                                                                  readsUnreadTurned: options.sceneTextReadsUnreadTurned,
+                                                                                                  unreadStripLimit: options.sceneTextUnreadStripLimit) }
     }
 
     public func read(data: Data, name: String) throws(TesseractError) -> OCRShelf {
@@ -135,8 +136,12 @@ public final class ShelfOCR: @unchecked Sendable {
         var sceneTextLines: [SceneTextLine] = []
         var sceneTextPasses: [OCRPass]?
         var sceneTextMilliseconds = 0
+        // Spine strips in the pixels: Tesseract's, and PP-OCR's where its passes read a line but no sure one.
+        let readsSceneTextStrips = pages && (sceneText?.unreadStripLimit ?? 0) > 0
+        let found = (options.readsStrips && !spineRotations.isEmpty) || readsSceneTextStrips
+            ? SpineStrips.spineStrips(in: image, followsLean: options.stripsFollowLean) : []
         if pages, let sceneText, sceneTextFailures.withLock({ $0 }) < Self.sceneTextFailuresTolerated {
-            let read = try? sceneText.lines(in: image, name: name)
+            let read = try? sceneText.lines(in: image, name: name, strips: readsSceneTextStrips ? found.map(\.box) : [])
             sceneTextFailures.withLock { $0 = read == nil ? $0 + 1 : 0 }
             if let (lines, milliseconds) = read {
                 sceneTextLines = lines
@@ -153,14 +158,13 @@ public final class ShelfOCR: @unchecked Sendable {
         // The flat pass first: on library photos it is the longest, and the spine turns share the other core meanwhile.
         let main: [Work] = !pages ? [] : (pageRotations.filter { $0 == .none } + pageRotations.filter { $0 != .none })
             .map { .page($0, $0 == .none ? flat : ImageView(pixels: 0, inverted: false), optional: false) }
-        let found = options.readsStrips && !spineRotations.isEmpty ? SpineStrips.spineStrips(in: image, followsLean: options.stripsFollowLean) : []
         // Strips PP-OCR already read confidently wait for the others: over budget, what goes unread
         // is a second reading of a read spine, not the only one of an unread spine.
         let confident = options.stripOrderSceneTextConfidence <= 0 ? [] : Set(found.indices.filter { index in
             sceneTextLines.contains { $0.confidence >= options.stripOrderSceneTextConfidence && $0.text.filter(\.isLetter).count >= 6
                 && found[index].contains(x: $0.box.centerX, y: $0.box.centerY) }
         })
-        var strips = stripWork(found, later: confident)
+        var strips = options.readsStrips && !spineRotations.isEmpty ? stripWork(found, later: confident) : []
         // A strip PP-OCR read surely (a long line at high confidence inside it) gets no second round.
         if options.stripSkipSceneTextConfidence > 0 {
             let sure = sceneTextLines.filter { $0.confidence >= options.stripSkipSceneTextConfidence && $0.text.filter(\.isLetter).count >= 6 }

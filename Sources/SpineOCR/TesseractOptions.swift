@@ -123,6 +123,12 @@ public struct TesseractOptions: Sendable, Hashable {
     /// (`SceneTextReader.readsUnreadTurned`): bottom-to-top spines read upright. Off here (the
     /// benchmarks and tests that build options); `spines` sets it from `[vision] ppocrTurned`, on by default.
     public var sceneTextReadsUnreadTurned = false
+    /// PP-OCR also reads, each on its own, up to this many spine strips where its passes read a
+    /// line but no sure one (`SceneTextReader.unreadStripLimit`; 0: none). Off here (the benchmarks
+    /// and tests that build options); `spines` sets it from `[vision] ppocrStrips`, on by default.
+    public var sceneTextUnreadStripLimit = 0
+    /// The cap `[vision] ppocrStrips` sets (docs/PERFORMANCE.md, stop 40).
+    public static let unreadStripLimitByDefault = 16
     /// With PP-OCR, the turns Tesseract still reads at the working size (nil: all of `rotations`
     /// and the extra scales). Real shelves (OCR replayed, same matcher): PP-OCR + strips 122 of
     /// 199 spines; + Tesseract's 270° turn 128; + its 90° or 0° turn instead 122; + the two 1 MP

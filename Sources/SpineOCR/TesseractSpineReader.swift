@@ -15,11 +15,13 @@ public struct TesseractSpineReader: SpineReader {
 
     /// Changes when PP-OCR's readings do (a cached reply keeps the readings it was made with):
     /// `+ppocr2` reads lines at the working image's size, one at a time, and keeps stacked
-    /// Chinese titles; `+ppocr3` also reads the photo turned clockwise where no sure line was read.
+    /// Chinese titles; `+ppocr3` also reads the photo turned clockwise where no sure line was read;
+    /// `+strips` the spine strips where a line but no sure one was read, each read on its own.
     public var identity: String {
         let options = ocr.options
         return "tesseract:\(options.languageArgument):psm\(options.pageSegmentationMode):"
-            + options.rotations.map { String($0.degrees) }.joined(separator: ",") + (ocr.sceneText.map { $0.readsUnreadTurned ? "+ppocr3" : "+ppocr2" } ?? "")
+            + options.rotations.map { String($0.degrees) }.joined(separator: ",")
+            + (ocr.sceneText.map { ($0.readsUnreadTurned ? "+ppocr3" : "+ppocr2") + ($0.unreadStripLimit > 0 ? "+strips" : "") } ?? "")
     }
 
     public func readSpines(in photo: ShelfPhoto) async throws -> ShelfReading {
@@ -71,11 +73,13 @@ public struct TesseractProviderSettings: Sendable, Hashable {
     public var ppocr: String?
     /// `[vision] ppocrTurned`: PP-OCR also reads the photo turned 90° clockwise where no sure line was read.
     public var ppocrTurned: Bool
+    /// `[vision] ppocrStrips`: PP-OCR also reads, each on its own, the spine strips where it read a line but no sure one.
+    public var ppocrStrips: Bool
     /// Where `RAPIDSCAN_PPOCR_PYTHON` is looked up; it wins over `ppocr`.
     public var environment: [String: String]
 
     public init(languages: [String] = ["eng"], pageSegmentationMode: Int? = nil, rotations: [Int]? = nil,
-                dataPath: String? = nil, ppocr: String? = nil, ppocrTurned: Bool = false,
+                dataPath: String? = nil, ppocr: String? = nil, ppocrTurned: Bool = false, ppocrStrips: Bool = false,
                 environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.languages = languages
         self.pageSegmentationMode = pageSegmentationMode
@@ -83,6 +87,7 @@ public struct TesseractProviderSettings: Sendable, Hashable {
         self.dataPath = dataPath
         self.ppocr = ppocr
         self.ppocrTurned = ppocrTurned
+        self.ppocrStrips = ppocrStrips
         self.environment = environment
     }
 }
@@ -117,6 +122,7 @@ public enum TesseractProvider {
         let named = SceneTextReader.namedPython(environment: settings.environment, configured: settings.ppocr) != nil
         options.sceneTextPython = SceneTextReader.locatePython(environment: settings.environment, configured: settings.ppocr)
         options.sceneTextReadsUnreadTurned = settings.ppocrTurned
+        options.sceneTextUnreadStripLimit = settings.ppocrStrips ? TesseractOptions.unreadStripLimitByDefault : 0
         do { return try TesseractSpineReader(options: options) } catch {
             guard case .sceneTextUnavailable = error, !named else { throw .tesseract(error) }
             options.sceneTextPython = nil

@@ -53,6 +53,9 @@ import Testing
         } catch {
             #expect("\(error)".contains("vision.ppocrTurned") && "\(error)".contains("true or false"))
         }
+        #expect(try RapidScanSettings.parse(toml: Self.toml).vision.ppocrStrips == nil)
+        #expect(try RapidScanSettings.parse(toml: "[vision]\nppocrStrips = false").vision.ppocrStrips == false)
+        #expect(throws: (any Error).self) { _ = try RapidScanSettings.parse(toml: "[vision]\nppocrStrips = 16") }
     }
 
     @Test func badValuesNameTheKey() {

@@ -117,6 +117,9 @@ import Vision
         // `[vision] ppocrTurned = true` reaches the worker, and cached readings made without it are not reused.
         let turned = try TesseractProvider.makeReader(TesseractProviderSettings(ppocrTurned: true))
         #expect(turned.ocr.sceneText?.readsUnreadTurned == true && turned.identity.hasSuffix("+ppocr3"))
+        // `[vision] ppocrStrips = true` reaches the worker (the readings change: so does the identity).
+        let strips = try TesseractProvider.makeReader(TesseractProviderSettings(ppocrTurned: true, ppocrStrips: true))
+        #expect(strips.ocr.sceneText?.unreadStripLimit == TesseractOptions.unreadStripLimitByDefault && strips.identity.hasSuffix("+ppocr3+strips"))
         let reader = try SceneTextReader(python: python)
         // A blank image has no text, and the worker goes on answering after it.
         let blank = try reader.lines(in: GrayImage(width: 320, height: 240, pixels: [UInt8](repeating: 200, count: 320 * 240)), name: "blank")
@@ -250,6 +253,38 @@ import Vision
         let small = try SceneTextReader(python: python, detectionLongSide: 400).lines(in: photo, name: name).lines
         #expect(whole.count >= 20, "\(whole.map(\.text))")
         #expect(small.count * 2 < whole.count, "\(small.count) lines at 400 px, \(whole.count) at 2000")
+    }
+
+    /// A spine strip in which the whole photo's passes read a line but no sure one is read on its
+    /// own (cut out, turned down, 64 px across, detector and recogniser): on a real tuning shelf a
+    /// title no line of the photo holds is read from its strip, each strip line lies in a strip
+    /// some line and no sure line of the photo lies in, and the photo's own lines are the same with it or without.
+    @Test(.enabled(if: workerExpected && SharedFiles.available, notInstalled))
+    func aStripNoSureLineLiesInIsReadOnItsOwn() throws {
+        let python = try #require(SceneTextReader.locatePython(), "PP-OCR is not installed: run scripts/setup")
+        let labels = try #require(SharedFiles.fixture("shelves/labels.json"))
+        let ocr = try ShelfOCR(options: TesseractOptions())
+        let name = "minhan_img1346_top_shelf.jpg"
+        let photo = try ocr.workingImage(ocr.decode(data: Data(contentsOf: labels.deletingLastPathComponent().appendingPathComponent(name)),
+                                                    name: name), name: name)
+        let strips = SpineStrips.strips(in: photo)
+        let plain = try SceneTextReader(python: python, readsUnreadTurned: true).lines(in: photo, name: name, strips: strips).lines
+        let read = try SceneTextReader(python: python, readsUnreadTurned: true, unreadStripLimit: 16).lines(in: photo, name: name, strips: strips).lines
+        let fromStrips = read.filter { $0.stripTurn != nil }
+        #expect(read.filter { $0.stripTurn == nil } == plain)
+        #expect(plain.allSatisfy { $0.stripTurn == nil })
+        let sure = plain.filter { line in line.confidence >= 90 && line.text.filter { $0.isLetter || $0.isNumber }.count >= 5 }
+        for line in fromStrips {
+            #expect(strips.contains(line.box), "\(line.box)")
+            let strip = SpineStrip(line.box)
+            let sureInside = sure.filter { strip.contains(x: $0.box.centerX, y: $0.box.centerY) }
+            #expect(sureInside.isEmpty, "\(line.text) in a strip a sure line lies in")
+            #expect(plain.contains { strip.contains(x: $0.box.centerX, y: $0.box.centerY) }, "\(line.text) in a strip no line lies in")
+        }
+        // *Pilar Ramirez and the Escape from Zafa*: the photo's lines hold `PILARRAMIREZ ROHESCRPE`, its strip `FROM ZAFA`.
+        let title = "ZAFA"
+        #expect(!plain.contains { $0.text.uppercased().contains(title) }, "\(plain.map(\.text))")
+        #expect(fromStrips.contains { $0.text.uppercased().contains(title) }, "\(fromStrips.map(\.text))")
     }
 
     /// An interpreter that says it is ready and then stops on every request.

@@ -223,7 +223,8 @@ struct SpinesCommand: AsyncParsableCommand {
         if TesseractProvider.isSelected(provider: chosen, baseURL: (url ?? config.baseURL?.absoluteString)) {
             let reader = try TesseractProvider.makeReader(TesseractProviderSettings(
                 languages: config.languages ?? ["eng"], pageSegmentationMode: config.psm, rotations: config.rotations,
-                ppocr: config.ppocr, ppocrTurned: config.ppocrTurned ?? VisionConfig.ppocrTurnedByDefault, environment: environment))
+                ppocr: config.ppocr, ppocrTurned: config.ppocrTurned ?? VisionConfig.ppocrTurnedByDefault,
+                ppocrStrips: config.ppocrStrips ?? VisionConfig.ppocrStripsByDefault, environment: environment))
             library.output.detail(Self.describeEngines(reader, configured: config.ppocr, environment: environment))
             return reader
         }
