@@ -243,11 +243,8 @@ import Vision
     @Test(.enabled(if: workerExpected && SharedFiles.available, notInstalled))
     func theDetectorReadsAtTheSizeAskedFor() throws {
         let python = try #require(SceneTextReader.locatePython(), "PP-OCR is not installed: run scripts/setup")
-        let labels = try #require(SharedFiles.fixture("shelves/labels.json"))
-        let ocr = try ShelfOCR(options: TesseractOptions())
         let name = "minhan_img1539_bottom_shelf.jpg"
-        let photo = try ocr.workingImage(ocr.decode(data: Data(contentsOf: labels.deletingLastPathComponent().appendingPathComponent(name)),
-                                                    name: name), name: name)
+        let photo = try Self.realShelf(name)
         #expect(photo.width >= 2000)
         let whole = try SceneTextReader(python: python, detectionLongSide: 2000).lines(in: photo, name: name).lines
         let small = try SceneTextReader(python: python, detectionLongSide: 400).lines(in: photo, name: name).lines
@@ -262,11 +259,8 @@ import Vision
     @Test(.enabled(if: workerExpected && SharedFiles.available, notInstalled))
     func aStripNoSureLineLiesInIsReadOnItsOwn() throws {
         let python = try #require(SceneTextReader.locatePython(), "PP-OCR is not installed: run scripts/setup")
-        let labels = try #require(SharedFiles.fixture("shelves/labels.json"))
-        let ocr = try ShelfOCR(options: TesseractOptions())
         let name = "minhan_img1346_top_shelf.jpg"
-        let photo = try ocr.workingImage(ocr.decode(data: Data(contentsOf: labels.deletingLastPathComponent().appendingPathComponent(name)),
-                                                    name: name), name: name)
+        let photo = try Self.realShelf(name)
         let strips = SpineStrips.strips(in: photo)
         let plain = try SceneTextReader(python: python, readsUnreadTurned: true).lines(in: photo, name: name, strips: strips).lines
         let read = try SceneTextReader(python: python, readsUnreadTurned: true, unreadStripLimit: 16).lines(in: photo, name: name, strips: strips).lines
@@ -285,6 +279,14 @@ import Vision
         let title = "ZAFA"
         #expect(!plain.contains { $0.text.uppercased().contains(title) }, "\(plain.map(\.text))")
         #expect(fromStrips.contains { $0.text.uppercased().contains(title) }, "\(fromStrips.map(\.text))")
+    }
+
+    /// A real shelf photo of ../shared/fixtures/shelves at the reader's working size.
+    static func realShelf(_ name: String) throws -> GrayImage {
+        let labels = try #require(SharedFiles.fixture("shelves/labels.json"))
+        let ocr = try ShelfOCR(options: TesseractOptions())
+        let data = try Data(contentsOf: labels.deletingLastPathComponent().appendingPathComponent(name))
+        return try ocr.workingImage(ocr.decode(data: data, name: name), name: name)
     }
 
     /// An interpreter that says it is ready and then stops on every request.
