@@ -67,8 +67,15 @@ public struct LocalDumpSource: MetadataSource {
             guard byName.isEmpty else { return byName }
         }
         let closest = try closestTitles(title, wantedNames: wantedNames, limit: limit)
-        guard closest.isEmpty, author == nil else { return closest }
-        return try await namedAuthorsTitles(title, limit: limit)
+        guard closest.isEmpty else { return closest }
+        if author == nil {
+            let named = try await namedAuthorsTitles(title, limit: limit)
+            guard named.isEmpty else { return named }
+        }
+        // Last, a word read a letter off ("BLOOOSWORN"): the titles holding a word one edit from
+        // it. After the author's titles: "SHARPE The Girlg" finds Sharpe's *The Girls I've Been*,
+        // where "girls" one letter off "girlg" would bring titles that merely share it.
+        return try closestTitles(title, wantedNames: wantedNames, limit: limit, tolerant: true)
     }
 
     /// A spine reading that holds an author's surname and a word or two of the title, too few
@@ -122,7 +129,11 @@ public struct LocalDumpSource: MetadataSource {
     /// Chinese and Japanese, written without spaces, are one index term a run: a run is looked
     /// up by each of its two-character pieces as the start of a term (a title read with junk
     /// around it or cut short), and compared character by character.
-    func closestTitles(_ reading: String, wantedNames: [String], limit: Int) throws(SourceError) -> [EditionMetadata] {
+    /// `tolerant` (asked when nothing shares the words as read): the reading's longest words of
+    /// five letters or more also find, and stand for, title words one letter off (`oneEditApart`:
+    /// "bloooswom" for Bloodsworn, "nwind" for Unwind), looked up as every such word. The matcher sees the letters
+    /// read, not the title's: a word off by a letter is never an exact title read.
+    func closestTitles(_ reading: String, wantedNames: [String], limit: Int, tolerant: Bool = false) throws(SourceError) -> [EditionMetadata] {
         let readWords = Self.words(reading)
         let readingWords = Array(Set(Self.comparedWords(readWords).filter { ($0.count >= 2 || Self.isIdeographic($0)) && !Self.stopWords.contains($0) })).sorted()
         guard !readingWords.isEmpty else { return [] }
@@ -131,8 +142,11 @@ public struct LocalDumpSource: MetadataSource {
         for run in readWords.flatMap(Self.ideographicRuns) where run.count >= 2 {
             for start in 0..<(run.count - 1) { termList.append("\"\(String(run[start...(start + 1)]))\"*") }
         }
+        let offWords = tolerant ? Self.tolerantWords(readWords) : []
+        guard !tolerant || !offWords.isEmpty else { return [] }
         guard !termList.isEmpty else { return [] }
-        let terms = Array(Set(termList)).sorted().prefix(60).joined(separator: " OR ")
+        let nearTerms = offWords.flatMap(Self.oneEditAway).map { "\"\($0)\"" }
+        let terms = (Array(Set(termList)).sorted().prefix(60) + Set(nearTerms).sorted()).joined(separator: " OR ")
         return try read { db in
             let rows = try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT edition.* FROM editionTitleSearch JOIN edition ON edition.id = editionTitleSearch.rowid
@@ -142,12 +156,15 @@ public struct LocalDumpSource: MetadataSource {
             for (order, row) in rows.enumerated() {
                 let titleWords = Self.comparedWords(Self.words(DumpLoader.searchText(row["title"], row["subtitle"]))).filter { !Self.stopWords.contains($0) }
                 guard !titleWords.isEmpty else { continue }
-                let shared = readingWords.filter { word in titleWords.contains { Self.readWord(word, stands: $0) } }
+                let stands = { (read: String, word: String) in
+                    Self.readWord(read, stands: word) || (offWords.contains(read) && Self.oneEditApart(read, word))
+                }
+                let shared = readingWords.filter { word in titleWords.contains { stands(word, $0) } }
                 // A spine shows the main title: a subtitle or a series in brackets ("The Host (The
                 // Host, #1)", "Prodigy (Legend, #2)") need not be read for the title to be whole.
                 let mainWords = Self.comparedWords(Self.words(Self.mainTitle(row["title"]))).filter { !Self.stopWords.contains($0) }
                 let compared = mainWords.isEmpty ? titleWords : mainWords
-                let covered = compared.filter { word in readingWords.contains { Self.readWord($0, stands: word) } }
+                let covered = compared.filter { word in readingWords.contains { stands($0, word) } }
                 let wholeTitle = covered.count == compared.count
                 guard shared.count >= 2 || (wholeTitle && compared.count == 1 && compared[0].count >= 4) else { continue }
                 var score = Double(shared.count) / Double(readingWords.count) + Double(covered.count) / Double(compared.count)
@@ -167,6 +184,49 @@ public struct LocalDumpSource: MetadataSource {
     /// (four letters kept), or read without its start (`lostItsStart`).
     static func readWord(_ read: String, stands word: String) -> Bool {
         read == word || (read.count >= 4 && word.hasPrefix(read)) || (word.count >= 4 && read.hasPrefix(word)) || lostItsStart(read, word)
+    }
+
+    /// The words a tolerant search looks up one letter off: the two longest of five letters or more
+    /// (letters only; not Chinese or Japanese).
+    /// Five: `nwind` (*Unwind* read without its first letter, minhan_img1539) is found; four-letter words are left as read.
+    static let tolerantLetters = 5
+
+    static func tolerantWords(_ readWords: [String]) -> [String] {
+        let long = Set(readWords.filter { $0.count >= Self.tolerantLetters && $0.allSatisfy { $0.isASCII && $0.isLetter } })
+        return long.sorted { ($0.count, $1) > ($1.count, $0) }.prefix(2).map { $0 }
+    }
+
+    /// Every word one letter off `word` (a letter changed, left out, added, or two swapped), a to z.
+    static func oneEditAway(_ word: String) -> [String] {
+        let letters = Array(word), alphabet = Array("abcdefghijklmnopqrstuvwxyz")
+        var out: [String] = []
+        for index in 0...letters.count {
+            for letter in alphabet { out.append(String(letters[..<index] + [letter] + letters[index...])) }
+            guard index < letters.count else { break }
+            out.append(String(letters[..<index] + letters[(index + 1)...]))
+            for letter in alphabet where letter != letters[index] {
+                var changed = letters
+                changed[index] = letter
+                out.append(String(changed))
+            }
+            if index + 1 < letters.count, letters[index] != letters[index + 1] {
+                var swapped = letters
+                swapped.swapAt(index, index + 1)
+                out.append(String(swapped))
+            }
+        }
+        return out
+    }
+
+    /// Whether `read` and `word` differ by one letter changed, left out, added, or two swapped.
+    static func oneEditApart(_ read: String, _ word: String) -> Bool {
+        let a = Array(read), b = Array(word)
+        guard a != b, abs(a.count - b.count) <= 1 else { return false }
+        let start = zip(a, b).prefix { $0 == $1 }.count
+        let end = zip(a.reversed(), b.reversed()).prefix { $0 == $1 }.count
+        if a.count != b.count { return start + end >= min(a.count, b.count) }
+        if start + end >= a.count - 1 { return true }
+        return start + end == a.count - 2 && a[start] == b[start + 1] && a[start + 1] == b[start]
     }
 
     /// A title without its subtitle after a colon or its series in brackets ("Prodigy (Legend, #2)" -> "Prodigy").

@@ -246,6 +246,35 @@ import TestSupport
         #expect(try await titles("RIDER Minigr zzq").isEmpty)
     }
 
+    /// A title word read one letter off (`BLOOOSWORN` on minhan_img1538) shares no word with any
+    /// title as read: the tolerant search finds the titles one letter (changed, left out, added,
+    /// two swapped) from its long words (`nwind`, Unwind without its first letter, on minhan_img1539).
+    /// Two letters off, or a word under five letters, finds nothing.
+    @Test func aTitleWordReadOneLetterOffIsFound() async throws {
+        let directory = try makeTemporaryDirectory(prefix: "local-source")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let rows = [
+            Self.row("author", "/authors/OL1A", 1, #"{"name": "Scott Reintgen"}"#),
+            Self.row("edition", "/books/OL1M", 1, #"{"title": "Bloodsworn (Ashlords, #2)", "isbn_13": ["9780593119174"], "authors": [{"key": "/authors/OL1A"}]}"#),
+            Self.row("edition", "/books/OL2M", 1, #"{"title": "Blood and Bone", "isbn_13": ["9780062412249"]}"#),
+            Self.row("edition", "/books/OL3M", 1, #"{"title": "Unwind", "isbn_13": ["9781416912040"]}"#),
+        ]
+        let dump = directory.appendingPathComponent("spines.txt")
+        try (rows.joined(separator: "\n") + "\n").write(to: dump, atomically: true, encoding: .utf8)
+        let database = directory.appendingPathComponent("dump.sqlite").path
+        #expect(try await DumpLoader(path: database).load(file: dump.path).editions == 3)
+        let source = try LocalDumpSource(path: database)
+        func titles(_ reading: String) async throws -> [String] {
+            try await source.search(title: reading, author: nil, limit: 5).map(\.title)
+        }
+        #expect(try await titles("BLOOOSWORN") == ["Bloodsworn (Ashlords, #2)"])
+        #expect(try await titles("BLODSWORN") == ["Bloodsworn (Ashlords, #2)"])
+        #expect(try await titles("BLOODSOWRN") == ["Bloodsworn (Ashlords, #2)"])
+        #expect(try await titles("BLOOOSWURN").isEmpty)
+        #expect(try await titles("nwind") == ["Unwind"])
+        #expect(try await titles("nwnd").isEmpty)
+    }
+
     /// Chinese titles are one index term a run (no spaces): a spine read with a publisher glued
     /// on, or cut short, still finds its title by the run's two-character pieces and is ranked
     /// character by character. Titles and authors of the labelled shelf dianaaaa_img09 (../shared).

@@ -112,6 +112,17 @@ import Vision
         #expect(unsure.decision != .strong)
     }
 
+    /// A title word read a letter off (`BLOOOSWORN`, minhan_img1538: the local dump's tolerant
+    /// search finds *Bloodsworn* for it) is a suggestion for review, never strong on that alone;
+    /// read exactly, the same sole title stands.
+    @Test func aTitleWordReadOneLetterOffIsNeverStrongAlone() {
+        let bloodsworn = Self.book("bloodsworn", "Bloodsworn (Ashlords, #2)", ["Scott Reintgen"])
+        let off = match("BLOOOSWORN", [bloodsworn])
+        #expect(off.best?.workKey == "bloodsworn")
+        #expect(off.decision == .medium, "\(off.distance) \(off.reason ?? "")")
+        #expect(match("BLOODSWORN", [bloodsworn]).decision == .strong)
+    }
+
     /// Junk read on shelves (call numbers in Dewey, LC, CDU and Spanish/Catalan public-library
     /// shapes, library labels, publishers, the label of issue 35, the real library photo with no
     /// readable title) against the 10,000 goodbooks works plus the real shelves' books: none added.
