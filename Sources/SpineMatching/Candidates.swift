@@ -97,11 +97,26 @@ public struct CandidateQuery: Sendable, Hashable {
     public var author: String?
     /// All the words read, for readers that cannot tell title from author.
     public var text: String
+    /// OCR text's title without its last word, when that word may be the author's surname read
+    /// after the title ("Catching Fire ColIins"): what a title search that finds nothing asks next.
+    public var withoutLastWord: String?
 
-    public init(title: String, author: String?, text: String) {
+    public init(title: String, author: String?, text: String, withoutLastWord: String? = nil) {
         self.title = title
         self.author = author
         self.text = text
+        self.withoutLastWord = withoutLastWord
+    }
+
+    /// `title` without its last word when that word reads as a surname (a capital, then letters:
+    /// "ColIins", "SHARPE") and a word of three letters or more is left before it; nil otherwise.
+    public static func withoutSurname(_ title: String) -> String? {
+        var words = title.split(whereSeparator: \.isWhitespace)
+        guard words.count >= 2, let last = words.last, last.count >= 3, last.first?.isUppercase == true,
+              last.allSatisfy(\.isLetter) else { return nil }
+        words.removeLast()
+        guard words.contains(where: { $0.filter(\.isLetter).count >= 3 }) else { return nil }
+        return words.joined(separator: " ")
     }
 }
 

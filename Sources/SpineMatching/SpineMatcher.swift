@@ -706,7 +706,8 @@ struct ParsedReading {
         // OCR text is compared with its camel-case runs apart (`fold`); a source is asked the same
         // words ("Oxley MatroidTheory Second" asks for "Matroid Theory"), not one it has no title with.
         query = hasSeparateTitle || spacedRuns ? CandidateQuery(title: askedTitle, author: reading.author, text: text)
-            : CandidateQuery(title: TextNormalizer.camelSpaced(askedTitle), author: reading.author, text: TextNormalizer.camelSpaced(text))
+            : CandidateQuery(title: TextNormalizer.camelSpaced(askedTitle), author: reading.author, text: TextNormalizer.camelSpaced(text),
+                             withoutLastWord: CandidateQuery.withoutSurname(askedTitle).map(TextNormalizer.camelSpaced))
         if let author = reading.author, let title = reading.title, !author.isEmpty, !title.isEmpty {
             swapped = (TitleParts(title: author), AuthorName.words(title))
         } else {

@@ -73,6 +73,11 @@ public struct SearchCandidateSource: CandidateSource {
         if found.isEmpty, query.author != nil, !title.isEmpty {
             found = try await search(title: title, author: nil, limit: min(limit, 20))
         }
+        // OCR text read as "title author" ("Catching Fire ColIins") finds no title with every word:
+        // the title without the word that may be the author. Not on a paced source (a second wait).
+        if found.isEmpty, !isPaced, let shorter = query.withoutLastWord {
+            found = try await search(title: shorter, author: nil, limit: min(limit, 20))
+        }
         return found
     }
 

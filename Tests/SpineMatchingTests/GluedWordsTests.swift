@@ -1,4 +1,4 @@
-import SpineMatching
+@testable import SpineMatching
 import Testing
 import Vision
 
@@ -70,6 +70,47 @@ import Vision
         #expect(!WordFrequencies.systemDictionary.isEmpty, "no /usr/share/dict/words: run scripts/setup")
         #expect(WordFrequencies.dictionaryOnly.split("guideto") == ["guide", "to"])
         #expect(WordFrequencies.dictionaryOnly.spaced("toFasterReading GUIDETO") == "to faster reading guide to")
+    }
+
+    /// Spanish and Catalan library shelves glue their titles too (`Elcoronelnotienequienleescriba`
+    /// on the rendered hard shelves): wspanish and wcatalan space them, all capitals as lower case.
+    /// An English run is spaced as before.
+    @Test func spanishAndCatalanRunsAreSpacedWithTheirWordLists() {
+        #expect(WordList.missing.isEmpty, "missing word lists \(WordList.missing.map(\.debianPackage)): run scripts/setup")
+        let words = WordFrequencies.dictionaryOnly
+        #expect(words.spaced("ELLABERINTODELASOLEDAD") == "el laberinto de la soledad")
+        #expect(words.spaced("ellaberintodelasoledad") == "el laberinto de la soledad")
+        #expect(words.spaced("lasombradelviento Zafón") == "la sombra del viento zafon")
+        #expect(words.split("thehouseofthe") == ["the", "house", "of", "the"])
+        #expect(words.split("guideto") == ["guide", "to"])
+        // A name or junk that only Spanish or Catalan pieces would space, with none of their function words, stays whole.
+        #expect(words.split("sullivan") == nil)
+        #expect(words.split("bruchac") == nil)
+        #expect(words.split("presser") == nil)
+        // An English word read cut short beside a Spanish article is no Spanish title ("EVERLOS" of Everlost).
+        #expect(words.split("everlos") == nil)
+        // A Spanish word is known: not spaced with English pieces ("col men a").
+        #expect(words.split("colmena") == nil)
+        // The sole-title rule's dictionary stays English: a Spanish word is still one no dictionary holds there.
+        #expect(!WordFrequencies.systemDictionary.contains("laberinto"))
+        // The Spanish and Catalan lists as fingerprints: their words in the compared spelling ("corazón",
+        // "cl" -> "d"), English words and their inflections under four letters left out.
+        for word in ["laberinto", "corazon", "soledad", "del", "els"] {
+            #expect(WordFrequencies.foreign.contains(TextNormalizer.ocrCanonical(word)), "\(word)")
+        }
+        for word in ["animal", "hotel", "hac", "ser", "zzqvx"] { #expect(!WordFrequencies.foreign.contains(TextNormalizer.ocrCanonical(word)), "\(word)") }
+    }
+
+    /// The word lists are read byte by byte: each entry in the spelling the matcher compares
+    /// (`TextNormalizer.fold` then `ocrCanonical`), entries no lower-case word left out.
+    @Test func aWordListEntryIsReadInTheSpellingCompared() {
+        for word in ["año", "corazón", "pingüino", "niñería", "clarinet", "turning", "civil", "vvhat", "élan", "ýa"] {
+            #expect(WordFrequencies.canonicalWord(Array(word.utf8), accents: true) == TextNormalizer.ocrCanonical(TextNormalizer.fold(word)), "\(word)")
+        }
+        for entry in ["Pilar", "l'home", "col·lecció", "e-mail", "a", "ÁFRICA"] {
+            #expect(WordFrequencies.canonicalWord(Array(entry.utf8), accents: true) == nil, "\(entry)")
+        }
+        #expect(WordFrequencies.canonicalWord(Array("año".utf8), accents: false) == nil)
     }
 
     @Test func aGluedReadingFindsItsBook() {

@@ -5,6 +5,7 @@ import Foundation
 import MetadataSources
 import PostgresCatalogue
 import RapidScanConfig
+import SpineMatching
 import SpineOCR
 
 /// `rapidscan doctor`: what this rapidscan works with — engines, sources, library, config —
@@ -94,7 +95,18 @@ struct DoctorCommand: AsyncParsableCommand {
                                     fix: "apt-get install \(packages)"))
         }
         findings.append(sceneTextFinding(settings: settings, environment: environment, executable: executable))
+        findings.append(Self.wordListFinding(missing: WordList.missing))
         return findings
+    }
+
+    /// The word lists glued spine words are spaced with ("ELLABERINTODELASOLEDAD"): each missing one
+    /// named, with what is lost and the package that installs it. Optional: a run is then searched as read.
+    static func wordListFinding(missing: [WordList]) -> Finding {
+        let listed = WordList.all.map { "\($0.rawValue) (\($0.path))" }.joined(separator: ", ")
+        guard !missing.isEmpty else { return Finding(state: .ok, text: "word lists for glued spine words: \(listed)") }
+        let names = missing.map(\.rawValue).joined(separator: ", ")
+        return Finding(state: .optional, text: "word lists for glued spine words: \(names) not installed; words glued together on "
+            + "\(names) spines are searched as read, not spaced", fix: "apt-get install " + missing.map(\.debianPackage).joined(separator: " "))
     }
 
     /// PP-OCR: where its interpreter comes from, and whether it really starts (loads its models).
