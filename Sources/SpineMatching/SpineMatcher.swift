@@ -591,14 +591,16 @@ public struct SpineMatcher: Sendable {
     /// The candidate whose title the reading is, word for word with nothing else read (no author,
     /// no junk), when no other candidate's title, series or author holds the words read and the
     /// title has a word of four letters or more no dictionary holds: one such word of 8 letters or
-    /// more ("Furyborn", "UnSouled"), or two words with one ("The Gilded Ones" is two dictionary words).
+    /// more ("Furyborn", "UnSouled"), or two words with one, or two dictionary words of 11 letters
+    /// ("Small Worlds"; "The Gilded Ones" is two dictionary words of 10).
     /// Measured on the 10,000 goodbooks works split in halves (five seeds, scripts/bench-sole-titles;
     /// docs/PERFORMANCE.md stop 38): of titles whose words no other title of one half holds, the
     /// share whose words a title of the other half holds (a book the sources did not list, whose
     /// spine would read the same) is 4.8% for one unknown word of 8+ letters, 2.3% for two words
     /// with an unknown one, against 18.2% and 26.3% for one dictionary word (8+ / under 8), 9.5% for
-    /// an unknown word under 8 letters, 5.6% for two dictionary words: the shapes kept are those
-    /// under 5%, as `standsAlone`'s. Chinese titles keep their rule.
+    /// an unknown word under 8 letters, 5.6% for two dictionary words (6.5% under 11 letters, 3.2% of
+    /// 11: `minimumSoleDictionaryLetters`): the shapes kept are those under 5%, as `standsAlone`'s.
+    /// Chinese titles keep their rule.
     static func soleTitle(_ reading: ParsedReading, among candidates: [PreparedCandidate]) -> String? {
         guard reading.authorWords.isEmpty, reading.tail == nil else { return nil }
         // A word OCR split at a gap ("UnSouLeD" at its capitals, "FURYBORN" spaced as glued) read as one.
@@ -618,7 +620,7 @@ public struct SpineMatcher: Sendable {
         let unknown = significant.filter { !WordFrequencies.systemDictionary.contains($0) && letters($0) >= 4 }
         switch significant.count {
         case 1: guard let word = unknown.first, letters(word) >= minimumSoleLetters else { return nil }
-        case 2: guard !unknown.isEmpty else { return nil }
+        case 2: guard !unknown.isEmpty || significant.map(letters).reduce(0, +) >= minimumSoleDictionaryLetters else { return nil }
         default: return nil
         }
         let others = candidates.filter { $0.identity != book.identity }
@@ -628,6 +630,11 @@ public struct SpineMatcher: Sendable {
 
     /// Letters a one-word title no dictionary holds needs to be a sole title (under 8: 9.8% confusable).
     static let minimumSoleLetters = 8
+
+    /// Letters two dictionary words need between them to be a sole title ("Small Worlds", "The Cost
+    /// of Knowing"; twelve and more stand alone anyway). scripts/bench-sole-titles: 3.2% of such
+    /// titles of 11 letters are held by a title of the other half, 5.7% of 10, 6.0% of 9, 7.2% of 8.
+    static let minimumSoleDictionaryLetters = 11
 
     /// Letters two significant words need between them to stand alone.
     static let minimumStandingLetters = 12
