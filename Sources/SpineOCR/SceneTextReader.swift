@@ -168,9 +168,16 @@ public final class SceneTextReader: @unchecked Sendable {
 
     /// The lines of text in a gray image, and the worker's CPU milliseconds (all its threads);
     /// with `unreadStripLimit`, also the lines of each of `strips` (boxes in the image) where its
-    /// passes read a line but no sure one. A worker that stopped is started again first; one that stops on this image is an
-    /// error for this image only.
+    /// passes read a line but no sure one (`stripLines`, asked for at once here). A worker that stopped is
+    /// started again first; one that stops on this image is an error for this image only.
     public func lines(in image: GrayImage, name: String, strips: [Box] = []) throws(TesseractError) -> (lines: [SceneTextLine], milliseconds: Int) {
+        let read = try lines(in: image, name: name)
+        let fromStrips = try stripLines(strips, name: name)
+        return (read.lines + fromStrips.lines, read.milliseconds + fromStrips.milliseconds)
+    }
+
+    /// The lines of text in a gray image (the photo's passes: no strip), and the worker's CPU milliseconds.
+    public func lines(in image: GrayImage, name: String) throws(TesseractError) -> (lines: [SceneTextLine], milliseconds: Int) {
         // The pixels go through a private temporary file: megabytes, not a pipe's JSON.
         let file = FileManager.default.temporaryDirectory
             .appendingPathComponent("rapidscan-scenetext-\(getpid())-\(UUID().uuidString).gray")
@@ -182,8 +189,42 @@ public final class SceneTextReader: @unchecked Sendable {
         guard written else {
             throw .sceneTextFailed(file: name, reason: "could not write a temporary image in \(file.deletingLastPathComponent().path)")
         }
-        var request: [String: Any] = ["path": file.path, "width": image.width, "height": image.height]
-        if unreadStripLimit > 0, !strips.isEmpty { request["strips"] = strips.map { [$0.x0, $0.y0, $0.x1, $0.y1] } }
+        guard let reply = try ask(["path": file.path, "width": image.width, "height": image.height], name: name, restarting: true) else {
+            throw .sceneTextFailed(file: name, reason: "the PP-OCR worker did not start")
+        }
+        let parsed = { (row: [Any], turned: Bool) -> SceneTextLine? in
+            guard row.count == 6, let text = row[0] as? String, let score = row[1] as? Double else { return nil }
+            let numbers = row[2...].compactMap { ($0 as? Double).map { Int($0.rounded()) } }
+            guard numbers.count == 4 else { return nil }
+            return SceneTextLine(text: text, confidence: score * 100,
+                                 box: Box(x0: numbers[0], y0: numbers[1], x1: numbers[2], y1: numbers[3]), readTurned: turned)
+        }
+        let lines = (reply["lines"] as? [[Any]] ?? []).compactMap { parsed($0, false) }
+            + (reply["turned"] as? [[Any]] ?? []).compactMap { parsed($0, true) }
+        return (lines, Int(((reply["cpu"] as? Double) ?? 0) * 1000))
+    }
+
+    /// The lines read from `strips` (boxes in the image last read by `lines(in:name:)`) where its
+    /// lines hold one but no sure one, at most `unreadStripLimit` strips; each line's box is its
+    /// strip's. A separate request, so the caller can run Tesseract meanwhile (the worker reads
+    /// strips with one thread). None without `unreadStripLimit`, or when the worker stopped since.
+    public func stripLines(_ strips: [Box], name: String) throws(TesseractError) -> (lines: [SceneTextLine], milliseconds: Int) {
+        guard unreadStripLimit > 0, !strips.isEmpty else { return ([], 0) }
+        guard let reply = try ask(["strips": strips.map { [$0.x0, $0.y0, $0.x1, $0.y1] }], name: name, restarting: false) else { return ([], 0) }
+        // A strip's line: [strip index, "down" or "up", text, score], in reading order.
+        let lines = (reply["strips"] as? [[Any]] ?? []).compactMap { row -> SceneTextLine? in
+            guard row.count == 4, let index = (row[0] as? NSNumber)?.intValue, strips.indices.contains(index),
+                  let direction = row[1] as? String, let text = row[2] as? String, let score = row[3] as? Double else { return nil }
+            return SceneTextLine(text: text, confidence: score * 100, box: strips[index],
+                                 stripTurn: direction == "up" ? .clockwise90 : .clockwise270)
+        }
+        return (lines, Int(((reply["cpu"] as? Double) ?? 0) * 1000))
+    }
+
+    /// One request to the worker and its answer (an answer that is an error is thrown). A worker
+    /// that stopped is started again when `restarting`, else nothing is asked (nil): a new worker
+    /// has no photo to read strips of.
+    private func ask(_ request: [String: Any], name: String, restarting: Bool) throws(TesseractError) -> [String: Any]? {
         var line: Data
         do { line = try JSONSerialization.data(withJSONObject: request) } catch {
             throw .sceneTextFailed(file: name, reason: "could not encode the request")
@@ -192,10 +233,11 @@ public final class SceneTextReader: @unchecked Sendable {
         let (python, longSide, timeout, turnsBelow, readsTurned, stripLimit) = (self.python, self.detectionLongSide, self.timeoutSeconds,
                                                                                  self.turnsUnsureTallLinesBelow, self.readsUnreadTurned,
                                                                                  self.unreadStripLimit)
-        let reply: [String: Any]
+        let reply: [String: Any]?
         do throws(TesseractError) {
-            reply = try worker.withLock { worker throws(TesseractError) in
+            reply = try worker.withLock { worker throws(TesseractError) -> [String: Any]? in
                 if worker == nil || worker?.process.isRunning != true {
+                    guard restarting else { return nil }
                     worker?.stop()
                     worker = try Self.start(python: python, detectionLongSide: longSide, timeoutSeconds: timeout, turnsBelow: turnsBelow,
                                             readsTurned: readsTurned, stripLimit: stripLimit)
@@ -226,25 +268,8 @@ public final class SceneTextReader: @unchecked Sendable {
             default: throw error
             }
         }
-        if let message = reply["error"] as? String { throw .sceneTextFailed(file: name, reason: message) }
-        let parsed = { (row: [Any], turned: Bool) -> SceneTextLine? in
-            guard row.count == 6, let text = row[0] as? String, let score = row[1] as? Double else { return nil }
-            let numbers = row[2...].compactMap { ($0 as? Double).map { Int($0.rounded()) } }
-            guard numbers.count == 4 else { return nil }
-            return SceneTextLine(text: text, confidence: score * 100,
-                                 box: Box(x0: numbers[0], y0: numbers[1], x1: numbers[2], y1: numbers[3]), readTurned: turned)
-        }
-        // A strip's line: [strip index, "down" or "up", text, score], in reading order.
-        let stripLine = { (row: [Any]) -> SceneTextLine? in
-            guard row.count == 4, let index = (row[0] as? NSNumber)?.intValue, strips.indices.contains(index),
-                  let direction = row[1] as? String, let text = row[2] as? String, let score = row[3] as? Double else { return nil }
-            return SceneTextLine(text: text, confidence: score * 100, box: strips[index],
-                                 stripTurn: direction == "up" ? .clockwise90 : .clockwise270)
-        }
-        let lines = (reply["lines"] as? [[Any]] ?? []).compactMap { parsed($0, false) }
-            + (reply["turned"] as? [[Any]] ?? []).compactMap { parsed($0, true) }
-            + (reply["strips"] as? [[Any]] ?? []).compactMap(stripLine)
-        return (lines, Int(((reply["cpu"] as? Double) ?? 0) * 1000))
+        if let message = reply?["error"] as? String { throw .sceneTextFailed(file: name, reason: message) }
+        return reply
     }
 
     /// One JSON object per line from the worker; the bytes after it stay in `buffer`. The worker
@@ -407,7 +432,9 @@ public final class SceneTextReader: @unchecked Sendable {
     }
 
     /// The worker: reads `{"path", "width", "height"}` lines, answers `{"lines": [[text,
-    /// score, x0, y0, x1, y1]...], "cpu": seconds}` or `{"error": message}`.
+    /// score, x0, y0, x1, y1]...], "turned": [...], "cpu": seconds}` or `{"error": message}`; then
+    /// `{"strips": [[x0, y0, x1, y1]...]}` (that photo's strips) answers `{"strips": [[strip, "down"
+    /// or "up", text, score]...], "cpu": seconds}`.
     static let workerSource = #"""
 import json, os, sys, threading, time
 # A worker whose rapidscan is gone (killed, say) stops within a second, even in the middle of
@@ -481,13 +508,24 @@ try:
             lines.append([text, score, y0, height - 1 - x1, y1, height - 1 - x0])
         return lines
     strip_limit = int(sys.argv[4]) if len(sys.argv) > 4 else 0
+    # The strip pass is asked for after the photo's lines, while rapidscan's Tesseract passes run on
+    # the cores: its own sessions of one thread each, so it takes one core and does not stall its
+    # work on waking a second thread held by Tesseract (the photo's passes keep theirs).
+    strip_engine = None
+    if strip_limit > 0:
+        strip_engine = RapidOCR(det_limit_type="max", det_limit_side_len=int(sys.argv[1]), intra_op_num_threads=1)
+        strip_detector = strip_engine.text_det
+        strip_detector.get_preprocess = lambda long_side: DetPreProcess(strip_detector.limit_side_len, "max", strip_detector.mean,
+                                                                        strip_detector.std)
+        strip_engine.text_rec.rec_batch_num = 1
     def unread_strips(gray, found, strips):
         # Spine strips found in the pixels (x0, y0, x1, y1) where the passes read a line but no
         # sure one, the first strip_limit of them in shelf order: each cut out a twentieth in from its sides, turned
-        # as a top-to-bottom spine reads, scaled to 64 px across and read on its own, detector
-        # included (RapidOCR letterboxes a long thin image: without that margin the detector
-        # outlined 2 titles of 40 where it outlined 8; at 48 px across 3). The angle classifier
-        # turns a bottom-to-top spine's lines. Each line: [strip, "down" or "up", text, score].
+        # as a top-to-bottom spine reads, scaled to 64 px across and detected on its own with a
+        # black margin (without it the detector outlined 2 titles of 40 where it outlined 8; at
+        # 48 px across 3); then every strip's lines are
+        # classified and recognised together. The angle classifier turns a bottom-to-top spine's
+        # lines. Each line: [strip, "down" or "up", text, score].
         # Strips where nothing was outlined at all cost as much and read 3 more of 47 unread titles:
         # blank spines, stacked Chinese columns, call-number labels (a third of the CPU).
         def holds(s, boxes):
@@ -496,7 +534,7 @@ try:
                 if float(score) >= 0.9 and sum(1 for c in text if c.isalnum()) >= 5]
         some = [(x0, y0, x1, y1) for text, score, x0, y0, x1, y1 in found]
         unread = [(i, s) for i, s in enumerate(strips) if holds(s, some) and not holds(s, sure)]
-        lines = []
+        crops, owners = [], []
         read = 0
         for i, (x0, y0, x1, y1) in unread:
             if read >= strip_limit:
@@ -510,31 +548,49 @@ try:
             scale = 64.0 / down.shape[0]
             size = (max(1, int(down.shape[1] * scale)), 64)
             strip = cv2.resize(down, size, interpolation=cv2.INTER_LINEAR)
-            padded, _ = engine.maybe_add_letterbox(numpy.repeat(strip[:, :, None], 3, axis=2), {})
-            boxes, _ = engine.auto_text_det(padded)
+            # Black above and below, as RapidOCR letterboxes a long thin image (to a quarter of its
+            # length), but at most 256 px tall: the detector's CPU is in the black of a long strip
+            # (stop 41: 35% less of it, the same titles; 192 px lost one).
+            margin = max(0, (min(256, max(size[0] // 4, 64)) - 64) // 2)
+            padded = cv2.copyMakeBorder(numpy.repeat(strip[:, :, None], 3, axis=2), margin, margin, 0, 0, cv2.BORDER_CONSTANT,
+                                        value=(0, 0, 0))
+            boxes, _ = strip_engine.auto_text_det(padded)
             if boxes is None or len(boxes) == 0:
                 continue
-            crops, turns, _ = engine.text_cls(engine.get_crop_img_list(padded, boxes))
-            read_lines, _ = engine.text_rec(crops)
-            for (label, turn_score), (text, score) in zip(turns, [(r[0], float(r[1])) for r in read_lines]):
-                if score >= 0.5:
-                    # A line the classifier turned 180 degrees is printed bottom-to-top.
-                    turned = "180" in label and turn_score > engine.text_cls.cls_thresh
-                    lines.append([i, "up" if turned else "down", text, score])
+            crops += strip_engine.get_crop_img_list(padded, boxes)
+            owners += [i] * len(boxes)
+        if not crops:
+            return []
+        crops, turns, _ = strip_engine.text_cls(crops)
+        read_lines, _ = strip_engine.text_rec(crops)
+        lines = []
+        for i, (label, turn_score), (text, score) in zip(owners, turns, [(r[0], float(r[1])) for r in read_lines]):
+            if score >= 0.5:
+                # A line the classifier turned 180 degrees is printed bottom-to-top.
+                turned = "180" in label and turn_score > strip_engine.text_cls.cls_thresh
+                lines.append([i, "up" if turned else "down", text, score])
         return lines
 except Exception as error:
     print(json.dumps({"error": "%s: %s" % (type(error).__name__, error)}), flush=True)
     sys.exit(1)
 print(json.dumps({"ready": True}), flush=True)
+# The last photo read and its lines: what a request for its strips reads.
+last = None
 for request in sys.stdin:
     try:
         request = json.loads(request)
+        start = time.process_time()
+        if "path" not in request:
+            strips = request.get("strips") or []
+            read_strips = unread_strips(last[0], last[1], strips) if last is not None and strip_engine is not None and strips else []
+            print(json.dumps({"strips": read_strips, "cpu": time.process_time() - start}), flush=True)
+            continue
+        last = None
         width, height = int(request["width"]), int(request["height"])
         gray = numpy.fromfile(request["path"], dtype=numpy.uint8, count=width * height)
         if gray.size != width * height:
             raise ValueError("expected %d pixels, read %d" % (width * height, gray.size))
         gray = gray.reshape(height, width)
-        start = time.process_time()
         image = numpy.repeat(gray[:, :, None], 3, axis=2)
         # RapidOCR scales an image over 2000 px down before it cuts the lines out for recognition:
         # a 36 px spine of a 4000 px shelf then read 18 px wide. The working image is bounded
@@ -556,9 +612,8 @@ for request in sys.stdin:
         for box, text, score in found:
             lines.append([text, float(score), *extent(box)])
         turned = unread_turned(image, found) if reads_turned else []
-        strips = request.get("strips") or []
-        read_strips = unread_strips(gray, lines + turned, strips) if strip_limit > 0 and strips else []
-        print(json.dumps({"lines": lines, "turned": turned, "strips": read_strips, "cpu": time.process_time() - start}), flush=True)
+        last = (gray, lines + turned) if strip_engine is not None else None
+        print(json.dumps({"lines": lines, "turned": turned, "cpu": time.process_time() - start}), flush=True)
     except Exception as error:
         print(json.dumps({"error": "%s: %s" % (type(error).__name__, error)}), flush=True)
 """#

@@ -136,14 +136,23 @@ public final class ShelfOCR: @unchecked Sendable {
         var sceneTextLines: [SceneTextLine] = []
         var sceneTextPasses: [OCRPass]?
         var sceneTextMilliseconds = 0
+        // PP-OCR's lines from the strips its passes read unsurely, when asked for.
+        let sceneTextStrips = Once<(lines: [SceneTextLine], milliseconds: Int)>()
         // Spine strips in the pixels: Tesseract's, and PP-OCR's where its passes read a line but no sure one.
         let readsSceneTextStrips = pages && (sceneText?.unreadStripLimit ?? 0) > 0
         let found = (options.readsStrips && !spineRotations.isEmpty) || readsSceneTextStrips
             ? SpineStrips.spineStrips(in: image, followsLean: options.stripsFollowLean) : []
         if pages, let sceneText, sceneTextFailures.withLock({ $0 }) < Self.sceneTextFailuresTolerated {
-            let read = try? sceneText.lines(in: image, name: name, strips: readsSceneTextStrips ? found.map(\.box) : [])
+            let read = try? sceneText.lines(in: image, name: name)
             sceneTextFailures.withLock { $0 = read == nil ? $0 + 1 : 0 }
             if let (lines, milliseconds) = read {
+                // The strips PP-OCR left unsure are read while Tesseract's passes run: the worker
+                // uses one core for them (waiting for them after the photo's passes cost the
+                // wall of their CPU and more, stop 41).
+                if readsSceneTextStrips {
+                    let boxes = found.map(\.box), reading = sceneTextStrips
+                    Thread { reading.set((try? sceneText.stripLines(boxes, name: name)) ?? ([], 0)) }.start()
+                }
                 sceneTextLines = lines
                 sceneTextMilliseconds = milliseconds
                 sceneTextPasses = pool.withResource { started in
@@ -225,6 +234,17 @@ public final class ShelfOCR: @unchecked Sendable {
             }
         }
         var passes = sceneTextPasses ?? []
+        if readsSceneTextStrips, sceneTextPasses != nil {
+            let (lines, milliseconds) = sceneTextStrips.wait()
+            var stripPasses = pool.withResource { started in
+                let engine = try? started.get()
+                return SceneTextReader.passes(from: lines, imageWidth: image.width, imageHeight: image.height, milliseconds: 0,
+                                              isDictionaryWord: { engine?.isDictionaryWord($0) ?? false })
+            }.filter { $0.strip != nil }
+            // The worker's CPU for the strips, on the first of their passes.
+            if !stripPasses.isEmpty { stripPasses[0].milliseconds = milliseconds }
+            passes += stripPasses
+        }
         for result in results.withLock({ $0 }).joined() {
             switch result {
             case .success(let pass): passes.append(pass)
