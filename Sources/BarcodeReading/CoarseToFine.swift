@@ -30,10 +30,11 @@ struct RegionReading {
         }
     }
 
-    /// The region as an upright crop at `module` output pixels per module. Reduced codes
-    /// are sampled from a box-reduced copy of the region's surroundings (not the whole
-    /// image), so that bars are averaged, not skipped.
-    static func crop(_ region: CandidateRegion, from full: GrayImage, outputWidth: Double) -> Crop? {
+    /// The region as an upright crop `outputWidth` pixels wide. A crop coarser than the
+    /// image's pixels is sampled from its box-reduced copy (1/2 or 1/4, `ReducedCopies`), so
+    /// that bars are averaged, not skipped.
+    static func crop(_ region: CandidateRegion, from copies: ReducedCopies, outputWidth: Double) -> Crop? {
+        let full = copies.full
         // A patch covers the bars that stayed sharp and coherent: often less than the code
         // (soft ends, worn bars), sometimes more (an add-on). So the crop is generous: twice
         // the patch's length or height (a code is ~1.4× as wide as its bars are tall), and
@@ -52,7 +53,8 @@ struct RegionReading {
                                      width: width, height: height, step: step)
             return Crop(image: image, mapping: mapping, sourceWidth: full.width, sourceHeight: full.height)
         }
-        // The full-image box around the crop (its corners), a little wider, reduced.
+        // A crop whose box (its corners, a little wider) holds under two reduced pixels across
+        // the image is none.
         let corners = [mapping.point(0, 0), mapping.point(Double(width), 0),
                        mapping.point(0, Double(height)), mapping.point(Double(width), Double(height))]
         let x0 = max(0, Int(corners.map(\.x).min()!) - 2 * factor) / factor * factor
@@ -60,12 +62,31 @@ struct RegionReading {
         let x1 = min(full.width, Int(corners.map(\.x).max()!) + 2 * factor)
         let y1 = min(full.height, Int(corners.map(\.y).max()!) + 2 * factor)
         guard x1 - x0 >= 2 * factor, y1 - y0 >= 2 * factor else { return nil }
-        var reduced = full.halved(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
-        if factor == 4 { reduced = reduced.downscaled(by: 2) }
-        let image = reduced.sampled(centreX: (region.centreX - Double(x0)) / Double(factor),
-                                    centreY: (region.centreY - Double(y0)) / Double(factor),
-                                    angle: region.angle, width: width, height: height, step: step / Double(factor))
+        // Sampled from the image's reduced copy, made once for every crop: the same 2×2 (4×4)
+        // means as a reduction of this box alone, which each crop made at each width before.
+        let image = copies.reduced(by: factor).sampled(centreX: region.centreX / Double(factor),
+                                                       centreY: region.centreY / Double(factor), angle: region.angle,
+                                                       width: width, height: height, step: step / Double(factor))
         return Crop(image: image, mapping: mapping, sourceWidth: full.width, sourceHeight: full.height)
+    }
+}
+
+/// An image's box-reduced copies (1/2, then 1/4 of that), each made once when first asked
+/// for: every region's crop at a coarse step samples them (the 2×2 means it would otherwise
+/// make of its own surroundings again at each width), and a large photo's whole-image passes
+/// and its follow-up's gate read them.
+final class ReducedCopies {
+    let full: GrayImage
+    private(set) lazy var half = full.downscaled(by: 2)
+    private(set) lazy var quarter = half.downscaled(by: 2)
+
+    init(_ full: GrayImage) {
+        self.full = full
+    }
+
+    /// The copy `factor` (1, 2 or 4) times smaller.
+    func reduced(by factor: Int) -> GrayImage {
+        factor >= 4 ? quarter : factor == 2 ? half : full
     }
 }
 

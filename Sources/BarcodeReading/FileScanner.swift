@@ -201,6 +201,7 @@ public final class FileScanner {
         let full = loaded.image
         let firstScale = Self.firstPassScale(longSide: max(full.width, full.height))
         var attempts = AttemptLog(reader: reader, pixels: full)
+        let copies = attempts.copies
         var sources: [(image: GrayImage, scale: Int)] = [(full, 1)]
         var regions: [CandidateRegion] = []
         // What made a small photo worth the hard passes (`barsEvidence`); nil on large photos.
@@ -209,7 +210,7 @@ public final class FileScanner {
             attempts.confirm(using: sources)
             attempts.agreement.doubtReadsAcrossTurnedBars(readUpright: attempts.regionsReadUpright)
             if options.thorough {
-                attempts.readAddOnsByModel(in: full, regions: { regions.isEmpty && firstScale == 1 ? Self.patches(in: full) : regions })
+                attempts.readAddOnsByModel(regions: { regions.isEmpty && firstScale == 1 ? Self.patches(in: full) : regions })
             }
             _ = attempts.reportable()
             return attempts.result(for: loaded)
@@ -218,13 +219,13 @@ public final class FileScanner {
             regions = RegionFinder.find(in: full, limit: Self.regionLimit[options.effort] ?? 6)
             // At normal effort a region gets more than its plain crop only where edges run along its
             // bars as a code's do (`RegionReading.barRun`): on busy code-free photos most are spines and print.
-            if attempts.runRegions(regions, in: full, effort: options.effort, onlyWhereBarsRun: options.effort == .normal) {
+            if attempts.runRegions(regions, effort: options.effort, onlyWhereBarsRun: options.effort == .normal) {
                 return finish(&attempts)
             }
         }
         // Whole images: reduced first, then finer scales down to the pixels in the file.
-        let half = firstScale > 1 ? full.downscaled(by: 2) : full
-        let first = firstScale == 4 ? half.downscaled(by: 2) : half
+        let half = firstScale > 1 ? copies.half : full
+        let first = firstScale == 4 ? copies.quarter : half
         firstPassCopy = firstScale > 1 ? (first, firstScale) : nil
         if firstScale > 1 {
             // Bars wider than the fine grid's cells (a large code, or a soft one) leave its
@@ -232,7 +233,7 @@ public final class FileScanner {
             let coarse = RegionFinder.find(in: first, limit: Self.coarseRegionLimit)
                 .map { $0.scaled(by: Double(firstScale)) }
                 .filter { new in !regions.contains { $0.covers(new) } }
-            if attempts.runRegions(coarse, in: full, effort: options.effort, numberedFrom: regions.count + 1,
+            if attempts.runRegions(coarse, effort: options.effort, numberedFrom: regions.count + 1,
                                    onlyWhereBarsRun: options.effort == .normal) {
                 return finish(&attempts)
             }
@@ -246,7 +247,7 @@ public final class FileScanner {
         // 900–1600 read 94–98 of 140 unseen hard photos, 1200 the most. Only code-shaped
         // regions (`isWorthTheModel`) whose edges run along their bars as a code's do (`showsBars`).
         if firstScale > 1, options.thorough,
-           attempts.runModel(on: regions.filter { Self.isWorthTheModel($0) && attempts.showsBars($0) }, scale: 1, crop: { RegionReading.crop($0, from: full, outputWidth: 1200) }) {
+           attempts.runModel(on: regions.filter { Self.isWorthTheModel($0) && attempts.showsBars($0) }, scale: 1, crop: { RegionReading.crop($0, from: copies, outputWidth: 1200) }) {
             return finish(&attempts)
         }
         sources.append((first, firstScale))
@@ -297,7 +298,7 @@ public final class FileScanner {
             // Their sharpened forms too: plain crops only read 88 of 111 turned real photos, not
             // 98 (but a sharpened crop and the sharpened whole-image trick "confirmed" one blur
             // misread between them on 960 turned traps: `bench-misread-traps --turned`).
-            if attempts.runRegions(regions.filter(\.isTurnedOffAxes), in: full, effort: options.effort) {
+            if attempts.runRegions(regions.filter(\.isTurnedOffAxes), effort: options.effort) {
                 return finish(&attempts)
             }
             // Most small photos hold no code at all; the passes below cost ~3x the first
@@ -509,12 +510,14 @@ public final class FileScanner {
     }
 
     /// Whether the model should fit a large photo's region: at most twice as long along its
-    /// bars as across them, as a code's patch is (with its add-on merged in, longer across).
-    /// A shelf's spines, boards and text columns run long; on busy code-free photos the model's
-    /// fits on them were most of its CPU. Balance is not asked, as on small photos: hard-003's
-    /// patch, its EAN-5 merged in, measures 0.24.
+    /// bars as across them, as a code's patch is (with its add-on merged in, longer across),
+    /// and at least 1/8 as long (a row of spine sides or of lettering runs far across). A
+    /// shelf's spines, boards and text columns run long; on busy code-free photos the model's
+    /// fits on them were most of its CPU (each 15–30 ms). Balance is not asked, as on small
+    /// photos: hard-003's patch, its EAN-5 merged in, measures 0.24. The codes the model read
+    /// on the busy halves and the hard 60 came from patches 0.18–1.0 as long along as across.
     static func isWorthTheModel(_ region: CandidateRegion) -> Bool {
-        region.height <= 2 * region.length
+        region.height <= 2 * region.length && region.height * 8 >= region.length
     }
 
     /// Candidate regions read per large photo, by effort.
@@ -542,6 +545,8 @@ struct AttemptLog {
     let reader: BarcodeReader
     /// The file's pixels, where confirmed codes are checked (`PixelCheck`).
     let pixels: GrayImage
+    /// Their reduced copies, made when a crop or a pass first needs one.
+    let copies: ReducedCopies
     var agreement = Agreement()
     var rejected: [Detection] = []
     var warnings: [String] = []
@@ -566,6 +571,12 @@ struct AttemptLog {
     }
     /// The hard passes were not run: nothing looked like bars (`FileScanner.barsEvidence`).
     var hardPassesSkipped = false
+
+    init(reader: BarcodeReader, pixels: GrayImage) {
+        self.reader = reader
+        self.pixels = pixels
+        copies = ReducedCopies(pixels)
+    }
 
     /// zbar has read a symbol here, valid or not, confirmed or not.
     var zbarReadSomething: Bool { !agreement.sightings.isEmpty || !rejected.isEmpty }
@@ -604,7 +615,7 @@ struct AttemptLog {
     /// confirmed. `onlyWhereBarsRun` (a large photo at normal effort): a region whose plain crop
     /// shows too short a run of edges along its bars gets no other crop (`showsBars`). True once a
     /// confirmed, uncontradicted code stands.
-    mutating func runRegions(_ regions: [CandidateRegion], in full: GrayImage, effort: ScanEffort,
+    mutating func runRegions(_ regions: [CandidateRegion], effort: ScanEffort,
                              numberedFrom firstNumber: Int = 1, variants chosen: [RegionVariant]? = nil,
                              onlyWhereBarsRun: Bool = false) -> Bool {
         let variants = chosen ?? RegionVariant.all(for: effort)
@@ -620,7 +631,7 @@ struct AttemptLog {
                     continue
                 }
                 if crops[number, default: [:]][variant.width] == nil {
-                    crops[number, default: [:]][variant.width] = .some(RegionReading.crop(region, from: full, outputWidth: variant.width))
+                    crops[number, default: [:]][variant.width] = .some(RegionReading.crop(region, from: copies, outputWidth: variant.width))
                 }
                 guard let crop = crops[number]?[variant.width] ?? nil else { continue }
                 if round == 0 { regionsReadUpright.append(region) }
@@ -647,7 +658,7 @@ struct AttemptLog {
                 }
             }
         }
-        readAddOns(addOnLooks, in: full, model: effort != .fast)
+        readAddOns(addOnLooks, model: effort != .fast)
         let found = reportable()
         if found, successfulAttempt == nil { successfulAttempt = "regions" }
         return found
@@ -656,11 +667,11 @@ struct AttemptLog {
     /// Confirmed codes read without an add-on: where their crop was too narrow or too coarse
     /// to hold one, zbar reads the same place again, wide enough for an EAN-2/EAN-5 on
     /// either side; then (`model`) `ModelDecoder` looks for one beside the code.
-    mutating func readAddOns(_ looks: [String: RegionReading.AddOnLook], in full: GrayImage, model: Bool) {
+    mutating func readAddOns(_ looks: [String: RegionReading.AddOnLook], model: Bool) {
         for sighting in agreement.sightings where sighting.isConfirmed && sighting.detection.addOn == nil {
             let identity = sighting.detection.identity
             guard let look = looks[identity], look.rescan || model,
-                  let crop = look.readCrop ?? RegionReading.crop(look.region, from: full, outputWidth: look.outputWidth)
+                  let crop = look.readCrop ?? RegionReading.crop(look.region, from: copies, outputWidth: look.outputWidth)
             else { continue }
             if look.rescan {
                 var found = false
@@ -688,7 +699,7 @@ struct AttemptLog {
     /// each, in a crop turned level along the barcode-like patch it lies in (`regions`, found
     /// only when needed). Not on every photo: around small photos' codes the edges of other
     /// print often look like an add-on's, and the look cost a quarter more CPU a photo.
-    mutating func readAddOnsByModel(in full: GrayImage, regions: () -> [CandidateRegion]) {
+    mutating func readAddOnsByModel(regions: () -> [CandidateRegion]) {
         guard rejected.contains(where: \.symbology.isAddOn) else { return }
         let waiting = agreement.sightings.filter {
             $0.isConfirmed && $0.detection.addOn == nil && !addOnsLookedFor.contains($0.detection.identity)
@@ -709,7 +720,7 @@ struct AttemptLog {
                                                height: min(patch.height, Double(box.width) * s + Double(box.height) * c),
                                                finestStep: 1,
                                                modules: (sighting.detection.symbology == .upcE ? ModelSymbol.upcE : .ean13).moduleCount)
-            guard let crop = RegionReading.crop(look.region, from: full, outputWidth: look.outputWidth) else { continue }
+            guard let crop = RegionReading.crop(look.region, from: copies, outputWidth: look.outputWidth) else { continue }
             addOnsLookedFor.insert(sighting.detection.identity)
             let width = length / crop.mapping.step
             if let addOn = ModelDecoder.readAddOn(crop, of: sighting.detection.text, codeWidth: width * 0.45...width * 1.15,

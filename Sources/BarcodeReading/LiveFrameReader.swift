@@ -164,8 +164,9 @@ struct LiveAttempts {
     /// Each region cropped upright from the frame and scanned along its rows (plain: a
     /// live frame has no time for sharpened copies).
     mutating func readTurned(_ regions: [CandidateRegion], in full: GrayImage, label given: String? = nil) {
+        let copies = ReducedCopies(full)
         for (number, region) in regions.prefix(LiveFrameReader.maximumPlaces).enumerated() {
-            guard let crop = RegionReading.crop(region, from: full, outputWidth: RegionReading.cropWidth) else { continue }
+            guard let crop = RegionReading.crop(region, from: copies, outputWidth: RegionReading.cropWidth) else { continue }
             let label = given ?? "turned place \(number + 1)"
             passes.append(label)
             for var detection in reader.scanRows(crop.image, refusingShadows: &shadowsRefused) where detection.isValid {

@@ -282,6 +282,21 @@ extension GrayImage {
                     var sx = Int(((originX + Double(y) * vx) * one).rounded())
                     var sy = Int(((originY + Double(y) * vy) * one).rounded())
                     let row = y * outWidth
+                    // A row whose two ends lie inside the image lies inside it all (the
+                    // positions are linear): no clamping there, the same pixels.
+                    let endX = sx + (outWidth - 1) * stepX, endY = sy + (outWidth - 1) * stepY
+                    if min(sx, endX) >= 0, max(sx, endX) <= limitX, min(sy, endY) >= 0, max(sy, endY) <= limitY {
+                        for x in 0..<outWidth {
+                            let x0 = sx >> 16, y0 = sy >> 16
+                            let fx = (sx >> 8) & 255, fy = (sy >> 8) & 255
+                            let i = y0 * w + x0
+                            let top = Int(source[i]) * (256 - fx) + Int(source[i + 1]) * fx
+                            let bottom = Int(source[i + w]) * (256 - fx) + Int(source[i + w + 1]) * fx
+                            destination[row + x] = UInt8(truncatingIfNeeded: (top * (256 - fy) + bottom * fy + 32768) >> 16)
+                            sx += stepX; sy += stepY
+                        }
+                        continue
+                    }
                     for x in 0..<outWidth {
                         let cx = min(max(sx, 0), limitX), cy = min(max(sy, 0), limitY)
                         let x0 = cx >> 16, y0 = cy >> 16

@@ -114,6 +114,63 @@ import TestSupport
         #expect(RegionReading.addOnLook(for: code(x: 280, width: 238, symbology: .ean8), in: crop, region: region) == nil)
     }
 
+    /// A region's crop coarser than the image's pixels samples the image's reduced copies, made
+    /// once (`ReducedCopies`): the same pixels as reducing the crop's own surroundings, which it
+    /// did before at every width (regions at every angle, of every size, by and past the edges).
+    @Test func aCoarseCropSamplesTheReducedCopiesAsItsOwnSurroundingsReduced() throws {
+        var state: UInt64 = 0x2545_F491_4F6C_DD1D
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int(state >> 33) % bound
+        }
+        // Texture at every scale: any pixel or rounding off would show.
+        let (width, height) = (3001, 2003)
+        let full = GrayImage(width: width, height: height, pixels: (0..<width * height).map { _ in UInt8(next(256)) })
+        let copies = ReducedCopies(full)
+        var coarse = 0
+        for _ in 0..<150 {
+            let region = CandidateRegion(centreX: Double(next(width + 400) - 200), centreY: Double(next(height + 400) - 200),
+                                         angle: Double(next(3142)) / 1000, length: Double(40 + next(1200)),
+                                         height: Double(20 + next(2400)), cells: 0, score: 0)
+            for outputWidth in [RegionReading.cropWidth, RegionReading.cropWidth * 1.6, 1200] {
+                let crop = RegionReading.crop(region, from: copies, outputWidth: outputWidth)
+                let reference = Self.cropReducedFromItsOwnBox(region, in: full, outputWidth: outputWidth)
+                #expect(crop?.image == reference, "\(region) at \(outputWidth)")
+                if let crop, crop.mapping.step >= 2 { coarse += 1 }
+            }
+        }
+        #expect(coarse > 100)
+    }
+
+    /// A region's crop as `RegionReading.crop` made one before the reduced copies: the box
+    /// around it in the image reduced (2×2 means, twice for a step of 4 or more), then sampled.
+    static func cropReducedFromItsOwnBox(_ region: CandidateRegion, in full: GrayImage, outputWidth: Double) -> GrayImage? {
+        let across = max(region.length, region.height) * 2 + 64
+        let step = max(0.5, across / outputWidth)
+        let width = Int((across / step).rounded(.up))
+        let height = min(Int(((region.height + 16) / step).rounded(.up)), RegionReading.cropHeight)
+        guard width >= 40, height >= 8, width * height <= 2_000_000 else { return nil }
+        let factor = step >= 4 ? 4 : step >= 2 ? 2 : 1
+        guard factor > 1 else {
+            return full.sampled(centreX: region.centreX, centreY: region.centreY, angle: region.angle,
+                                width: width, height: height, step: step)
+        }
+        let mapping = RegionMapping(centreX: region.centreX, centreY: region.centreY, angle: region.angle,
+                                    step: step, width: width, height: height)
+        let corners = [mapping.point(0, 0), mapping.point(Double(width), 0),
+                       mapping.point(0, Double(height)), mapping.point(Double(width), Double(height))]
+        let x0 = max(0, Int(corners.map(\.x).min()!) - 2 * factor) / factor * factor
+        let y0 = max(0, Int(corners.map(\.y).min()!) - 2 * factor) / factor * factor
+        let x1 = min(full.width, Int(corners.map(\.x).max()!) + 2 * factor)
+        let y1 = min(full.height, Int(corners.map(\.y).max()!) + 2 * factor)
+        guard x1 - x0 >= 2 * factor, y1 - y0 >= 2 * factor else { return nil }
+        var reduced = full.halved(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+        if factor == 4 { reduced = reduced.downscaled(by: 2) }
+        return reduced.sampled(centreX: (region.centreX - Double(x0)) / Double(factor),
+                               centreY: (region.centreY - Double(y0)) / Double(factor),
+                               angle: region.angle, width: width, height: height, step: step / Double(factor))
+    }
+
     @Test func aCropMapsItsBoxBackToTheImage() {
         // A crop centred at (500, 300), turned 90°, 2 image pixels per crop pixel.
         let mapping = RegionMapping(centreX: 500, centreY: 300, angle: .pi / 2, step: 2, width: 100, height: 40)
@@ -308,20 +365,25 @@ import TestSupport
     }
 
     /// On a large photo the model fits only patches shaped like a code, at most twice as long
-    /// along the bars as across: a code's patch is; a spine's run of stripes (a shelf photo is
-    /// full of them) is not, and on busy code-free photos such patches took most of the model's CPU.
+    /// along the bars as across and at least 1/8 as long: a code's patch is; a spine's run of
+    /// stripes and a row of them (a shelf photo is full of both) are not, and on busy code-free
+    /// photos such patches took most of the model's CPU.
     @Test func theModelLooksOnlyAtALargePhotosCodeShapedPatches() throws {
         let code = generatedISBN(41)
         var image = Self.scene(code.digits, module: 3, degrees: 0, width: 4000, height: 3000, cx: 1000, cy: 1500)
         // Stripes 4 px wide every 10 px, 240 px across and 2,000 px tall, right of the code.
         var pixels = image.pixels
         for y in 500..<2500 { for x in 2800..<3040 where (x / 4) % 5 < 2 { pixels[y * image.width + x] = 30 } }
+        // And a row of them 3,000 px across and 120 px tall below it (spine sides, lettering).
+        for y in 2750..<2870 { for x in 400..<3400 where (x / 4) % 5 < 2 { pixels[y * image.width + x] = 30 } }
         image = GrayImage(width: image.width, height: image.height, pixels: pixels)
         let regions = RegionFinder.find(in: image, limit: 6)
         let codePatch = try #require(regions.first { $0.holds(x: 1000, y: 1500) }, "\(regions)")
         let stripes = try #require(regions.first { $0.holds(x: 2920, y: 1500) }, "\(regions)")
+        let row = try #require(regions.first { $0.holds(x: 1900, y: 2810) }, "\(regions)")
         #expect(FileScanner.isWorthTheModel(codePatch), "\(codePatch)")
         #expect(!FileScanner.isWorthTheModel(stripes), "\(stripes)")
+        #expect(!FileScanner.isWorthTheModel(row), "\(row)")
         // The photo still reads through its regions, the stripes beside it.
         try Self.expectReadThroughRegions(image, code: code.digits, at: (1000, 1500), within: 200)
     }
