@@ -121,12 +121,11 @@ public final class PrintedISBNReader {
             survey = (looked, candidates)
         }
         guard let image = pixels.full() else { return reading }
-        var milliseconds = budget.pageMilliseconds
         if let survey {
             // No ISBN-like run in the rows most like an ISBN line: the page is not read. A scene
             // full of small print (most codeless photos the gate lets through) cost 0.3–1.2 s of
-            // page pass, its cap overshot by Tesseract's layout pass; on every printed back and
-            // page read (stop 41) the ISBN line was one of those rows.
+            // page pass, its cap overshot by Tesseract's layout pass; every printed back and page
+            // read on bench-printed-isbn's sets shows one there (stop 41).
             if budget.probedRows > 0,
                firstRowShowingAnISBN(survey.candidates.prefix(budget.probedRows), in: image) == nil {
                 reading.pageSkipped = true
@@ -135,7 +134,7 @@ public final class PrintedISBNReader {
             scales = scales.map { min($0, Self.pagePixels(setting: survey.rows.longest.markHeight, in: image)) }
         }
         for pixels in scales {
-            reading = readPage(image, pixels: pixels, milliseconds: milliseconds)
+            reading = readPage(image, pixels: pixels, milliseconds: budget.pageMilliseconds)
             if !reading.accepted.isEmpty || !reading.otherFormats.isEmpty { break }
         }
         return reading
