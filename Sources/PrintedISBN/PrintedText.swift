@@ -85,8 +85,8 @@ public enum PrintedText {
     }
 
     /// Whether a line read alone shows an ISBN-like run: nine digits or more (an ISBN's digits,
-    /// an SBN's nine, the digit line under bars), or "SBN" (of "ISBN"/"SBN", its label). What a
-    /// scene's small print shows is prices, dates and page numbers: four digits, not nine.
+    /// an SBN's nine, the digit line under bars), or "SBN" (of "ISBN"/"SBN", its label): the
+    /// digits anywhere on the line, so a price and a year (8) are not enough, a phone number is.
     public static func showsAnISBN(_ text: String) -> Bool {
         text.filter { $0.isASCII && $0.isNumber }.count >= 9 || text.uppercased().contains("SBN")
     }
