@@ -72,7 +72,7 @@ if let index = arguments.firstIndex(of: "--cost"), index + 1 < arguments.count {
         if arguments.contains("--probe") {
             let candidates = CharacterRows.isbnLineCandidates(CharacterRows.survey(image))
             let p0 = threadCPU()
-            let shown = costProber.firstRowShowingANumber(candidates.prefix(8), in: image)
+            let shown = costProber.firstRowShowingAnISBN(candidates.prefix(8), in: image)
             say(String(format: "probe %@ %dx%d candidates %d first number row %@ (%.0f ms) gated %.0f ms", name, image.width, image.height,
                        candidates.count, shown.map(String.init) ?? "none", (threadCPU() - p0) * 1000, (t2 - t1) * 1000))
         }
@@ -197,7 +197,7 @@ var tallies: [String: [String: Tally]] = [:]  // half -> set -> tally
 let verbose = arguments.contains("--verbose")
 /// --no-naive: the naive reader is not run (its columns read 0).
 let noNaive = arguments.contains("--no-naive")
-/// --probe: each photo's candidate rows (evenest first) the probe (`firstRowShowingANumber`) finds a number in,
+/// --probe: each photo's candidate rows (evenest first) the probe (`firstRowShowingAnISBN`) finds a number in,
 /// and which candidate row holds the ISBN read.
 let probe = arguments.contains("--probe")
 let prober = try PrintedISBNReader()
@@ -230,7 +230,7 @@ for sample in samples {
     }
     if probe {
         let candidates = CharacterRows.isbnLineCandidates(CharacterRows.survey(sample.image))
-        let shown = prober.firstRowShowingANumber(candidates.prefix(8), in: sample.image)
+        let shown = prober.firstRowShowingAnISBN(candidates.prefix(8), in: sample.image)
         let box = result.codes.first { $0.symbology == .printed }?.bounds
         let holding = box.flatMap { b in candidates.firstIndex { $0.box.y0 < b.maxY && $0.box.y1 > b.y && $0.box.x0 < b.maxX && $0.box.x1 > b.x } }
         say("probe \(half) \(sample.set) \(sample.name) \(sample.image.width)x\(sample.image.height) candidates \(candidates.count) "

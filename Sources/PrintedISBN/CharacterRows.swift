@@ -83,7 +83,7 @@ public enum CharacterRows {
 
     private static func survey(work: GrayImage, factor: Int, imageHeight: Int) -> Survey {
         guard work.width >= 16, work.height >= 16 else { return Survey() }
-        let means = boxMeans(work, radius: max(8, min(work.width, work.height) / 40))
+        let means = boxMeans(work, radius: max(8, min(work.width, work.height) / 40), paperSide: true)
         var best = Survey(imageHeight: imageHeight)
         for darkInk in [true, false] {
             let marks = components(work, means: means, darkInk: darkInk,
@@ -147,8 +147,13 @@ public enum CharacterRows {
         var centerY: Double { Double(y0 + y1) / 2 }
     }
 
-    /// The mean of each pixel's `(2 radius + 1)²` window (integral image), as integers.
-    private static func boxMeans(_ image: GrayImage, radius: Int) -> [UInt8] {
+    /// The mean of each pixel's `(2 radius + 1)²` window (integral image), as integers. With
+    /// `paperSide`, the darkest of the window's four halves (above, below, left, right of the
+    /// pixel): paper beside a brighter area (a price sticker or a white box over the bars, a
+    /// painted-out code) is darker than the whole window's mean and became "ink" along that
+    /// area's edge, joining the ISBN line's characters above it into one long mark
+    /// (`PrintedISBNCLITests`' back: its line was no row); the paper's own half has its level.
+    private static func boxMeans(_ image: GrayImage, radius: Int, paperSide: Bool = false) -> [UInt8] {
         let width = image.width, height = image.height, stride = width + 1
         var sums = [Int](repeating: 0, count: stride * (height + 1))
         var means = [UInt8](repeating: 0, count: width * height)
@@ -166,9 +171,15 @@ public enum CharacterRows {
                         let top = max(0, y - radius), bottom = min(height, y + radius + 1)
                         for x in 0..<width {
                             let left = max(0, x - radius), right = min(width, x + radius + 1)
-                            let sum = sums[bottom * stride + right] - sums[top * stride + right]
-                                - sums[bottom * stride + left] + sums[top * stride + left]
-                            means[y * width + x] = UInt8(sum / ((bottom - top) * (right - left)))
+                            func mean(_ top: Int, _ bottom: Int, _ left: Int, _ right: Int) -> Int {
+                                (sums[bottom * stride + right] - sums[top * stride + right]
+                                    - sums[bottom * stride + left] + sums[top * stride + left]) / ((bottom - top) * (right - left))
+                            }
+                            let level = paperSide
+                                ? min(mean(top, y + 1, left, right), mean(y, bottom, left, right),
+                                      mean(top, bottom, left, x + 1), mean(top, bottom, x, right))
+                                : mean(top, bottom, left, right)
+                            means[y * width + x] = UInt8(level)
                         }
                     }
                 }

@@ -27,7 +27,8 @@ public final class PrintedISBNReader {
         public var otherFormats: [Found] = []
         /// Candidates whose check held but that no second reading confirmed.
         public var unconfirmed = 0
-        /// The page was not read: no row of character-sized marks (`CharacterRows`) was seen.
+        /// The page was not read: no row like an ISBN line (`CharacterRows`) was seen, or none of
+        /// the probed rows showed an ISBN-like run (`Budget.probedRows`).
         public var pageSkipped = false
 
         public struct Found: Sendable, Hashable {
@@ -48,9 +49,9 @@ public final class PrintedISBNReader {
         /// The page is read only when it shows a row of character-sized marks as long as an
         /// ISBN line (`CharacterRows`, a few ms): most codeless photos then cost no OCR.
         public var needsCharacterRow: Bool
-        /// With `needsCharacterRow`: the page gets its full time only when one of this many
-        /// candidate rows, evenest first, read alone shows a number (`firstRowShowingANumber`,
-        /// ~10–15 ms a row), else `unpromisingPageMilliseconds`; 0: no such look.
+        /// With `needsCharacterRow`: the page is read only when one of this many candidate rows,
+        /// evenest first, read alone shows an ISBN-like run (`firstRowShowingAnISBN`, ~10–30 ms a
+        /// row); 0: no such look.
         public var probedRows: Int
 
         public init(pageScales: [Int], pageMilliseconds: Int, needsCharacterRow: Bool = false, probedRows: Int = 0) {
@@ -60,8 +61,8 @@ public final class PrintedISBNReader {
             self.probedRows = probedRows
         }
 
-        /// None at fast effort; one scale at normal, on photos with a row like an ISBN line (the
-        /// full time only if one of the four evenest shows a number); two at thorough, on every photo. Normal effort's page
+        /// None at fast effort; one scale at normal, on photos with a row like an ISBN line one of
+        /// whose four evenest shows an ISBN-like run; two at thorough, on every photo. Normal effort's page
         /// pass is cut at 1 s of CPU: every printed back and rendered page read took ≤ 0.6 s for the
         /// whole follow-up (stop 37), while a codeless scene full of small print ran on to 1.6–2.5 s.
         /// Four rows (stop 38): on every printed back read the first row showing a number was one of
@@ -120,27 +121,24 @@ public final class PrintedISBNReader {
             survey = (looked, candidates)
         }
         guard let image = pixels.full() else { return reading }
-        var milliseconds = budget.pageMilliseconds
         if let survey {
-            // No number in the rows most like an ISBN line: the page is still read, but briefly. A
-            // back's ISBN line may be no row at all (thin type: `PrintedISBNCLITests`' back, whose
-            // rows are the two text lines above it), and its page reads in ~0.1–0.3 s; a scene full
-            // of small print would run on to the full budget.
+            // No ISBN-like run in the rows most like an ISBN line: the page is not read. A scene
+            // full of small print (most codeless photos the gate lets through) cost 0.3–1.2 s of
+            // page pass, its cap overshot by Tesseract's layout pass; every printed back and page
+            // read on bench-printed-isbn's sets shows one there (stop 41).
             if budget.probedRows > 0,
-               firstRowShowingANumber(survey.candidates.prefix(budget.probedRows), in: image) == nil {
-                milliseconds = min(milliseconds, Self.unpromisingPageMilliseconds)
+               firstRowShowingAnISBN(survey.candidates.prefix(budget.probedRows), in: image) == nil {
+                reading.pageSkipped = true
+                return reading
             }
             scales = scales.map { min($0, Self.pagePixels(setting: survey.rows.longest.markHeight, in: image)) }
         }
         for pixels in scales {
-            reading = readPage(image, pixels: pixels, milliseconds: milliseconds)
+            reading = readPage(image, pixels: pixels, milliseconds: budget.pageMilliseconds)
             if !reading.accepted.isEmpty || !reading.otherFormats.isEmpty { break }
         }
         return reading
     }
-
-    /// The page pass's CPU cap when no probed row showed a number (`Budget.probedRows`).
-    static let unpromisingPageMilliseconds = 300
 
     /// Marks of the row the gate found are scaled to about this height for the page pass
     /// (Tesseract reads capitals of 30–40 px best).
@@ -190,16 +188,19 @@ public final class PrintedISBNReader {
         return confirmed
     }
 
-    /// The first of `rows` (in order) whose line, read alone (one Tesseract line, ~10–15 ms),
-    /// shows a number: four digits or more, or "SBN" (of "ISBN"/"SBN"); nil when none does.
-    /// A cheap first look before the page pass.
-    public func firstRowShowingANumber(_ rows: some Sequence<CharacterRows.Row>, in image: GrayImage) -> Int? {
+    /// The first of `rows` (in order) whose line, read alone across the photo (one Tesseract
+    /// line), shows an ISBN-like run (`PrintedText.showsAnISBN`); nil when none does. A cheap
+    /// look before the page pass. The line is binarised here (Sauvola): cut beside a brighter
+    /// area (a white sticker over the bars), Tesseract's global threshold turned its paper black.
+    public func firstRowShowingAnISBN(_ rows: some Sequence<CharacterRows.Row>, in image: GrayImage) -> Int? {
         guard let engine else { return nil }
         for (index, row) in rows.enumerated() {
-            guard let crop = LineVariant.gray.prepare(image, line: row.box) else { continue }
+            // The photo's width at the row's height: an ISBN line's marks may be a part of it only
+            // (the digits under bars split by guard-bar stubs, "9" standing apart).
+            let band = Box(x0: 0, y0: row.box.y0, x1: image.width, y1: row.box.y1)
+            guard let crop = LineVariant.sauvola.prepare(image, line: band) else { continue }
             let words = engine.words(in: crop, cpuMilliseconds: 200, pageSegmentationMode: 7) ?? []
-            let text = words.map(\.text).joined(separator: " ")
-            if text.filter(\.isNumber).count >= 4 || text.uppercased().contains("SBN") { return index }
+            if PrintedText.showsAnISBN(words.map(\.text).joined(separator: " ")) { return index }
         }
         return nil
     }

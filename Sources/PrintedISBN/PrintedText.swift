@@ -84,6 +84,13 @@ public enum PrintedText {
         return found.map(\.number)
     }
 
+    /// Whether a line read alone shows an ISBN-like run: nine digits or more (an ISBN's digits,
+    /// an SBN's nine, the digit line under bars), or "SBN" (of "ISBN"/"SBN", its label): the
+    /// digits anywhere on the line, so a price and a year (8) are not enough, a phone number is.
+    public static func showsAnISBN(_ text: String) -> Bool {
+        text.filter { $0.isASCII && $0.isNumber }.count >= 9 || text.uppercased().contains("SBN")
+    }
+
     /// Runs of digit groups making 12 or 13 digits whose GS1 check digit holds, as GTIN-13
     /// (a UPC-A with its leading 0): what the human-readable line under an EAN/UPC says.
     public static func gtinLines(in line: String) -> [String] {

@@ -29,6 +29,14 @@ enum PaintedBookBacks {
         return filled(image, x0: x0, y0: y0, x1: x1, y1: y1, value: paperWhite(image, around: b))
     }
 
+    /// zxing-ean13-3/10.png (240×240) with its bars under a white sticker, brighter than the
+    /// paper it covers (`PrintedISBNCLITests` paints the same rectangle): its "ISBN 0-596-00857-0"
+    /// line, x 31–199, y 79–90, stands just above the sticker's edge.
+    static func stickered() throws -> GrayImage {
+        let image = try ImageLoader.load(contentsOf: try SharedFiles.requireImage("barcodes/zxing-ean13-3/10.png")).image
+        return filled(image, x0: 28, y0: 90, x1: 205, y1: 171, value: 235)
+    }
+
     /// The brightest tenth of the code's neighbourhood: the paper it is printed on.
     static func paperWhite(_ image: GrayImage, around b: BoundingBox) -> UInt8 {
         var values: [UInt8] = []

@@ -18,6 +18,18 @@ import Testing
         #expect(isbns("ISBN 979-10-90636-07-1") == ["9791090636071"])
     }
 
+    /// The row look's test: an ISBN's line shows nine digits or its label; a line of words, a
+    /// price, a short phone number do not.
+    @Test func aRowShowsAnISBNByNineDigitsOrItsLabel() {
+        #expect(PrintedText.showsAnISBN("ISBN 0-596-00857-0"))
+        #expect(PrintedText.showsAnISBN("1SBN O-596"))
+        #expect(PrintedText.showsAnISBN("9 780596 008574"))
+        #expect(PrintedText.showsAnISBN("SBN 345-03355-4"))
+        #expect(!PrintedText.showsAnISBN("Got a Hack? Go to: hacks.oreilly.com"))
+        #expect(!PrintedText.showsAnISBN("$12.95 in Canada, 2019"))
+        #expect(!PrintedText.showsAnISBN("Tel. 555-0134"))
+    }
+
     @Test func sbnNineDigitsGetALeadingZero() {
         #expect(isbns("SBN 345-34803-6") == ["9780345348036"])
     }
