@@ -32,9 +32,10 @@ public struct VisionConfig: Sendable, Hashable {
     /// PP-OCR also reads, each on its own (cut out, 64 px across), the spine strips where its passes read a
     /// line but no sure one; nil = `ppocrStripsByDefault`.
     public var ppocrStrips: Bool?
-    /// Off: real checking half offline 64 -> 65 of 99, hard checking 109 -> 110 of 136, tuning 61 -> 61, 0 wrong,
-    /// but on the tuning half +1.6-2.1 s CPU and about +8 s wall a photo (docs/PERFORMANCE.md, stop 40, `spine-strips`).
-    public static let ppocrStripsByDefault = false
+    /// On since stop 41, when the pass was asked for beside Tesseract's: real checking half offline 64 -> 65 of 99,
+    /// tuning 61 -> 63 of 100, rendered hard checking 110 -> 112 of 136, 0 wrong, +0.2-0.7 s CPU a photo and the wall
+    /// within the runs' noise (docs/PERFORMANCE.md, "Stop 41: the merged tree"; stop 40 it cost ~8 s wall, off).
+    public static let ppocrStripsByDefault = true
 
     public init() {}
 }
