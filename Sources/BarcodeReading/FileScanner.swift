@@ -543,10 +543,10 @@ enum BarsEvidence: Sendable, Hashable {
 /// Detections gathered over the attempts on one file, in the file's pixel coordinates.
 struct AttemptLog {
     let reader: BarcodeReader
-    /// The file's pixels, where confirmed codes are checked (`PixelCheck`).
-    let pixels: GrayImage
-    /// Their reduced copies, made when a crop or a pass first needs one.
+    /// The file's pixels (where confirmed codes are checked: `PixelCheck`) and their reduced
+    /// copies, made when a crop or a pass first needs one.
     let copies: ReducedCopies
+    var pixels: GrayImage { copies.full }
     var agreement = Agreement()
     var rejected: [Detection] = []
     var warnings: [String] = []
@@ -574,7 +574,6 @@ struct AttemptLog {
 
     init(reader: BarcodeReader, pixels: GrayImage) {
         self.reader = reader
-        self.pixels = pixels
         copies = ReducedCopies(pixels)
     }
 

@@ -277,6 +277,14 @@ extension GrayImage {
         var out = [UInt8](repeating: 255, count: outWidth * outHeight)
         let w = width
         pixels.withUnsafeBufferPointer { source in
+            // One pixel from its 16.16 source position (inside [0, size − 1)): its 2×2 neighbourhood's blend.
+            @inline(__always) func bilinear(_ px: Int, _ py: Int) -> UInt8 {
+                let fx = (px >> 8) & 255, fy = (py >> 8) & 255
+                let i = (py >> 16) * w + (px >> 16)
+                let top = Int(source[i]) * (256 - fx) + Int(source[i + 1]) * fx
+                let bottom = Int(source[i + w]) * (256 - fx) + Int(source[i + w + 1]) * fx
+                return UInt8(truncatingIfNeeded: (top * (256 - fy) + bottom * fy + 32768) >> 16)
+            }
             out.withUnsafeMutableBufferPointer { destination in
                 for y in 0..<outHeight {
                     var sx = Int(((originX + Double(y) * vx) * one).rounded())
@@ -287,24 +295,13 @@ extension GrayImage {
                     let endX = sx + (outWidth - 1) * stepX, endY = sy + (outWidth - 1) * stepY
                     if min(sx, endX) >= 0, max(sx, endX) <= limitX, min(sy, endY) >= 0, max(sy, endY) <= limitY {
                         for x in 0..<outWidth {
-                            let x0 = sx >> 16, y0 = sy >> 16
-                            let fx = (sx >> 8) & 255, fy = (sy >> 8) & 255
-                            let i = y0 * w + x0
-                            let top = Int(source[i]) * (256 - fx) + Int(source[i + 1]) * fx
-                            let bottom = Int(source[i + w]) * (256 - fx) + Int(source[i + w + 1]) * fx
-                            destination[row + x] = UInt8(truncatingIfNeeded: (top * (256 - fy) + bottom * fy + 32768) >> 16)
+                            destination[row + x] = bilinear(sx, sy)
                             sx += stepX; sy += stepY
                         }
                         continue
                     }
                     for x in 0..<outWidth {
-                        let cx = min(max(sx, 0), limitX), cy = min(max(sy, 0), limitY)
-                        let x0 = cx >> 16, y0 = cy >> 16
-                        let fx = (cx >> 8) & 255, fy = (cy >> 8) & 255
-                        let i = y0 * w + x0
-                        let top = Int(source[i]) * (256 - fx) + Int(source[i + 1]) * fx
-                        let bottom = Int(source[i + w]) * (256 - fx) + Int(source[i + w + 1]) * fx
-                        destination[row + x] = UInt8(truncatingIfNeeded: (top * (256 - fy) + bottom * fy + 32768) >> 16)
+                        destination[row + x] = bilinear(min(max(sx, 0), limitX), min(max(sy, 0), limitY))
                         sx += stepX; sy += stepY
                     }
                 }
