@@ -189,7 +189,8 @@ public final class SceneTextReader: @unchecked Sendable {
         guard written else {
             throw .sceneTextFailed(file: name, reason: "could not write a temporary image in \(file.deletingLastPathComponent().path)")
         }
-        guard let reply = try ask(["path": file.path, "width": image.width, "height": image.height], name: name, restarting: true) else {
+        guard let reply = try ask(["path": file.path, "width": image.width, "height": image.height, "name": name], name: name,
+                                  restarting: true) else {
             throw .sceneTextFailed(file: name, reason: "the PP-OCR worker did not start")
         }
         let parsed = { (row: [Any], turned: Bool) -> SceneTextLine? in
@@ -204,13 +205,15 @@ public final class SceneTextReader: @unchecked Sendable {
         return (lines, Int(((reply["cpu"] as? Double) ?? 0) * 1000))
     }
 
-    /// The lines read from `strips` (boxes in the image last read by `lines(in:name:)`) where its
-    /// lines hold one but no sure one, at most `unreadStripLimit` strips; each line's box is its
+    /// The lines read from `strips` (boxes in the image `name` last read by `lines(in:name:)`) where
+    /// its lines hold one but no sure one, at most `unreadStripLimit` strips; each line's box is its
     /// strip's. A separate request, so the caller can run Tesseract meanwhile (the worker reads
-    /// strips with one thread). None without `unreadStripLimit`, or when the worker stopped since.
+    /// strips with one thread). None without `unreadStripLimit`, when the worker stopped since, or
+    /// when it has read another photo since (the worker is shared: never another photo's text).
     public func stripLines(_ strips: [Box], name: String) throws(TesseractError) -> (lines: [SceneTextLine], milliseconds: Int) {
         guard unreadStripLimit > 0, !strips.isEmpty else { return ([], 0) }
-        guard let reply = try ask(["strips": strips.map { [$0.x0, $0.y0, $0.x1, $0.y1] }], name: name, restarting: false) else { return ([], 0) }
+        guard let reply = try ask(["strips": strips.map { [$0.x0, $0.y0, $0.x1, $0.y1] }, "of": name], name: name,
+                                  restarting: false) else { return ([], 0) }
         // A strip's line: [strip index, "down" or "up", text, score], in reading order.
         let lines = (reply["strips"] as? [[Any]] ?? []).compactMap { row -> SceneTextLine? in
             guard row.count == 4, let index = (row[0] as? NSNumber)?.intValue, strips.indices.contains(index),
@@ -431,10 +434,10 @@ public final class SceneTextReader: @unchecked Sendable {
         (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments.first
     }
 
-    /// The worker: reads `{"path", "width", "height"}` lines, answers `{"lines": [[text,
+    /// The worker: reads `{"path", "width", "height", "name"}` lines, answers `{"lines": [[text,
     /// score, x0, y0, x1, y1]...], "turned": [...], "cpu": seconds}` or `{"error": message}`; then
-    /// `{"strips": [[x0, y0, x1, y1]...]}` (that photo's strips) answers `{"strips": [[strip, "down"
-    /// or "up", text, score]...], "cpu": seconds}`.
+    /// `{"strips": [[x0, y0, x1, y1]...], "of": name}` (that photo's strips) answers `{"strips":
+    /// [[strip, "down" or "up", text, score]...], "cpu": seconds}`, none if another photo came between.
     static let workerSource = #"""
 import json, os, sys, threading, time
 # A worker whose rapidscan is gone (killed, say) stops within a second, even in the middle of
@@ -574,7 +577,7 @@ except Exception as error:
     print(json.dumps({"error": "%s: %s" % (type(error).__name__, error)}), flush=True)
     sys.exit(1)
 print(json.dumps({"ready": True}), flush=True)
-# The last photo read and its lines: what a request for its strips reads.
+# The last photo read, its lines and its name: what a request for that photo's strips reads.
 last = None
 for request in sys.stdin:
     try:
@@ -582,7 +585,9 @@ for request in sys.stdin:
         start = time.process_time()
         if "path" not in request:
             strips = request.get("strips") or []
-            read_strips = unread_strips(last[0], last[1], strips) if last is not None and strip_engine is not None and strips else []
+            # Another photo read since (a second caller between this one's two requests): none.
+            of_last = last is not None and last[2] == request.get("of")
+            read_strips = unread_strips(last[0], last[1], strips) if of_last and strip_engine is not None and strips else []
             print(json.dumps({"strips": read_strips, "cpu": time.process_time() - start}), flush=True)
             continue
         last = None
@@ -612,7 +617,7 @@ for request in sys.stdin:
         for box, text, score in found:
             lines.append([text, float(score), *extent(box)])
         turned = unread_turned(image, found) if reads_turned else []
-        last = (gray, lines + turned) if strip_engine is not None else None
+        last = (gray, lines + turned, request.get("name")) if strip_engine is not None else None
         print(json.dumps({"lines": lines, "turned": turned, "cpu": time.process_time() - start}), flush=True)
     except Exception as error:
         print(json.dumps({"error": "%s: %s" % (type(error).__name__, error)}), flush=True)

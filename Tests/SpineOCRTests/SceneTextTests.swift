@@ -282,6 +282,13 @@ import Vision
         let title = "ZAFA"
         #expect(!plain.contains { $0.text.uppercased().contains(title) }, "\(plain.map(\.text))")
         #expect(fromStrips.contains { $0.text.uppercased().contains(title) }, "\(fromStrips.map(\.text))")
+        // The worker is shared: once another photo is read, this one's strips are not read from
+        // that photo's pixels (another photo's text would be this shelf's), and the other's are.
+        let blank = GrayImage(width: photo.width, height: photo.height, pixels: [UInt8](repeating: 200, count: photo.width * photo.height))
+        _ = try reader.lines(in: blank, name: "another.jpg")
+        #expect(try reader.stripLines(strips, name: name).lines.isEmpty)
+        _ = try reader.lines(in: photo, name: name)
+        #expect(try reader.stripLines(strips, name: name).lines.contains { $0.text.uppercased().contains(title) })
     }
 
     /// A real shelf photo of ../shared/fixtures/shelves at the reader's working size.
