@@ -248,11 +248,19 @@ public enum TitleDistinctiveness {
 
 /// Junk readings from shelves (call numbers, library labels, publishers, the label of issue 35,
 /// readings of the real shelf photo that holds no readable title) that must never be added as a
-/// book: matched against the goodbooks catalogue plus the labelled shelves' books.
+/// book: matched against the goodbooks catalogue plus the labelled shelves' books. A row may hold
+/// several readings of one spine separated by " | " (what different passes read: the first is the
+/// reading, the others its alternatives), so readings agreeing are trapped too.
 public struct TrapTable: Sendable {
     public struct Row: Sendable, Hashable {
         public var kind: String
         public var text: String
+
+        /// The spine's readings as the reader gives them: the first, then the others as alternatives.
+        public var reading: SpineReading {
+            let readings = text.components(separatedBy: " | ")
+            return SpineReading(text: readings[0], confidence: 0.9, alternatives: Array(readings.dropFirst()))
+        }
     }
 
     public var rows: [Row]
@@ -291,7 +299,7 @@ public struct TrapTable: Sendable {
     /// Every trap reading matched strongly: "kind "text" -> title (distance)".
     public func falseStrongMatches(_ matcher: SpineMatcher, index: WorkIndex) -> [String] {
         rows.compactMap { row in
-            let match = matcher.match(SpineReading(text: row.text, confidence: 0.9), index: index)
+            let match = matcher.match(row.reading, index: index)
             guard match.decision == .strong else { return nil }
             return "\(row.kind) \"\(row.text)\" -> \(match.best?.title ?? "?") / \(match.best?.authors.first ?? "-") (\(String(format: "%.3f", match.distance)))"
         }
@@ -299,6 +307,6 @@ public struct TrapTable: Sendable {
 
     /// Trap readings matched for review (not wrong, but a suggestion a person has to reject).
     public func reviewMatches(_ matcher: SpineMatcher, index: WorkIndex) -> Int {
-        rows.filter { matcher.match(SpineReading(text: $0.text, confidence: 0.9), index: index).decision == .medium }.count
+        rows.filter { matcher.match($0.reading, index: index).decision == .medium }.count
     }
 }

@@ -58,6 +58,31 @@ import Vision
         #expect(unsure[1].decision != .strong)
     }
 
+    /// *Six Degrees* beside Watts's *Small Worlds* (dianaaaa_img16, noisy seed 35): two dictionary words of
+    /// 10 letters wait for review alone, and are confirmed by the author's sole title read strong beside them,
+    /// the shelf's "Watts" and the source's "Duncan J. Watts" being one author. The benchmark's labels give
+    /// *Six Degrees* no author, so its stand-in source lists it with none: a book listed without an author
+    /// is confirmed by no one (nothing says the neighbour's author is its).
+    @Test func aTwoWordTitleBesideItsAuthorsBookIsConfirmedOnlyWhenTheBookNamesThatAuthor() {
+        let listed = WorkIndex([Self.book("worlds", "Small Worlds", "Watts"), Self.book("six", "Six Degrees", "Duncan J. Watts"),
+                                Self.book("testing", "The Testing (The Testing, #1)", "Joelle Charbonneau")])
+        let readings = [SpineReading(text: "Small Worlds", position: 0, confidence: 0.9),
+                        SpineReading(text: "Six Degrees", position: 1, confidence: 0.9)]
+        let alone = SpineMatcher().matchShelf([readings[1]], index: listed)
+        #expect(alone[0].best?.workKey == "six" && alone[0].decision == .medium)
+        let beside = SpineMatcher().matchShelf(readings, index: listed)
+        #expect(beside[0].decision == .strong && beside[0].best?.workKey == "worlds")
+        #expect(beside[1].best?.workKey == "six" && beside[1].decision == .strong)
+        #expect(beside[1].reason == SpineMatcher.shelfConfirmedReason)
+        // The same shelf with *Six Degrees* listed without an author (as the benchmark serves it).
+        let authorless = WorkIndex([Self.book("worlds", "Small Worlds", "Watts"),
+                                    MatchCandidate(workKey: "six", title: "Six Degrees", authors: [], isbn13: "9780000000060", source: "test"),
+                                    Self.book("testing", "The Testing (The Testing, #1)", "Joelle Charbonneau")])
+        let unlisted = SpineMatcher().matchShelf(readings, index: authorless)
+        #expect(unlisted[0].decision == .strong)
+        #expect(unlisted[1].best?.workKey == "six" && unlisted[1].decision == .medium)
+    }
+
     /// Issue 35's wrong book, with Peter Clines's other book read strong beside it: the number
     /// inside a call number's junk is still never strong (words beside it are no part of the book).
     @Test func aShortTitleInsideJunkIsNotConfirmedByItsAuthorsBook() {

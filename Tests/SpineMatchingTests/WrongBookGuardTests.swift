@@ -176,9 +176,12 @@ import Vision
         let traps = try TrapTable.load(traps: SharedFiles.projectRoot.appendingPathComponent("Tests/SpineMatchingTests/Resources/trap-readings.csv"),
                                        goodbooks: goodbooks, shelves: shelves)
         #expect(traps.rows.count >= 150)
-        for kind in ["issue", "callNumber", "label", "publisher", "mixed", "shelfOCR", "tail"] {
+        for kind in ["issue", "callNumber", "label", "publisher", "mixed", "shelfOCR", "tail", "misread", "witness"] {
             #expect(traps.rows.contains { $0.kind == kind }, "no \(kind) traps")
         }
+        // Readings of one spine agreeing (two passes, each a review-level reading of one book) are
+        // matched together, as a spine's reading and its alternatives.
+        #expect(traps.rows.filter { $0.kind == "witness" }.allSatisfy { !$0.reading.alternatives.isEmpty })
         let index = WorkIndex(traps.catalogue)
         let wrong = traps.falseStrongMatches(SpineMatcher(), index: index)
         #expect(wrong.isEmpty, "\(wrong.joined(separator: "\n"))")
