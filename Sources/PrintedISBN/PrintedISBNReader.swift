@@ -372,12 +372,15 @@ extension GrayImage {
                 component.append(index)
                 let x = index % width, y = index / width
                 x0 = min(x0, x); x1 = max(x1, x); y0 = min(y0, y); y1 = max(y1, y)
-                for (next, inside) in [(index - 1, x > 0), (index + 1, x + 1 < width),
-                                       (index - width, y > 0), (index + width, y + 1 < height)]
-                    where inside && pixels[next] == 0 && !seen[next] {
+                func visit(_ next: Int) {
+                    guard pixels[next] == 0, !seen[next] else { return }
                     seen[next] = true
                     stack.append(next)
                 }
+                if x > 0 { visit(index - 1) }
+                if x + 1 < width { visit(index + 1) }
+                if y > 0 { visit(index - width) }
+                if y + 1 < height { visit(index + width) }
             }
             if (x1 - x0 + 1) * 3 <= y1 - y0 + 1, y1 < lowestEnd { stubs += component }
         }
