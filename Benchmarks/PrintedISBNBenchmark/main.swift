@@ -16,6 +16,7 @@ import SpineOCR
 //
 // Usage: PrintedISBNBenchmark SHARED_BARCODES_DIR CACHE_DIR [--effort normal|thorough] [--half checking|tuning|both]
 //        [--stride N] (every Nth photo of the half: a shorter run on a busy machine) [--verbose]
+//        [--why] (each photo with an ISBN not read: what each step of the reader saw)
 //        PrintedISBNBenchmark --cost FOLDER [--stride N]: what the printed pass costs a barcode set's photos
 //        if none read a code (every image of FOLDER, as `decode` would ask after bars that read nothing),
 //        with the character-row gate (normal effort) and without it (the page always read);
@@ -34,6 +35,8 @@ struct Sample {
     var expected: String?  // ISBN-13, nil: nothing may be reported
     /// The source photo's number in its kind: its painted copies share one half.
     var group: Int
+    /// A back's bars as zbar found them on the unpainted photo (where the digit line was).
+    var bars: BoundingBox? = nil
 }
 
 let arguments = CommandLine.arguments
@@ -147,7 +150,7 @@ for row in manifest.split(separator: "\n").dropFirst() {
         let name = cells[0].replacingOccurrences(of: "/", with: "_") + "-" + set.filter(\.isLetter) + ".png"
         try? ImageEncoder.pngData(variant).write(to: painted.appendingPathComponent(name))
         // The set's expectation: a painted-all back holds no ISBN a person could read.
-        samples.append(Sample(name: name, set: set, image: variant, expected: expected, group: backs))
+        samples.append(Sample(name: name, set: set, image: variant, expected: expected, group: backs, bars: b))
     }
     backs += 1
 }
@@ -201,6 +204,8 @@ let noNaive = arguments.contains("--no-naive")
 /// and which candidate row holds the ISBN read.
 let probe = arguments.contains("--probe")
 let prober = try PrintedISBNReader()
+/// --why: for each photo with an ISBN not read, what each step of the reader saw (its trace).
+let why = arguments.contains("--why")
 let sets = option("--sets").map { $0.split(separator: ",").map(String.init) }
 for sample in samples {
     let half = sample.group % 2 == 0 ? "tuning" : "checking"
@@ -236,6 +241,13 @@ for sample in samples {
         say("probe \(half) \(sample.set) \(sample.name) \(sample.image.width)x\(sample.image.height) candidates \(candidates.count) "
             + "first number row \(shown.map(String.init) ?? "none") read \(reported) expected \(sample.expected ?? "-") row holding it \(holding.map(String.init) ?? "none")"
             + String(format: " %.0f ms", (middle - started) * 1000))
+    }
+    if why, let expected = sample.expected, reported != [expected] {
+        say("why \(half) \(sample.set) \(sample.name) \(sample.image.width)x\(sample.image.height) expected \(expected) got \(reported)"
+            + (sample.bars.map { " bars \($0.x),\($0.y) \($0.width)x\($0.height) (digits ~\($0.width * 74 / 1000) px)" } ?? ""))
+        prober.trace = { say("    " + $0) }
+        _ = prober.read(sample.image, budget: budget)
+        prober.trace = nil
     }
     if verbose {
         say("\(half) \(sample.set) \(sample.name) \(sample.image.width)x\(sample.image.height) row \(row.marks) marks \(row.markHeight) px: "

@@ -88,7 +88,7 @@ public enum CharacterRows {
         for darkInk in [true, false] {
             let marks = components(work, means: means, darkInk: darkInk,
                                    heights: minimumMarkHeight...max(minimumMarkHeight, work.height / 6))
-            let rows = runs(marks).filter { $0.count >= minimumRowLength }.map { row(of: $0, factor: factor) }
+            let rows = runs(marks, bridgingThinMarks: true).filter { $0.count >= minimumRowLength }.map { row(of: $0, factor: factor) }
             if rows.map(\.marks).max() ?? 0 > best.longest.marks { best.rows = rows }
             if best.longest.marks >= minimumRowLength { break }
         }
@@ -236,7 +236,11 @@ public enum CharacterRows {
 
     /// Every run of marks side by side: centres within a third of their height of the row's,
     /// heights within 1.5× of each other, gaps under 1.5 heights.
-    static func runs(_ marks: [Mark]) -> [[Mark]] {
+    /// `bridgingThinMarks`: a thin mark (a third of its height wide or less) joins the run
+    /// whatever its height, and the next mark is compared with the last mark before it that is
+    /// not thin: the guard-bar stubs between the digit groups under painted-out bars are half a
+    /// digit tall and split its row into runs of six (stop 42: 5 of 29 tuning backs had no row).
+    static func runs(_ marks: [Mark], bridgingThinMarks: Bool = false) -> [[Mark]] {
         let sorted = marks.sorted { $0.centerY < $1.centerY }
         var found: [[Mark]] = []
         var rows: [[Mark]] = []
@@ -253,13 +257,19 @@ public enum CharacterRows {
         for row in rows {
             let ordered = row.sorted { $0.x0 < $1.x0 }
             var start = 0
+            var reference = ordered.first
             for index in ordered.indices where index > 0 {
                 let previous = ordered[index - 1], mark = ordered[index]
-                let tall = max(previous.height, mark.height), short = min(previous.height, mark.height)
-                let alike = Double(tall) <= Double(short) * 1.5
+                let isThin = bridgingThinMarks && mark.width * 3 <= mark.height
+                let like = bridgingThinMarks ? reference ?? previous : previous
+                let tall = max(like.height, mark.height), short = min(like.height, mark.height)
+                let alike = isThin || Double(tall) <= Double(short) * 1.5
                 if !(alike && mark.x0 - previous.x1 <= tall * 3 / 2) {
                     found.append(Array(ordered[start..<index]))
                     start = index
+                    reference = mark
+                } else if !isThin || reference.map({ $0.width * 3 <= $0.height }) ?? true {
+                    reference = mark
                 }
             }
             if !ordered.isEmpty { found.append(Array(ordered[start...])) }

@@ -18,6 +18,9 @@ public final class PrintedISBNReader {
     /// (most of it loading the model's character ambiguities), and a batch whose codes all read
     /// needs only the witness's.
     private var startedPageEngine: Result<TesseractEngine, TesseractError>?
+    /// Told what each step saw (the gate's rows, each look's and reading's text): why a photo
+    /// was not read (`PrintedISBNBenchmark --why`). Nil in use.
+    public var trace: ((String) -> Void)?
 
     /// What one photo's printed text gave.
     public struct Reading: Sendable, Hashable {
@@ -114,6 +117,9 @@ public final class PrintedISBNReader {
             let looked = pixels.reduced().flatMap { CharacterRows.survey(reducedCopy: $0.image, factor: $0.factor) }
                 ?? pixels.full().map(CharacterRows.survey)
             let candidates = looked.map(CharacterRows.isbnLineCandidates) ?? []
+            trace?("rows \(looked?.rows.count ?? 0), candidates: " + candidates.map {
+                "\($0.marks) marks \($0.markHeight) px at y \($0.box.y0)-\($0.box.y1)"
+            }.joined(separator: "; "))
             guard let looked, !candidates.isEmpty else {
                 reading.pageSkipped = true
                 return reading
@@ -126,10 +132,28 @@ public final class PrintedISBNReader {
             // full of small print (most codeless photos the gate lets through) cost 0.3–1.2 s of
             // page pass, its cap overshot by Tesseract's layout pass; every printed back and page
             // read on bench-printed-isbn's sets shows one there (stop 41).
-            if budget.probedRows > 0,
-               firstRowShowingAnISBN(survey.candidates.prefix(budget.probedRows), in: image) == nil {
-                reading.pageSkipped = true
-                return reading
+            if budget.probedRows > 0 {
+                let probed = Array(survey.candidates.prefix(budget.probedRows))
+                var start = 0, anyShown = false
+                while start < probed.count, let shown = firstRowShowingAnISBNOrLabel(probed[start...], in: image) {
+                    anyShown = true
+                    // A row that shows digits and no label read as digits alone (`digitLineISBN`): the digit
+                    // line under painted-out bars, which the page pass misread on most backs (stop
+                    // 42). A labelled line is left to the page pass: its label may name another
+                    // format ("ISBN 978-… (ebook)"), which the digits alone would not show.
+                    if shown.label { break }
+                    if let found = digitLineISBN(probed[start + shown.index], in: image) {
+                        reading.accepted.append(found)
+                        return reading
+                    }
+                    // The next rows may hold the digit line (a misread label shows digits only).
+                    start += shown.index + 1
+                }
+                guard anyShown else {
+                    trace?("page skipped: no probed row shows an ISBN-like run")
+                    reading.pageSkipped = true
+                    return reading
+                }
             }
             scales = scales.map { min($0, Self.pagePixels(setting: survey.rows.longest.markHeight, in: image)) }
         }
@@ -159,6 +183,8 @@ public final class PrintedISBNReader {
         var reading = Reading()
         for line in TextLines.group(words) {
             let numbers = PrintedText.numbers(in: line.text)
+            trace?("page \(page.width)x\(page.height) line at y \(line.box.scaled(by: 1 / factor).y0), \(line.box.height) px there: "
+                   + "\"\(line.text)\" -> \(numbers.map(\.isbn.digits))")
             guard !numbers.isEmpty else { continue }
             let box = line.box.scaled(by: 1 / factor)
             let confirmed = confirm(numbers, lineIn: image, at: box)
@@ -181,6 +207,7 @@ public final class PrintedISBNReader {
             guard let crop = variant.prepare(image, line: box) else { continue }
             let words = engine.words(in: crop, cpuMilliseconds: 800, pageSegmentationMode: variant.pageSegmentationMode) ?? []
             for line in TextLines.group(words) {
+                trace?("  confirm \(variant) \(crop.width)x\(crop.height): \"\(line.text)\"")
                 confirmed.formUnion(PrintedText.numbers(in: line.text).map(\.isbn).filter(wanted.contains))
             }
             if confirmed == wanted { break }
@@ -193,6 +220,11 @@ public final class PrintedISBNReader {
     /// look before the page pass. The line is binarised here (Sauvola): cut beside a brighter
     /// area (a white sticker over the bars), Tesseract's global threshold turned its paper black.
     public func firstRowShowingAnISBN(_ rows: some Sequence<CharacterRows.Row>, in image: GrayImage) -> Int? {
+        firstRowShowingAnISBNOrLabel(rows, in: image)?.index
+    }
+
+    /// The same, and whether that row's text shows the label ("SBN").
+    func firstRowShowingAnISBNOrLabel(_ rows: some Sequence<CharacterRows.Row>, in image: GrayImage) -> (index: Int, label: Bool)? {
         guard let engine else { return nil }
         for (index, row) in rows.enumerated() {
             // The photo's width at the row's height: an ISBN line's marks may be a part of it only
@@ -200,7 +232,35 @@ public final class PrintedISBNReader {
             let band = Box(x0: 0, y0: row.box.y0, x1: image.width, y1: row.box.y1)
             guard let crop = LineVariant.sauvola.prepare(image, line: band) else { continue }
             let words = engine.words(in: crop, cpuMilliseconds: 200, pageSegmentationMode: 7) ?? []
-            if PrintedText.showsAnISBN(words.map(\.text).joined(separator: " ")) { return index }
+            trace?("look row \(index) (y \(row.box.y0)-\(row.box.y1)): \"\(words.map(\.text).joined(separator: " "))\"")
+            let text = words.map(\.text).joined(separator: " ")
+            if PrintedText.showsAnISBN(text) { return (index, text.uppercased().contains("SBN")) }
+        }
+        return nil
+    }
+
+    /// The ISBN of `row` read as a line of digits (the digit engine), guard-bar stubs erased,
+    /// in both `LineVariant`s: only a 978/979 13-digit run whose check holds, stated by both.
+    func digitLineISBN(_ row: CharacterRows.Row, in image: GrayImage) -> Reading.Found? {
+        // The photo's width, as the look: the row may be a part of the line only (digits whose
+        // tops the paint took are no marks), and a window of 978/979 is sought in what is read.
+        let line = Box(x0: 0, y0: row.box.y0, x1: image.width, y1: row.box.y1)
+        // Three readings at most; one ISBN stated by two of them, and no other by any.
+        var readings: [Set<ISBN13>] = []
+        for variant in [LineVariant.sauvola, .sauvolaSmall, .gray] {
+            guard let crop = variant.prepare(image, line: line) else { return nil }
+            let words = digitEngine.words(in: crop, cpuMilliseconds: 200, pageSegmentationMode: 7) ?? []
+            let text = words.map(\.text).joined(separator: " ")
+            readings.append(PrintedText.digitLineISBNs(in: text))
+            trace?("  digits \(variant) \(crop.width)x\(crop.height): \"\(text)\"")
+            let stated = readings.reduce(into: Set<ISBN13>()) { $0.formUnion($1) }
+            // Nothing in the first two: the row is no digit line (most rows the look passes).
+            if stated.isEmpty, readings.count == 2 { return nil }
+            if stated.count > 1 { return nil }
+            if let isbn = stated.first, readings.filter({ $0.contains(isbn) }).count >= 2 {
+                return Reading.Found(isbn: isbn, number: PrintedNumber(isbn: isbn, printed: isbn.digits, label: .none),
+                                     box: BoundingBox(x: line.x0, y: line.y0, width: line.width, height: line.height))
+            }
         }
         return nil
     }
@@ -248,17 +308,23 @@ enum LineVariant: CaseIterable {
     case sauvola
     /// Text ~28 px tall, gray: Tesseract binarises it, at another scale than the page's.
     case gray
+    /// Text ~28 px tall, binarised here: a digit line's second reading (`digitLineISBN`).
+    case sauvolaSmall
+    /// Text ~40 px tall, gray: read only when the two above did not bear a candidate out (a
+    /// labelled line whose check character both read alike wrong, stop 42).
+    case grayLarge
 
     var pageSegmentationMode: Int { 7 }
 
     var textHeight: Double {
         switch self {
-        case .sauvola: 40
-        case .gray: 28
+        case .sauvola, .grayLarge: 40
+        case .gray, .sauvolaSmall: 28
         }
     }
 
-    /// The line cut out with a margin, scaled so its text is `textHeight` tall.
+    /// The line cut out with a margin, scaled so its text is `textHeight` tall, guard-bar stubs
+    /// erased (`erasingStubs`).
     func prepare(_ image: GrayImage, line box: Box) -> GrayImage? {
         let margin = max(4, box.height / 2)
         let x0 = max(0, box.x0 - margin), x1 = min(image.width, box.x1 + margin)
@@ -267,11 +333,65 @@ enum LineVariant: CaseIterable {
         let crop = image.cropped(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
         let factor = min(8, max(0.2, textHeight / Double(box.height)))
         let pixels = Int(Double(crop.width * crop.height) * factor * factor)
-        let (scaled, _) = crop.scaled(toPixels: pixels, maxLongSide: 4000, maxUpscale: 8)
+        let (scaled, scale) = crop.scaled(toPixels: pixels, maxLongSide: 4000, maxUpscale: 8)
+        let binarized = scaled.sauvolaBinarized(radius: Int(textHeight))
+        // The text's lowest 15% in the crop: a stub ends above it, a "1" or "l" reaches into it.
+        let textTop = Double(box.y0 - y0) * scale, textBottom = Double(box.y1 - y0) * scale
+        let stubs = binarized.stubPixels(endingAbove: Int(textTop + 0.85 * (textBottom - textTop)))
         switch self {
-        case .sauvola: return scaled.sauvolaBinarized(radius: Int(textHeight))
-        case .gray: return scaled
+        case .sauvola, .sauvolaSmall:
+            var pixels = binarized.pixels
+            for index in stubs { pixels[index] = 255 }
+            return GrayImage(width: binarized.width, height: binarized.height, pixels: pixels)
+        case .gray, .grayLarge:
+            guard !stubs.isEmpty else { return scaled }
+            var pixels = scaled.pixels
+            let paper = scaled.paperLevel(binarized)
+            for index in stubs { pixels[index] = paper }
+            return GrayImage(width: scaled.width, height: scaled.height, pixels: pixels)
         }
+    }
+}
+
+extension GrayImage {
+    /// In a binarised line (ink 0), the pixels of thin marks (at least three times as tall as
+    /// wide) ending above row `lowestEnd`: the stubs of guard bars reaching into the digit line
+    /// under the bars (the `"` between "9", "780764" and "544200"), the last rows of painted-out
+    /// bars. Tesseract read them as letters ("¥\"(31985\"730575ll") and the digit line
+    /// was lost; a "1", "l" or "|" of the text itself reaches its lower part and is kept.
+    func stubPixels(endingAbove lowestEnd: Int) -> [Int] {
+        var stubs: [Int] = []
+        var seen = [Bool](repeating: false, count: width * height)
+        var stack: [Int] = [], component: [Int] = []
+        for start in 0..<width * height where pixels[start] == 0 && !seen[start] {
+            seen[start] = true
+            stack.append(start)
+            component.removeAll(keepingCapacity: true)
+            var x0 = width, x1 = 0, y0 = height, y1 = 0
+            while let index = stack.popLast() {
+                component.append(index)
+                let x = index % width, y = index / width
+                x0 = min(x0, x); x1 = max(x1, x); y0 = min(y0, y); y1 = max(y1, y)
+                func visit(_ next: Int) {
+                    guard pixels[next] == 0, !seen[next] else { return }
+                    seen[next] = true
+                    stack.append(next)
+                }
+                if x > 0 { visit(index - 1) }
+                if x + 1 < width { visit(index + 1) }
+                if y > 0 { visit(index - width) }
+                if y + 1 < height { visit(index + width) }
+            }
+            if (x1 - x0 + 1) * 3 <= y1 - y0 + 1, y1 < lowestEnd { stubs += component }
+        }
+        return stubs
+    }
+
+    /// The mean of the pixels `binarized` (the same size) calls paper.
+    func paperLevel(_ binarized: GrayImage) -> UInt8 {
+        var sum = 0, count = 0
+        for index in pixels.indices where binarized.pixels[index] != 0 { sum += Int(pixels[index]); count += 1 }
+        return count == 0 ? 255 : UInt8(sum / count)
     }
 }
 

@@ -91,6 +91,22 @@ public enum PrintedText {
         text.filter { $0.isASCII && $0.isNumber }.count >= 9 || text.uppercased().contains("SBN")
     }
 
+    /// The ISBN-13s in a line read as digits alone (the digit engine, guard-bar stubs erased):
+    /// every 13-digit window of its digits, spaces ignored, that starts 978/979 and whose check
+    /// holds. A stub left over reads as a "1" between the groups, a bar of the add-on beside the
+    /// code as a digit after them ("911781585730575"): whole runs would lose those lines. Chance
+    /// passes the check one time in ten; the caller asks two readings to agree.
+    public static func digitLineISBNs(in text: String) -> Set<ISBN13> {
+        let digits = Array(text.filter { $0.isASCII && $0.isNumber })
+        guard digits.count >= 13 else { return [] }
+        var found: Set<ISBN13> = []
+        for start in 0...(digits.count - 13) where digits[start] == "9" && digits[start + 1] == "7"
+            && (digits[start + 2] == "8" || digits[start + 2] == "9") {
+            if let isbn = try? ISBN13(validating: String(digits[start..<start + 13])) { found.insert(isbn) }
+        }
+        return found
+    }
+
     /// Runs of digit groups making 12 or 13 digits whose GS1 check digit holds, as GTIN-13
     /// (a UPC-A with its leading 0): what the human-readable line under an EAN/UPC says.
     public static func gtinLines(in line: String) -> [String] {

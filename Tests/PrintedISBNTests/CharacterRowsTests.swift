@@ -27,6 +27,17 @@ import TestSupport
         }
     }
 
+    /// The digit line under painted-out bars ("9 \"780764\"544200\"") is one row across the
+    /// guard-bar stubs between its groups, half a digit tall: they split it into runs too short
+    /// for a row, and the back had none (stop 42).
+    @Test func theDigitLineUnderPaintedBarsIsOneRowAcrossItsGuardStubs() throws {
+        let image = try PaintedBookBacks.painted("barcodes/zxing-ean13-3/01.png", .bars)
+        let candidates = CharacterRows.isbnLineCandidates(CharacterRows.survey(image))
+        let line = try #require(candidates.first { $0.box.y0 >= 160 && $0.box.y1 <= 190 }, "\(candidates)")
+        #expect(line.box.x0 < 25 && line.box.x1 > 190, "\(line)")
+        #expect(line.marks >= 13)
+    }
+
     /// A white sticker over the bars makes the paper along its edge darker than the mean of a
     /// window reaching over the sticker; that paper is no ink, so the ISBN line just above the
     /// edge stays a row of its own characters (it was one long mark with the edge: no row, stop 38),

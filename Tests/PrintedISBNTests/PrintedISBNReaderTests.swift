@@ -32,6 +32,27 @@ import TestSupport
         #expect(!reading.accepted.isEmpty)
     }
 
+    /// A back with no "ISBN" line: its digit line under the painted-out bars, guard-bar stubs
+    /// between the groups, is read as digits alone and two readings agree (stop 42; the page
+    /// pass read it "9 \"780764\"5442UU\"" and similar, nothing).
+    @Test func readsTheDigitLineUnderPaintedBarsAsDigits() throws {
+        let reader = try PrintedISBNReader()
+        let image = try PaintedBookBacks.painted("barcodes/zxing-ean13-3/01.png", .bars)
+        #expect(reader.read(image, budget: Self.budget).accepted.map(\.isbn.digits) == ["9780764544200"])
+    }
+
+    /// Guard-bar stubs (thin, ending above the text's foot) are erased before a line is read; a
+    /// "1" of the same width reaching the foot is kept.
+    @Test func stubsAreErasedAndAOneIsKept() {
+        var pixels = [UInt8](repeating: 255, count: 40 * 30)
+        for y in 5..<15 { pixels[y * 40 + 10] = 0; pixels[y * 40 + 11] = 0 }  // a stub: rows 5–14
+        for y in 5..<26 { pixels[y * 40 + 30] = 0; pixels[y * 40 + 31] = 0 }  // a "1": rows 5–25
+        let line = GrayImage(width: 40, height: 30, pixels: pixels)
+        let stubs = Set(line.stubPixels(endingAbove: 22))
+        #expect(stubs.contains(5 * 40 + 10) && stubs.contains(14 * 40 + 11))
+        #expect(!stubs.contains(5 * 40 + 30) && !stubs.contains(25 * 40 + 31))
+    }
+
     @Test func aPhotoWithTheISBNPaintedOutGivesNothing() throws {
         let reader = try PrintedISBNReader()
         let image = try PaintedBookBacks.painted("barcodes/zxing-ean13-3/10.png", .everything)

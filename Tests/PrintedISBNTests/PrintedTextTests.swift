@@ -18,6 +18,17 @@ import Testing
         #expect(isbns("ISBN 979-10-90636-07-1") == ["9791090636071"])
     }
 
+    /// A digit line read by the digit engine: the 978/979 window whose check holds, wherever a
+    /// stub read as "1" or the add-on's bars read as digits put it; nothing else.
+    @Test func aDigitLineHoldsTheBooklandWindowWhoseCheckHolds() {
+        #expect(PrintedText.digitLineISBNs(in: "9781585730575") == [try! ISBN13(validating: "9781585730575")])
+        #expect(PrintedText.digitLineISBNs(in: "1 9781585 730575 11") == [try! ISBN13(validating: "9781585730575")])
+        #expect(PrintedText.digitLineISBNs(in: "911781585730575").isEmpty)  // the 9 cut off by a stub
+        #expect(PrintedText.digitLineISBNs(in: "9781585730576").isEmpty)  // check wrong
+        #expect(PrintedText.digitLineISBNs(in: "0123456789012").isEmpty)  // no Bookland prefix
+        #expect(PrintedText.digitLineISBNs(in: "978158573057").isEmpty)  // twelve
+    }
+
     /// The row look's test: an ISBN's line shows nine digits or its label; a line of words, a
     /// price, a short phone number do not.
     @Test func aRowShowsAnISBNByNineDigitsOrItsLabel() {
