@@ -298,7 +298,7 @@ import TestSupport
 
     /// A patch shaped like a code whose edged cells leave most of its box empty (a false-positive
     /// photo of zxing-cpp's: clutter, no code) is not worth the hard passes when zbar read nothing:
-    /// the first two scans and the turned regions only. A soft code only the hard passes read has
+    /// the first two scans and its turned patches' crops only. A soft code only the hard passes read has
     /// a patch its cells fill (`patchLooksLikeBars`).
     @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped))
     func aCodeShapedPatchWhoseCellsDoNotFillItGetsNoHardPasses() throws {
@@ -308,7 +308,7 @@ import TestSupport
         #expect(patches.contains { FileScanner.looksLikeCode($0, in: photo) }, "\(patches)")
         #expect(!FileScanner.barsInPatches(photo, patches: patches))
         let result = try FileScanner().scan(fileAt: url)
-        #expect(result.codes.isEmpty && result.hardPassesSkipped && result.scans == 2, "\(result.scans) scans")
+        #expect(result.codes.isEmpty && result.hardPassesSkipped, "\(result.scans) scans")
 
         let soft = try ImageLoader.load(contentsOf: try SharedFiles.requireImage("barcodes/zxing-ean13-3/39.png"),
                                         options: ImageLoadOptions()).image
