@@ -296,6 +296,25 @@ import TestSupport
         #expect(result.codes.isEmpty && result.unconfirmed == 1 && result.sawUnreadCode, "\(result.codes) \(result.unconfirmed)")
     }
 
+    /// A patch shaped like a code whose edged cells leave most of its box empty (a false-positive
+    /// photo of zxing-cpp's: clutter, no code) is not worth the hard passes when zbar read nothing:
+    /// the first two scans and its turned patches' crops only. A soft code only the hard passes read has
+    /// a patch its cells fill (`patchLooksLikeBars`).
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped))
+    func aCodeShapedPatchWhoseCellsDoNotFillItGetsNoHardPasses() throws {
+        let url = try SharedFiles.requireImage("barcodes/zxingcpp-falsepositives-1/15.png")
+        let photo = try ImageLoader.load(contentsOf: url, options: ImageLoadOptions()).image
+        let patches = FileScanner.patches(in: photo, limit: .max)
+        #expect(patches.contains { FileScanner.looksLikeCode($0, in: photo) }, "\(patches)")
+        #expect(!FileScanner.barsInPatches(photo, patches: patches))
+        let result = try FileScanner().scan(fileAt: url)
+        #expect(result.codes.isEmpty && result.hardPassesSkipped, "\(result.scans) scans")
+
+        let soft = try ImageLoader.load(contentsOf: try SharedFiles.requireImage("barcodes/zxing-ean13-3/39.png"),
+                                        options: ImageLoadOptions()).image
+        #expect(FileScanner.barsInPatches(soft, patches: FileScanner.patches(in: soft, limit: .max)))
+    }
+
     /// Heavy noise hides the code's patch at full size; the reduced copies show it.
     @Test func aNoisyCodeIsStillReadByTheHardPasses() throws {
         let result = try FileScanner().scan(fileAt: SharedFiles.sampleImages.appendingPathComponent("hard-noisy.jpg"))
