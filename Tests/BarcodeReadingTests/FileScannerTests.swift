@@ -309,6 +309,9 @@ import TestSupport
         #expect(!FileScanner.barsInPatches(photo, patches: patches))
         let result = try FileScanner().scan(fileAt: url)
         #expect(result.codes.isEmpty && result.hardPassesSkipped, "\(result.scans) scans")
+        // Thorough effort spends them on a code-shaped patch, as it did before the bars rule.
+        let thorough = try FileScanner(options: ScanOptions(effort: .thorough)).scan(fileAt: url)
+        #expect(thorough.codes.isEmpty && !thorough.hardPassesSkipped, "\(thorough.scans) scans")
 
         let soft = try ImageLoader.load(contentsOf: try SharedFiles.requireImage("barcodes/zxing-ean13-3/39.png"),
                                         options: ImageLoadOptions()).image
