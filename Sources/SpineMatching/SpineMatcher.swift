@@ -112,6 +112,17 @@ public struct SpineMatcher: Sendable {
                 if result.decision == .strong { break sources }
             }
         }
+        // A title read whole may lie inside a longer title the searches did not return (a misread
+        // word of it found nothing): what is on this machine is asked for titles holding it.
+        if result.decision == .strong, let best = result.best {
+            var longer: [PreparedCandidate] = []
+            for source in sources where !source.asksNetwork {
+                longer += (try? await source.candidates(for: Self.longerTitlesQuery(best), limit: candidateLimit)) ?? []
+            }
+            let book = PreparedCandidate(best)
+            longer = longer.filter { Self.wordsBeyond(book, in: $0) != nil }
+            if !longer.isEmpty { result = decide(readings, pool + longer, spine: reading) }
+        }
         if result.decision != .strong { result.unavailable = unavailable }
         if !searchesAfar, result.decision == .none, sources.contains(where: \.asksNetwork) { result.reason = Self.notSearchedAfar }
         guard let beyond = Self.textBeyondFields(reading) else { return result }
@@ -132,7 +143,12 @@ public struct SpineMatcher: Sendable {
     public func match(_ reading: SpineReading, index: WorkIndex) -> SpineMatch {
         let parsed = Self.parsed(reading, words: index.words)
         guard let readings = parsed.readings else { return Self.refused(reading, parsed.refusal) }
-        return decide(readings, Self.queries(readings + Self.asRead(readings)).flatMap { index.candidates(for: $0, limit: candidateLimit) }, spine: reading)
+        let pool = Self.queries(readings + Self.asRead(readings)).flatMap { index.candidates(for: $0, limit: candidateLimit) }
+        let result = decide(readings, pool, spine: reading)
+        guard result.decision == .strong, let best = result.best else { return result }
+        let book = PreparedCandidate(best)
+        let longer = index.candidates(for: Self.longerTitlesQuery(best), limit: candidateLimit).filter { Self.wordsBeyond(book, in: $0) != nil }
+        return longer.isEmpty ? result : decide(readings, pool + longer, spine: reading)
     }
 
     /// The reading and each alternative taken apart; those that cannot be a title (call numbers,
@@ -310,10 +326,63 @@ public struct SpineMatcher: Sendable {
                     agrees = alone.mayAgree
                 }
                 match.alsoHeld = held
-                return (match, best, agrees)
+                return insideLonger(match, best, agrees, reading, candidates)
             }
         }
-        return (match, best, mayAgree)
+        return insideLonger(match, best, mayAgree, reading, candidates)
+    }
+
+    /// A strong match whose title lies whole inside a longer candidate title (`longerTitle`) is
+    /// for review: "Homer The lliad/The Odyssey" is not The Odyssey, nor "Batman: Hush, Jeph Loeb"
+    /// Batman: Hush when Batman: Hush, Vol. 1 is listed. Readings agreeing cannot make it strong.
+    func insideLonger(_ match: SpineMatch, _ best: PreparedCandidate, _ mayAgree: Bool, _ reading: ParsedReading,
+                      _ candidates: [PreparedCandidate]) -> (match: SpineMatch, work: PreparedCandidate?, mayAgree: Bool) {
+        guard match.decision == .strong, let longer = Self.longerTitle(holding: best, read: reading.title.full, among: candidates) else {
+            return (match, best, mayAgree)
+        }
+        var held = match
+        held.decision = .medium
+        held.reason = "a longer title holds it: \(longer.candidate.title)"
+        return (held, best, false)
+    }
+
+    /// A candidate whose title holds `book`'s whole (its words in a row) with more words, when the
+    /// reading shows those words too, a letter off or misread in place ("lliad"), or they are only a
+    /// volume or part marker ("Vol. 1", "Book 2", ", Part One") a spine may not print. A sibling whose
+    /// extra words the reading does not show (Dune beside Dune Messiah) is none. The words of `book`
+    /// and of its authors' names do not count as shown ("Homer The Odyssey" shows no Homer's Odyssey).
+    static func longerTitle(holding book: PreparedCandidate, read: [String], among candidates: [PreparedCandidate]) -> PreparedCandidate? {
+        guard book.parts.volume == nil else { return nil }
+        var shown = read
+        for word in book.parts.full {
+            if let index = shown.firstIndex(where: { $0 == word || Similarity.wordSimilarity($0, word) > 0 }) { shown.remove(at: index) }
+        }
+        let names = Set(book.authorWords.joined())
+        shown.removeAll { word in names.contains { word == $0 || Similarity.wordSimilarity(word, $0) > 0 } }
+        func isShown(_ word: String) -> Bool {
+            shown.contains { $0 == word || Similarity.wordSimilarity($0, word) > 0 || misreadInPlace($0, word) }
+        }
+        return candidates.first { other in
+            guard let extra = wordsBeyond(book, in: other) else { return false }
+            // A roman numeral is compared as `ocrCanonical` spells it ("ii" is "ll").
+            let marker = extra.filter { !TitleParts.volumeWords.contains($0) && TitleParts.number($0) == nil && !$0.allSatisfy("lvx".contains) }
+            if marker.isEmpty { return other.parts.volumeInTitle }
+            return marker.allSatisfy(isShown)
+        }
+    }
+
+    /// The significant words `other`'s title has beyond `book`'s whole title (its words in a row
+    /// inside `other`'s); nil when it does not hold it or is the same work.
+    static func wordsBeyond(_ book: PreparedCandidate, in other: PreparedCandidate) -> [String]? {
+        let title = book.parts.full, full = other.parts.full
+        guard !title.isEmpty, other.identity != book.identity, full.count > title.count,
+              let start = (0...(full.count - title.count)).first(where: { Array(full[$0..<$0 + title.count]) == title }) else { return nil }
+        return Array(full[..<start] + full[(start + title.count)...]).filter { !TextNormalizer.stopwords.contains($0) }
+    }
+
+    /// What a search for titles holding `book`'s is asked (`longerTitle`): its title alone.
+    static func longerTitlesQuery(_ book: MatchCandidate) -> CandidateQuery {
+        CandidateQuery(title: book.title, author: nil, text: book.title)
     }
 
     /// The longest run of the reading's words that `book` does not cover (title, series or author

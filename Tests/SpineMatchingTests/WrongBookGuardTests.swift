@@ -1,5 +1,5 @@
 import Foundation
-import SpineMatching
+@testable import SpineMatching
 import TestSupport
 import Testing
 import Vision
@@ -166,6 +166,57 @@ import Vision
             .decision != .strong)
     }
 
+    static let hush = Self.book("hush", "Batman: Hush", ["Jeph Loeb", "Jim Lee"])
+    static let hushOne = Self.book("hush1", "Batman: Hush, Vol. 1", ["Jeph Loeb", "Jim Lee"])
+    static let silentSpring = Self.book("spring", "Silent Spring", ["Rachel Carson"])
+    static let odyssey = Self.book("odyssey", "The Odyssey", ["Homer", "Robert Fagles"])
+    static let iliadOdyssey = Self.book("iliadodyssey", "The Iliad/The Odyssey", ["Homer", "Robert Fagles"])
+    static let homersOdyssey = Self.book("homers", "Homer's Odyssey", ["Gwen Cooper"])
+
+    /// Stop 42, the rendered hard shelves: a title read whole inside a longer title is not that
+    /// book. The shelf held *Batman: Hush, Vol. 1* (the spine does not print the volume) and
+    /// *The Iliad/The Odyssey* ("lliad" read a letter off); both were added as the shorter title.
+    @Test func aTitleReadInsideALongerTitleIsNotStrong() {
+        let batman = "Batman: Hush, Jeph Loeb Rachel Carson Silent Spring"
+        #expect(match(batman, [Self.hush, Self.silentSpring]).decision == .strong)
+        let volume = match(batman, [Self.hush, Self.hushOne, Self.silentSpring])
+        #expect(volume.decision != .strong, "\(volume.best?.title ?? "-") at \(volume.distance)")
+        #expect(match("Batman: Hush Jeph Loeb", [Self.hush, Self.hushOne]).decision != .strong)
+        // Read with its volume, the volume is the book.
+        let one = match("Batman: Hush Vol. 1 Jeph Loeb", [Self.hush, Self.hushOne])
+        #expect(one.best?.workKey == "hush1")
+        // The longer title's words read (one a letter off): never the shorter one.
+        let homer = match("Homer The lliad/The Odyssey", [Self.odyssey, Self.iliadOdyssey])
+        #expect(homer.decision != .strong || homer.best?.workKey == "iliadodyssey", "\(homer.best?.title ?? "-")")
+        let longer = SpineMatcher.longerTitle(holding: PreparedCandidate(Self.odyssey), read: ["homer", "the", "lllad", "the", "odyssey"],
+                                              among: [PreparedCandidate(Self.iliadOdyssey)])
+        #expect(longer?.candidate.workKey == "iliadodyssey")
+    }
+
+    /// A sibling that holds the title is no reason for review when the reading shows none of its
+    /// own words: the author's name read is no word of "Homer's Odyssey", nor is "Dune" Dune Messiah.
+    @Test func aShorterTitleWithALongerSiblingUnreadIsStillAdded() {
+        let homer = match("HOMER THE ODYSSEY", [Self.odyssey, Self.iliadOdyssey, Self.homersOdyssey])
+        #expect(homer.best?.workKey == "odyssey")
+        #expect(homer.decision == .strong, "\(homer.reason ?? "-")")
+        let dune = Self.book("dune", "Dune", ["Frank Herbert"])
+        let messiah = Self.book("messiah", "Dune Messiah", ["Frank Herbert"])
+        let read = match("DUNE FRANK HERBERT", [dune, messiah])
+        #expect(read.best?.workKey == "dune")
+        #expect(read.decision == .strong)
+    }
+
+    /// A search that found only the shorter title (the misread word found nothing): the titles
+    /// holding it are asked of what is on this machine before it is added.
+    @Test func theLongerTitleIsAskedForBeforeAdding() async {
+        let index = WorkIndex([Self.odyssey, Self.iliadOdyssey])
+        let source = EveryWordSearch(index: index)
+        let reading = SpineReading(text: "Homer The lliad/The Odyssey", confidence: 0.9)
+        #expect(try! await source.candidates(for: CandidateQuery(title: reading.text, author: nil, text: reading.text), limit: 30).isEmpty)
+        let found = await SpineMatcher().match(reading, sources: [EveryWordSearch(index: index, answersEveryQuery: [Self.odyssey])])
+        #expect(found.decision != .strong || found.best?.workKey == "iliadodyssey", "\(found.best?.title ?? "-") at \(found.distance)")
+    }
+
     /// Junk read on shelves (call numbers in Dewey, LC, CDU and Spanish/Catalan public-library
     /// shapes, library labels, publishers, the label of issue 35, the real library photo with no
     /// readable title) against the 10,000 goodbooks works plus the real shelves' books: none added.
@@ -176,7 +227,7 @@ import Vision
         let traps = try TrapTable.load(traps: SharedFiles.projectRoot.appendingPathComponent("Tests/SpineMatchingTests/Resources/trap-readings.csv"),
                                        goodbooks: goodbooks, shelves: shelves)
         #expect(traps.rows.count >= 150)
-        for kind in ["issue", "callNumber", "label", "publisher", "mixed", "shelfOCR", "tail", "misread", "witness"] {
+        for kind in ["issue", "callNumber", "label", "publisher", "mixed", "shelfOCR", "tail", "misread", "witness", "inside"] {
             #expect(traps.rows.contains { $0.kind == kind }, "no \(kind) traps")
         }
         // Readings of one spine agreeing (two passes, each a review-level reading of one book) are
@@ -185,5 +236,21 @@ import Vision
         let index = WorkIndex(traps.catalogue)
         let wrong = traps.falseStrongMatches(SpineMatcher(), index: index)
         #expect(wrong.isEmpty, "\(wrong.joined(separator: "\n"))")
+    }
+}
+
+/// A local title search that, as the dump's does, lists only titles holding every significant word
+/// asked (a word misread finds nothing); `answersEveryQuery` are listed for any query besides.
+struct EveryWordSearch: CandidateSource {
+    let index: WorkIndex
+    var answersEveryQuery: [MatchCandidate] = []
+
+    func candidates(for query: CandidateQuery, limit: Int) async throws -> [PreparedCandidate] {
+        let asked = TitleParts(title: query.title).full.filter { !TextNormalizer.stopwords.contains($0) }
+        let holding = index.candidates(for: query, limit: limit).filter { candidate in
+            let words = TitleParts(title: candidate.candidate.title).full
+            return asked.allSatisfy(words.contains)
+        }
+        return answersEveryQuery.map(PreparedCandidate.init) + holding
     }
 }
