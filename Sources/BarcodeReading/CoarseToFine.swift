@@ -90,6 +90,30 @@ final class ReducedCopies {
     }
 }
 
+/// A photo's candidate patches (`FileScanner.patches(in:limit: .max)`) at full size and on its
+/// 1/2 and 1/4 copies while those are large enough, each level found when first asked: a small
+/// photo's bars evidence (`patchEvidence`) and bars rule (`barsInPatches`) look at the same ones.
+final class PatchLevels {
+    static let reductions = [1, 2, 4]
+    let copies: ReducedCopies
+    private var found: [Int: [CandidateRegion]]
+
+    init(_ image: GrayImage, patches: [CandidateRegion]) {
+        copies = ReducedCopies(image)
+        found = [1: patches]
+    }
+
+    /// The copy `reduction` times smaller and its patches; nil when it is too small to look at.
+    func level(_ reduction: Int) -> (image: GrayImage, patches: [CandidateRegion])? {
+        let image = copies.reduced(by: reduction)
+        guard reduction == 1 || min(image.width, image.height) >= FileScanner.minimumReducedSide / 2 else { return nil }
+        if let patches = found[reduction] { return (image, patches) }
+        let patches = FileScanner.patches(in: image, limit: .max)
+        found[reduction] = patches
+        return (image, patches)
+    }
+}
+
 /// One way of reading a region's upright crop: at a width, and plain, sharpened or smoothed.
 struct RegionVariant: Sendable, Hashable {
     enum Filter: Sendable, Hashable { case plain, sharpened, smoothedAlongBars }

@@ -264,10 +264,18 @@ public final class FileScanner {
         var sparseReadSomething = false
         // What the patches show does not change between the scans: looked at once (nil: not yet).
         var seenInPatches: BarsEvidence??
+        // The patches of the photo and of its reduced copies, found once for both looks at them.
+        var patchLevels: PatchLevels?
+        func levels(_ patches: [CandidateRegion]) -> PatchLevels {
+            if let patchLevels { return patchLevels }
+            let made = PatchLevels(full, patches: patches)
+            patchLevels = made
+            return made
+        }
         func barsSeen(_ log: AttemptLog, patches: [CandidateRegion]) -> BarsEvidence? {
             Self.barsEvidence(log) {
                 if let known = seenInPatches { return known }
-                let found = Self.patchEvidence(full, patches: patches)
+                let found = Self.patchEvidence(levels(patches))
                 seenInPatches = .some(found)
                 return found
             }
@@ -311,7 +319,7 @@ public final class FileScanner {
             // effort a code-shaped patch is enough, as before (the user asked to try harder).
             guard let seen = barsSeen(attempts, patches: allPatches),
                   options.effort == .thorough || sparseReadSomething || attempts.zbarReadSomething
-                    || Self.barsInPatches(full, patches: allPatches) else {
+                    || Self.barsInPatches(levels(allPatches)) else {
                 attempts.hardPassesSkipped = true
                 return finish(&attempts)
             }
@@ -432,21 +440,18 @@ public final class FileScanner {
     /// zbar read something there (unconfirmed, refused), or a patch looks like a code
     /// (`looksLikeCode`) on the image or on its reduced copies (heavy noise hides a code's
     /// patch at full size; halving averages the noise away, as the reduced-copy trick does).
-    /// `patchEvidence` is asked only when zbar read nothing (it is `patchEvidence(_:patches:)`).
+    /// `patchEvidence` is asked only when zbar read nothing (it is `patchEvidence(_:)`).
     static func barsEvidence(_ attempts: AttemptLog, patchEvidence: () -> BarsEvidence?) -> BarsEvidence? {
         attempts.zbarReadSomething ? .zbarRead : patchEvidence()
     }
 
     /// The part of `barsEvidence` that looks at the pixels alone: a code-shaped patch on the image
     /// or on its reduced copies, whatever zbar read.
-    static func patchEvidence(_ image: GrayImage, patches: [CandidateRegion]) -> BarsEvidence? {
-        if patches.contains(where: { looksLikeCode($0, in: image) }) { return .codeShapedPatch }
-        var reduced = image
-        for _ in 0..<2 {
-            reduced = reduced.downscaled(by: 2)
-            guard min(reduced.width, reduced.height) >= minimumReducedSide / 2 else { return nil }
-            if Self.patches(in: reduced, limit: .max).contains(where: { looksLikeCode($0, in: reduced) }) {
-                return .codeShapedPatchWhenReduced
+    static func patchEvidence(_ levels: PatchLevels) -> BarsEvidence? {
+        for reduction in PatchLevels.reductions {
+            guard let (image, patches) = levels.level(reduction) else { return nil }
+            if patches.contains(where: { looksLikeCode($0, in: image) }) {
+                return reduction == 1 ? .codeShapedPatch : .codeShapedPatchWhenReduced
             }
         }
         return nil
@@ -454,19 +459,19 @@ public final class FileScanner {
 
     /// Whether the photo, or one of its reduced copies, has a patch that looks like a code's
     /// bars (`patchLooksLikeBars`): what a small photo zbar read nothing on needs for the hard passes.
-    static func barsInPatches(_ image: GrayImage, patches: [CandidateRegion]) -> Bool {
-        if patchesThatMayHoldACode(patches, in: image).contains(where: { patchLooksLikeBars($0, in: image) }) { return true }
-        var reduced = image, reduction = 1
-        for _ in 0..<2 {
-            reduced = reduced.downscaled(by: 2)
-            reduction *= 2
-            guard min(reduced.width, reduced.height) >= minimumReducedSide / 2 else { return false }
-            if patchesThatMayHoldACode(Self.patches(in: reduced, limit: .max), in: reduced)
-                .contains(where: { patchLooksLikeBars($0, in: reduced, reduction: reduction) }) {
+    static func barsInPatches(_ levels: PatchLevels) -> Bool {
+        for reduction in PatchLevels.reductions {
+            guard let (image, patches) = levels.level(reduction) else { return false }
+            if patchesThatMayHoldACode(patches, in: image).contains(where: { patchLooksLikeBars($0, in: image, reduction: reduction) }) {
                 return true
             }
         }
         return false
+    }
+
+    /// The same for a photo and its patches at full size (`patches(in:limit: .max)`).
+    static func barsInPatches(_ image: GrayImage, patches: [CandidateRegion]) -> Bool {
+        barsInPatches(PatchLevels(image, patches: patches))
     }
 
     /// A patch shaped like a code (`isShapedLikeCode`; one `patchesThatMayHoldACode` chose)
