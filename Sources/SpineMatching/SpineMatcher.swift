@@ -119,8 +119,7 @@ public struct SpineMatcher: Sendable {
             for source in sources where !source.asksNetwork {
                 longer += (try? await source.candidates(for: Self.longerTitlesQuery(best), limit: candidateLimit)) ?? []
             }
-            let book = PreparedCandidate(best)
-            longer = longer.filter { Self.wordsBeyond(book, in: $0) != nil }
+            longer = Self.holding(best, among: longer)
             if !longer.isEmpty { result = decide(readings, pool + longer, spine: reading) }
         }
         if result.decision != .strong { result.unavailable = unavailable }
@@ -146,8 +145,7 @@ public struct SpineMatcher: Sendable {
         let pool = Self.queries(readings + Self.asRead(readings)).flatMap { index.candidates(for: $0, limit: candidateLimit) }
         let result = decide(readings, pool, spine: reading)
         guard result.decision == .strong, let best = result.best else { return result }
-        let book = PreparedCandidate(best)
-        let longer = index.candidates(for: Self.longerTitlesQuery(best), limit: candidateLimit).filter { Self.wordsBeyond(book, in: $0) != nil }
+        let longer = Self.holding(best, among: index.candidates(for: Self.longerTitlesQuery(best), limit: candidateLimit))
         return longer.isEmpty ? result : decide(readings, pool + longer, spine: reading)
     }
 
@@ -378,6 +376,13 @@ public struct SpineMatcher: Sendable {
         guard !title.isEmpty, other.identity != book.identity, full.count > title.count,
               let start = (0...(full.count - title.count)).first(where: { Array(full[$0..<$0 + title.count]) == title }) else { return nil }
         return Array(full[..<start] + full[(start + title.count)...]).filter { !TextNormalizer.stopwords.contains($0) }
+    }
+
+    /// Of `found` (what `longerTitlesQuery(best)` returned), the candidates whose titles hold
+    /// `best`'s whole with more words: what a strong match is decided again beside.
+    static func holding(_ best: MatchCandidate, among found: [PreparedCandidate]) -> [PreparedCandidate] {
+        let book = PreparedCandidate(best)
+        return found.filter { wordsBeyond(book, in: $0) != nil }
     }
 
     /// What a search for titles holding `book`'s is asked (`longerTitle`): its title alone.
