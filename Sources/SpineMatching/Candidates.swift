@@ -108,6 +108,48 @@ public struct CandidateQuery: Sendable, Hashable {
         self.withoutLastWord = withoutLastWord
     }
 
+    /// The title with each word no dictionary holds (four letters or more) spelt as the one
+    /// dictionary word a look-alike letter away ("Six Degrces" -> "Six Degrees", "Civll
+    /// Engincering" -> "Civil Engineering"): what a source whose search wants the words as
+    /// printed is asked when the title as read found nothing. nil when no word changes.
+    public var respelledTitle: String? {
+        let source = title.isEmpty ? text : title
+        var changed = false
+        let words = source.split(separator: " ", omittingEmptySubsequences: false).map { word -> String in
+            guard let respelled = Self.respelled(String(word)) else { return String(word) }
+            changed = true
+            return respelled
+        }
+        return changed ? words.joined(separator: " ") : nil
+    }
+
+    /// Letters OCR and small models read for one another that `TextNormalizer.ocrCanonical`
+    /// does not already spell alike (it does l/I/1, 0/O, rn/m, cl/d).
+    static let lookAlikes: [(String, String)] = [("e", "c"), ("c", "e"), ("o", "a"), ("a", "o"), ("n", "h"), ("h", "n"),
+                                                 ("u", "v"), ("v", "u")]
+
+    /// `word` (letters only, four or more, in no dictionary) as the single dictionary word one
+    /// look-alike letter from it, in the word's case; nil when none or several.
+    static func respelled(_ word: String) -> String? {
+        let dictionary = WordFrequencies.systemDictionary
+        guard word.count >= 4, word.allSatisfy({ $0.isASCII && $0.isLetter }) else { return nil }
+        let lower = word.lowercased()
+        guard !dictionary.contains(TextNormalizer.ocrCanonical(lower)) else { return nil }
+        let letters = Array(lower)
+        var found: Set<String> = []
+        for (index, letter) in letters.enumerated() {
+            for (read, meant) in lookAlikes where String(letter) == read {
+                var candidate = letters
+                candidate[index] = Character(meant)
+                let spelt = String(candidate)
+                if dictionary.contains(TextNormalizer.ocrCanonical(spelt)) { found.insert(spelt) }
+            }
+        }
+        guard found.count == 1, let spelt = found.first else { return nil }
+        if word.allSatisfy(\.isUppercase) { return spelt.uppercased() }
+        return word.first!.isUppercase ? spelt.prefix(1).uppercased() + spelt.dropFirst() : spelt
+    }
+
     /// `title` without its last word when that word reads as a surname (a capital, then letters:
     /// "ColIins", "SHARPE") and a word of three letters or more is left before it; nil otherwise.
     public static func withoutSurname(_ title: String) -> String? {

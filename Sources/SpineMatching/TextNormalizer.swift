@@ -78,7 +78,8 @@ public enum TextNormalizer {
         for (i, byte) in bytes.enumerated() {
             if byte == UInt8(ascii: "'") { continue }
             // Same camel-case rule as `camelBoundaries`.
-            if isUpper(byte), i >= 2, i + 1 < bytes.count, isLower(bytes[i + 1]), isLower(bytes[i - 1]), isLower(bytes[i - 2]), !lastSpace {
+            if isUpper(byte), i >= 2, i + 1 < bytes.count, isLower(bytes[i + 1]), isLower(bytes[i - 1]), isLower(bytes[i - 2]), !lastSpace,
+               byte != UInt8(ascii: "I") || !readsAsWordWithL(bytes.map { Unicode.Scalar($0) }, at: i) {
                 out.append(0x20)
                 lastSpace = true
             }
@@ -124,7 +125,25 @@ public enum TextNormalizer {
         return list.indices.map { i in
             i >= 2 && i + 1 < list.count && upper.contains(list[i]) && lower.contains(list[i + 1])
                 && lower.contains(list[i - 1]) && lower.contains(list[i - 2])
+                && (list[i] != "I" || !readsAsWordWithL(list, at: i))
         }
+    }
+
+    /// Whether the word around the capital `I` at `index` (the lower-case letters either side,
+    /// and a capital before them) is a dictionary word when that `I` is an `l`: OCR and small
+    /// models read `l` as `I` ("The MiserabIe Mill"), which the camel-case rule would cut into
+    /// "miserab ie". "theIsland" ("thelsland") is no word and is still two.
+    static func readsAsWordWithL(_ scalars: [Unicode.Scalar], at index: Int) -> Bool {
+        func isLower(_ s: Unicode.Scalar) -> Bool { CharacterSet.lowercaseLetters.contains(s) }
+        var start = index, end = index + 1
+        while start > 0, isLower(scalars[start - 1]) { start -= 1 }
+        if start > 0, CharacterSet.uppercaseLetters.contains(scalars[start - 1]) { start -= 1 }
+        while end < scalars.count, isLower(scalars[end]) { end += 1 }
+        var word = String.UnicodeScalarView()
+        for (offset, scalar) in scalars[start..<end].enumerated() {
+            word.append(start + offset == index ? "l" : scalar)
+        }
+        return WordFrequencies.systemDictionary.contains(ocrCanonical(String(word).lowercased()))
     }
 
     /// Folded words, with OCR look-alikes canonicalised.

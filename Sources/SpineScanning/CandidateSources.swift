@@ -78,6 +78,11 @@ public struct SearchCandidateSource: CandidateSource {
         if found.isEmpty, !isPaced, let shorter = query.withoutLastWord {
             found = try await search(title: shorter, author: nil, limit: min(limit, 20))
         }
+        // A word misread by a look-alike letter ("Six Degrces") shares no word with its title:
+        // the title respelt with the dictionary. Not on a paced source (a second wait).
+        if found.isEmpty, !isPaced, let respelled = query.respelledTitle {
+            found = try await search(title: respelled, author: nil, limit: min(limit, 20))
+        }
         return found
     }
 

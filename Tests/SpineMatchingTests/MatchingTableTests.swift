@@ -116,6 +116,15 @@ import Vision
         #expect(TextNormalizer.fold("Ender's Game!") == "enders game")
         #expect(TextNormalizer.fold("Les Misérables — Tome I") == "les miserables tome i")
         #expect(TextNormalizer.fold("McDonald") == "mcdonald")
+        // An `I` between lower-case letters is an `l` read as `I` when the word so read is a
+        // word ("MiserabIe", noisy seed 35), else a lost space ("theIsland"); in accented text too.
+        #expect(TextNormalizer.fold("The MiserabIe Mill") == "the miserabie mill")
+        #expect(TextNormalizer.fold("TheMiserabIe Mill") == "the miserabie mill")
+        #expect(TextNormalizer.fold("theIsland of Dr Moreau") == "the island of dr moreau")
+        #expect(TextNormalizer.fold("Le VilIage à Paris") == "le viliage a paris")
+        #expect(TextNormalizer.fold("élanIsland") == "elan island")
+        #expect(TextNormalizer.camelSpaced("The MiserabIe Mill") == "The MiserabIe Mill")
+        #expect(TextNormalizer.titleTokens("The MiserabIe Mill") == TextNormalizer.titleTokens("The Miserable Mill"))
         #expect(TextNormalizer.titleTokens("The Hobbit") == ["hobblt"])
         let parts = TitleParts(title: "Naruto, Vol. 07: The Path You Should Tread (Naruto, #7)")
         #expect(parts.volume == 7)

@@ -53,6 +53,19 @@ import Vision
         #expect(Self.catalogue.candidates(for: CandidateQuery(title: "xqzvbnw", author: nil, text: "xqzvbnw"), limit: 5).isEmpty)
     }
 
+    /// What a source that wants the words as printed is asked again when the title as read found
+    /// nothing: each word no dictionary holds spelt as the one dictionary word a look-alike letter
+    /// (c/e, a/o, n/h, u/v) away; names and words with two such spellings are left as read.
+    @Test func aWordOneLookAlikeFromOneDictionaryWordIsAskedRespelt() {
+        func respelled(_ title: String) -> String? { CandidateQuery(title: title, author: nil, text: title).respelledTitle }
+        #expect(respelled("Six Degrces") == "Six Degrees")
+        #expect(respelled("SIX DEGRCES R 004.6 BAR") == "SIX DEGREES R 004.6 BAR")
+        #expect(respelled("Civll Engincering Materials") == "Civll Engineering Materials")
+        #expect(respelled("Six Degrees") == nil)
+        #expect(respelled("Eragan Paolinl") == nil)
+        #expect(respelled("xqzvbnw") == nil)
+    }
+
     @Test func aOneWordTitleNeedsItsWordExactOrLongAndOneLetterOff() {
         let unwind = match("Unwin if")
         #expect(unwind.best?.workKey == "unwind")
