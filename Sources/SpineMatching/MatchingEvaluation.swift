@@ -296,11 +296,12 @@ public struct TrapTable: Sendable {
         return TrapTable(rows: rows, catalogue: catalogue)
     }
 
-    /// Every trap reading matched strongly: "kind "text" -> title (distance)".
+    /// Every trap reading matched strongly, or holding a further title matched strongly: "kind "text" -> title (distance)".
     public func falseStrongMatches(_ matcher: SpineMatcher, index: WorkIndex) -> [String] {
         rows.compactMap { row in
-            let match = matcher.match(row.reading, index: index)
-            guard match.decision == .strong else { return nil }
+            // A further title the reading holds (`alsoHeld`) is added as a book too.
+            let whole = matcher.match(row.reading, index: index)
+            guard let match = ([whole] + whole.alsoHeld).first(where: { $0.decision == .strong }) else { return nil }
             return "\(row.kind) \"\(row.text)\" -> \(match.best?.title ?? "?") / \(match.best?.authors.first ?? "-") (\(String(format: "%.3f", match.distance)))"
         }
     }

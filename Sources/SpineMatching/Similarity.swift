@@ -55,10 +55,10 @@ enum Similarity {
     /// (one that leaves a word out may be a truncated spine, or "I Want My Hat" cut out of
     /// "I Want My Hat Last": the caller never lets such a run be strong).
     /// `matched`: how many significant candidate words the run holds.
-    static func bestRun(_ read: [String], _ candidate: [String]) -> (score: Double, length: Int, complete: Bool, matched: Int) {
-        guard !read.isEmpty, !candidate.isEmpty else { return (0, 0, false, 0) }
+    static func bestRun(_ read: [String], _ candidate: [String]) -> (score: Double, length: Int, complete: Bool, matched: Int, range: Range<Int>) {
+        guard !read.isEmpty, !candidate.isEmpty else { return (0, 0, false, 0, 0..<0) }
         let needed = candidate.filter { weight($0) == 1 }
-        var best = (score: 0.0, length: 0, complete: false, matched: 0)
+        var best = (score: 0.0, length: 0, complete: false, matched: 0, range: 0..<0)
         for start in read.indices {
             for end in (start + 1)...min(read.count, start + candidate.count + 2) {
                 let run = Array(read[start..<end])
@@ -67,7 +67,7 @@ enum Similarity {
                 guard !comparison.swapped else { continue }
                 let matched = needed.filter { word in run.contains { wordSimilarity($0, word) > 0 } }.count
                 if comparison.score > best.score || (comparison.score == best.score && end - start > best.length) {
-                    best = (comparison.score, end - start, matched == needed.count, matched)
+                    best = (comparison.score, end - start, matched == needed.count, matched, start..<end)
                 }
             }
         }

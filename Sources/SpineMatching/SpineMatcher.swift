@@ -305,7 +305,7 @@ public struct SpineMatcher: Sendable {
         // Words no part of this book that hold another title: that title matched on its own, and
         // this one again without them (they are no junk around it). A match of those words weaker
         // than an unsure reading's suggestion is chance ("YEARLING NEWBIRYA" is no The Yearling).
-        if !reading.hasSeparateTitle, let rest = Self.leftover(reading, besides: best) {
+        for rest in reading.hasSeparateTitle ? [] : Self.leftovers(reading, besides: best) {
             let other = decide(ParsedReading(SpineReading(text: rest.words.joined(separator: " "), confidence: reading.reading.confidence)),
                                candidates.filter { $0.identity != best.identity })
             if other.match.decision != .none, other.match.distance <= thresholds.unsureMedium, let otherWork = other.work {
@@ -412,6 +412,26 @@ public struct SpineMatcher: Sendable {
         }
         guard let run = best, words[run].filter({ $0.count >= 3 && !TextNormalizer.stopwords.contains($0) }).count >= 2 else { return nil }
         return (Array(words[run]), run)
+    }
+
+    /// Where another title may lie in the reading beside `book`'s: the longest run `book` does not
+    /// cover (`leftover`), then the words before or after the run that holds `book`'s whole title,
+    /// when they have two words of three letters or more. A neighbour sharing a word with `book`
+    /// ("Smart Materials Tcchnologies Advanced Building Construction and Materials Handbook":
+    /// "materials" is both's) leaves no uncovered run of two words, and a neighbour whose title
+    /// holds `book`'s words ("New Frontiers in Graph Theory Hybrid Graph Theory…") leaves only part
+    /// of its title uncovered.
+    static func leftovers(_ reading: ParsedReading, besides book: PreparedCandidate) -> [(words: [String], range: Range<Int>)] {
+        var found = leftover(reading, besides: book).map { [$0] } ?? []
+        let words = reading.title.full
+        let run = Similarity.bestRun(words, book.parts.full)
+        guard run.complete, !run.range.isEmpty else { return found }
+        for side in [0..<run.range.lowerBound, run.range.upperBound..<words.count].sorted(by: { $0.count > $1.count })
+        where words[side].filter({ $0.count >= 3 && !TextNormalizer.stopwords.contains($0) }).count >= 2
+            && !found.contains(where: { $0.range == side }) {
+            found.append((Array(words[side]), side))
+        }
+        return found
     }
 
     static let needsAuthorReason = "the title is too short or common to add without its author"

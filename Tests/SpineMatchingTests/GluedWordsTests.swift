@@ -136,4 +136,27 @@ import Vision
         #expect(short.alsoHeld.map { $0.best?.workKey } == ["data"])
         #expect(short.alsoHeld.allSatisfy { $0.decision == .medium })
     }
+
+    /// A neighbour's title that shares a word with the book matched ("materials"), or holds its
+    /// words ("graph theory"), leaves no run of the reading uncovered by that book: the words
+    /// before or after the book's whole title are that other title (noisy model, seed 7).
+    @Test func aNeighbourSharingWordsWithTheBookIsStillHeld() {
+        func book(_ key: String, _ title: String, _ author: String) -> PreparedCandidate {
+            PreparedCandidate(MatchCandidate(workKey: key, title: title, authors: [author], isbn13: "97800000000\(key.count % 10)0", source: "test"))
+        }
+        let candidates = [book("smart", "Smart Materials and Technologies", "Mohsen Shahinpoor"),
+                          book("handbook", "Advanced Building Construction and Materials Handbook", "Ralph Aston"),
+                          book("science", "Materials Science", "Anne Other"),
+                          book("frontiers", "New Frontiers in Graph Theory", "Yagang Zhang"),
+                          book("hybrid", "Hybrid Graph Theory and Network Analysis", "Ljiljana Novak"),
+                          book("intro", "Introduction to Graph Theory", "Robin Wilson")]
+        for (text, keys) in [("Smart Materials Tcchnologies Advanced Building Constructian and Materiols Handbook", ["smart", "handbook"]),
+                             ("New Frontiers in Graph Theory Hybrid Graph Theory and Network Analysis", ["frontiers", "hybrid"])] {
+            let m = SpineMatcher().match(SpineReading(text: text, confidence: 0.9), candidates: candidates)
+            #expect(Set(([m] + m.alsoHeld).filter { $0.decision != .none }.compactMap { $0.best?.workKey }) == Set(keys), "\(text)")
+        }
+        // A cut title beside it is no other title: the book alone, for review.
+        let cut = SpineMatcher().match(SpineReading(text: "New Frontiers Hybrid Graph Theory and Network", confidence: 0.9), candidates: candidates)
+        #expect(([cut] + cut.alsoHeld).allSatisfy { $0.decision != .strong }, "\(cut)")
+    }
 }

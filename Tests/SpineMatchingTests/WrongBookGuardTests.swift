@@ -227,7 +227,7 @@ import Vision
         let traps = try TrapTable.load(traps: SharedFiles.projectRoot.appendingPathComponent("Tests/SpineMatchingTests/Resources/trap-readings.csv"),
                                        goodbooks: goodbooks, shelves: shelves)
         #expect(traps.rows.count >= 150)
-        for kind in ["issue", "callNumber", "label", "publisher", "mixed", "shelfOCR", "tail", "misread", "witness", "inside"] {
+        for kind in ["issue", "callNumber", "label", "publisher", "mixed", "shelfOCR", "tail", "misread", "witness", "inside", "beside"] {
             #expect(traps.rows.contains { $0.kind == kind }, "no \(kind) traps")
         }
         // Readings of one spine agreeing (two passes, each a review-level reading of one book) are
