@@ -109,9 +109,10 @@ public struct CandidateQuery: Sendable, Hashable {
     }
 
     /// The title with each word no dictionary holds (four letters or more) spelt as the one
-    /// dictionary word a look-alike letter away ("Six Degrces" -> "Six Degrees", "Civll
-    /// Engincering" -> "Civil Engineering"): what a source whose search wants the words as
-    /// printed is asked when the title as read found nothing. nil when no word changes.
+    /// dictionary word a look-alike letter away ("Six Degrces" -> "Six Degrees", "Engincering"
+    /// -> "Engineering"; "Civll" is `civil` already to the dictionary and stays): what a source
+    /// whose search wants the words as printed is asked when the title as read found nothing.
+    /// nil when no word changes.
     public var respelledTitle: String? {
         let source = title.isEmpty ? text : title
         var changed = false
