@@ -329,7 +329,7 @@ import TestSupport
         let patches = FileScanner.patches(in: photo, limit: .max)
         #expect(FileScanner.patchEvidence(PatchLevels(photo, patches: patches)) != nil, "\(patches)")
         #expect(!FileScanner.barsInPatches(photo, patches: patches))
-        #expect(!patches.prefix(3).contains(where: \.isTurnedOffAxes), "\(patches)")
+        #expect(!patches.prefix(3).contains { $0.isTurnedOffAxes }, "\(patches)")
         let result = try FileScanner().scan(fileAt: url)
         #expect(result.codes.isEmpty && result.hardPassesSkipped && result.scans == 1, "\(result.scans) scans")
         let thorough = try FileScanner(options: ScanOptions(effort: .thorough)).scan(fileAt: url)
