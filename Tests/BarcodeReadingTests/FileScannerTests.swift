@@ -318,6 +318,24 @@ import TestSupport
         #expect(FileScanner.barsInPatches(soft, patches: FileScanner.patches(in: soft, limit: .max)))
     }
 
+    /// A code-shaped patch that does not look like bars (a false-positive photo of zxing-cpp's:
+    /// its one such patch, on the 1/2 copy, fills 0.13 of its box) and no turned patch: the
+    /// every-other-line scan read nothing there, so the every-line scan is not taken either, only
+    /// the first scan. Thorough effort still takes it and the hard passes.
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped))
+    func aPhotoWhosePatchesDoNotLookLikeBarsIsScannedOnce() throws {
+        let url = try SharedFiles.requireImage("barcodes/zxingcpp-falsepositives-1/11.png")
+        let photo = try ImageLoader.load(contentsOf: url, options: ImageLoadOptions()).image
+        let patches = FileScanner.patches(in: photo, limit: .max)
+        #expect(FileScanner.patchEvidence(PatchLevels(photo, patches: patches)) != nil, "\(patches)")
+        #expect(!FileScanner.barsInPatches(photo, patches: patches))
+        #expect(!patches.prefix(3).contains { $0.isTurnedOffAxes }, "\(patches)")
+        let result = try FileScanner().scan(fileAt: url)
+        #expect(result.codes.isEmpty && result.hardPassesSkipped && result.scans == 1, "\(result.scans) scans")
+        let thorough = try FileScanner(options: ScanOptions(effort: .thorough)).scan(fileAt: url)
+        #expect(thorough.codes.isEmpty && !thorough.hardPassesSkipped && thorough.scans > 2, "\(thorough.scans) scans")
+    }
+
     /// Heavy noise hides the code's patch at full size; the reduced copies show it.
     @Test func aNoisyCodeIsStillReadByTheHardPasses() throws {
         let result = try FileScanner().scan(fileAt: SharedFiles.sampleImages.appendingPathComponent("hard-noisy.jpg"))
