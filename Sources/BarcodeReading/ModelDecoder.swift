@@ -275,6 +275,7 @@ enum ModelDecoder {
         let lineMean = line.reduce(0, +) / max(1, width)
         var grid: [Float] = [], squares: [Float] = []
         let weights = centred.map { Float($0) }
+        let nFloat = Float(n), looseShape = Float(0.75 * minimumShape * minimumShape * normT * normT)
         let lanes = 8
         line.withUnsafeBufferPointer { line in
             var module = smallest
@@ -304,6 +305,12 @@ enum ModelDecoder {
                                     squareSum += squares.loadUnaligned(fromByteOffset: at, as: SIMD8<Float>.self)
                                     dot += v * weight
                                 }
+                                // Most starts fit nothing: a loose bound in Float (the variance's rounding
+                                // is under a gray level², the bound 25% below minimumShape²) leaves their
+                                // exact scores in Double unmade. The same places and scores.
+                                let variance = squareSum - sum * sum / nFloat
+                                let mayFit = (dot .> 0) .& (dot * dot .>= looseShape * variance)
+                                guard any(mayFit) else { k += lanes; continue }
                                 for lane in 0..<min(lanes, last - k + 1) {
                                     // The template's values sum to 0: the line's mean drops out of the dot product.
                                     let variance = Double(squareSum[lane]) - Double(sum[lane]) * Double(sum[lane]) / n
@@ -442,8 +449,23 @@ enum ModelDecoder {
         }
     }
 
-    /// `templates` in one array: [blur][set][digit][sample].
-    static let flatTemplates: [Double] = templates.flatMap { $0.flatMap { $0.flatMap { $0 } } }
+    /// `templates` by sample, the ten digits' values side by side: [(blur * 3 + set) * count + sample],
+    /// digits 0–7 in `first`, 8–9 in `last`. A window's ten dot products then run as one
+    /// (each digit's sum still taken in sample order: the same values as one digit at a time,
+    /// which waited on each addition before the next).
+    static let digitsBySample: (first: [SIMD8<Double>], last: [SIMD2<Double>]) = {
+        let count = windowModules * samplesPerModule
+        var first: [SIMD8<Double>] = [], last: [SIMD2<Double>] = []
+        for sets in templates {
+            for patterns in sets {
+                for j in 0..<count {
+                    first.append(SIMD8((0..<8).map { patterns[$0][j] }))
+                    last.append(SIMD2(patterns[8][j], patterns[9][j]))
+                }
+            }
+        }
+        return (first, last)
+    }()
 
     /// A module pattern (index 0 starting at 0) seen through a Gaussian blur of `sigma`
     /// modules, at `position`; beyond the pattern, half a bar.
@@ -518,35 +540,41 @@ enum ModelDecoder {
         // scores[position * 30 + set * 10 + digit]: correlation of each pattern with the pixels.
         var flat = [Double](repeating: -1, count: symbol.digitStarts.count * 30)
         var values = [Double](repeating: 0, count: count)
-        let patterns = flatTemplates
+        let (firstDigits, lastDigits) = digitsBySample
         let ok = line.withUnsafeBufferPointer { line in
-            patterns.withUnsafeBufferPointer { patterns in
-                values.withUnsafeMutableBufferPointer { values in
-                    flat.withUnsafeMutableBufferPointer { flat in
-                        for (index, digitStart) in symbol.digitStarts.enumerated() {
-                            let windowStart = Double(digitStart - 1)
-                            var sum = 0.0
-                            for j in 0..<count {
-                                let m = windowStart + (Double(j) + 0.5) / Double(samplesPerModule)
-                                let v = sample(line, at: position(m, start: start, module: module, stretch: stretch, modules: modules))
-                                values[j] = v
-                                sum += v
-                            }
-                            let mean = sum / Double(count)
-                            var norm = 0.0
-                            for j in 0..<count { values[j] -= mean; norm += values[j] * values[j] }
-                            norm = norm.squareRoot()
-                            guard norm > 1e-6 else { return false }
-                            for set in index < symbol.leftDigits ? 0...1 : 2...2 {
-                                for digit in 0..<10 {
-                                    let base = ((blur * 3 + set) * 10 + digit) * count
-                                    var dot = 0.0
-                                    for j in 0..<count { dot += values[j] * patterns[base + j] }
-                                    flat[index * 30 + set * 10 + digit] = dot / norm
+            firstDigits.withUnsafeBufferPointer { firstDigits in
+                lastDigits.withUnsafeBufferPointer { lastDigits in
+                    values.withUnsafeMutableBufferPointer { values in
+                        flat.withUnsafeMutableBufferPointer { flat in
+                            for (index, digitStart) in symbol.digitStarts.enumerated() {
+                                let windowStart = Double(digitStart - 1)
+                                var sum = 0.0
+                                for j in 0..<count {
+                                    let m = windowStart + (Double(j) + 0.5) / Double(samplesPerModule)
+                                    let v = sample(line, at: position(m, start: start, module: module, stretch: stretch, modules: modules))
+                                    values[j] = v
+                                    sum += v
+                                }
+                                let mean = sum / Double(count)
+                                var norm = 0.0
+                                for j in 0..<count { values[j] -= mean; norm += values[j] * values[j] }
+                                norm = norm.squareRoot()
+                                guard norm > 1e-6 else { return false }
+                                for set in index < symbol.leftDigits ? 0...1 : 2...2 {
+                                    let base = (blur * 3 + set) * count
+                                    var first = SIMD8<Double>(), last = SIMD2<Double>()
+                                    for j in 0..<count {
+                                        first += values[j] * firstDigits[base + j]
+                                        last += values[j] * lastDigits[base + j]
+                                    }
+                                    let out = index * 30 + set * 10
+                                    for digit in 0..<8 { flat[out + digit] = first[digit] / norm }
+                                    flat[out + 8] = last[0] / norm
+                                    flat[out + 9] = last[1] / norm
                                 }
                             }
+                            return true
                         }
-                        return true
                     }
                 }
             }
