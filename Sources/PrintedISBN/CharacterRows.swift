@@ -7,7 +7,7 @@ import SpineOCR
 /// digits under the bars). Most photos that read no code (a shelf, a table, a blurred cover)
 /// have no such row large enough to read, and the page pass (Tesseract, up to 1 s of CPU) is
 /// spent only on a photo that has one. One pass over a copy of at most ~0.6 MP: marks darker
-/// (or lighter) than their neighbourhood by a clear step, joined into connected components,
+/// than their neighbourhood by a clear step, joined into connected components,
 /// grouped into rows by height and baseline.
 public enum CharacterRows {
     /// Marks in the longest row of like marks, the ISBN line's shortest form being "ISBN" and
@@ -18,7 +18,7 @@ public enum CharacterRows {
     static let minimumMarkHeight = 5
     /// The reduced copy's size bound.
     static let workPixels = 600_000
-    /// How much darker (or lighter) than the window's mean a pixel is to be ink.
+    /// How much darker than the window's mean a pixel is to be ink.
     static let inkStep = 14
 
     /// Whether `image` holds a row of character-sized marks that may be an ISBN line (the gate).
@@ -43,14 +43,17 @@ public enum CharacterRows {
         public var markWidth = 0
     }
 
-    /// The longest row of marks of one height, over dark and light ink (the first at least
-    /// `minimumRowLength` long).
+    /// The longest row of dark marks of one height.
     public static func longestRow(in image: GrayImage) -> Row {
         survey(image).longest
     }
 
-    /// What the gate sees on its reduced copy: every row of like marks at least
-    /// `minimumRowLength` long, of the ink (dark or light) that has the longest.
+    /// What the gate sees on its reduced copy: every row of dark marks at least
+    /// `minimumRowLength` long. Dark ink only (stop 43): the second look, for light ink on a
+    /// dark ground when no dark row was long, gave no printed read on either half of
+    /// `bench-printed-isbn` (the digit line and the ISBN line sit in the code's light box), and
+    /// on small code-free photos its rows were looked at and paged for nothing (2.3–3.1 s of a
+    /// 242-photo half's follow-up, with the looks and pages they led to).
     public struct Survey: Sendable, Hashable {
         public var rows: [Row] = []
         /// The height of the image looked at (its rows' pixels).
@@ -84,15 +87,9 @@ public enum CharacterRows {
     private static func survey(work: GrayImage, factor: Int, imageHeight: Int) -> Survey {
         guard work.width >= 16, work.height >= 16 else { return Survey() }
         let means = boxMeans(work, radius: max(8, min(work.width, work.height) / 40), paperSide: true)
-        var best = Survey(imageHeight: imageHeight)
-        for darkInk in [true, false] {
-            let marks = components(work, means: means, darkInk: darkInk,
-                                   heights: minimumMarkHeight...max(minimumMarkHeight, work.height / 6))
-            let rows = runs(marks, bridgingThinMarks: true).filter { $0.count >= minimumRowLength }.map { row(of: $0, factor: factor) }
-            if rows.map(\.marks).max() ?? 0 > best.longest.marks { best.rows = rows }
-            if best.longest.marks >= minimumRowLength { break }
-        }
-        return best
+        let marks = components(work, means: means, heights: minimumMarkHeight...max(minimumMarkHeight, work.height / 6))
+        let rows = runs(marks, bridgingThinMarks: true).filter { $0.count >= minimumRowLength }.map { row(of: $0, factor: factor) }
+        return Survey(rows: rows, imageHeight: imageHeight)
     }
 
     /// The rows that may be an ISBN line, evenest first: as many marks as "ISBN" and ten to
@@ -102,7 +99,7 @@ public enum CharacterRows {
     /// `largestMarkShare` of the photo (a title, a shelf label: an ISBN line is small print).
     public static func isbnLineCandidates(_ survey: Survey) -> [Row] {
         survey.rows.filter {
-            candidateMarks.contains($0.marks) && $0.markWidth * 5 > $0.markHeight
+            candidateMarks.contains($0.marks) && $0.markHeight >= smallestCandidateHeight && $0.markWidth * 5 > $0.markHeight
                 && (survey.imageHeight == 0 || $0.markHeight * largestMarkShare <= survey.imageHeight)
         }
         .sorted { $0.evenness > $1.evenness }
@@ -116,6 +113,13 @@ public enum CharacterRows {
     static let largestMarkShare = 12
 
     static let candidateMarks = minimumRowLength...40
+
+    /// A candidate's marks are at least 9 px tall in the photo's pixels (only a small photo's rows,
+    /// surveyed at full size, can be shorter). Measured (stop 42–43): no row under 9 px showed an
+    /// ISBN-like run on the small photos, every printed back and page read has its row at 10 px
+    /// or more; the 7–8 px rows of code-free small photos cost their looks and pages (1.0–1.8 s
+    /// of a 242-photo half's follow-up).
+    static let smallestCandidateHeight = 9
 
     private static func row(of run: [Mark], factor: Int) -> Row {
         let widths = run.map(\.width).sorted()
@@ -135,7 +139,7 @@ public enum CharacterRows {
     static func longestRowSpan(in image: GrayImage, heights: ClosedRange<Int>, minimumMarks: Int) -> ClosedRange<Int>? {
         guard image.width >= 16, image.height >= 16 else { return nil }
         let means = boxMeans(image, radius: max(8, heights.upperBound))
-        let run = longestRun(components(image, means: means, darkInk: true, heights: heights))
+        let run = longestRun(components(image, means: means, heights: heights))
         guard run.count >= minimumMarks, let top = run.map(\.y0).min(), let bottom = run.map(\.y1).max() else { return nil }
         return top...bottom
     }
@@ -191,7 +195,7 @@ public enum CharacterRows {
     /// Connected ink components (4-connected) of character size: `heights` tall (for a page,
     /// `minimumMarkHeight` to 1/6 of the image), at most 2.5 heights wide (two touching
     /// characters), not a speck.
-    private static func components(_ image: GrayImage, means: [UInt8], darkInk: Bool, heights: ClosedRange<Int>) -> [Mark] {
+    private static func components(_ image: GrayImage, means: [UInt8], heights: ClosedRange<Int>) -> [Mark] {
         let width = image.width, height = image.height
         var marks: [Mark] = []
         // 0: paper, 1: ink not yet visited, 2: visited.
@@ -201,8 +205,7 @@ public enum CharacterRows {
             means.withUnsafeBufferPointer { means in
                 state.withUnsafeMutableBufferPointer { state in
                     for index in 0..<width * height {
-                        let step = darkInk ? Int(means[index]) - Int(pixels[index]) : Int(pixels[index]) - Int(means[index])
-                        if step >= inkStep { state[index] = 1 }
+                        if Int(means[index]) - Int(pixels[index]) >= inkStep { state[index] = 1 }
                     }
                     for start in 0..<width * height where state[start] == 1 {
                         state[start] = 2

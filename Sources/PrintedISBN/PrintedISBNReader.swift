@@ -12,12 +12,13 @@ import SpineOCR
 /// that reading does not bear out is read once more as gray at another scale. Not
 /// thread-safe: one per worker (one TessBaseAPI).
 public final class PrintedISBNReader {
-    /// The witness's engine (digits only, one line).
-    private let digitEngine: TesseractEngine
-    /// The page pass's engine, started on first use: a Tesseract start costs ~0.1–0.2 s of CPU
-    /// (most of it loading the model's character ambiguities), and a batch whose codes all read
-    /// needs only the witness's.
-    private var startedPageEngine: Result<TesseractEngine, TesseractError>?
+    /// One engine for every reading: the witness's and the digit line's digits (whitelist set),
+    /// the row look, the page and its confirming readings (any text). A Tesseract start costs
+    /// ~0.2–0.3 s of CPU a worker (most of it loading the model), and two engines, one for
+    /// digits and one for text, paid it twice on every worker whose photos reached both (stop 43).
+    private let tesseract: TesseractEngine
+    /// Whether the whitelist holds digits only now.
+    private var readsDigitsOnly = false
     /// Told what each step saw (the gate's rows, each look's and reading's text): why a photo
     /// was not read (`PrintedISBNBenchmark --why`). Nil in use.
     public var trace: ((String) -> Void)?
@@ -84,21 +85,22 @@ public final class PrintedISBNReader {
     }
 
     public init() throws(TesseractError) {
-        var options = TesseractOptions()
-        options.pageSegmentationMode = 7
-        options.variables = ["tessedit_char_whitelist": "0123456789"]
-        digitEngine = try TesseractEngine(options: options)
+        tesseract = try TesseractEngine(options: TesseractOptions())
     }
 
-    /// The engine the page is read with: sparse text (started on first use).
-    private var engine: TesseractEngine? {
-        if startedPageEngine == nil {
-            var options = TesseractOptions()
-            options.pageSegmentationMode = 11
-            startedPageEngine = Result { () throws(TesseractError) in try TesseractEngine(options: options) }
-        }
-        return try? startedPageEngine?.get()
+    /// The engine reading digits only (the witness, a digit line).
+    private var digitEngine: TesseractEngine {
+        if !readsDigitsOnly { readsDigitsOnly = tesseract.setVariable(Self.whitelist, "0123456789") }
+        return tesseract
     }
+
+    /// The engine reading any text (the row look, the page, its confirming readings).
+    private var engine: TesseractEngine {
+        if readsDigitsOnly { readsDigitsOnly = !tesseract.setVariable(Self.whitelist, "") }
+        return tesseract
+    }
+
+    private static let whitelist = "tessedit_char_whitelist"
 
     // MARK: - Printed ISBN
 
@@ -177,7 +179,6 @@ public final class PrintedISBNReader {
     }
 
     private func readPage(_ image: GrayImage, pixels: Int, milliseconds: Int) -> Reading {
-        guard let engine else { return Reading() }
         let (page, factor) = image.scaled(toPixels: pixels, maxLongSide: 2400, maxUpscale: 8)
         guard let words = engine.words(in: page, cpuMilliseconds: milliseconds, pageSegmentationMode: 11) else { return Reading() }
         var reading = Reading()
@@ -200,7 +201,6 @@ public final class PrintedISBNReader {
 
     /// The ISBNs of `numbers` that a reading of their line alone states too.
     private func confirm(_ numbers: [PrintedNumber], lineIn image: GrayImage, at box: Box) -> Set<ISBN13> {
-        guard let engine else { return [] }
         let wanted = Set(numbers.map(\.isbn))
         var confirmed: Set<ISBN13> = []
         for variant in LineVariant.allCases {
@@ -225,7 +225,6 @@ public final class PrintedISBNReader {
 
     /// The same, and whether that row's text shows the label ("SBN").
     func firstRowShowingAnISBNOrLabel(_ rows: some Sequence<CharacterRows.Row>, in image: GrayImage) -> (index: Int, label: Bool)? {
-        guard let engine else { return nil }
         for (index, row) in rows.enumerated() {
             // The photo's width at the row's height: an ISBN line's marks may be a part of it only
             // (the digits under bars split by guard-bar stubs, "9" standing apart).

@@ -126,6 +126,13 @@ public final class TesseractEngine {
         }
     }
 
+    /// Sets one of Tesseract's variables for the passes after this call (`tessedit_char_whitelist`:
+    /// one engine reading digits only, then any text); false when Tesseract has no such variable.
+    @discardableResult
+    public func setVariable(_ name: String, _ value: String) -> Bool {
+        TessBaseAPISetVariable(handle, name, value) != 0
+    }
+
     /// A word of four letters or more that Tesseract's dictionary knows (punctuation aside).
     /// The LSTM recogniser's own "from dictionary" flag is set on nearly every word, junk
     /// included, and its dictionary accepts most 2–3 letter strings, so neither tells junk apart.

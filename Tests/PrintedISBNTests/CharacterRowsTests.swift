@@ -52,6 +52,17 @@ import TestSupport
         #expect(reader.firstRowShowingAnISBN(candidates.prefix(4), in: image) != nil)
     }
 
+    /// The same back at half its size: its rows' marks are under 9 px, where no row looked at
+    /// showed an ISBN-like run (stop 43): rows, no candidate.
+    @Test func rowsOfMarksUnderNinePixelsAreNoCandidates() throws {
+        let back = try PaintedBookBacks.painted("barcodes/zxing-ean13-3/10.png", .bars)
+        #expect(CharacterRows.isbnLineCandidates(CharacterRows.survey(back)).allSatisfy { $0.markHeight >= 9 })
+        let survey = CharacterRows.survey(back.downscaled(by: 2))
+        #expect(!survey.rows.isEmpty)
+        #expect(survey.rows.allSatisfy { $0.markHeight < 9 }, "\(survey.rows)")
+        #expect(CharacterRows.isbnLineCandidates(survey).isEmpty)
+    }
+
     /// Bars (an unread code's, a shelf's stripes) make a row of even marks too, but thin ones: no ISBN line.
     @Test func aRowOfBarsIsNoCandidate() {
         let width = 400, height = 600

@@ -81,4 +81,18 @@ import TestSupport
         let code = try #require(scan.codes.first)
         #expect(reader.digitLines(around: code.bounds, in: image).contains("9780596008574"))
     }
+    /// One engine reads digits (the witness: whitelist digits only) and text (the row look:
+    /// any character) in turn: after a witness reading the look still reads the ISBN line's
+    /// label, and after the look the witness still reads the digits.
+    @Test func oneEngineReadsDigitsThenTextThenDigits() throws {
+        let reader = try PrintedISBNReader()
+        let url = try SharedFiles.requireImage("barcodes/zxing-ean13-3/10.png")
+        let image = try ImageLoader.load(contentsOf: url).image
+        let code = try #require(try FileScanner().scan(fileAt: url).codes.first)
+        #expect(reader.digitLines(around: code.bounds, in: image).contains("9780596008574"))
+        let back = try PaintedBookBacks.painted("barcodes/zxing-ean13-3/10.png", .bars)
+        let rows = CharacterRows.isbnLineCandidates(CharacterRows.survey(back)).prefix(4)
+        #expect(rows.contains { reader.firstRowShowingAnISBNOrLabel([$0], in: back)?.label == true })
+        #expect(reader.digitLines(around: code.bounds, in: image).contains("9780596008574"))
+    }
 }
