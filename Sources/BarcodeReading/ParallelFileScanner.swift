@@ -5,6 +5,9 @@ import WorkerPools
 /// Scans files on all cores, one `FileScanner` per worker thread, and hands the results
 /// back in input order. Workers run at most `lookAhead` files ahead of the consumer, so
 /// memory stays flat however many files there are and however slowly they are consumed.
+/// The window is wide (64 files a worker: a result holds codes and counts, no pixels) because
+/// the next result in order can be one photo that takes 100 times the others (a page read):
+/// with 4 a worker the other worker stopped after a few files and waited for it.
 public struct ParallelFileScanner: Sendable {
     public typealias Output = (index: Int, url: URL, result: Result<FileScanResult, ImageError>)
 
@@ -18,7 +21,7 @@ public struct ParallelFileScanner: Sendable {
                 lookAhead: Int? = nil, followUp: ScanFollowUpFactory? = nil) {
         self.workers = max(1, workers)
         self.options = options
-        self.lookAhead = max(self.workers, lookAhead ?? self.workers * 4)
+        self.lookAhead = max(self.workers, lookAhead ?? self.workers * 64)
         self.followUp = followUp
     }
 
