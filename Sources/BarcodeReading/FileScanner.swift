@@ -323,10 +323,9 @@ public final class FileScanner {
             }
             // Most small photos hold no code at all; the passes below cost ~3x the first
             // scan. They are spent only where zbar read something or a patch looks like a
-            // code's bars, not merely shaped like them (`barsLikely`); at thorough effort a
-            // code-shaped patch is enough, as before (the user asked to try harder).
-            guard let seen = barsSeen(attempts, patches: allPatches),
-                  options.effort == .thorough || barsLikely || attempts.zbarReadSomething else {
+            // code's bars, not merely shaped like them (`barsLikely`, asked at normal effort
+            // only: at thorough effort a code-shaped patch is enough, the user asked to try harder).
+            guard let seen = barsSeen(attempts, patches: allPatches), barsLikely || attempts.zbarReadSomething else {
                 attempts.hardPassesSkipped = true
                 return finish(&attempts)
             }
