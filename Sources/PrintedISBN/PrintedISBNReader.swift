@@ -102,6 +102,12 @@ public final class PrintedISBNReader {
 
     private static let whitelist = "tessedit_char_whitelist"
 
+    /// Tesseract reads a line again inverted when its first reading's confidence is low
+    /// (`tessedit_do_invert`, on by default).
+    private func setInvertedLineRetry(_ on: Bool) {
+        tesseract.setVariable("tessedit_do_invert", on ? "1" : "0")
+    }
+
     // MARK: - Printed ISBN
 
     /// The ISBNs printed on `image`, confirmed, within `budget`.
@@ -294,6 +300,13 @@ public final class PrintedISBNReader {
         let top = max(0, span.lowerBound - margin), bottom = min(scaled.height, span.upperBound + margin + 1)
         let band = scaled.cropped(x: 0, y: top, width: scaled.width, height: bottom - top)
         let pixels = binarized ? band.sauvolaBinarized(radius: max(8, bottom - top)) : band
+        // The first reading (every EAN-13/UPC-A) without Tesseract's inverted retry of a line it
+        // read with low confidence (a second recognition): the digits are dark on the code's light
+        // box. Off, the witness took 10–15% less CPU and no outcome changed on the small halves or
+        // ../shared (stop 43, witness-cost).
+        // The second reading, a contradiction's, keeps it.
+        if !binarized { setInvertedLineRetry(false) }
+        defer { if !binarized { setInvertedLineRetry(true) } }
         let words = digitEngine.words(in: pixels, cpuMilliseconds: 300, pageSegmentationMode: 7) ?? []
         var lines: Set<String> = []
         for line in TextLines.group(words) { lines.formUnion(PrintedText.gtinLines(in: line.text)) }
