@@ -99,6 +99,40 @@ import TestSupport
         #expect(CharacterRows.isbnLineCandidates(small).count == 1)
     }
 
+    /// The window means the survey thresholds against (running sums, one division by a
+    /// multiplication inside the border) are the same integers as the definition's, window by
+    /// window: each pixel's whole window and its four halves, cut at the image's edges, on a real
+    /// back (bars painted out) halved, and on a strip of it narrower and shorter than the window.
+    @Test func windowMeansAreTheDefinitionsPixelByPixel() throws {
+        let back = try PaintedBookBacks.painted("barcodes/zxing-ean13-3/10.png", .bars).halved(x: 0, y: 0, width: .max, height: .max)
+        let strip = back.halved(x: 40, y: 30, width: 60, height: 28)
+        for (image, radius) in [(back, 8), (back, 11), (strip, 8), (strip, 40)] {
+            let w = image.width, h = image.height
+            func mean(_ top: Int, _ bottom: Int, _ left: Int, _ right: Int) -> Int {
+                var sum = 0
+                for y in top..<bottom { for x in left..<right { sum += Int(image[x, y]) } }
+                return sum / ((bottom - top) * (right - left))
+            }
+            var whole: [UInt8] = [], paperSide: [UInt8] = []
+            for y in 0..<h {
+                for x in 0..<w {
+                    let top = max(0, y - radius), bottom = min(h, y + radius + 1)
+                    let left = max(0, x - radius), right = min(w, x + radius + 1)
+                    whole.append(UInt8(mean(top, bottom, left, right)))
+                    paperSide.append(UInt8(min(mean(top, y + 1, left, right), mean(y, bottom, left, right),
+                                               mean(top, bottom, left, x + 1), mean(top, bottom, x, right))))
+                }
+            }
+            #expect(CharacterRows.boxMeans(image, radius: radius) == whole, "\(w)×\(h), radius \(radius)")
+            #expect(CharacterRows.boxMeans(image, radius: radius, paperSide: true) == paperSide, "\(w)×\(h), radius \(radius)")
+        }
+        // The multiplication is the division wherever a window's sum can fall.
+        for divisor in [81, 90, 289, 300, 780, 3_081] {
+            let reciprocal = CharacterRows.Reciprocal(divisor)
+            #expect((0...255 * divisor).allSatisfy { reciprocal.divide($0) == $0 / divisor }, "\(divisor)")
+        }
+    }
+
     /// A large photo's gate looks at the scanner's 1/4 copy (`FollowUpPixels.reduced`), not 12 MP
     /// reduced again: the same rows, in the full photo's pixels.
     @Test func theScannersReducedCopyGivesTheFullPhotosSurvey() throws {
