@@ -150,12 +150,14 @@ public struct SpineMatcher: Sendable {
         let book = PreparedCandidate(best)
         var seen = Set<CandidateQuery>()
         // The reading that matched the book, its words beside the book's that are none of the
-        // book's (its author's name after the title is no other title).
+        // book's (its author's name after the title is no other title), two words as read (a
+        // surname misread at a capital, "ColIins", is one).
         let matched = result.matchedText ?? result.reading.text
         let queries = readings.filter { !$0.hasSeparateTitle && $0.reading.text == matched }.flatMap { reading in
             Self.leftovers(reading, besides: book)
                 .filter { $0.words.filter { $0.count >= 3 && !TextNormalizer.stopwords.contains($0) && !book.covers($0) }.count >= 2 }
                 .compactMap { reading.asRead($0.range)?.inside }
+                .filter { $0.split(whereSeparator: \.isWhitespace).filter { $0.filter(\.isLetter).count >= 3 }.count >= 2 }
         }.map { text in
             let leftover = SpineReading(text: text, confidence: result.reading.confidence)
             return (ParsedReading(leftover, words: words).query, ReadingFilters.isWorthSearchingAfar(leftover, words: words, thresholds: thresholds))
