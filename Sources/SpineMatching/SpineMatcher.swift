@@ -112,6 +112,16 @@ public struct SpineMatcher: Sendable {
                 if result.decision == .strong { break sources }
             }
         }
+        // A reading that ran two spines together: the words beside the book matched, searched on
+        // their own when the whole reading's candidates held no other title. Not on a paced source.
+        if let leftovers = leftoverQueries(result, readings) {
+            for source in sources where !source.isPaced {
+                for leftover in leftovers where leftover.worthSearchingAfar || !source.asksNetwork {
+                    pool += (try? await source.candidates(for: leftover.query, limit: candidateLimit)) ?? []
+                }
+            }
+            result = decide(readings, pool, spine: reading)
+        }
         // A title read whole may lie inside a longer title the searches did not return (a misread
         // word of it found nothing): what is on this machine is asked for titles holding it.
         if result.decision == .strong, let best = result.best {
@@ -130,6 +140,31 @@ public struct SpineMatcher: Sendable {
 
     static let notSearchedAfar = "no known word read: not searched online"
 
+    /// What is asked for the other title of a reading that ran two spines together, when `result`
+    /// names a book and no further title: each OCR reading's words beside that book (`leftovers`)
+    /// as read, so a source's respelling works on them ("Architecture Principia Borden, Ahdrews
+    /// Civll Engincering Materials" asks "Civll Engincering Materials"), and whether a network
+    /// source is asked it (`ReadingFilters.isWorthSearchingAfar`); nil when there are none.
+    func leftoverQueries(_ result: SpineMatch, _ readings: [ParsedReading]) -> [(query: CandidateQuery, worthSearchingAfar: Bool)]? {
+        guard result.decision != .none, result.alsoHeld.isEmpty, let best = result.best else { return nil }
+        let book = PreparedCandidate(best)
+        var seen = Set<CandidateQuery>()
+        // The reading that matched the book, its words beside the book's that are none of the
+        // book's (its author's name after the title is no other title), two words as read (a
+        // surname misread at a capital, "ColIins", is one).
+        let matched = result.matchedText ?? result.reading.text
+        let queries = readings.filter { !$0.hasSeparateTitle && $0.reading.text == matched }.flatMap { reading in
+            Self.leftovers(reading, besides: book)
+                .filter { $0.words.filter { $0.count >= 3 && !TextNormalizer.stopwords.contains($0) && !book.covers($0) }.count >= 2 }
+                .compactMap { reading.asRead($0.range)?.inside }
+                .filter { $0.split(whereSeparator: \.isWhitespace).filter { $0.filter(\.isLetter).count >= 3 }.count >= 2 }
+        }.map { text in
+            let leftover = SpineReading(text: text, confidence: result.reading.confidence)
+            return (ParsedReading(leftover, words: words).query, ReadingFilters.isWorthSearchingAfar(leftover, words: words, thresholds: thresholds))
+        }.filter { seen.insert($0.0).inserted }
+        return queries.isEmpty ? nil : Array(queries.prefix(2))
+    }
+
     /// Synchronous scoring against candidates already at hand.
     public func match(_ reading: SpineReading, candidates: [PreparedCandidate]) -> SpineMatch {
         let parsed = Self.parsed(reading, words: words)
@@ -142,8 +177,12 @@ public struct SpineMatcher: Sendable {
     public func match(_ reading: SpineReading, index: WorkIndex) -> SpineMatch {
         let parsed = Self.parsed(reading, words: index.words)
         guard let readings = parsed.readings else { return Self.refused(reading, parsed.refusal) }
-        let pool = Self.queries(readings + Self.asRead(readings)).flatMap { index.candidates(for: $0, limit: candidateLimit) }
-        let result = decide(readings, pool, spine: reading)
+        var pool = Self.queries(readings + Self.asRead(readings)).flatMap { index.candidates(for: $0, limit: candidateLimit) }
+        var result = decide(readings, pool, spine: reading)
+        if let leftovers = leftoverQueries(result, readings) {
+            pool += leftovers.flatMap { index.candidates(for: $0.query, limit: candidateLimit) }
+            result = decide(readings, pool, spine: reading)
+        }
         guard result.decision == .strong, let best = result.best else { return result }
         let longer = Self.holding(best, among: index.candidates(for: Self.longerTitlesQuery(best), limit: candidateLimit))
         return longer.isEmpty ? result : decide(readings, pool + longer, spine: reading)
@@ -242,7 +281,23 @@ public struct SpineMatcher: Sendable {
             result.decision = .strong
             result.reason = nil
         }
-        let rivals = ranked.dropFirst().filter { _, work in work.support > winner.support || work.closest <= thresholds.strong }
+        // A work one reading holds beside the winner (that reading ran the two spines together,
+        // each title matched on its own words) is the neighbour, not another reading of this spine:
+        // kept beside it ("Lisa Kleypas Again the Magic Faking It Jennifer Crusie"). Readings as
+        // read only: two readings joined (`joined`) hold both books by construction.
+        func named(_ match: SpineMatch) -> [SpineMatch] { ([match] + match.alsoHeld).filter { $0.decision != .none && $0.best != nil } }
+        let heldTogether = each.prefix(readings.count).map { named($0.match) }
+            .filter { held in held.contains { PreparedCandidate($0.best!).identity == identity } }
+        var rivals = ranked.dropFirst().filter { _, work in work.support > winner.support || work.closest <= thresholds.strong }
+        rivals.removeAll { rival, _ in
+            guard let beside = heldTogether.lazy.compactMap({ $0.first { PreparedCandidate($0.best!).identity == rival } }).first else { return false }
+            if !named(result).contains(where: { PreparedCandidate($0.best!).identity == rival }) {
+                var held = beside
+                held.alsoHeld = []
+                result.alsoHeld.append(held)
+            }
+            return true
+        }
         if result.decision == .strong, !rivals.isEmpty {
             result.decision = .medium
             result.ambiguous = true
@@ -306,13 +361,16 @@ public struct SpineMatcher: Sendable {
         // this one again without them (they are no junk around it). A match of those words weaker
         // than an unsure reading's suggestion is chance ("YEARLING NEWBIRYA" is no The Yearling).
         for rest in reading.hasSeparateTitle ? [] : Self.leftovers(reading, besides: best) {
-            let other = decide(ParsedReading(SpineReading(text: rest.words.joined(separator: " "), confidence: reading.reading.confidence)),
+            // Matched again as read: the compared spelling read again is another word.
+            let read = reading.asRead(rest.range)
+            let other = decide(ParsedReading(SpineReading(text: read?.inside ?? rest.words.joined(separator: " "),
+                                                          confidence: reading.reading.confidence)),
                                candidates.filter { $0.identity != best.identity })
             if other.match.decision != .none, other.match.distance <= thresholds.unsureMedium, let otherWork = other.work {
                 var own = reading.title.full
                 own.removeSubrange(rest.range)
                 // The tail set aside stays beside the title: evidence that more than the title was read.
-                let ownText = ([own.joined(separator: " ")] + [reading.tail?.text].compactMap { $0 }).joined(separator: " ")
+                let ownText = ([read?.outside ?? own.joined(separator: " ")] + [reading.tail?.text].compactMap { $0 }).joined(separator: " ")
                 let alone = decide(ParsedReading(SpineReading(text: ownText, confidence: reading.reading.confidence)),
                                    candidates.filter { $0.identity != otherWork.identity })
                 var held = [other.match] + other.match.alsoHeld
@@ -820,6 +878,10 @@ struct ParsedReading {
     let tail: ReadingTail?
     /// The title with the tail's words, for a candidate whose own title holds them ("Time's Arrow").
     let titleWithTail: TitleParts?
+    /// The text `title` was parsed from, as read (glued runs spaced): what part of it is asked or
+    /// matched again as (`asRead`), since compared words are `ocrCanonical` and that spelling is no
+    /// reading ("velocity" is "veloclty", which read again is "velodty").
+    let titleText: String
 
     /// `words`: OCR text (no title field) has its glued runs spaced with them before anything
     /// else ("GUIDETO" -> "guide to"): the search and the comparison see the words.
@@ -838,6 +900,7 @@ struct ParsedReading {
             spacedRuns = true
         }
         spaced = spacedRuns
+        self.titleText = titleText
         title = TitleParts(title: titleText, seriesHint: reading.series, volumeHint: reading.volume)
         titleWithTail = tail.map { TitleParts(title: titleText + " " + $0.text, seriesHint: reading.series, volumeHint: reading.volume) }
         // A one-word tail may be a title's last word ("Time's Arrow"): the sources are asked it too.
@@ -868,6 +931,24 @@ struct ParsedReading {
         } else {
             refusal = nil
         }
+    }
+
+    /// The words as read that hold `title.full[range]` (a word read glued to one outside it comes
+    /// whole), and the words as read outside them; nil when the words read do not line up with
+    /// `title.full` (a series suffix parsed away).
+    func asRead(_ range: Range<Int>) -> (inside: String, outside: String)? {
+        let read = titleText.split(whereSeparator: \.isWhitespace).map(String.init)
+        var owner: [Int] = []
+        for (index, word) in read.enumerated() {
+            owner += Array(repeating: index, count: TextNormalizer.fold(word).split(separator: " ").count)
+        }
+        // `TitleParts` drops a leading article.
+        let folded = TextNormalizer.fold(titleText).split(separator: " ")
+        if folded.count > 1, TextNormalizer.articles.contains(String(folded[0])), !owner.isEmpty { owner.removeFirst() }
+        guard owner.count == title.full.count, !range.isEmpty, range.upperBound <= owner.count else { return nil }
+        let held = owner[range.lowerBound]...owner[range.upperBound - 1]
+        let outside = read.indices.filter { !held.contains($0) }.map { read[$0] }
+        return (read[held].joined(separator: " "), outside.joined(separator: " "))
     }
 }
 

@@ -170,6 +170,33 @@ import Vision
         #expect(events.contains { $0.workKey != nil && $0.title?.hasPrefix("Six Degrees") == true }, "\(asked) \(events.map(\.kind))")
     }
 
+    /// A reading that ran two spines together ("… Civll Engincering Materials", noisy model seed 35)
+    /// whose search returned only the first book: the words beside that book are searched on their
+    /// own, as read, so the source's respelling finds the neighbour, and both books are named.
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func aNeighbourRunTogetherIsSearchedOnItsOwn() async throws {
+        let server = FixtureServer()
+        try await server.start()
+        defer { Task { await server.stop() } }
+        let none = try FixtureResponse.fixture("googlebooks/volumes_zero_results_no_items_key.json")
+        let principia = FixtureResponse.json(#"{"kind": "books#volumes", "totalItems": 1, "items": [{"id": "ap1", "volumeInfo": {"title": "Architecture Principia", "authors": ["Gail Peter Borden"], "industryIdentifiers": [{"type": "ISBN_13", "identifier": "9780415716352"}]}}]}"#)
+        let civil = FixtureResponse.json(#"{"kind": "books#volumes", "totalItems": 1, "items": [{"id": "ce1", "volumeInfo": {"title": "Civil Engineering Materials", "authors": ["Neil Jackson"], "industryIdentifiers": [{"type": "ISBN_13", "identifier": "9780333639832"}]}}]}"#)
+        server.route(Self.volumes) { request in
+            let q = request.query("q") ?? ""
+            if q.contains("Principia") { return principia }
+            return q.contains("Engineering") ? civil : none
+        }
+        let (session, _) = try session(server, readings: [SpineReading(text: "Architecture Principia BORDEN Civll Engincering Materials",
+                                                                       position: 0, confidence: 0.9)])
+        let file = try photo("leftover")
+        defer { try? FileManager.default.removeItem(at: file) }
+        var events: [SpineEvent] = []
+        _ = await session.run(files: [file.path]) { events.append($0) }
+        let asked = server.requests(to: Self.volumes).compactMap { $0.query("q") }
+        #expect(asked.contains { $0.contains("Civll Engincering") && !$0.contains("Principia") }, "\(asked)")
+        #expect(events.contains { $0.workKey != nil && $0.title == "Architecture Principia" }, "\(events.map(\.title))")
+        #expect(events.contains { $0.workKey != nil && $0.title == "Civil Engineering Materials" }, "\(asked) \(events.map(\.title))")
+    }
+
     @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped)) func aSourceTheBreakerPausedIsNotAskedAgain() async throws {
         let server = FixtureServer()
         try await server.start()
