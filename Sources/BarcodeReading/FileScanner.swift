@@ -13,9 +13,7 @@ public enum ScanEffort: String, Sendable, Hashable, CaseIterable {
     /// small-code passes: doubled and sharpened, equalised, doubled and turned ±6° (the
     /// default; turned, and smoothed along the bars, only where zbar read something or noise
     /// hid the code's patch: `BarsEvidence`); on small images all of these only where zbar read
-    /// something or a patch looks like a code's bars (`patchLooksLikeBars`), and where such a
-    /// patch shows only on its reduced copies and zbar read nothing (noise), only the reduced
-    /// copies and the smoothing (`noiseOnly`). On large photos
+    /// something or a patch looks like a code's bars (`patchLooksLikeBars`). On large photos
     /// five regions and two of the 1/4 image, plain, sharpened, then finer and sharpened, then `ModelDecoder` on them (past the
     /// plain crop only where edges run along the bars as a code's do: `RegionReading.barRun`).
     /// Last, when nothing is confirmed, `ModelDecoder` on the barcode-like patches. A small
@@ -269,9 +267,6 @@ public final class FileScanner {
         // are read (a turned code's patch seldom fills its box: 39 of the 121 turned real photos
         // read there had no such patch). Not asked (true) of other photos or at other efforts.
         var barsLikely = true
-        // A small photo at normal effort whose first scan read nothing and whose patches look like a
-        // code's bars only on its reduced copies (`barsReduction` 2 or 4): noise hid them at full size.
-        var barsOnlyWhenReduced = false
         // What the patches show does not change between the scans: looked at once (nil: not yet).
         var seenInPatches: BarsEvidence??
         // The patches of the photo and of its reduced copies, found once for both looks at them.
@@ -300,9 +295,7 @@ public final class FileScanner {
             }
             sparsePatches = allPatches
             attempts.scans = sparse.scans
-            let reduction = sparse.zbarReadSomething ? nil : Self.barsReduction(levels(allPatches))
-            barsLikely = sparse.zbarReadSomething || reduction != nil
-            barsOnlyWhenReduced = (reduction ?? 1) > 1
+            barsLikely = sparse.zbarReadSomething || Self.barsInPatches(levels(allPatches))
         }
         // A large photo at normal effort is not scanned whole: after its regions, the coarse ones
         // and the model, the 1/4 scan (~25 ms a code-free busy photo) read nothing on the busy
@@ -368,17 +361,8 @@ public final class FileScanner {
             area = crop
             origin = (x, y)
         }
-        // A small photo zbar has read nothing on whose bars show only on its reduced copies
-        // (`barsOnlyWhenReduced`): only the passes that average noise away (reduced copies,
-        // smoothing along the bars) run on it. On the small tuning half, ../shared, their turned
-        // copies and the degradation set those read every code such photos gave (12 noisy codes;
-        // none by the sharpened, doubled, equalised or model passes), and 12 code-free tuning
-        // photos paid ~27 ms each for the rest. Asked before each pass: a read opens them all.
-        func noiseOnly() -> Bool {
-            barsOnlyWhenReduced && !attempts.zbarReadSomething
-        }
         // Reduced copies average heavy noise away, as long as bars stay ≥ ~1 px per module.
-        var tricks: [(label: String, image: () -> GrayImage?, scale: Int, sharpened: Bool)] = noiseOnly() ? [] : [
+        var tricks: [(label: String, image: () -> GrayImage?, scale: Int, sharpened: Bool)] = [
             ("contrast stretched and sharpened", { (area.contrastStretched() ?? area).sharpened() }, baseScale, true),
         ]
         for factor in [2, 4] where min(area.width, area.height) / factor >= Self.minimumReducedSide {
@@ -404,7 +388,7 @@ public final class FileScanner {
         // on small images only (a few ms there); thorough on any image small enough to double.
         let doublable = baseScale == 1 || base.width * base.height * 4 <= Self.trickPixelLimit * 2
         let small = base.width * base.height <= Self.smallImagePixels
-        if options.effort == .thorough ? doublable : (options.effort == .normal && small && !noiseOnly()) {
+        if options.effort == .thorough ? doublable : (options.effort == .normal && small) {
             let doubled = area.upscaled2x()
             var passes: [(label: String, image: () -> GrayImage, mapping: BoundsMapping, sharpened: Bool)] = [
                 ("doubled and sharpened", { doubled.sharpened(radius: 3, amount: 2) }, .magnified, true),
@@ -453,7 +437,6 @@ public final class FileScanner {
         }
         // Last, soft codes zbar's edges miss, fitted to the pixels (`ModelDecoder`): the
         // small photo's patches found above (base is then the photo itself), or a reduced one's.
-        guard !noiseOnly() else { return finish(&attempts) }
         let patches = baseScale == 1 ? regions : Self.patches(in: base)
         _ = attempts.runModel(on: patches, scale: baseScale) { RegionReading.modelCrop($0, from: base) }
         return finish(&attempts)
@@ -483,19 +466,13 @@ public final class FileScanner {
     /// Whether the photo, or one of its reduced copies, has a patch that looks like a code's
     /// bars (`patchLooksLikeBars`): what a small photo zbar read nothing on needs for the hard passes.
     static func barsInPatches(_ levels: PatchLevels) -> Bool {
-        barsReduction(levels) != nil
-    }
-
-    /// The least reduction (1, 2 or 4) at which the photo has a patch that looks like a code's
-    /// bars (`barsInPatches`), or nil.
-    static func barsReduction(_ levels: PatchLevels) -> Int? {
         for reduction in PatchLevels.reductions {
-            guard let (image, patches) = levels.level(reduction) else { return nil }
+            guard let (image, patches) = levels.level(reduction) else { return false }
             if patchesThatMayHoldACode(patches, in: image).contains(where: { patchLooksLikeBars($0, in: image, reduction: reduction) }) {
-                return reduction
+                return true
             }
         }
-        return nil
+        return false
     }
 
     /// The same for a photo and its patches at full size (`patches(in:limit: .max)`).
