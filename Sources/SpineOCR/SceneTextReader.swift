@@ -14,12 +14,17 @@ public struct SceneTextLine: Sendable, Hashable, Codable {
     /// Read from a spine strip where a line but no sure one lay, cut out and read on its own, printed this way
     /// (`SceneTextReader.unreadStripLimit`); its box is the strip's.
     public var stripTurn: SpineRotation?
-    public init(text: String, confidence: Double, box: Box, readTurned: Bool = false, stripTurn: SpineRotation? = nil) {
+    /// A tall line of the photo's own pass the angle classifier turned 180° to read it: printed
+    /// bottom-to-top. Lines printed the other way are not one spine's (`passes(from:)`).
+    public var readsUp: Bool
+    public init(text: String, confidence: Double, box: Box, readTurned: Bool = false, stripTurn: SpineRotation? = nil,
+                readsUp: Bool = false) {
         self.text = text
         self.confidence = confidence
         self.box = box
         self.readTurned = readTurned
         self.stripTurn = stripTurn
+        self.readsUp = readsUp
     }
 }
 
@@ -193,12 +198,14 @@ public final class SceneTextReader: @unchecked Sendable {
                                   restarting: true) else {
             throw .sceneTextFailed(file: name, reason: "the PP-OCR worker did not start")
         }
+        // [text, score, x0, y0, x1, y1] and, for the photo's own lines, 1 when read turned 180° (printed bottom-to-top).
         let parsed = { (row: [Any], turned: Bool) -> SceneTextLine? in
-            guard row.count == 6, let text = row[0] as? String, let score = row[1] as? Double else { return nil }
-            let numbers = row[2...].compactMap { ($0 as? Double).map { Int($0.rounded()) } }
+            guard row.count == 6 || row.count == 7, let text = row[0] as? String, let score = row[1] as? Double else { return nil }
+            let numbers = row[2..<6].compactMap { ($0 as? Double).map { Int($0.rounded()) } }
             guard numbers.count == 4 else { return nil }
             return SceneTextLine(text: text, confidence: score * 100,
-                                 box: Box(x0: numbers[0], y0: numbers[1], x1: numbers[2], y1: numbers[3]), readTurned: turned)
+                                 box: Box(x0: numbers[0], y0: numbers[1], x1: numbers[2], y1: numbers[3]), readTurned: turned,
+                                 readsUp: row.count == 7 && (row[6] as? NSNumber)?.intValue == 1)
         }
         let lines = (reply["lines"] as? [[Any]] ?? []).compactMap { parsed($0, false) }
             + (reply["turned"] as? [[Any]] ?? []).compactMap { parsed($0, true) }
@@ -333,11 +340,15 @@ public final class SceneTextReader: @unchecked Sendable {
     /// turned, and the rest stay at 0° (books lying flat, words across a wide spine). Lines read
     /// in the photo turned clockwise (bottom-to-top spines) are placed in the 90° turn's frame,
     /// a pass of their own: merged with the first pass's reading of the same place, not grouped
-    /// into it. A line read from a spine strip alone is a strip's pass, as Tesseract's strip
-    /// readings are (its noise rules, its place). A line's words share its box in proportion to their letters.
+    /// into it. Tall lines printed bottom-to-top (`readsUp`) are a 270° pass of their own as well:
+    /// one spine's lines run one way, and two neighbours printed opposite ways whose common side
+    /// shows no break in gray (blue beside purple) had been joined into one reading (rendered hard
+    /// shelves: `Lisa Kleypas Again the Magic Faking It Jennifer Crusie`). A line read from a spine
+    /// strip alone is a strip's pass, as Tesseract's strip readings are (its noise rules, its
+    /// place). A line's words share its box in proportion to their letters.
     public static func passes(from lines: [SceneTextLine], imageWidth: Int, imageHeight: Int, milliseconds: Int,
                               isDictionaryWord: (String) -> Bool) -> [OCRPass] {
-        var turned: [OCRWord] = [], upright: [OCRWord] = [], turnedBack: [OCRWord] = []
+        var turned: [OCRWord] = [], turnedUp: [OCRWord] = [], upright: [OCRWord] = [], turnedBack: [OCRWord] = []
         // A strip's lines read one way: one pass, as Tesseract's strip readings are.
         var strips: [OCRPass] = []
         for (index, line) in lines.enumerated() {
@@ -356,11 +367,17 @@ public final class SceneTextReader: @unchecked Sendable {
                 : vertical ? Box(x0: box.y0, y0: imageWidth - box.x1, x1: box.y1, y1: imageWidth - box.x0) : box
             let words = Self.words(of: line.text, confidence: line.confidence, line: index, box: along,
                                    isDictionaryWord: isDictionaryWord)
-            if line.readTurned { turnedBack += words } else if vertical { turned += words } else { upright += words }
+            switch (line.readTurned, vertical, line.readsUp) {
+            case (true, _, _): turnedBack += words
+            case (false, true, true): turnedUp += words
+            case (false, true, false): turned += words
+            case (false, false, _): upright += words
+            }
         }
         // The worker's CPU is split between the passes it made.
         var passes = [OCRPass(rotation: .clockwise270, words: turned, milliseconds: milliseconds / 2),
                       OCRPass(rotation: .none, words: upright, milliseconds: milliseconds - milliseconds / 2)]
+        if !turnedUp.isEmpty { passes.append(OCRPass(rotation: .clockwise270, words: turnedUp, milliseconds: 0)) }
         if !turnedBack.isEmpty { passes.append(OCRPass(rotation: .clockwise90, words: turnedBack, milliseconds: 0)) }
         return passes + strips
     }
@@ -460,6 +477,18 @@ try:
     from rapidocr_onnxruntime import RapidOCR
     from rapidocr_onnxruntime.ch_ppocr_det.utils import DetPreProcess
     engine = RapidOCR(det_limit_type="max", det_limit_side_len=int(sys.argv[1]))
+    # The angle classifier's verdicts on the last crops it was given: a tall line it turned 180
+    # degrees is printed bottom-to-top, which rapidscan keeps apart from lines printed the other way.
+    class RememberingClassifier:
+        def __init__(self, inner):
+            self.inner, self.last = inner, []
+        def __getattr__(self, name):
+            return getattr(self.inner, name)
+        def __call__(self, crops):
+            read = self.inner(crops)
+            self.last = read[1]
+            return read
+    engine.text_cls = RememberingClassifier(engine.text_cls)
     # RapidOCR 1.4.4 picks the detector's size itself (2000 px for any image of 1500 px or
     # more) whatever det_limit_side_len says: the image is detected at the size asked for.
     detector = engine.text_det
@@ -482,7 +511,7 @@ try:
         # nor those the angle classifier turns 180 (top-to-bottom spines, read the right way up
         # by the first pass). Boxes are given back in the photo's frame.
         height = image.shape[0]
-        sure = [extent(box) for box, text, score in found
+        sure = [extent(box) for box, text, score, *_ in found
                 if float(score) >= 0.9 and sum(1 for c in text if c.isalnum()) >= 5]
         turned = numpy.ascontiguousarray(numpy.rot90(image, -1))
         boxes, _ = engine.auto_text_det(turned)
@@ -533,9 +562,9 @@ try:
         # blank spines, stacked Chinese columns, call-number labels (a third of the CPU).
         def holds(s, boxes):
             return any(s[0] <= (a + c) / 2 < s[2] and s[1] <= (b + d) / 2 < s[3] for a, b, c, d in boxes)
-        sure = [(x0, y0, x1, y1) for text, score, x0, y0, x1, y1 in found
+        sure = [(x0, y0, x1, y1) for text, score, x0, y0, x1, y1, *_ in found
                 if float(score) >= 0.9 and sum(1 for c in text if c.isalnum()) >= 5]
-        some = [(x0, y0, x1, y1) for text, score, x0, y0, x1, y1 in found]
+        some = [(x0, y0, x1, y1) for text, score, x0, y0, x1, y1, *_ in found]
         unread = [(i, s) for i, s in enumerate(strips) if holds(s, some) and not holds(s, sure)]
         crops, owners = [], []
         read = 0
@@ -601,21 +630,25 @@ for request in sys.stdin:
         # a 36 px spine of a 4000 px shelf then read 18 px wide. The working image is bounded
         # already, so its lines are read at its own size (the detector keeps its own limit).
         engine.max_side_len = max(width, height)
-        found = list((engine(image, text_score=0.0) if flip_below > 0 else engine(image))[0] or [])
+        # Every line the recogniser read (score 0 and up), so each lines up with the classifier's verdict on its crop;
+        # those under 0.5 are dropped below, as RapidOCR drops them itself by default.
+        found = list(engine(image, text_score=0.0)[0] or [])
+        turns = engine.text_cls.last if len(engine.text_cls.last) == len(found) else [["0", 0.0]] * len(found)
+        found = [(box, text, score, "180" in turn[0] and turn[1] > engine.text_cls.cls_thresh) for (box, text, score), turn in zip(found, turns)]
         if flip_below > 0:
             # A tall line read unsurely may be a spine printed bottom-to-top that the angle
             # classifier left upside down: its crop is read turned 180 degrees too, the surer kept.
-            unsure = [i for i, (box, text, score) in enumerate(found) if score < flip_below and tall(box)]
+            unsure = [i for i, (box, text, score, up) in enumerate(found) if score < flip_below and tall(box)]
             if unsure:
                 crops = engine.get_crop_img_list(image, [numpy.array(found[i][0], dtype=numpy.float32) for i in unsure])
                 turned, _ = engine.text_rec([numpy.rot90(crop, 2) for crop in crops])
                 for i, read in zip(unsure, turned):
                     if float(read[1]) > float(found[i][2]):
-                        found[i] = (found[i][0], read[0], read[1])
-            found = [line for line in found if float(line[2]) >= 0.5]
+                        found[i] = (found[i][0], read[0], read[1], not found[i][3])
+        found = [line for line in found if float(line[2]) >= 0.5]
         lines = []
-        for box, text, score in found:
-            lines.append([text, float(score), *extent(box)])
+        for box, text, score, up in found:
+            lines.append([text, float(score), *extent(box), 1 if up and tall(box) else 0])
         turned = unread_turned(image, found) if reads_turned else []
         last = (gray, lines + turned, request.get("name")) if strip_engine is not None else None
         print(json.dumps({"lines": lines, "turned": turned, "cpu": time.process_time() - start}), flush=True)

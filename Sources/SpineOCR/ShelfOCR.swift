@@ -402,7 +402,7 @@ public final class ShelfOCR: @unchecked Sendable {
         // A word Tesseract was unsure of among sure ones ("WHSTLE" at 29 after "WHEN THE"):
         // the strip read with it too, as an alternative the matcher weighs like the others.
         if !spine.isUnsure, verdicts.contains(.unsure) {
-            let all = zip(pass.words, verdicts).filter { $1 != .dropped && !SpineNoise.isImprint($0.text) }.map(\.0.text)
+            let all = SpineNoise.withoutImprints(zip(pass.words, verdicts).filter { $1 != .dropped }.map(\.0)).map(\.text)
             spine.alternatives.append(all.joined(separator: " "))
         }
         return spine
@@ -437,7 +437,7 @@ public final class ShelfOCR: @unchecked Sendable {
     static let unsureWordLetters = 7
 
     func unsureSpine(of group: [OCRWord], box place: (Box) -> Box) -> OCRSpine? {
-        let words = group.filter { !SpineNoise.isImprint($0.text) && SpineNoise.looksLikeAWord($0.text) }
+        let words = SpineNoise.withoutImprints(group).filter { SpineNoise.looksLikeAWord($0.text) }
         guard !words.isEmpty, words.contains(where: { $0.text.filter(\.isLetter).count >= Self.unsureWordLetters }) else { return nil }
         let confidence = words.reduce(0) { $0 + $1.confidence } / Double(words.count)
         var spine = OCRSpine(words: words, box: place(words.enclosingBox), rotation: .none, confidence: confidence)
@@ -451,7 +451,7 @@ public final class ShelfOCR: @unchecked Sendable {
 
     /// A group of words as one spine: imprints dropped; nil when too little or too unsure is left.
     func spine(of group: [OCRWord], box place: (Box) -> Box) -> OCRSpine? {
-        let words = group.filter { !SpineNoise.isImprint($0.text) }
+        let words = SpineNoise.withoutImprints(group)
         let letters = words.reduce(0) { $0 + $1.text.filter(\.isLetter).count }
         guard letters >= 4 else { return nil }
         let confidence = words.reduce(0) { $0 + $1.confidence } / Double(words.count)

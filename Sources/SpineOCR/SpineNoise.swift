@@ -87,6 +87,22 @@ public enum SpineNoise {
         imprints.contains(String(text.lowercased().filter { $0.isLetter }))
     }
 
+    /// Words a title goes on after, in the languages of the shelves: an imprint's name read just
+    /// after one of them on the same line is the title's word ("The Strange Logic of Random Graphs").
+    static let titleContinuesAfter: Set<String> = ["of", "the", "and", "a", "an", "in", "for", "to", "de", "del", "la", "el", "le", "les", "i", "y"]
+
+    /// A group's words (reading order) without the imprint names printed at a spine's foot; an
+    /// imprint word whose line-neighbour before it is a word a title continues after stays, as a
+    /// word of the title. PP-OCR read `The Strange Logic of Random C` at 0.94 on a real shelf,
+    /// and `Random` (Random House) was dropped from the title.
+    static func withoutImprints(_ words: [OCRWord]) -> [OCRWord] {
+        words.indices.filter { index in
+            guard isImprint(words[index].text) else { return true }
+            guard index > 0, words[index - 1].line == words[index].line else { return false }
+            return titleContinuesAfter.contains(words[index - 1].text.lowercased().filter(\.isLetter))
+        }.map { words[$0] }
+    }
+
     private static func hasVowel(_ text: String) -> Bool {
         text.lowercased().contains { "aeiouyàáâäèéêëìíîïòóôöùúûü".contains($0) }
     }

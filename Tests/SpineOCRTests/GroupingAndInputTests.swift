@@ -120,6 +120,25 @@ import Vision
         #expect(SpineNoise.isImprint("PENGUIN") && SpineNoise.isImprint("Picador") && !SpineNoise.isImprint("Dune"))
     }
 
+    @Test func anImprintNameInsideATitleStaysAWordOfIt() throws {
+        let ocr = try ShelfOCR()
+        let box = Box(x0: 0, y0: 0, x1: 500, y1: 40)
+        func reading(_ lines: [String]) -> String? {
+            let words = lines.enumerated().flatMap { index, line in
+                SceneTextReader.words(of: line, confidence: 94, line: index, box: box, isDictionaryWord: { _ in false })
+            }
+            return ocr.spine(of: words, box: { $0 })?.text
+        }
+        // PP-OCR's line on a real shelf (dianaaaa_img15): `Random` after `of` is the title's, not Random House's.
+        #expect(reading(["The Strange Logic of Random C"]) == "The Strange Logic of Random C")
+        // A publisher's name at the foot, on its own line or after the author on one, is still dropped.
+        #expect(reading(["The Odyssey", "Penguin Classics"]) == "The Odyssey")
+        #expect(reading(["THE ODYSSEY HOMER PENGUIN"]) == "THE ODYSSEY HOMER")
+        #expect(reading(["Random House", "Dune"]) == "House Dune")
+        // The word before it must be on its own line: `of` ending the line above is no continuation.
+        #expect(reading(["Logic of", "Random"]) == "Logic of")
+    }
+
     @Test func lowConfidenceWordsThatLookLikeWordsAreKeptAsideAsUnsure() {
         func verdict(_ text: String, _ confidence: Double) -> SpineNoise.WordVerdict {
             SpineNoise.verdict(OCRWord(text: text, confidence: confidence, box: Box(x0: 0, y0: 0, x1: 1, y1: 1),

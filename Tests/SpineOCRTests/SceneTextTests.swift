@@ -53,6 +53,29 @@ import Vision
         #expect(passes[1].words[0].box == Box(x0: 100, y0: 700, x1: 300, y1: 740))
     }
 
+    /// Two neighbours printed opposite ways, their common side showing no break in gray (blue
+    /// beside purple on the rendered hard shelves): each line says which way it reads, and the
+    /// two are two readings, where one pass had joined them (`Lisa Kleypas Again the Magic Faking It Jennifer Crusie`).
+    @Test func tallLinesPrintedOppositeWaysAreNeverOneReading() throws {
+        let image = GrayImage(width: 1000, height: 800, pixels: [UInt8](repeating: 128, count: 1000 * 800))
+        func lines(upAs readsUp: Bool) -> [SceneTextLine] {
+            [SceneTextLine(text: "Faking It Jennifer Crusie", confidence: 95, box: Box(x0: 100, y0: 100, x1: 140, y1: 500)),
+             SceneTextLine(text: "Lisa Kleypas Again the Magic", confidence: 95, box: Box(x0: 142, y0: 100, x1: 182, y1: 500), readsUp: readsUp)]
+        }
+        let ocr = try ShelfOCR()
+        func readings(_ lines: [SceneTextLine]) -> [String] {
+            let passes = SceneTextReader.passes(from: lines, imageWidth: image.width, imageHeight: image.height, milliseconds: 0,
+                                                isDictionaryWord: { _ in true })
+            return ocr.assemble(passes, image: image).spines.map(\.text)
+        }
+        // Printed the same way, no edge between them: one spine's two lines, as before.
+        #expect(readings(lines(upAs: false)).count == 1)
+        let apart = readings(lines(upAs: true))
+        #expect(apart.sorted() == ["Faking It Jennifer Crusie", "Lisa Kleypas Again the Magic"], "\(apart)")
+        let passes = SceneTextReader.passes(from: lines(upAs: true), imageWidth: 1000, imageHeight: 800, milliseconds: 0, isDictionaryWord: { _ in true })
+        #expect(passes.map(\.rotation) == [.clockwise270, .none, .clockwise270])
+    }
+
     /// A line read in the photo turned clockwise (a bottom-to-top spine) is placed in the 90°
     /// turn's frame, a pass of its own: merged with the first pass's reading of that place, not
     /// grouped with it into one reading.
@@ -167,6 +190,14 @@ import Vision
         for line in turned where line.confidence >= 90 {
             let spine = shelf.books.first { HardShelfSegmentationTests.span($0.quad, atY: line.box.centerY)?.contains(line.box.centerX) ?? false }
             #expect(spine?.orientation == "up", "\(line.text) at \(line.box) on \(spine?.title ?? "no spine")")
+        }
+        // Each sure tall line of the photo's own pass says which way it is printed (the angle
+        // classifier turned it 180° to read it, or not): the way its labelled spine is printed (105 lines).
+        let tall = lines.filter { !$0.readTurned && $0.confidence >= 90 && 2 * $0.box.height >= 3 * $0.box.width }
+        #expect(tall.count >= 90 && tall.contains(where: \.readsUp) && tall.contains { !$0.readsUp })
+        for line in tall {
+            let spine = shelf.books.first { HardShelfSegmentationTests.span($0.quad, atY: line.box.centerY)?.contains(line.box.centerX) ?? false }
+            #expect(spine == nil || (spine?.orientation == "up") == line.readsUp, "\(line.text) at \(line.box) on \(spine?.title ?? "no spine")")
         }
     }
 
