@@ -16,12 +16,14 @@ public struct TesseractSpineReader: SpineReader {
     /// Changes when PP-OCR's readings do (a cached reply keeps the readings it was made with):
     /// `+ppocr2` reads lines at the working image's size, one at a time, and keeps stacked
     /// Chinese titles; `+ppocr3` also reads the photo turned clockwise where no sure line was read;
-    /// `+strips` the spine strips where a line but no sure one was read, each read on its own.
+    /// `+strips` the spine strips where a line but no sure one was read, each read on its own;
+    /// `+apart` (stop 44) lines printed opposite ways never one reading, an imprint's name kept
+    /// inside a title: a reply cached before that is read again.
     public var identity: String {
         let options = ocr.options
         return "tesseract:\(options.languageArgument):psm\(options.pageSegmentationMode):"
             + options.rotations.map { String($0.degrees) }.joined(separator: ",")
-            + (ocr.sceneText.map { ($0.readsUnreadTurned ? "+ppocr3" : "+ppocr2") + ($0.unreadStripLimit > 0 ? "+strips" : "") } ?? "")
+            + (ocr.sceneText.map { "+apart" + ($0.readsUnreadTurned ? "+ppocr3" : "+ppocr2") + ($0.unreadStripLimit > 0 ? "+strips" : "") } ?? "")
     }
 
     public func readSpines(in photo: ShelfPhoto) async throws -> ShelfReading {
