@@ -47,6 +47,43 @@ public final class BarcodeReader {
                           imageSize: (image.width, image.height))
     }
 
+    /// As `scan(_:refusingShadows:)` with every line (density 1), but only along the rows of
+    /// `rows` and the columns of `columns` (each a band across the whole image): zbar's own
+    /// lines there, each run the way the whole scan runs it (a band starts on an even line),
+    /// and a symbol read in both bands counted once, its lines added up, as one scan does.
+    func scan(_ image: GrayImage, rows: Range<Int>, columns: Range<Int>, refusingShadows refused: inout Int) -> [Detection] {
+        let evenRows = rows.clamped(to: 0..<image.height), evenColumns = columns.clamped(to: 0..<image.width)
+        let rowBand = (evenRows.lowerBound & ~1)..<evenRows.upperBound
+        let columnBand = (evenColumns.lowerBound & ~1)..<evenColumns.upperBound
+        var symbols: [ScannedSymbol] = []
+        if !rowBand.isEmpty {
+            symbols = allSymbols(image, rowDensity: 1, columnDensity: 0,
+                                 crop: (x: 0, y: rowBand.lowerBound, width: image.width, height: rowBand.count))
+        }
+        if !columnBand.isEmpty {
+            for symbol in allSymbols(image, rowDensity: 0, columnDensity: 1,
+                                     crop: (x: columnBand.lowerBound, y: 0, width: columnBand.count, height: image.height)) {
+                if let index = symbols.firstIndex(where: { $0.symbology == symbol.symbology && $0.text == symbol.text }) {
+                    symbols[index].quality += symbol.quality
+                    symbols[index].ends += symbol.ends
+                    symbols[index].bounds = symbols[index].bounds.union(symbol.bounds)
+                } else {
+                    symbols.append(symbol)
+                }
+            }
+        }
+        let checked = symbols.map { symbol in
+            var symbol = symbol
+            symbol.readBothWays = QuietZone.readBothWays(symbol, lineStep: 1)
+            return symbol
+        }.filter { symbol in
+            let clear = QuietZone.isClear(around: symbol, in: image, lineStep: 1)
+            if !clear { refused += 1 }
+            return clear
+        }
+        return AddOnPairing.pair(checked, imageSize: (image.width, image.height))
+    }
+
     /// The raw symbols, copied out before zbar's image is destroyed, each marked with
     /// whether it was read both ways.
     func scanSymbols(_ image: GrayImage, rowsOnly rowStep: Int? = nil) -> [ScannedSymbol] {
@@ -59,7 +96,7 @@ public final class BarcodeReader {
     func scanSymbols(_ image: GrayImage, rowsOnly rowStep: Int? = nil, refusingShadows refused: inout Int,
                      check: Bool = true) -> [ScannedSymbol] {
         let lineStep = rowStep ?? density
-        let symbols = allSymbols(image, rowsOnly: rowStep).map { symbol in
+        let symbols = allSymbols(image, rowDensity: rowStep ?? density, columnDensity: rowStep == nil ? density : 0).map { symbol in
             var symbol = symbol
             symbol.readBothWays = QuietZone.readBothWays(symbol, lineStep: lineStep)
             return symbol
@@ -72,16 +109,22 @@ public final class BarcodeReader {
         }
     }
 
-    private func allSymbols(_ image: GrayImage, rowsOnly rowStep: Int?) -> [ScannedSymbol] {
+    /// zbar's symbols along every `rowDensity`-th row and `columnDensity`-th column (0: none) of
+    /// `crop` (the whole image when nil; the symbols' points stay in the image's pixels).
+    private func allSymbols(_ image: GrayImage, rowDensity: Int, columnDensity: Int,
+                            crop: (x: Int, y: Int, width: Int, height: Int)? = nil) -> [ScannedSymbol] {
         guard image.width > 0, image.height > 0,
               let width = UInt32(exactly: image.width), let height = UInt32(exactly: image.height)
         else { return [] }
         // Set-up only fails when memory runs out, and `init` proved the settings valid.
-        let scanner = rowStep.map { try? ZBarScanner(rowDensity: $0, columnDensity: 0) } ?? (try? ZBarScanner(density: density))
-        guard let zbar = scanner, let zbarImage = zbar_image_create() else { return [] }
+        guard let zbar = try? ZBarScanner(rowDensity: rowDensity, columnDensity: columnDensity),
+              let zbarImage = zbar_image_create() else { return [] }
         defer { zbar_image_destroy(zbarImage) }
         zbar_image_set_format(zbarImage, Self.y800)
         zbar_image_set_size(zbarImage, width, height)
+        if let crop {
+            zbar_image_set_crop(zbarImage, UInt32(crop.x), UInt32(crop.y), UInt32(crop.width), UInt32(crop.height))
+        }
         return image.pixels.withUnsafeBytes { buffer -> [ScannedSymbol] in
             // No cleanup handler: the buffer belongs to Swift and outlives the zbar image,
             // which is destroyed (by the defer above) only after the symbols are copied.

@@ -13,12 +13,14 @@ public enum ScanEffort: String, Sendable, Hashable, CaseIterable {
     /// small-code passes: doubled and sharpened, equalised, doubled and turned ±6° (the
     /// default; turned, and smoothed along the bars, only where zbar read something or noise
     /// hid the code's patch: `BarsEvidence`); on small images all of these only where zbar read
-    /// something or a patch looks like a code's bars (`patchLooksLikeBars`). On large photos
+    /// something or a patch looks like a code's bars (`patchLooksLikeBars`), and where such a
+    /// patch shows only on its reduced copies, none shaped like a code at full size, and zbar read
+    /// nothing (noise), only the reduced copies and the smoothing (`noiseOnly`). On large photos
     /// five regions and two of the 1/4 image, plain, sharpened, then finer and sharpened, then `ModelDecoder` on them (past the
     /// plain crop only where edges run along the bars as a code's do: `RegionReading.barRun`).
     /// Last, when nothing is confirmed, `ModelDecoder` on the barcode-like patches. A small
     /// image is scanned every other line first, every line only where that read something or
-    /// a patch looks like bars.
+    /// a patch looks like bars (where it confirmed a code, only across what it read: `bands(around:)`).
     case normal
     /// Then every scan line of those, and the small-code passes (plus plain doubled and
     /// ±12°) on any image small enough to double; on large photos ten regions in five
@@ -267,6 +269,12 @@ public final class FileScanner {
         // are read (a turned code's patch seldom fills its box: 39 of the 121 turned real photos
         // read there had no such patch). Not asked (true) of other photos or at other efforts.
         var barsLikely = true
+        // A small photo at normal effort whose first scan read nothing and whose patches look like a
+        // code's bars only on its reduced copies (`barsReduction` 2 or 4): noise may have hid them at full size.
+        var barsOnlyWhenReduced = false
+        // Where the every-other-line scan confirmed a code: the rows and columns across what it read
+        // (`bands(around:)`), where the every-line scan looks first.
+        var confirmedBands: (rows: Range<Int>, columns: Range<Int>)?
         // What the patches show does not change between the scans: looked at once (nil: not yet).
         var seenInPatches: BarsEvidence??
         // The patches of the photo and of its reduced copies, found once for both looks at them.
@@ -295,7 +303,10 @@ public final class FileScanner {
             }
             sparsePatches = allPatches
             attempts.scans = sparse.scans
-            barsLikely = sparse.zbarReadSomething || Self.barsInPatches(levels(allPatches))
+            if sparseConfirmed { confirmedBands = Self.bands(around: sparse.readBoxes, patches: allPatches) }
+            let reduction = sparse.zbarReadSomething ? nil : Self.barsReduction(levels(allPatches))
+            barsLikely = sparse.zbarReadSomething || reduction != nil
+            barsOnlyWhenReduced = (reduction ?? 1) > 1
         }
         // A large photo at normal effort is not scanned whole: after its regions, the coarse ones
         // and the model, the 1/4 scan (~25 ms a code-free busy photo) read nothing on the busy
@@ -304,6 +315,16 @@ public final class FileScanner {
         // Where the first scan read nothing and no patch looks like bars, the every-line scan read
         // nothing either on the small halves, the real photos, their turned copies or the
         // degradation set (stop 43): ~8 ms of a code-free photo's ~14.
+        // Where it confirmed a code near an axis, every line only across what it read (`bands(around:)`):
+        // on the small halves, ../shared, their turned copies and the degradation set the same codes,
+        // add-ons, refusals and doubts as every line of the photo. When that confirms nothing, every
+        // line of the photo after all.
+        if let bands = confirmedBands {
+            let unread = attempts
+            if attempts.run(first, rows: bands.rows, columns: bands.columns, label: "full size") { return finish(&attempts) }
+            attempts = unread
+            attempts.scans += 1
+        }
         if barsLikely, attempts.run(first, scale: firstScale, label: firstScale == 1 ? "full size" : "1/\(firstScale) scale") {
             return finish(&attempts)
         }
@@ -361,8 +382,20 @@ public final class FileScanner {
             area = crop
             origin = (x, y)
         }
+        // Noise hid the code's patch at full size: no code-shaped patch there, bars only on the
+        // reduced copies, zbar reading nothing on either first scan (`barsOnlyWhenReduced` with
+        // `codeShapedPatchWhenReduced`). Only the passes that average noise away run (reduced
+        // copies, smoothing along the bars): on the small halves, ../shared, their turned copies and
+        // the degradation set they read every code such photos gave, the sharpened, doubled,
+        // equalised and model passes none. A code-shaped patch at full size (a clean soft code
+        // whose bars show only on the 1/2 copy: `HardPassGateTests`' pasted one) keeps every pass.
+        // Asked before each pass: once zbar reads anything, the rest run as before.
+        let noiseHidThePatch = barsOnlyWhenReduced && evidence == .codeShapedPatchWhenReduced
+        func noiseOnly() -> Bool {
+            noiseHidThePatch && !attempts.zbarReadSomething
+        }
         // Reduced copies average heavy noise away, as long as bars stay ≥ ~1 px per module.
-        var tricks: [(label: String, image: () -> GrayImage?, scale: Int, sharpened: Bool)] = [
+        var tricks: [(label: String, image: () -> GrayImage?, scale: Int, sharpened: Bool)] = noiseOnly() ? [] : [
             ("contrast stretched and sharpened", { (area.contrastStretched() ?? area).sharpened() }, baseScale, true),
         ]
         for factor in [2, 4] where min(area.width, area.height) / factor >= Self.minimumReducedSide {
@@ -388,7 +421,7 @@ public final class FileScanner {
         // on small images only (a few ms there); thorough on any image small enough to double.
         let doublable = baseScale == 1 || base.width * base.height * 4 <= Self.trickPixelLimit * 2
         let small = base.width * base.height <= Self.smallImagePixels
-        if options.effort == .thorough ? doublable : (options.effort == .normal && small) {
+        if options.effort == .thorough ? doublable : (options.effort == .normal && small && !noiseOnly()) {
             let doubled = area.upscaled2x()
             var passes: [(label: String, image: () -> GrayImage, mapping: BoundsMapping, sharpened: Bool)] = [
                 ("doubled and sharpened", { doubled.sharpened(radius: 3, amount: 2) }, .magnified, true),
@@ -437,10 +470,44 @@ public final class FileScanner {
         }
         // Last, soft codes zbar's edges miss, fitted to the pixels (`ModelDecoder`): the
         // small photo's patches found above (base is then the photo itself), or a reduced one's.
+        guard !noiseOnly() else { return finish(&attempts) }
         let patches = baseScale == 1 ? regions : Self.patches(in: base)
         _ = attempts.runModel(on: patches, scale: baseScale) { RegionReading.modelCrop($0, from: base) }
         return finish(&attempts)
     }
+
+    /// Where the every-line scan looks after the every-other-line scan confirmed a code: the rows
+    /// across each read (`boxes`, in the image's pixels) whose patch's bars stand within 15° of
+    /// upright, the columns across each whose bars lie within 15° of level, each band grown by
+    /// `bandReach` of the read's length (an add-on beside the code, along its lines, stays in the
+    /// band when the code is slanted). Nil (every line of the image) when a read lies in no
+    /// patch or in one turned off the axes (`isTurnedOffAxes`): across turned bars zbar's rows
+    /// and columns each read halves of the code that the other's lines complete, so only the
+    /// whole scan reads them as it does.
+    static func bands(around boxes: [BoundingBox], patches: [CandidateRegion]) -> (rows: Range<Int>, columns: Range<Int>)? {
+        guard !boxes.isEmpty else { return nil }
+        var rows: Range<Int>?, columns: Range<Int>?
+        func joined(_ band: Range<Int>?, _ from: Int, _ to: Int) -> Range<Int> {
+            band.map { min($0.lowerBound, from)..<max($0.upperBound, to) } ?? from..<to
+        }
+        for box in boxes {
+            guard let patch = patches.first(where: { $0.holds(x: Double(box.midX), y: Double(box.midY)) }),
+                  !patch.isTurnedOffAxes else { return nil }
+            // The patch's angle is across its bars: near 0 they stand upright, read along rows.
+            if abs(cos(patch.angle)) > abs(sin(patch.angle)) {
+                let reach = Int((Double(box.width) * bandReach).rounded(.up)) + 2
+                rows = joined(rows, max(0, box.y - reach), box.maxY + reach)
+            } else {
+                let reach = Int((Double(box.height) * bandReach).rounded(.up)) + 2
+                columns = joined(columns, max(0, box.x - reach), box.maxX + reach)
+            }
+        }
+        return (rows ?? 0..<0, columns ?? 0..<0)
+    }
+
+    /// How far a band reaches past a read's box, as a share of the read's length: a code's
+    /// EAN-5 ends ~0.6 of its length beyond it, at 15° ~0.16 of it higher or lower.
+    static let bandReach = 0.25
 
     /// Why a small image that read nothing confirmed at once is worth the hard passes, or nil:
     /// zbar read something there (unconfirmed, refused), or a patch looks like a code
@@ -466,13 +533,19 @@ public final class FileScanner {
     /// Whether the photo, or one of its reduced copies, has a patch that looks like a code's
     /// bars (`patchLooksLikeBars`): what a small photo zbar read nothing on needs for the hard passes.
     static func barsInPatches(_ levels: PatchLevels) -> Bool {
+        barsReduction(levels) != nil
+    }
+
+    /// The least reduction (1, 2 or 4) at which the photo has a patch that looks like a code's
+    /// bars (`barsInPatches`), or nil.
+    static func barsReduction(_ levels: PatchLevels) -> Int? {
         for reduction in PatchLevels.reductions {
-            guard let (image, patches) = levels.level(reduction) else { return false }
+            guard let (image, patches) = levels.level(reduction) else { return nil }
             if patchesThatMayHoldACode(patches, in: image).contains(where: { patchLooksLikeBars($0, in: image, reduction: reduction) }) {
-                return true
+                return reduction
             }
         }
-        return false
+        return nil
     }
 
     /// The same for a photo and its patches at full size (`patches(in:limit: .max)`).
@@ -664,6 +737,22 @@ struct AttemptLog {
             if detection.isValid {
                 agreement.record(detection, attempt: label, sharpened: sharpened)
             } else if keepRejected, !rejected.contains(where: { $0.identity == detection.identity }) {
+                rejected.append(detection)
+            }
+        }
+        let found = reportable()
+        if found, successfulAttempt == nil { successfulAttempt = label }
+        return found
+    }
+
+    /// As `run`, every line (density 1) along the rows of `rows` and the columns of `columns`
+    /// only (`BarcodeReader.scan(_:rows:columns:refusingShadows:)`), one scan.
+    mutating func run(_ image: GrayImage, rows: Range<Int>, columns: Range<Int>, label: String) -> Bool {
+        scans += 1
+        for detection in reader.scan(image, rows: rows, columns: columns, refusingShadows: &shadowsRefused) {
+            if detection.isValid {
+                agreement.record(detection, attempt: label)
+            } else if !rejected.contains(where: { $0.identity == detection.identity }) {
                 rejected.append(detection)
             }
         }

@@ -8,6 +8,7 @@
     F(zbar_image_scanner_create) F(zbar_image_scanner_destroy) F(zbar_image_scanner_enable_cache) \
     F(zbar_image_scanner_set_config) F(zbar_scan_image) \
     F(zbar_image_create) F(zbar_image_destroy) F(zbar_image_set_format) F(zbar_image_set_size) F(zbar_image_set_data) \
+    F(zbar_image_set_crop) \
     F(zbar_image_first_symbol) F(zbar_image_get_data) F(zbar_image_get_data_length) F(zbar_image_get_format) \
     F(zbar_image_get_width) F(zbar_image_get_height) \
     F(zbar_symbol_next) F(zbar_symbol_get_type) F(zbar_symbol_get_data) F(zbar_symbol_get_data_length) \
@@ -36,6 +37,9 @@ zbar_image_t *zbar_image_create(void) { return CALL(zbar_image_create)(); }
 void zbar_image_destroy(zbar_image_t *image) { CALL(zbar_image_destroy)(image); }
 void zbar_image_set_format(zbar_image_t *image, unsigned long format) { CALL(zbar_image_set_format)(image, format); }
 void zbar_image_set_size(zbar_image_t *image, unsigned width, unsigned height) { CALL(zbar_image_set_size)(image, width, height); }
+void zbar_image_set_crop(zbar_image_t *image, unsigned x, unsigned y, unsigned width, unsigned height) {
+    CALL(zbar_image_set_crop)(image, x, y, width, height);
+}
 void zbar_image_set_data(zbar_image_t *image, const void *data, unsigned long data_byte_length,
                          zbar_image_cleanup_handler_t *cleanup_hndlr) {
     CALL(zbar_image_set_data)(image, data, data_byte_length, cleanup_hndlr);

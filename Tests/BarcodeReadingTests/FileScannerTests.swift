@@ -231,10 +231,10 @@ import TestSupport
         #expect(result.scans > 5, "\(result.scans)")
     }
 
-    /// A clean patch shaped like bars that zbar read nothing in is not turned ±6° nor smoothed
+    /// A patch shaped like bars that zbar read nothing in is not turned ±6° nor smoothed
     /// along its bars (those copies read nothing on the small photos' sets unless zbar had
-    /// read something): the first scans (every other line, then every line), the turned
-    /// regions, contrast, two reduced copies, doubled and sharpened, equalised.
+    /// read something). (Its bars show only on the 1/2 copy: at normal effort it gets the noise
+    /// passes alone, `stripesShownOnlyWhenReducedGetOnlyTheNoisePasses`.)
     @Test func stripesZbarReadNothingInAreNeitherTurnedNorSmoothed() throws {
         let url = SharedFiles.sampleImages.appendingPathComponent("none-fake-bars.png")
         let normal = try FileScanner().scan(fileAt: url)
@@ -260,6 +260,11 @@ import TestSupport
         let file = directory.appendingPathComponent("pasted.pgm")
         try EAN13Rendering.pgm(photo).write(to: file)
 
+        // Its patch looks like bars only on the 1/2 copy, but it is shaped like a code at full size
+        // (noise did not hide it): every pass, not the noise passes alone.
+        let levels = PatchLevels(photo, patches: FileScanner.patches(in: photo, limit: .max))
+        #expect(FileScanner.patchEvidence(levels) == .codeShapedPatch)
+        #expect(FileScanner.barsReduction(levels) == 2)
         let result = try FileScanner().scan(fileAt: file)
         #expect(result.codes.map(\.text) == ["9781585730575"])
         #expect(result.attempt?.hasPrefix("doubled") == true, "\(result.attempt ?? "none")")
@@ -336,10 +341,72 @@ import TestSupport
         #expect(thorough.codes.isEmpty && !thorough.hardPassesSkipped && thorough.scans > 2, "\(thorough.scans) scans")
     }
 
-    /// Heavy noise hides the code's patch at full size; the reduced copies show it.
+    /// Heavy noise hides the code's patch at full size; the reduced copies show it. Only the
+    /// passes that average noise away run on such a photo, and they read it.
     @Test func aNoisyCodeIsStillReadByTheHardPasses() throws {
-        let result = try FileScanner().scan(fileAt: SharedFiles.sampleImages.appendingPathComponent("hard-noisy.jpg"))
+        let url = SharedFiles.sampleImages.appendingPathComponent("hard-noisy.jpg")
+        let photo = try ImageLoader.load(contentsOf: url, options: ImageLoadOptions()).image
+        let levels = PatchLevels(photo, patches: FileScanner.patches(in: photo, limit: .max))
+        #expect(FileScanner.patchEvidence(levels) == .codeShapedPatchWhenReduced)
+        let result = try FileScanner().scan(fileAt: url)
         #expect(result.manifestCodes == ["EAN-13:9780316030571"])
         #expect(!result.hardPassesSkipped)
+        #expect(result.attempt?.hasPrefix("smoothed") == true, "\(result.attempt ?? "none")")
+    }
+
+    /// Stripes with no patch shaped like a code at full size, whose patch looks like bars only on
+    /// the photo's 1/2 copy, zbar reading nothing: at normal effort the sharpened, doubled,
+    /// equalised and model passes are not spent on them (on the small halves, ../shared, their
+    /// turned copies and the degradation set they read none of the codes such photos held), only
+    /// the first scans and the passes that average noise away. Thorough effort runs them all.
+    @Test func stripesShownOnlyWhenReducedGetOnlyTheNoisePasses() throws {
+        let url = SharedFiles.sampleImages.appendingPathComponent("none-fake-bars.png")
+        let photo = try ImageLoader.load(contentsOf: url, options: ImageLoadOptions()).image
+        let levels = PatchLevels(photo, patches: FileScanner.patches(in: photo, limit: .max))
+        #expect(FileScanner.patchEvidence(levels) == .codeShapedPatchWhenReduced)
+        #expect(FileScanner.barsReduction(levels) == 2)
+        let normal = try FileScanner().scan(fileAt: url)
+        #expect(normal.codes.isEmpty && !normal.hardPassesSkipped)
+        #expect(normal.scans <= 6, "sharpened, doubled or equalised copies were scanned: \(normal.scans) scans")
+        let thorough = try FileScanner(options: ScanOptions(effort: .thorough)).scan(fileAt: url)
+        #expect(thorough.scans >= normal.scans + 8, "\(thorough.scans) scans")
+    }
+
+    /// A code the every-other-line scan confirmed, its bars upright, is read again every line only
+    /// along the rows across it (`FileScanner.bands(around:patches:)`), and those rows read what
+    /// every line of the photo reads: the code, its EAN-5 (the price), the same lines, the same box.
+    @Test(.enabled(if: SharedFiles.available, SharedFiles.skipped))
+    func aConfirmedCodeIsReadAgainOnlyAlongTheRowsAcrossIt() throws {
+        let url = try SharedFiles.requireImage("barcodes/zxing-upcean-extension-1/2.png")
+        let photo = try ImageLoader.load(contentsOf: url, options: ImageLoadOptions()).image
+        let reader = try BarcodeReader(density: 2)
+        var refused = 0
+        let sparse = reader.scan(photo, refusingShadows: &refused)
+        let bands = try #require(FileScanner.bands(around: sparse.map(\.bounds),
+                                                   patches: FileScanner.patches(in: photo, limit: .max)))
+        #expect(bands.columns.isEmpty && bands.rows.count * 3 < photo.height * 2, "\(bands)")
+        try reader.setDensity(1)
+        let whole = reader.scan(photo, refusingShadows: &refused)
+        let banded = reader.scan(photo, rows: bands.rows, columns: bands.columns, refusingShadows: &refused)
+        #expect(whole.map(\.description) == ["EAN-13 9780884271789 + EAN-5 52495 (ISBN 978-0-88427-178-9)"])
+        #expect(banded == whole, "\(banded.map { "\($0) q\($0.quality) \($0.bounds)" })")
+
+        let result = try FileScanner().scan(fileAt: url)
+        #expect(result.codes.map { "\($0.text) + \($0.addOn?.text ?? "-")" } == ["9780884271789 + 52495"])
+        #expect(result.attempt == "full size" && result.scans == 2, "\(result.attempt ?? "none"), \(result.scans) scans")
+    }
+
+    /// Across bars turned 45° zbar's rows and columns each read halves of the code that the
+    /// other's lines complete: no bands, the every-line scan reads the whole photo.
+    @Test func aCodeTurnedOffTheAxesIsReadAgainOverTheWholePhoto() throws {
+        let url = SharedFiles.sampleImages.appendingPathComponent("isbn-9780306406157-tilt45.png")
+        let photo = try ImageLoader.load(contentsOf: url, options: ImageLoadOptions()).image
+        let reader = try BarcodeReader(density: 2)
+        var refused = 0
+        let sparse = reader.scan(photo, refusingShadows: &refused)
+        #expect(!sparse.isEmpty)
+        #expect(FileScanner.bands(around: sparse.map(\.bounds), patches: FileScanner.patches(in: photo, limit: .max)) == nil)
+        let result = try FileScanner().scan(fileAt: url)
+        #expect(result.manifestCodes == ["EAN-13:9780306406157"])
     }
 }
