@@ -52,9 +52,9 @@ public final class BarcodeReader {
     /// lines there, each run the way the whole scan runs it (a band starts on an even line),
     /// and a symbol read in both bands counted once, its lines added up, as one scan does.
     func scan(_ image: GrayImage, rows: Range<Int>, columns: Range<Int>, refusingShadows refused: inout Int) -> [Detection] {
-        let evenRows = rows.clamped(to: 0..<image.height), evenColumns = columns.clamped(to: 0..<image.width)
-        let rowBand = (evenRows.lowerBound & ~1)..<evenRows.upperBound
-        let columnBand = (evenColumns.lowerBound & ~1)..<evenColumns.upperBound
+        let inRows = rows.clamped(to: 0..<image.height), inColumns = columns.clamped(to: 0..<image.width)
+        let rowBand = (inRows.lowerBound & ~1)..<inRows.upperBound
+        let columnBand = (inColumns.lowerBound & ~1)..<inColumns.upperBound
         var symbols: [ScannedSymbol] = []
         if !rowBand.isEmpty {
             symbols = allSymbols(image, rowDensity: 1, columnDensity: 0,
@@ -72,16 +72,8 @@ public final class BarcodeReader {
                 }
             }
         }
-        let checked = symbols.map { symbol in
-            var symbol = symbol
-            symbol.readBothWays = QuietZone.readBothWays(symbol, lineStep: 1)
-            return symbol
-        }.filter { symbol in
-            let clear = QuietZone.isClear(around: symbol, in: image, lineStep: 1)
-            if !clear { refused += 1 }
-            return clear
-        }
-        return AddOnPairing.pair(checked, imageSize: (image.width, image.height))
+        return AddOnPairing.pair(checked(symbols, in: image, lineStep: 1, refusingShadows: &refused),
+                                 imageSize: (image.width, image.height))
     }
 
     /// The raw symbols, copied out before zbar's image is destroyed, each marked with
@@ -95,14 +87,22 @@ public final class BarcodeReader {
     /// clear is left out and counted in `refused`.
     func scanSymbols(_ image: GrayImage, rowsOnly rowStep: Int? = nil, refusingShadows refused: inout Int,
                      check: Bool = true) -> [ScannedSymbol] {
-        let lineStep = rowStep ?? density
-        let symbols = allSymbols(image, rowDensity: rowStep ?? density, columnDensity: rowStep == nil ? density : 0).map { symbol in
+        let symbols = allSymbols(image, rowDensity: rowStep ?? density, columnDensity: rowStep == nil ? density : 0)
+        return checked(symbols, in: image, lineStep: rowStep ?? density, refusingShadows: &refused, check: check)
+    }
+
+    /// Each symbol marked with whether it was read both ways; with `check`, a UPC-E or EAN-8
+    /// whose margins are not clear left out and counted in `refused`. `lineStep`: zbar's step
+    /// between the lines that read them.
+    private func checked(_ symbols: [ScannedSymbol], in image: GrayImage, lineStep: Int, refusingShadows refused: inout Int,
+                         check: Bool = true) -> [ScannedSymbol] {
+        let marked = symbols.map { symbol in
             var symbol = symbol
             symbol.readBothWays = QuietZone.readBothWays(symbol, lineStep: lineStep)
             return symbol
         }
-        guard check else { return symbols }
-        return symbols.filter { symbol in
+        guard check else { return marked }
+        return marked.filter { symbol in
             let clear = QuietZone.isClear(around: symbol, in: image, lineStep: lineStep)
             if !clear { refused += 1 }
             return clear
