@@ -20,7 +20,7 @@ public enum ScanEffort: String, Sendable, Hashable, CaseIterable {
     /// plain crop only where edges run along the bars as a code's do: `RegionReading.barRun`).
     /// Last, when nothing is confirmed, `ModelDecoder` on the barcode-like patches. A small
     /// image is scanned every other line first, every line only where that read something or
-    /// a patch looks like bars (where it confirmed a code, only across what it read: `bands(around:)`).
+    /// a patch looks like bars (where it confirmed a code, only across what it read: `bands(around:patches:)`).
     case normal
     /// Then every scan line of those, and the small-code passes (plus plain doubled and
     /// ±12°) on any image small enough to double; on large photos ten regions in five
@@ -273,7 +273,7 @@ public final class FileScanner {
         // code's bars only on its reduced copies (`barsReduction` 2 or 4): noise may have hid them at full size.
         var barsOnlyWhenReduced = false
         // Where the every-other-line scan confirmed a code: the rows and columns across what it read
-        // (`bands(around:)`), where the every-line scan looks first.
+        // (`bands(around:patches:)`), where the every-line scan looks first.
         var confirmedBands: (rows: Range<Int>, columns: Range<Int>)?
         // What the patches show does not change between the scans: looked at once (nil: not yet).
         var seenInPatches: BarsEvidence??
@@ -312,19 +312,19 @@ public final class FileScanner {
         // and the model, the 1/4 scan (~25 ms a code-free busy photo) read nothing on the busy
         // tuning half or the hard 60, every pass run (stop 40).
         if firstScale > 1, options.effort == .normal { return finish(&attempts) }
-        // Where the first scan read nothing and no patch looks like bars, the every-line scan read
-        // nothing either on the small halves, the real photos, their turned copies or the
-        // degradation set (stop 43): ~8 ms of a code-free photo's ~14.
-        // Where it confirmed a code near an axis, every line only across what it read (`bands(around:)`):
-        // on the small halves, ../shared, their turned copies and the degradation set the same codes,
-        // add-ons, refusals and doubts as every line of the photo. When that confirms nothing, every
-        // line of the photo after all.
+        // Where the every-other-line scan confirmed a code near an axis, every line only across what
+        // it read (`bands(around:patches:)`): on the small halves, ../shared, their turned copies and
+        // the degradation set the same codes, add-ons, refusals and doubts as every line of the
+        // photo. When that confirms nothing, every line of the photo after all.
         if let bands = confirmedBands {
             let unread = attempts
             if attempts.run(first, rows: bands.rows, columns: bands.columns, label: "full size") { return finish(&attempts) }
             attempts = unread
             attempts.scans += 1
         }
+        // Where the first scan read nothing and no patch looks like bars, the every-line scan read
+        // nothing either on the small halves, the real photos, their turned copies or the
+        // degradation set (stop 43): ~8 ms of a code-free photo's ~14.
         if barsLikely, attempts.run(first, scale: firstScale, label: firstScale == 1 ? "full size" : "1/\(firstScale) scale") {
             return finish(&attempts)
         }
