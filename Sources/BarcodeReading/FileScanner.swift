@@ -653,9 +653,16 @@ public final class FileScanner {
     /// fits on them were most of its CPU (each 15–30 ms). Balance is not asked, as on small
     /// photos: hard-003's patch, its EAN-5 merged in, measures 0.24. The codes the model read
     /// on the busy halves and the hard 60 came from patches 0.18–1.0 as long along as across.
+    /// And its edged cells fill at least `minimumModelFill` of its box (`CandidateRegion.fill`):
+    /// the patches the model read codes in on the busy tuning half, the hard 60 and the noisy
+    /// phone set filled 0.34–0.81 (hard-003's with its EAN-5 the least); a third of the code-free
+    /// ones it fitted there filled 0.09–0.30 (spine sides and lettering joined along a shelf).
     static func isWorthTheModel(_ region: CandidateRegion) -> Bool {
-        region.height <= 2 * region.length && region.height * 8 >= region.length
+        region.height <= 2 * region.length && region.height * 8 >= region.length && region.fill >= minimumModelFill
     }
+
+    /// The least share of its box a large photo's patch fills for the model to fit it (`isWorthTheModel`).
+    static let minimumModelFill = 0.3
 
     /// Candidate regions read per large photo, by effort.
     static let regionLimit: [ScanEffort: Int] = [.fast: 3, .normal: 5, .thorough: 10]

@@ -17,6 +17,15 @@ struct CandidateRegion: Sendable, Hashable {
     /// Summed gradient over summed gradient sizes (0: as many rising edges as falling ones,
     /// as in bars; at most `RegionFinder.maximumImbalance`). 0 when not measured.
     var imbalance = 0.0
+    /// The grid cell the patch was found on, in the same pixels as its size; 0 when it was not
+    /// found on a grid (then `fill` is 1).
+    var cell = 0.0
+
+    /// The share of its box's grid cells the patch's edged cells fill: a code's bars fill most of
+    /// theirs; spine sides, lettering and shelf edges joined into one patch leave gaps.
+    var fill: Double {
+        cell > 0 ? Double(cells) / max(1, length / cell * (height / cell)) : 1
+    }
 
     /// Its bars turned 15–75° off the image's axes: zbar's rows and columns cross them too
     /// slantwise to span the code, so only a crop turned upright reads it.
@@ -26,7 +35,7 @@ struct CandidateRegion: Sendable, Hashable {
     func scaled(by factor: Double) -> CandidateRegion {
         CandidateRegion(centreX: centreX * factor, centreY: centreY * factor, angle: angle,
                         length: length * factor, height: height * factor, cells: cells, score: score,
-                        imbalance: imbalance)
+                        imbalance: imbalance, cell: cell * factor)
     }
 
     /// Whether the point lies inside the region's turned box.
@@ -157,7 +166,7 @@ enum RegionFinder {
             regions.append(CandidateRegion(
                 centreX: midU * ux - midV * uy, centreY: midU * uy + midV * ux, angle: angle,
                 length: (maxU - minU) + Double(cell), height: (maxV - minV) + Double(cell),
-                cells: members.count, score: score, imbalance: imbalance))
+                cells: members.count, score: score, imbalance: imbalance, cell: Double(cell)))
         }
         return Array(mergingCollinear(regions).sorted { $0.score > $1.score }.prefix(limit))
     }
@@ -200,7 +209,7 @@ enum RegionFinder {
         return CandidateRegion(
             centreX: a.centreX + midU * ux - midV * uy, centreY: a.centreY + midU * uy + midV * ux,
             angle: a.angle, length: highU - lowU, height: highV - lowV,
-            cells: a.cells + b.cells, score: a.score + b.score, imbalance: max(a.imbalance, b.imbalance))
+            cells: a.cells + b.cells, score: a.score + b.score, imbalance: max(a.imbalance, b.imbalance), cell: a.cell)
     }
 
     static func normalised(_ angle: Double) -> Double {

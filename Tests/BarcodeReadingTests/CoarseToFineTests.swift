@@ -388,6 +388,35 @@ import TestSupport
         try Self.expectReadThroughRegions(image, code: code.digits, at: (1000, 1500), within: 200)
     }
 
+    /// Nor does it fit a patch whose edged cells fill under `minimumModelFill` of its box, however
+    /// code-shaped the box: stripes in an L, a row and a column of them meeting at a corner (spine
+    /// sides and lettering joined along a shelf), make a square box, mostly empty. A code's patch fills its box; the share is the
+    /// same on the 1/4 grid's patches scaled up to the photo (the coarse regions).
+    @Test func theModelSkipsALargePhotosPatchThatFillsLittleOfItsBox() throws {
+        let code = generatedISBN(43)
+        var image = Self.scene(code.digits, module: 3, degrees: 0, width: 4000, height: 3000, cx: 1000, cy: 1500)
+        // Upright stripes 4 px wide every 10 px: a row of them 800 px across and 120 tall from
+        // (2600, 700), and a column 120 px across and 800 tall down from the same corner.
+        var pixels = image.pixels
+        for y in 700..<1500 {
+            for x in 2600..<(y < 820 ? 3400 : 2720) where (x / 4) % 5 < 2 { pixels[y * image.width + x] = 30 }
+        }
+        image = GrayImage(width: image.width, height: image.height, pixels: pixels)
+        let regions = RegionFinder.find(in: image, limit: 6)
+        let codePatch = try #require(regions.first { $0.holds(x: 1000, y: 1500) }, "\(regions)")
+        let band = try #require(regions.first { $0.holds(x: 2660, y: 1300) && $0.holds(x: 3300, y: 760) }, "\(regions)")
+        // Shaped like a code by its box alone: the bound on its length along the bars passes it.
+        #expect(band.height <= 2 * band.length && band.height * 8 >= band.length, "\(band)")
+        #expect(band.fill < FileScanner.minimumModelFill, "\(band.fill)")
+        #expect(codePatch.fill >= FileScanner.minimumModelFill, "\(codePatch.fill)")
+        #expect(FileScanner.isWorthTheModel(codePatch), "\(codePatch)")
+        #expect(!FileScanner.isWorthTheModel(band), "\(band)")
+        #expect(abs(band.scaled(by: 4).fill - band.fill) < 1e-9)
+        // A region not found on a grid is given the benefit of the doubt.
+        #expect(CandidateRegion(centreX: 0, centreY: 0, angle: 0, length: 600, height: 300, cells: 1, score: 1).fill == 1)
+        try Self.expectReadThroughRegions(image, code: code.digits, at: (1000, 1500), within: 200)
+    }
+
     /// A large photo's region gets more than its plain scan (sharpened and finer crops, the model)
     /// only where edges run the whole height of its upright crop, as a code's bars do: a soft code
     /// (blurred by 0.4 of its module) passes, a shelf's spines (bands 30–90 px wide) do not.
