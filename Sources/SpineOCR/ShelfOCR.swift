@@ -470,19 +470,29 @@ public final class ShelfOCR: @unchecked Sendable {
     /// others of that place (different words) stay with it as alternatives, at most
     /// `maximumAlternatives`. Survivors are numbered row by row, left to right.
     static func merged(_ candidates: [OCRSpine], stripWeight: Double = 1, maximumAlternatives: Int = 6) -> [OCRSpine] {
+        let (runTogether, apart) = runTogetherReadings(candidates)
         var kept: [OCRSpine] = []
+        // The candidate each kept reading is (its index in `candidates`).
+        var keptFrom: [Int] = []
         var seen: [Set<String>] = []
         let weighted = { (spine: OCRSpine) in spine.score * (spine.fromStrip ? stripWeight : 1) }
         // Sure readings first: an unsure one stands only where none is, and is no alternative
         // to one (a chance word naming another book would keep a sure match from strong).
-        let ranked = candidates.sorted { $0.isUnsure != $1.isUnsure ? !$0.isUnsure : weighted($0) > weighted($1) }
-        for candidate in ranked {
+        let ranked = candidates.indices.filter { !runTogether.contains($0) }.sorted {
+            let (first, second) = (candidates[$0], candidates[$1])
+            return first.isUnsure != second.isUnsure ? !first.isUnsure : weighted(first) > weighted(second)
+        }
+        for number in ranked {
+            let candidate = candidates[number]
             let overlaps = kept.indices.map { index -> Double in
+                // A wide reading and the separate spines read inside it are different places.
+                if apart.contains(Pair(number, keptFrom[index])) { return 0 }
                 let overlap = Double(candidate.box.intersection(kept[index].box))
                 return overlap / Double(max(1, min(candidate.box.area, kept[index].box.area)))
             }
             guard let (place, overlap) = overlaps.enumerated().max(by: { $0.element < $1.element }), overlap > 0.3 else {
                 kept.append(candidate)
+                keptFrom.append(number)
                 seen.append(Set(([candidate.text] + candidate.alternatives).map(Self.wordsKey)))
                 continue
             }
@@ -496,6 +506,86 @@ public final class ShelfOCR: @unchecked Sendable {
             }
         }
         return ordered(kept)
+    }
+
+    /// Two candidates (indices, either order) that never merge.
+    struct Pair: Hashable {
+        let low: Int, high: Int
+        init(_ a: Int, _ b: Int) { (low, high) = (min(a, b), max(a, b)) }
+    }
+
+    /// Wide readings that ran neighbouring spines together (a leaning spine's box, a strip over
+    /// two spines: `Harry the Dirty Dog Gene Zion The`, 151 px across, over `Complete Poems Anne
+    /// Sexton` and `Changes Jim Butcher`), which outscored the spines read apart and kept them as
+    /// alternatives only (rendered hard shelves, stop 44). A sure reading whose box holds two
+    /// places or more read apart — sure readings lying in it, each at most `narrowShare` of its
+    /// width across the spine, the places side by side across it — keeps none of them: each
+    /// place stands on its own (`apart`), and the wide reading is dropped (`runTogether`) when
+    /// their words hold most of its letters, else kept for the words only it read.
+    static func runTogetherReadings(_ candidates: [OCRSpine]) -> (runTogether: Set<Int>, apart: Set<Pair>) {
+        // Across the spine: x for spines read turned, y for lines read as they stand.
+        func across(_ spine: OCRSpine) -> (Int, Int) {
+            spine.rotation == .none ? (spine.box.y0, spine.box.y1) : (spine.box.x0, spine.box.x1)
+        }
+        func sharedAcross(_ a: (Int, Int), _ b: (Int, Int)) -> Double {
+            Double(max(0, min(a.1, b.1) - max(a.0, b.0))) / Double(max(1, min(a.1 - a.0, b.1 - b.0)))
+        }
+        var runTogether: Set<Int> = []
+        var apart: Set<Pair> = []
+        for wide in candidates.indices where !candidates[wide].isUnsure {
+            let outer = candidates[wide]
+            let width = across(outer).1 - across(outer).0
+            let inner = candidates.indices.filter { index in
+                let spine = candidates[index]
+                guard index != wide, !spine.isUnsure, (spine.rotation == .none) == (outer.rotation == .none) else { return false }
+                let (a0, a1) = across(spine)
+                return Double(spine.box.intersection(outer.box)) >= 0.5 * Double(max(1, spine.box.area))
+                    && Double(a1 - a0) <= narrowShare * Double(width)
+            }
+            // Places: inner readings overlapping as the merge joins them.
+            var places: [[Int]] = []
+            for index in inner {
+                let joins = places.indices.filter { place in
+                    places[place].contains { other in
+                        let overlap = Double(candidates[index].box.intersection(candidates[other].box))
+                        return overlap / Double(max(1, min(candidates[index].box.area, candidates[other].box.area))) > 0.3
+                    }
+                }
+                let joined = joins.flatMap { places[$0] } + [index]
+                for place in joins.reversed() { places.remove(at: place) }
+                places.append(joined)
+            }
+            let spans = places.map { place in
+                place.map { across(candidates[$0]) }.reduce((Int.max, Int.min)) { (min($0.0, $1.0), max($0.1, $1.1)) }
+            }
+            let sideBySide = places.indices.filter { place in
+                places.indices.contains { other in other != place && sharedAcross(spans[place], spans[other]) <= 0.3 }
+            }
+            guard sideBySide.count >= 2 else { continue }
+            let released = sideBySide.flatMap { places[$0] }
+            for index in released { apart.insert(Pair(wide, index)) }
+            let heldWords = released.flatMap { index in
+                ([candidates[index].text] + candidates[index].alternatives).flatMap { $0.split(separator: " ").map { wordsKey(String($0)) } }
+            }
+            let letters = outer.words.map { wordsKey($0.text) }
+            let held = letters.filter { word in heldWords.contains { nearlySame(word, $0) } }
+            if held.reduce(0, { $0 + $1.count }) * 10 >= 6 * letters.reduce(0, { $0 + $1.count }) { runTogether.insert(wide) }
+        }
+        return (runTogether, apart)
+    }
+
+    /// A place read apart inside a wide reading is at most this share of its width across the spine.
+    static let narrowShare = 0.6
+
+    /// Two words alike but for one letter changed, added or dropped (case and marks already folded).
+    static func nearlySame(_ a: String, _ b: String) -> Bool {
+        if a == b { return true }
+        let (x, y) = (Array(a), Array(b))
+        guard min(x.count, y.count) >= 4, abs(x.count - y.count) <= 1 else { return false }
+        var i = 0
+        while i < min(x.count, y.count), x[i] == y[i] { i += 1 }
+        if x.count == y.count { return x[(i + 1)...] == y[(i + 1)...] }
+        return x.count > y.count ? x[(i + 1)...] == y[i...] : x[i...] == y[(i + 1)...]
     }
 
     /// Letters and digits only, lowercased: two readings differing in case or spacing are one.

@@ -18,11 +18,13 @@ public struct TesseractSpineReader: SpineReader {
     /// Chinese titles; `+ppocr3` also reads the photo turned clockwise where no sure line was read;
     /// `+strips` the spine strips where a line but no sure one was read, each read on its own;
     /// `+apart` (stop 44) lines printed opposite ways never one reading, an imprint's name kept
-    /// inside a title: a reply cached before that is read again.
+    /// inside a title: a reply cached before that is read again. `+yield` (stop 45, with or without
+    /// PP-OCR): a wide reading over spines read apart inside it no longer keeps them as its alternatives;
+    /// with PP-OCR's strips, a strip whose sure lines cover under a third of it is read again too.
     public var identity: String {
         let options = ocr.options
         return "tesseract:\(options.languageArgument):psm\(options.pageSegmentationMode):"
-            + options.rotations.map { String($0.degrees) }.joined(separator: ",")
+            + options.rotations.map { String($0.degrees) }.joined(separator: ",") + "+yield"
             + (ocr.sceneText.map { "+apart" + ($0.readsUnreadTurned ? "+ppocr3" : "+ppocr2") + ($0.unreadStripLimit > 0 ? "+strips" : "") } ?? "")
     }
 

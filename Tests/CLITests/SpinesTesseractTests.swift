@@ -31,7 +31,7 @@ import TestSupport
         // turned where no sure line was read (`[vision] ppocrTurned`, on by default), and the spine strips
         // it read a line but no sure one in, each on its own (`[vision] ppocrStrips`, on by default).
         if SharedFiles.available || FileManager.default.isExecutableFile(atPath: ".ppocr-venv/bin/python") {
-            #expect(human.stderr.contains("270,90,0+apart+ppocr3+strips\n"), "\(human.stderr)")
+            #expect(human.stderr.contains("270,90,0+yield+apart+ppocr3+strips\n"), "\(human.stderr)")
         }
         // Nothing left the machine and no model was paid: the summary says so, and a reading
         // that found no book carries no distance to a book it does not name.

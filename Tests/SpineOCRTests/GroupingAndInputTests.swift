@@ -96,6 +96,42 @@ import Vision
         #expect(ShelfOCR.merged(readings, maximumAlternatives: 1)[0].alternatives == ["THE ROAD"])
     }
 
+    /// A reading of `text` at `box`, every word at `confidence`, in the 270° turn.
+    func reading(_ text: String, _ box: Box, confidence: Double = 93) -> OCRSpine {
+        OCRSpine(words: text.split(separator: " ").map { OCRWord(text: String($0), confidence: confidence, box: box, isDictionaryWord: true, line: 0) },
+                 box: box, rotation: .clockwise270, confidence: confidence)
+    }
+
+    @Test func twoSpinesReadApartInsideAWideReadingAreNotItsAlternatives() {
+        // hard-02: a reading 151 px across (a strip over three spines) outscored the two spines
+        // read apart inside it, which were kept as its alternatives only (both books lost).
+        let wide = reading("Harry the Dirty Dog Gene Zion The", Box(x0: 44, y0: 73, x1: 195, y1: 534), confidence: 96)
+        let poems = reading("Complete Poems Anne Sexton", Box(x0: 95, y0: 80, x1: 135, y1: 500))
+        let changes = reading("Changes Jim Butcher", Box(x0: 142, y0: 90, x1: 182, y1: 420))
+        let merged = ShelfOCR.merged([poems, wide, changes])
+        // Its own words (another spine's) are no one else's: it stays, beside them.
+        #expect(merged.map(\.text) == [wide.text, poems.text, changes.text])
+        #expect(merged.allSatisfy { $0.alternatives.isEmpty })
+        // One place read inside a wide reading may be a line of the same spine: its alternative, as before.
+        let one = ShelfOCR.merged([poems, wide])
+        #expect(one.map(\.text) == [wide.text] && one[0].alternatives == [poems.text])
+    }
+
+    @Test func aReadingThatRanTwoSpinesTogetherYieldsToThemReadApart() {
+        let together = reading("The Forsyte Saga John Galsworthy The Prize Julie Garwo", Box(x0: 0, y0: 0, x1: 100, y1: 600), confidence: 96)
+        let saga = reading("The Forsyte Saga John Galsworthy", Box(x0: 5, y0: 10, x1: 45, y1: 590))
+        let prize = reading("The Prize Julie Garwood", Box(x0: 55, y0: 10, x1: 95, y1: 400))
+        // Their words hold most of its letters (all but `Garwo`): it is dropped, no one's alternative.
+        let merged = ShelfOCR.merged([together, saga, prize])
+        #expect(merged.map(\.text) == [saga.text, prize.text])
+        #expect(merged.allSatisfy { $0.alternatives.isEmpty })
+        // A title and its author along one spine (one place across it) still go with the wide reading.
+        let title = reading("The Forsyte Saga", Box(x0: 5, y0: 10, x1: 45, y1: 300))
+        let author = reading("John Galsworthy", Box(x0: 5, y0: 320, x1: 45, y1: 590))
+        let alongOne = ShelfOCR.merged([together, title, author])
+        #expect(alongOne.map(\.text) == [together.text] && Set(alongOne[0].alternatives) == [title.text, author.text])
+    }
+
     @Test func rotatedBoxesMapBackToThePhoto() {
         // A 100×50 photo: turned 270° it is 50×100; its top-left pixel is the photo's top-right.
         let box = Box(x0: 0, y0: 0, x1: 10, y1: 5)
@@ -330,7 +366,7 @@ import Vision
         let reader = try TesseractProvider.makeReader(TesseractProviderSettings(pageSegmentationMode: 12, rotations: [270, -90],
                                                                                 environment: ["RAPIDSCAN_PPOCR_PYTHON": "off"]))
         #expect(reader.ocr.options.rotations == [.clockwise270, .clockwise270])
-        #expect(reader.identity == "tesseract:eng:psm12:270,270")
+        #expect(reader.identity == "tesseract:eng:psm12:270,270+yield")
         #expect(throws: TesseractProviderError.invalidRotation(45)) {
             try TesseractProvider.makeReader(TesseractProviderSettings(rotations: [45]))
         }

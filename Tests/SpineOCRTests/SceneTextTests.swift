@@ -283,10 +283,11 @@ import Vision
         #expect(small.count * 2 < whole.count, "\(small.count) lines at 400 px, \(whole.count) at 2000")
     }
 
-    /// A spine strip in which the whole photo's passes read a line but no sure one is read on its
-    /// own (cut out, turned down, 64 px across, detector and recogniser): on a real tuning shelf a
-    /// title no line of the photo holds is read from its strip, each strip line lies in a strip
-    /// some line and no sure line of the photo lies in, and the photo's own lines are the same with it or without.
+    /// A spine strip in which the whole photo's passes read a line but no sure one (or sure lines
+    /// covering under a third of it) is read on its own (cut out, turned down, 64 px across, detector
+    /// and recogniser): on a real tuning shelf a title no line of the photo holds is read from its
+    /// strip, each strip line lies in a strip some line lies in and sure lines cover under a third
+    /// of, and the photo's own lines are the same with it or without.
     @Test(.enabled(if: workerExpected && SharedFiles.available, notInstalled))
     func aStripNoSureLineLiesInIsReadOnItsOwn() throws {
         let python = try #require(SceneTextReader.locatePython(), "PP-OCR is not installed: run scripts/setup")
@@ -305,14 +306,20 @@ import Vision
         for line in fromStrips {
             #expect(strips.contains(line.box), "\(line.box)")
             let strip = SpineStrip(line.box)
+            // A strip a sure line lies in is read only when its sure lines cover under a third of its length.
             let sureInside = sure.filter { strip.contains(x: $0.box.centerX, y: $0.box.centerY) }
-            #expect(sureInside.isEmpty, "\(line.text) in a strip a sure line lies in")
+            let covered = sureInside.reduce(0) { $0 + min($1.box.y1, line.box.y1) - max($1.box.y0, line.box.y0) }
+            #expect(3 * covered < line.box.height, "\(line.text) in a strip sure lines cover \(covered) of \(line.box.height)")
             #expect(plain.contains { strip.contains(x: $0.box.centerX, y: $0.box.centerY) }, "\(line.text) in a strip no line lies in")
         }
         // *Pilar Ramirez and the Escape from Zafa*: the photo's lines hold `PILARRAMIREZ ROHESCRPE`, its strip `FROM ZAFA`.
         let title = "ZAFA"
         #expect(!plain.contains { $0.text.uppercased().contains(title) }, "\(plain.map(\.text))")
         #expect(fromStrips.contains { $0.text.uppercased().contains(title) }, "\(fromStrips.map(\.text))")
+        // *Clown in a Cornfield*: the photo's lines hold `CLOWN INA` (sure) and `CO`; its strip, read though a sure
+        // line lies in it (the line covers little of it), the rest of the title.
+        #expect(!plain.contains { $0.text.uppercased().contains("FIELD") }, "\(plain.map(\.text))")
+        #expect(fromStrips.contains { $0.text.uppercased().contains("FIELD") }, "\(fromStrips.map(\.text))")
         // The worker is shared: once another photo is read, this one's strips are not read from
         // that photo's pixels (another photo's text would be this shelf's), and the other's are.
         let blank = GrayImage(width: photo.width, height: photo.height, pixels: [UInt8](repeating: 200, count: photo.width * photo.height))
