@@ -17,24 +17,40 @@ extension GrayImage {
         return (source.bilinear(width: outputWidth, height: outputHeight), wanted)
     }
 
+    /// Each output column's source columns and weight are the same on every row: worked out once
+    /// (the same arithmetic, so the same bytes), not per pixel. The witness scales every
+    /// EAN-13/UPC-A's box this way; per pixel they were ~2% of a small photo's decode (stop 45).
     private func bilinear(width outputWidth: Int, height outputHeight: Int) -> GrayImage {
         if outputWidth == width, outputHeight == height { return self }
         let scaleX = Double(width) / Double(outputWidth), scaleY = Double(height) / Double(outputHeight)
         var output = [UInt8](repeating: 0, count: outputWidth * outputHeight)
         let (w, h) = (width, height)
+        var left = [Int](repeating: 0, count: outputWidth), right = left
+        var weight = [Double](repeating: 0, count: outputWidth)
+        for x in 0..<outputWidth {
+            let sx = max(0, min(Double(w - 1), (Double(x) + 0.5) * scaleX - 0.5))
+            left[x] = Int(sx)
+            right[x] = min(w - 1, left[x] + 1)
+            weight[x] = sx - Double(left[x])
+        }
         pixels.withUnsafeBufferPointer { source in
             output.withUnsafeMutableBufferPointer { destination in
-                for y in 0..<outputHeight {
-                    let sy = max(0, min(Double(h - 1), (Double(y) + 0.5) * scaleY - 0.5))
-                    let y0 = Int(sy), y1 = min(h - 1, y0 + 1)
-                    let fy = sy - Double(y0)
-                    for x in 0..<outputWidth {
-                        let sx = max(0, min(Double(w - 1), (Double(x) + 0.5) * scaleX - 0.5))
-                        let x0 = Int(sx), x1 = min(w - 1, x0 + 1)
-                        let fx = sx - Double(x0)
-                        let top = Double(source[y0 * w + x0]) * (1 - fx) + Double(source[y0 * w + x1]) * fx
-                        let bottom = Double(source[y1 * w + x0]) * (1 - fx) + Double(source[y1 * w + x1]) * fx
-                        destination[y * outputWidth + x] = UInt8(max(0, min(255, (top * (1 - fy) + bottom * fy).rounded())))
+                left.withUnsafeBufferPointer { left in
+                    right.withUnsafeBufferPointer { right in
+                        weight.withUnsafeBufferPointer { weight in
+                            for y in 0..<outputHeight {
+                                let sy = max(0, min(Double(h - 1), (Double(y) + 0.5) * scaleY - 0.5))
+                                let y0 = Int(sy), y1 = min(h - 1, y0 + 1)
+                                let fy = sy - Double(y0)
+                                let upper = y0 * w, lower = y1 * w, out = y * outputWidth
+                                for x in 0..<outputWidth {
+                                    let x0 = left[x], x1 = right[x], fx = weight[x]
+                                    let top = Double(source[upper + x0]) * (1 - fx) + Double(source[upper + x1]) * fx
+                                    let bottom = Double(source[lower + x0]) * (1 - fx) + Double(source[lower + x1]) * fx
+                                    destination[out + x] = UInt8(max(0, min(255, (top * (1 - fy) + bottom * fy).rounded())))
+                                }
+                            }
+                        }
                     }
                 }
             }

@@ -375,3 +375,36 @@ import Vision
         }
     }
 }
+
+/// `scaled(toPixels:)`'s bilinear step, its columns' coordinates worked out once for every row
+/// (stop 45): the same bytes as the per-pixel definition, up and down, on a real photo.
+@Suite struct ResamplingTests {
+    @Test func bilinearScalingIsTheDefinitionPixelByPixel() throws {
+        let photo = try ImageLoader.load(contentsOf: SharedFiles.requireImage("barcodes/zxing-ean13-3/10.png")).image
+        let crop = photo.cropped(x: 10, y: 20, width: min(photo.width - 10, 173), height: min(photo.height - 20, 91))
+        for (source, factor) in [(crop, 2.37), (crop, 1.6), (crop, 0.71), (photo, 0.45)] {
+            let pixels = Int(Double(source.width * source.height) * factor * factor)
+            let (scaled, used) = source.scaled(toPixels: pixels, maxLongSide: 4000, maxUpscale: 8)
+            #expect(abs(used - factor) < 0.01)
+            // The definition: a whole-factor box reduction first when shrinking by 2× or more, then
+            // each output pixel from its four neighbours, its coordinates worked out on its own.
+            let whole = Int(1 / used)
+            let from = whole >= 2 ? source.downscaled(by: whole) : source
+            let (w, h) = (from.width, from.height)
+            let scaleX = Double(w) / Double(scaled.width), scaleY = Double(h) / Double(scaled.height)
+            var expected: [UInt8] = []
+            for y in 0..<scaled.height {
+                for x in 0..<scaled.width {
+                    let sx = max(0, min(Double(w - 1), (Double(x) + 0.5) * scaleX - 0.5))
+                    let sy = max(0, min(Double(h - 1), (Double(y) + 0.5) * scaleY - 0.5))
+                    let x0 = Int(sx), x1 = min(w - 1, x0 + 1), y0 = Int(sy), y1 = min(h - 1, y0 + 1)
+                    let fx = sx - Double(x0), fy = sy - Double(y0)
+                    let top = Double(from[x0, y0]) * (1 - fx) + Double(from[x1, y0]) * fx
+                    let bottom = Double(from[x0, y1]) * (1 - fx) + Double(from[x1, y1]) * fx
+                    expected.append(UInt8(max(0, min(255, (top * (1 - fy) + bottom * fy).rounded()))))
+                }
+            }
+            #expect(scaled.pixels == expected, "\(source.width)×\(source.height) → \(scaled.width)×\(scaled.height)")
+        }
+    }
+}
